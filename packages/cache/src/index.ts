@@ -1,0 +1,2 @@
+// Public API of @lasso/cache (filled in by its issue).
+export {};

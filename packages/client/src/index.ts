@@ -1,0 +1,2 @@
+// Public API of @lasso/client (filled in by its issue).
+export {};

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { anySignal, isAbortError, raceSignal, sleep, timeoutSignal } from './abort.ts';
+import { isLassoError, LassoError, TimeoutError } from './errors.ts';
+import { FakeClock } from './testing/fake-clock.ts';
+
+describe('sleep()', () => {
+  it('resolves once the clock passes the delay', async () => {
+    const clock = new FakeClock();
+    let done = false;
+    const wait = sleep(clock, 100).then(() => {
+      done = true;
+    });
+    await clock.advance(99);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    await wait;
+    expect(done).toBe(true);
+  });
+
+  it('rejects with the signal reason and releases its timer when aborted', async () => {
+    const clock = new FakeClock();
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const wait = sleep(clock, 100, { signal: controller.signal });
+    controller.abort(reason);
+    await expect(wait).rejects.toBe(reason);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('rejects at once for an already aborted signal', async () => {
+    const wait = sleep(new FakeClock(), 1, { signal: AbortSignal.abort() });
+    await expect(wait).rejects.toSatisfy((error) => isAbortError(error));
+  });
+});
+
+describe('raceSignal()', () => {
+  it('settles with the promise when the signal stays quiet', async () => {
+    await expect(raceSignal(Promise.resolve(7), new AbortController().signal)).resolves.toBe(7);
+  });
+
+  it('rejects with the reason when the signal aborts first', async () => {
+    const controller = new AbortController();
+    const race = raceSignal(new Promise(() => {}), controller.signal);
+    controller.abort(new Error('bye'));
+    await expect(race).rejects.toThrow('bye');
+  });
+});
+
+describe('timeoutSignal()', () => {
+  it('aborts with a TimeoutError on the injected clock', async () => {
+    const clock = new FakeClock();
+    const { signal } = timeoutSignal(clock, 50);
+    await clock.advance(50);
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBeInstanceOf(TimeoutError);
+    expect(isLassoError(signal.reason, 'LASSO_TIMEOUT')).toBe(true);
+  });
+
+  it('never aborts once cleared', async () => {
+    const clock = new FakeClock();
+    const { signal, clear } = timeoutSignal(clock, 50);
+    clear();
+    await clock.advance(100);
+    expect(signal.aborted).toBe(false);
+  });
+});
+
+describe('anySignal()', () => {
+  it('aborts when any source aborts and removes its listeners', () => {
+    const a = new AbortController();
+    const b = new AbortController();
+    const { signal } = anySignal([a.signal, undefined, b.signal]);
+    b.abort('why');
+    expect(signal.aborted).toBe(true);
+    expect(signal.reason).toBe('why');
+  });
+});
+
+describe('isLassoError()', () => {
+  it('recognises a branded error from another copy of the class', () => {
+    const foreign = Object.assign(new Error('x'), {
+      code: 'LASSO_API_ERROR',
+      [Symbol.for('lasso.error')]: true,
+    });
+    expect(isLassoError(foreign)).toBe(true);
+    expect(isLassoError(foreign, 'LASSO_API_ERROR')).toBe(true);
+    expect(isLassoError(foreign, 'LASSO_TIMEOUT')).toBe(false);
+    expect(isLassoError(new Error('plain'))).toBe(false);
+  });
+
+  it('names subclasses after themselves and keeps the cause', () => {
+    const cause = new Error('root');
+    const error = new LassoError('LASSO_CONFIG_INVALID', 'bad', { cause });
+    expect(error.name).toBe('LassoError');
+    expect(error.cause).toBe(cause);
+    expect(new TimeoutError('t', 5).name).toBe('TimeoutError');
+  });
+});

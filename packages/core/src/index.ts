@@ -1,0 +1,29 @@
+// Public API of @lasso/core: time, logging, metrics, errors and cancellation shared by every layer.
+export {
+  abortReason,
+  anySignal,
+  isAbortError,
+  raceSignal,
+  type SignalOptions,
+  sleep,
+  timeoutSignal,
+} from './abort.ts';
+export { type Clock, systemClock, type TimerHandle } from './clock.ts';
+export {
+  errorMessage,
+  isLassoError,
+  LassoError,
+  type LassoErrorCode,
+  TimeoutError,
+} from './errors.ts';
+export { type LogAttributes, type Logger, noopLogger } from './logger.ts';
+export {
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type HistogramOptions,
+  type MetricLabels,
+  type MetricOptions,
+  type MetricsProvider,
+  noopMetricsProvider,
+} from './metrics.ts';

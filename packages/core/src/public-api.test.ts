@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import * as api from './index.ts';
+import * as testing from './testing/index.ts';
+
+describe('public API', () => {
+  it('exports exactly the documented runtime names', () => {
+    expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
+      [
+        "LassoError",
+        "TimeoutError",
+        "abortReason",
+        "anySignal",
+        "errorMessage",
+        "isAbortError",
+        "isLassoError",
+        "noopLogger",
+        "noopMetricsProvider",
+        "raceSignal",
+        "sleep",
+        "systemClock",
+        "timeoutSignal",
+      ]
+    `);
+    expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
+      [
+        "FakeClock",
+        "createTestLogger",
+        "createTestMetricsProvider",
+      ]
+    `);
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { sleep } from '../abort.ts';
+import { FakeClock } from './fake-clock.ts';
+
+describe('FakeClock', () => {
+  it('fires due timers in deadline order and ties in scheduling order', async () => {
+    const clock = new FakeClock();
+    const fired: string[] = [];
+    clock.schedule(30, () => fired.push('c'));
+    clock.schedule(10, () => fired.push('a'));
+    clock.schedule(10, () => fired.push('b'));
+    clock.schedule(31, () => fired.push('late'));
+    await clock.advance(30);
+    expect(fired).toEqual(['a', 'b', 'c']);
+    expect(clock.monotonic()).toBe(30);
+    expect(clock.pendingTimers()).toBe(1);
+  });
+
+  it('lets promises settle between timers so awaited work runs before the next timer', async () => {
+    const clock = new FakeClock();
+    const seen: string[] = [];
+    const waiter = (async () => {
+      await sleep(clock, 5);
+      seen.push('woke');
+      await Promise.resolve();
+      seen.push('continued');
+    })();
+    clock.schedule(6, () => seen.push('timer at 6'));
+    await clock.advance(10);
+    await waiter;
+    expect(seen).toEqual(['woke', 'continued', 'timer at 6']);
+  });
+
+  it('fires timers scheduled by a callback when they fall within the window', async () => {
+    const clock = new FakeClock();
+    const at: number[] = [];
+    clock.schedule(5, () => {
+      at.push(clock.monotonic());
+      clock.schedule(5, () => at.push(clock.monotonic()));
+    });
+    await clock.advance(10);
+    expect(at).toEqual([5, 10]);
+  });
+
+  it('does not fire cancelled timers', async () => {
+    const clock = new FakeClock();
+    let fired = false;
+    clock
+      .schedule(5, () => {
+        fired = true;
+      })
+      .cancel();
+    await clock.advance(10);
+    expect(fired).toBe(false);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('moves wall time with monotonic time and lets setTime jump wall time alone', async () => {
+    const clock = new FakeClock(1_000);
+    await clock.advance(500);
+    expect(clock.now()).toBe(1_500);
+    clock.setTime(0);
+    expect(clock.now()).toBe(0);
+    expect(clock.monotonic()).toBe(500);
+  });
+
+  it('rejects a negative advance', async () => {
+    await expect(new FakeClock().advance(-1)).rejects.toThrow(RangeError);
+  });
+});

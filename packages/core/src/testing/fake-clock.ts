@@ -1,0 +1,132 @@
+// FakeClock: a Clock whose time moves only when a test advances it.
+import type { Clock, TimerHandle } from '../clock.ts';
+
+interface FakeTimer {
+  readonly id: number;
+  readonly at: number;
+  readonly callback: () => void;
+  cancelled: boolean;
+}
+
+/** Let pending promise callbacks run: several macrotask turns drain chains of awaits and I/O callbacks. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * A {@link Clock} for tests. Time stands still until {@link FakeClock.advance} moves it; due timers
+ * then fire one by one in deadline order (ties in scheduling order), and promises settle between
+ * them, so code that awaits after a timer fires has run before the next timer does.
+ *
+ * @example
+ * ```ts
+ * const clock = new FakeClock();
+ * const queue = createDelayingQueue<string>({ clock });
+ * queue.addAfter('default/web', 50);
+ * await clock.advance(50);
+ * expect(queue.len()).toBe(1);
+ * ```
+ */
+export class FakeClock implements Clock {
+  #now: number;
+  #monotonic = 0;
+  #nextId = 0;
+  #timers: FakeTimer[] = [];
+
+  /** @param startMs wall-clock epoch ms the clock starts at (default 2024-01-01T00:00:00Z). */
+  constructor(startMs = Date.UTC(2024, 0, 1)) {
+    this.#now = startMs;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  monotonic(): number {
+    return this.#monotonic;
+  }
+
+  schedule(delayMs: number, callback: () => void): TimerHandle {
+    const timer: FakeTimer = {
+      id: this.#nextId++,
+      at: this.#monotonic + Math.max(0, Number.isFinite(delayMs) ? delayMs : 0),
+      callback,
+      cancelled: false,
+    };
+    this.#timers.push(timer);
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+        this.#timers = this.#timers.filter((t) => t !== timer);
+      },
+    };
+  }
+
+  /** Number of timers scheduled and not yet fired or cancelled. */
+  pendingTimers(): number {
+    return this.#timers.length;
+  }
+
+  /** Deadline (monotonic ms) of the next timer, or undefined when none is pending. */
+  nextTimerAt(): number | undefined {
+    return this.#next()?.at;
+  }
+
+  /**
+   * Move time forward by `ms`, firing every timer that falls due on the way, in deadline order,
+   * with pending promises settled before and after each one. Timers scheduled by a callback fire
+   * too when they fall within the window.
+   */
+  async advance(ms: number): Promise<void> {
+    if (!(ms >= 0)) throw new RangeError(`FakeClock.advance: ms must be >= 0, got ${ms}`);
+    const target = this.#monotonic + ms;
+    await settle();
+    for (;;) {
+      const next = this.#next();
+      if (next === undefined || next.at > target) break;
+      this.#move(next.at);
+      this.#timers = this.#timers.filter((t) => t !== next);
+      next.callback();
+      await settle();
+    }
+    this.#move(target);
+    await settle();
+  }
+
+  /** Fire every pending timer (and those they schedule), up to `limit` of them, moving time as needed. */
+  async runAll(limit = 10_000): Promise<void> {
+    await settle();
+    for (let fired = 0; fired < limit; fired++) {
+      const next = this.#next();
+      if (next === undefined) return;
+      await this.advance(next.at - this.#monotonic);
+    }
+    throw new Error(
+      `FakeClock.runAll: more than ${limit} timers fired; a timer reschedules itself`,
+    );
+  }
+
+  /** Set the wall-clock time without moving monotonic time or firing timers (a wall-clock jump). */
+  setTime(epochMs: number): void {
+    this.#now = epochMs;
+  }
+
+  #move(monotonic: number): void {
+    this.#now += monotonic - this.#monotonic;
+    this.#monotonic = monotonic;
+  }
+
+  #next(): FakeTimer | undefined {
+    let best: FakeTimer | undefined;
+    for (const timer of this.#timers) {
+      if (
+        best === undefined ||
+        timer.at < best.at ||
+        (timer.at === best.at && timer.id < best.id)
+      ) {
+        best = timer;
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,2 @@
+// Public API of @lasso/envtest (filled in by its issue).
+export {};

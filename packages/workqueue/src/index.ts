@@ -1,0 +1,2 @@
+// Public API of @lasso/workqueue (filled in by its issue).
+export {};

@@ -1,0 +1,20 @@
+import { defineProject } from 'vitest/config';
+
+/**
+ * Per-package vitest project: reads sibling packages from `src` through the private `@lasso/source`
+ * condition, runs unit tests always and integration tests unless `LASSO_INTEGRATION=0`.
+ */
+export function lassoProject(name: string) {
+  const integration = process.env.LASSO_INTEGRATION !== '0';
+  return defineProject({
+    resolve: { conditions: ['@lasso/source', 'module', 'node', 'import', 'default'] },
+    ssr: { resolve: { conditions: ['@lasso/source', 'module', 'node', 'import', 'default'] } },
+    test: {
+      name,
+      include: integration ? ['src/**/*.test.ts', 'test/**/*.test.ts'] : ['src/**/*.test.ts'],
+      restoreMocks: true,
+      testTimeout: 10_000,
+      hookTimeout: 30_000,
+    },
+  });
+}
