@@ -1,2 +1,32 @@
-// Public API of @lasso/client (filled in by its issue).
-export {};
+// Public API of @lasso/client.
+export {
+  ApiError,
+  isAlreadyExists,
+  isApiError,
+  isBadRequest,
+  isConflict,
+  isForbidden,
+  isGone,
+  isInvalid,
+  isNotFound,
+  isResourceExpired,
+  isServerTimeout,
+  isTooManyRequests,
+  isUnauthorized,
+  reasonForStatus,
+} from './errors.ts';
+export type {
+  GroupVersionKind,
+  GroupVersionResource,
+  KubeObject,
+  ListMeta,
+  ListOptions,
+  ObjectList,
+  ObjectMeta,
+  Status,
+  StatusCause,
+  StatusDetails,
+  WatchEvent,
+  WatchEventType,
+  WatchOptions,
+} from './types.ts';

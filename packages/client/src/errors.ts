@@ -1,0 +1,141 @@
+// ApiError: an error answer of the Kubernetes API, with apimachinery's guards (k8s.io/apimachinery/pkg/api/errors).
+import { isLassoError, LassoError } from '@lasso/core';
+import type { Status, StatusCause, StatusDetails } from './types.ts';
+
+/**
+ * An error answer of the Kubernetes API server, built from its `metav1.Status` body (or, for a
+ * non-Status body, from the HTTP status alone). `code` is the LassoError code (`LASSO_API_ERROR`);
+ * `status` is the HTTP status; `reason` is the Status reason (`NotFound`, `Conflict`, `Expired`, ...).
+ */
+export class ApiError extends LassoError {
+  /** HTTP status code (404, 409, 410, ...). */
+  readonly status: number;
+  /** `metav1.Status.reason`, or one derived from the HTTP status when the body was not a Status. */
+  readonly reason: string;
+  /** `metav1.Status.details`, when the server sent them. */
+  readonly details: StatusDetails | undefined;
+  /** Delay the server asked for (Retry-After header or `details.retryAfterSeconds`), in ms. */
+  readonly retryAfterMs: number | undefined;
+  /** The Status body as received, when there was one. */
+  readonly body: Status | undefined;
+
+  constructor(
+    init: {
+      status: number;
+      reason?: string | undefined;
+      message?: string | undefined;
+      details?: StatusDetails | undefined;
+      retryAfterMs?: number | undefined;
+      body?: Status | undefined;
+    },
+    options?: { cause?: unknown },
+  ) {
+    const reason = init.reason ?? reasonForStatus(init.status);
+    super(
+      'LASSO_API_ERROR',
+      init.message ?? `the server responded ${init.status} ${reason}`,
+      options,
+    );
+    this.status = init.status;
+    this.reason = reason;
+    this.details = init.details;
+    this.retryAfterMs = init.retryAfterMs;
+    this.body = init.body;
+  }
+
+  /** Field-level causes of an Invalid error (empty otherwise). */
+  get causes(): StatusCause[] {
+    return this.details?.causes ?? [];
+  }
+
+  /** Build an ApiError from a Status object (a response body or a watch ERROR event). */
+  static fromStatus(status: Status, httpStatus?: number, retryAfterMs?: number): ApiError {
+    const code = status.code ?? httpStatus ?? 500;
+    const fromDetails =
+      status.details?.retryAfterSeconds !== undefined
+        ? status.details.retryAfterSeconds * 1000
+        : undefined;
+    return new ApiError({
+      status: code,
+      reason: status.reason || undefined,
+      message: status.message || undefined,
+      details: status.details,
+      retryAfterMs: retryAfterMs ?? fromDetails,
+      body: status,
+    });
+  }
+}
+
+/** The Status reason kube-apiserver uses for an HTTP status when the body carries none. */
+export function reasonForStatus(status: number): string {
+  switch (status) {
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 406:
+      return 'NotAcceptable';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Gone';
+    case 413:
+      return 'RequestEntityTooLarge';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
+  }
+}
+
+/** True when `error` is an {@link ApiError} (from any copy of the package). */
+export function isApiError(error: unknown): error is ApiError {
+  return isLassoError(error, 'LASSO_API_ERROR') && typeof (error as ApiError).status === 'number';
+}
+
+const has = (error: unknown, reason: string): boolean =>
+  isApiError(error) && error.reason === reason;
+
+/** 404 NotFound. */
+export const isNotFound = (error: unknown): boolean => has(error, 'NotFound');
+/** 409 AlreadyExists (a create of an existing name). */
+export const isAlreadyExists = (error: unknown): boolean => has(error, 'AlreadyExists');
+/** 409 Conflict (a stale resourceVersion or an apply conflict). */
+export const isConflict = (error: unknown): boolean => has(error, 'Conflict');
+/** 422 Invalid. */
+export const isInvalid = (error: unknown): boolean => has(error, 'Invalid');
+/** 410 Gone or Expired: the resourceVersion is older than the server's history. */
+export const isGone = (error: unknown): boolean =>
+  isApiError(error) &&
+  (error.status === 410 || error.reason === 'Gone' || error.reason === 'Expired');
+/** Alias of {@link isGone} under apimachinery's other name. */
+export const isResourceExpired = isGone;
+/** 429 TooManyRequests. */
+export const isTooManyRequests = (error: unknown): boolean =>
+  isApiError(error) && (error.status === 429 || error.reason === 'TooManyRequests');
+/** 403 Forbidden. */
+export const isForbidden = (error: unknown): boolean => has(error, 'Forbidden');
+/** 401 Unauthorized. */
+export const isUnauthorized = (error: unknown): boolean => has(error, 'Unauthorized');
+/** 504 / reason Timeout, or 500 with reason ServerTimeout. */
+export const isServerTimeout = (error: unknown): boolean =>
+  isApiError(error) &&
+  (error.reason === 'ServerTimeout' || error.reason === 'Timeout' || error.status === 504);
+/** 400 BadRequest. */
+export const isBadRequest = (error: unknown): boolean => has(error, 'BadRequest');

@@ -1,0 +1,113 @@
+// Wire types shared by every layer above the client: object metadata, lists, watch events, GVK/GVR.
+import type { ObjectMeta } from 'kubernetes-types/meta/v1';
+
+/** A group/version/resource, e.g. `{ group: 'apps', version: 'v1', resource: 'deployments' }`. Core group is `''`. */
+export interface GroupVersionResource {
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+}
+
+/** A group/version/kind, e.g. `{ group: 'apps', version: 'v1', kind: 'Deployment' }`. Core group is `''`. */
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** Any Kubernetes object: what every client call reads and writes. Typed objects extend it. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** List metadata as the server sends it. */
+export interface ListMeta {
+  resourceVersion?: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** One page of a list call. */
+export interface ObjectList<T extends KubeObject = KubeObject> {
+  apiVersion: string;
+  kind: string;
+  metadata: ListMeta;
+  items: T[];
+}
+
+/** The watch event types of the Kubernetes wire protocol. */
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+/**
+ * One decoded watch event. `ERROR` events never appear here: the watch iterator throws them as an
+ * `ApiError` (410 -> `isGone`). A `BOOKMARK` carries only `metadata.resourceVersion` (and annotations).
+ */
+export interface WatchEvent<T extends KubeObject = KubeObject> {
+  type: WatchEventType;
+  object: T;
+}
+
+/** Options of a list call (one page). */
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size; the server may return fewer and a `continue` token. */
+  limit?: number;
+  continue?: string;
+  /** `""` (default): a consistent read from etcd; `"0"`: any cached state. */
+  resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Options of a watch call. */
+export interface WatchOptions {
+  /** Start after this resourceVersion; `""`/`"0"` send synthetic ADDED events for current state first. */
+  resourceVersion?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Server-side timeout: the server ends the watch cleanly after this many seconds. */
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  /**
+   * Client-side inactivity deadline: when no bytes arrive for this long the iterator throws a
+   * `LASSO_TIMEOUT` error. Default: `timeoutSeconds` * 1000 + 30 s, or none without `timeoutSeconds`.
+   */
+  inactivityTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** `metav1.Status` as the server sends it for errors (and for some successful deletes). */
+export interface Status {
+  apiVersion?: string;
+  kind?: 'Status';
+  status?: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: StatusDetails;
+  metadata?: ListMeta;
+}
+
+/** `metav1.StatusDetails`. */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** `metav1.StatusCause`: one field-level cause of an Invalid error. */
+export interface StatusCause {
+  type?: string;
+  message?: string;
+  field?: string;
+}
+
+export type { ObjectMeta };
