@@ -1,5 +1,5 @@
 // Wire types shared by every layer above the client: object metadata, lists, watch events, GVK/GVR.
-import type { ObjectMeta } from 'kubernetes-types/meta/v1';
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.d.ts';
 
 /** A group/version/resource, e.g. `{ group: 'apps', version: 'v1', resource: 'deployments' }`. Core group is `''`. */
 export interface GroupVersionResource {
