@@ -1,0 +1,2 @@
+// Test kit of @lasso/client.
+export {};
