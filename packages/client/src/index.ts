@@ -1,4 +1,27 @@
 // Public API of @lasso/client.
+export { type ExecClusterInfo, type ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
+export { TokenFileSource } from './auth/token-file.ts';
+export {
+  Client,
+  type ClientOptions,
+  type DeleteOptions,
+  type PatchOptions,
+  type PatchType,
+  type RequestOptions,
+  type WriteOptions,
+} from './client.ts';
+export { type LoadDefaultConfigOptions, loadDefaultConfig } from './config/default-config.ts';
+export { type InClusterConfigOptions, loadInClusterConfig } from './config/in-cluster.ts';
+export { type LoadKubeConfigOptions, loadKubeConfig } from './config/kubeconfig.ts';
+export {
+  type AuthConfig,
+  createRestConfig,
+  type ExecConfig,
+  type Impersonation,
+  type RestConfig,
+  redactRestConfig,
+  type TlsConfig,
+} from './config/rest-config.ts';
 export {
   ApiError,
   isAlreadyExists,
@@ -15,6 +38,13 @@ export {
   isUnauthorized,
   reasonForStatus,
 } from './errors.ts';
+export {
+  type QueryParams,
+  type RestRequest,
+  RestTransport,
+  restTransportFor,
+  type StreamResponse,
+} from './transport.ts';
 export type {
   GroupVersionKind,
   GroupVersionResource,
@@ -30,3 +60,5 @@ export type {
   WatchEventType,
   WatchOptions,
 } from './types.ts';
+export { VERSION } from './version.ts';
+export { decodeWatchEvent, LineDecoder } from './watch.ts';

@@ -52,33 +52,33 @@ export interface WatchEvent<T extends KubeObject = KubeObject> {
 
 /** Options of a list call (one page). */
 export interface ListOptions {
-  labelSelector?: string;
-  fieldSelector?: string;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
   /** Page size; the server may return fewer and a `continue` token. */
-  limit?: number;
-  continue?: string;
+  limit?: number | undefined;
+  continue?: string | undefined;
   /** `""` (default): a consistent read from etcd; `"0"`: any cached state. */
-  resourceVersion?: string;
-  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
-  timeoutMs?: number;
-  signal?: AbortSignal;
+  resourceVersion?: string | undefined;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan' | undefined;
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of a watch call. */
 export interface WatchOptions {
   /** Start after this resourceVersion; `""`/`"0"` send synthetic ADDED events for current state first. */
-  resourceVersion?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
+  resourceVersion?: string | undefined;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
   /** Server-side timeout: the server ends the watch cleanly after this many seconds. */
-  timeoutSeconds?: number;
-  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number | undefined;
+  allowWatchBookmarks?: boolean | undefined;
   /**
    * Client-side inactivity deadline: when no bytes arrive for this long the iterator throws a
    * `LASSO_TIMEOUT` error. Default: `timeoutSeconds` * 1000 + 30 s, or none without `timeoutSeconds`.
    */
-  inactivityTimeoutMs?: number;
-  signal?: AbortSignal;
+  inactivityTimeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** `metav1.Status` as the server sends it for errors (and for some successful deletes). */

@@ -1,0 +1,199 @@
+// RestConfig: where and how to reach one API server as one user (client-go rest.Config), secrets redacted
+// from util.inspect and JSON.
+import { inspect } from 'node:util';
+import type { Clock, Logger } from '@lasso/core';
+import type { Dispatcher } from 'undici';
+
+/** TLS settings of a cluster and the client certificate of a user, all PEM text. */
+export interface TlsConfig {
+  /** CA bundle that signed the server's certificate; system roots when absent. */
+  caPem?: string | undefined;
+  /** Client certificate (PEM). */
+  certPem?: string | undefined;
+  /** Client private key (PEM). A secret: redacted from inspect and JSON. */
+  keyPem?: string | undefined;
+  /** Skip server certificate verification (kubeconfig `insecure-skip-tls-verify`). */
+  insecureSkipTLSVerify?: boolean | undefined;
+  /** Name to verify the server certificate against (kubeconfig `tls-server-name`). */
+  serverName?: string | undefined;
+}
+
+/** An exec credential plugin (kubeconfig `users[].user.exec`). */
+export interface ExecConfig {
+  /** `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`. */
+  apiVersion: string;
+  command: string;
+  args?: string[] | undefined;
+  env?: Array<{ name: string; value: string }> | undefined;
+  /** Pass the cluster to the plugin in `KUBERNETES_EXEC_INFO`. */
+  provideClusterInfo?: boolean | undefined;
+  installHint?: string | undefined;
+  interactiveMode?: 'Never' | 'IfAvailable' | 'Always' | undefined;
+  /** Directory relative commands resolve against (the kubeconfig's directory). */
+  workingDirectory?: string | undefined;
+  /** Where this plugin was configured, for error messages (`<file>: users[name].user.exec`). */
+  source?: string | undefined;
+}
+
+/** How requests authenticate. Client certificates live in {@link TlsConfig}. */
+export type AuthConfig =
+  | { type: 'token'; token: string }
+  | {
+      type: 'tokenFile';
+      path: string;
+      /** Re-read the file at most this often (default 60 000 ms) and at once after a 401. */
+      refreshMs?: number | undefined;
+    }
+  | { type: 'basic'; username: string; password: string }
+  | { type: 'exec'; exec: ExecConfig };
+
+/** `Impersonate-*` headers: act as another user (needs the `impersonate` verb). */
+export interface Impersonation {
+  user: string;
+  uid?: string | undefined;
+  groups?: string[] | undefined;
+  extra?: Record<string, string[]> | undefined;
+}
+
+/**
+ * Where and how to reach one API server as one user: client-go's `rest.Config`. Produced by
+ * {@link loadKubeConfig}, {@link loadInClusterConfig}, {@link loadDefaultConfig} or
+ * {@link createRestConfig}. Clients built from the same RestConfig object share one transport
+ * (one undici Agent, keep-alive connections).
+ *
+ * **Gotchas**: `util.inspect` and `JSON.stringify` of a config made by the loaders or
+ * `createRestConfig` redact tokens, passwords, private keys and exec env values; a plain object
+ * literal typed as RestConfig has no such protection.
+ */
+export interface RestConfig {
+  /** `https://host:port` (a path prefix is kept: `https://host/k8s/clusters/c-1`). */
+  server: string;
+  tls?: TlsConfig | undefined;
+  auth?: AuthConfig | undefined;
+  /** Appended to the default User-Agent `lasso/<version> (<platform>/<arch>) <program>` when set. */
+  userAgent?: string | undefined;
+  /** Per-request timeout of everything but watches (default 30 000 ms; 0 disables). */
+  timeoutMs?: number | undefined;
+  /** Client-side token-bucket limit in requests/s; off when absent or 0. */
+  qps?: number | undefined;
+  /** Bucket size of the client-side limit (default max(1, ceil(qps))). */
+  burst?: number | undefined;
+  impersonation?: Impersonation | undefined;
+  /** The namespace of the kubeconfig context (or the pod's namespace in a cluster). */
+  namespace?: string | undefined;
+  /** HTTP(S) proxy (kubeconfig `proxy-url`). */
+  proxyUrl?: string | undefined;
+  /** Which source produced this config: `kubeconfig:<paths>#<context>` or `in-cluster`. */
+  source?: string | undefined;
+  /** Time source of timeouts, retries and credential expiry. */
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  /** Replace the undici Agent (tests pass a MockAgent). */
+  dispatcher?: Dispatcher | undefined;
+}
+
+const REDACTED = '<redacted>';
+
+/** A copy of `config` safe to print: token, password, private key and exec env values replaced. */
+export function redactRestConfig(config: RestConfig): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (value === undefined || key === 'clock' || key === 'logger' || key === 'dispatcher') {
+      continue;
+    }
+    out[key] = value;
+  }
+  if (config.tls !== undefined) {
+    out.tls = {
+      ...config.tls,
+      ...(config.tls.keyPem !== undefined ? { keyPem: REDACTED } : {}),
+      ...(config.tls.caPem !== undefined ? { caPem: `<${config.tls.caPem.length} chars>` } : {}),
+      ...(config.tls.certPem !== undefined
+        ? { certPem: `<${config.tls.certPem.length} chars>` }
+        : {}),
+    };
+  }
+  const auth = config.auth;
+  if (auth !== undefined) {
+    switch (auth.type) {
+      case 'token':
+        out.auth = { type: 'token', token: REDACTED };
+        break;
+      case 'basic':
+        out.auth = { type: 'basic', username: auth.username, password: REDACTED };
+        break;
+      case 'exec':
+        out.auth = {
+          type: 'exec',
+          exec: {
+            ...auth.exec,
+            ...(auth.exec.env !== undefined
+              ? { env: auth.exec.env.map((e) => ({ name: e.name, value: REDACTED })) }
+              : {}),
+          },
+        };
+        break;
+      default:
+        out.auth = { ...auth };
+    }
+  }
+  return out;
+}
+
+/** Attach the redacting `toJSON` and `util.inspect` hooks (non-enumerable) to a config. */
+function protect<T extends RestConfig>(config: T): T {
+  Object.defineProperty(config, 'toJSON', {
+    value: () => redactRestConfig(config),
+    enumerable: false,
+    configurable: true,
+  });
+  Object.defineProperty(config, inspect.custom, {
+    value: (_depth: number, options: object, inspectFn: typeof inspect) =>
+      `RestConfig ${inspectFn(redactRestConfig(config), options)}`,
+    enumerable: false,
+    configurable: true,
+  });
+  return config;
+}
+
+/**
+ * Check and freeze-by-convention a RestConfig: validates `server`, `timeoutMs`, `qps`, `burst`
+ * (TypeError/RangeError naming the option) and attaches redacting `toJSON` / `util.inspect` hooks.
+ *
+ * @example
+ * ```ts
+ * const config = createRestConfig({ server: 'https://127.0.0.1:6443', auth: { type: 'token', token } });
+ * ```
+ */
+export function createRestConfig(init: RestConfig): RestConfig {
+  if (typeof init.server !== 'string' || init.server === '') {
+    throw new TypeError('createRestConfig: server must be a non-empty URL string');
+  }
+  let url: URL;
+  try {
+    url = new URL(init.server);
+  } catch {
+    throw new TypeError(`createRestConfig: server is not a valid URL: ${init.server}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new TypeError(`createRestConfig: server must be http(s), got ${url.protocol}`);
+  }
+  for (const key of ['timeoutMs', 'qps', 'burst'] as const) {
+    const value = init[key];
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+      throw new RangeError(`createRestConfig: ${key} must be a finite number >= 0, got ${value}`);
+    }
+  }
+  if (init.proxyUrl !== undefined) {
+    let proxy: URL;
+    try {
+      proxy = new URL(init.proxyUrl);
+    } catch {
+      throw new TypeError(`createRestConfig: proxyUrl is not a valid URL: ${init.proxyUrl}`);
+    }
+    if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
+      throw new TypeError(`createRestConfig: proxyUrl must be http(s), got ${proxy.protocol}`);
+    }
+  }
+  return protect({ ...init });
+}

@@ -1,0 +1,437 @@
+// RestTransport: one undici Agent per (cluster, user), auth, timeouts, Retry-After retries (client-go rest.Request).
+import {
+  abortReason,
+  anySignal,
+  type Clock,
+  errorMessage,
+  LassoError,
+  type Logger,
+  noopLogger,
+  sleep,
+  systemClock,
+  TimeoutError,
+  timeoutSignal,
+} from '@lasso/core';
+import { Agent, type Dispatcher, ProxyAgent } from 'undici';
+import { type ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
+import { TokenFileSource } from './auth/token-file.ts';
+import type { Impersonation, RestConfig, TlsConfig } from './config/rest-config.ts';
+import { ApiError } from './errors.ts';
+import type { Status } from './types.ts';
+import { defaultUserAgent } from './version.ts';
+
+/** Query parameters; undefined values are left out. */
+export type QueryParams = Record<string, string | number | boolean | undefined>;
+
+/** One API request as the transport sends it. */
+export interface RestRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** API path, e.g. `/api/v1/namespaces/default/pods` (the server's path prefix is added). */
+  path: string;
+  query?: QueryParams | undefined;
+  /** Request body: a string is sent as is, anything else as JSON. */
+  body?: unknown;
+  /** Content-Type of the body (default `application/json`). */
+  contentType?: string | undefined;
+  /** Per-request timeout; overrides the config's `timeoutMs` (0 disables). Watches take none. */
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+  /** Replaces the User-Agent of the config. */
+  userAgent?: string | undefined;
+  /** Replaces the impersonation of the config. */
+  impersonation?: Impersonation | undefined;
+}
+
+/** A streaming response (watch): status 2xx, the body still to be read. */
+export interface StreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The undici body: an async iterable of Buffers; destroy it when done. */
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** Retries on 429 / 5xx with Retry-After, as client-go's `Request.MaxRetries`. */
+const MAX_RETRIES = 10;
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** Retry-After of a 429 that carries none (client-go waits 1 s too). */
+const DEFAULT_RETRY_AFTER_MS = 1_000;
+
+interface RateLimiter {
+  take(options: { signal?: AbortSignal | undefined }): Promise<unknown>;
+}
+
+/**
+ * The HTTP layer shared by every {@link Client} of one {@link RestConfig}: one undici Agent
+ * (keep-alive, HTTP/1.1, the config's TLS), authentication (token, token file, basic, exec plugin,
+ * client certificate), User-Agent and impersonation headers, a per-request timeout on the injected
+ * clock, retries of 429 and of 5xx carrying Retry-After (up to 10, honouring the signal), and a
+ * 401 that refreshes a token file or exec credential once before failing. Every response body is
+ * read or destroyed.
+ *
+ * Get the shared instance of a config with {@link restTransportFor}; `close()` it when done.
+ */
+export class RestTransport {
+  readonly config: RestConfig;
+  readonly #origin: string;
+  readonly #basePath: string;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #userAgent: string;
+  readonly #timeoutMs: number;
+  readonly #tokenFile: TokenFileSource | undefined;
+  readonly #exec: ExecCredentialProvider | undefined;
+  readonly #ownsDispatcher: boolean;
+  #dispatcher: Dispatcher;
+  /** Client certificate the current dispatcher was built with, when it came from an exec plugin. */
+  #execCert: string | undefined;
+  #limiter: RateLimiter | undefined;
+  #closed = false;
+
+  constructor(config: RestConfig, options: { rateLimiter?: RateLimiter } = {}) {
+    const url = new URL(config.server);
+    this.config = config;
+    this.#origin = url.origin;
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.#clock = config.clock ?? systemClock;
+    this.#logger = config.logger ?? noopLogger;
+    this.#userAgent = config.userAgent ?? defaultUserAgent();
+    this.#timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#limiter = options.rateLimiter;
+    const auth = config.auth;
+    if (auth?.type === 'tokenFile') {
+      this.#tokenFile = new TokenFileSource(auth.path, {
+        clock: this.#clock,
+        refreshMs: auth.refreshMs,
+      });
+    } else if (auth?.type === 'exec') {
+      this.#exec = new ExecCredentialProvider(auth.exec, {
+        clock: this.#clock,
+        cluster: {
+          server: config.server,
+          tlsServerName: config.tls?.serverName,
+          insecureSkipTLSVerify: config.tls?.insecureSkipTLSVerify,
+          caPem: config.tls?.caPem,
+          proxyUrl: config.proxyUrl,
+        },
+      });
+    }
+    this.#ownsDispatcher = config.dispatcher === undefined;
+    this.#dispatcher = config.dispatcher ?? createDispatcher(config, config.tls);
+  }
+
+  /** The exec credential provider, when the config authenticates with an exec plugin. */
+  get execProvider(): ExecCredentialProvider | undefined {
+    return this.#exec;
+  }
+
+  /** Install the client-side token bucket (done by {@link restTransportFor} when `qps` is set). */
+  setRateLimiter(limiter: RateLimiter | undefined): void {
+    this.#limiter = limiter;
+  }
+
+  /** Send a request and parse the JSON answer; a non-2xx answer throws an {@link ApiError}. */
+  async requestJson<T>(request: RestRequest): Promise<T> {
+    const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
+    return this.#send(request, timeoutMs, async (response, signal) => {
+      const text = await raceBody(response.body.text(), signal);
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        if (text === '') return undefined as T;
+        try {
+          return JSON.parse(text) as T;
+        } catch (error) {
+          throw new LassoError(
+            'LASSO_API_ERROR',
+            `${request.method} ${request.path}: the server answered ${response.statusCode} with a body that is not JSON`,
+            { cause: error },
+          );
+        }
+      }
+      throw apiErrorFrom(request, response.statusCode, response.headers, text);
+    });
+  }
+
+  /**
+   * Send a request whose body is read as a stream (watch). No timeout applies; the caller runs
+   * its own inactivity timer and destroys the body. A non-2xx answer throws an {@link ApiError}.
+   */
+  async stream(request: RestRequest): Promise<StreamResponse> {
+    return this.#send(request, 0, async (response, signal) => {
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+      }
+      const text = await raceBody(response.body.text(), signal);
+      throw apiErrorFrom(request, response.statusCode, response.headers, text);
+    });
+  }
+
+  /** Close the connections of this transport (only those of an Agent it created itself). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #send<R>(
+    request: RestRequest,
+    timeoutMs: number,
+    handle: (response: Dispatcher.ResponseData, signal: AbortSignal) => Promise<R>,
+  ): Promise<R> {
+    if (this.#closed) {
+      throw new LassoError('LASSO_CONNECTION_FAILED', 'the transport is closed');
+    }
+    const userSignal = request.signal;
+    const path = this.#basePath + request.path + queryString(request.query);
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      body = typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+    }
+    let refreshedAuth = false;
+    for (let attempt = 0; ; attempt++) {
+      userSignal?.throwIfAborted();
+      if (this.#limiter !== undefined) await this.#limiter.take({ signal: userSignal });
+      const headers = await this.#headers(request, body !== undefined);
+      const timeout = timeoutMs > 0 ? timeoutSignal(this.#clock, timeoutMs) : undefined;
+      const combined = anySignal([userSignal, timeout?.signal]);
+      try {
+        let response: Dispatcher.ResponseData;
+        try {
+          response = await this.#dispatcher.request({
+            origin: this.#origin,
+            path,
+            method: request.method,
+            headers,
+            body: body ?? null,
+            signal: combined.signal,
+          });
+        } catch (error) {
+          throw failure(request, error, combined.signal);
+        }
+        const status = response.statusCode;
+        if (status === 401 && !refreshedAuth && this.#canRefreshAuth()) {
+          refreshedAuth = true;
+          await drain(response);
+          this.#tokenFile?.invalidate();
+          this.#exec?.invalidate();
+          this.#logger.debug('credentials refreshed after 401', { path: request.path });
+          attempt--;
+          continue;
+        }
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+        if (
+          attempt < MAX_RETRIES &&
+          (status === 429 || (status >= 500 && retryAfterMs !== undefined))
+        ) {
+          await drain(response);
+          const delayMs = retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+          this.#logger.debug('request throttled, retrying', {
+            path: request.path,
+            status,
+            attempt: attempt + 1,
+            delayMs,
+          });
+          timeout?.clear();
+          await sleep(this.#clock, delayMs, { signal: userSignal });
+          continue;
+        }
+        try {
+          return await handle(response, combined.signal);
+        } catch (error) {
+          response.body.destroy();
+          if (combined.signal.aborted && !isApiOrLasso(error)) {
+            throw failure(request, error, combined.signal);
+          }
+          throw error;
+        }
+      } finally {
+        timeout?.clear();
+        combined.dispose();
+      }
+    }
+  }
+
+  #canRefreshAuth(): boolean {
+    return this.#tokenFile !== undefined || this.#exec !== undefined;
+  }
+
+  async #headers(
+    request: RestRequest,
+    hasBody: boolean,
+  ): Promise<Record<string, string | string[]>> {
+    const headers: Record<string, string | string[]> = {
+      accept: 'application/json',
+      'user-agent': request.userAgent ?? this.#userAgent,
+    };
+    if (hasBody) headers['content-type'] = request.contentType ?? 'application/json';
+    const auth = this.config.auth;
+    if (auth?.type === 'token') {
+      headers.authorization = `Bearer ${auth.token}`;
+    } else if (auth?.type === 'basic') {
+      headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+    } else if (this.#tokenFile !== undefined) {
+      headers.authorization = `Bearer ${await this.#tokenFile.token()}`;
+    } else if (this.#exec !== undefined) {
+      const credential = await this.#exec.credential();
+      this.#useExecCertificate(credential);
+      if (credential.token !== undefined) headers.authorization = `Bearer ${credential.token}`;
+    }
+    const who = request.impersonation ?? this.config.impersonation;
+    if (who !== undefined) {
+      headers['impersonate-user'] = who.user;
+      if (who.uid !== undefined) headers['impersonate-uid'] = who.uid;
+      if (who.groups !== undefined && who.groups.length > 0)
+        headers['impersonate-group'] = who.groups;
+      for (const [key, values] of Object.entries(who.extra ?? {})) {
+        headers[`impersonate-extra-${encodeURIComponent(key).toLowerCase()}`] = values;
+      }
+    }
+    return headers;
+  }
+
+  /** An exec plugin may hand out a client certificate: rebuild the Agent when it changes. */
+  #useExecCertificate(credential: ExecCredential): void {
+    if (!this.#ownsDispatcher || credential.clientCertPem === undefined) return;
+    if (credential.clientCertPem === this.#execCert) return;
+    const previous = this.#dispatcher;
+    this.#execCert = credential.clientCertPem;
+    this.#dispatcher = createDispatcher(this.config, {
+      ...this.config.tls,
+      certPem: credential.clientCertPem,
+      keyPem: credential.clientKeyPem,
+    });
+    // In-flight requests on the old Agent finish; close() waits for them.
+    void previous.close().catch(() => {});
+  }
+}
+
+function createDispatcher(config: RestConfig, tls: TlsConfig | undefined): Dispatcher {
+  const connect = {
+    ...(tls?.caPem !== undefined ? { ca: tls.caPem } : {}),
+    ...(tls?.certPem !== undefined ? { cert: tls.certPem } : {}),
+    ...(tls?.keyPem !== undefined ? { key: tls.keyPem } : {}),
+    ...(tls?.serverName !== undefined ? { servername: tls.serverName } : {}),
+    rejectUnauthorized: tls?.insecureSkipTLSVerify !== true,
+  };
+  // Our own clock-driven timeouts replace undici's real-time ones (a quiet watch is not an error).
+  const common = { keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0, allowH2: false };
+  if (config.proxyUrl !== undefined) {
+    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, ...common });
+  }
+  return new Agent({ connect, ...common });
+}
+
+function queryString(query: QueryParams | undefined): string {
+  if (query === undefined) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined) params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** Retry-After in ms: delta-seconds (or an HTTP date, relative to now). */
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  nowMs = Date.now(),
+): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (text === undefined || text.trim() === '') return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/** Build the ApiError of a non-2xx answer: from its Status body, or from the HTTP status. */
+export function apiErrorFrom(
+  request: Pick<RestRequest, 'method' | 'path'>,
+  statusCode: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+): ApiError {
+  const retryAfterMs = parseRetryAfter(headers['retry-after']);
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed === 'object' && parsed !== null && (parsed as Status).kind === 'Status') {
+    return ApiError.fromStatus(parsed as Status, statusCode, retryAfterMs);
+  }
+  const snippet = parsed === undefined && text !== '' ? `: ${text.slice(0, 200).trim()}` : '';
+  return new ApiError({
+    status: statusCode,
+    message: `${request.method} ${request.path}: the server responded ${statusCode}${snippet}`,
+    retryAfterMs,
+  });
+}
+
+function isApiOrLasso(error: unknown): boolean {
+  return error instanceof LassoError;
+}
+
+/** The error to throw when undici failed: the abort reason, a timeout, or a connection failure. */
+function failure(request: RestRequest, error: unknown, signal: AbortSignal): Error {
+  if (signal.aborted) {
+    const reason = abortReason(signal);
+    if (reason instanceof TimeoutError) {
+      return new TimeoutError(
+        `${request.method} ${request.path}: ${reason.message}`,
+        reason.timeoutMs,
+        { cause: error },
+      );
+    }
+    return reason;
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  return new LassoError(
+    'LASSO_CONNECTION_FAILED',
+    `${request.method} ${request.path}: connection failed${typeof code === 'string' ? ` (${code})` : ''}: ${errorMessage(error)}`,
+    { cause: error },
+  );
+}
+
+async function drain(response: Dispatcher.ResponseData): Promise<void> {
+  try {
+    await response.body.dump({ limit: 1 << 20 });
+  } catch {
+    response.body.destroy();
+  }
+}
+
+/** Reading a body can hang past an abort on some undici paths; make the abort win. */
+function raceBody<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(abortReason(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+const transports = new WeakMap<RestConfig, RestTransport>();
+
+/**
+ * The transport shared by every client of `config` (one per config object: one (cluster, user)).
+ * Created on first use; close it with `restTransportFor(config).close()` at shutdown.
+ */
+export function restTransportFor(config: RestConfig): RestTransport {
+  let transport = transports.get(config);
+  if (transport === undefined) {
+    transport = new RestTransport(config);
+    transports.set(config, transport);
+  }
+  return transport;
+}
