@@ -1,2 +1,58 @@
-// Public API of @lasso/cache (filled in by its issue).
-export {};
+// Public API of @lasso/cache: stores, DeltaFIFO, reflector, shared informers and lasso's createCache.
+export { type Backoff, type BackoffOptions, createBackoff } from './backoff.ts';
+export {
+  type CacheClient,
+  type CacheOptions,
+  type ClientListerWatcherOptions,
+  createCache,
+  createClientListerWatcher,
+  defaultCacheResyncMs,
+  type TweakListOptionsFunc,
+  type WaitHealthyFunc,
+  waitForCacheSync,
+} from './cache.ts';
+export {
+  DeletedFinalStateUnknown,
+  type Delta,
+  DeltaFIFO,
+  type DeltaFIFOOptions,
+  type DeltaType,
+  isDeletedFinalStateUnknown,
+  type KnownObjects,
+  type PoppedDeltas,
+  type TransformFunc,
+} from './delta-fifo.ts';
+export { CacheNotSyncedError, WatchError, type WatchErrorPhase } from './errors.ts';
+export {
+  type ListerWatcher,
+  Reflector,
+  type ReflectorOptions,
+  type ReflectorState,
+  type ReflectorStore,
+  type WatchErrorHandler,
+} from './reflector.ts';
+export {
+  createSharedIndexInformer,
+  dropManagedFields,
+  type EventHandlerOptions,
+  type EventHandlerRegistration,
+  type ResourceEventHandler,
+  type SharedIndexInformer,
+  type SharedIndexInformerOptions,
+} from './shared-informer.ts';
+export {
+  createIndexer,
+  createStore,
+  type Indexer,
+  type IndexerOptions,
+  type IndexerReader,
+  type Indexers,
+  type IndexFunc,
+  type KeyFunc,
+  metaNamespaceIndexFunc,
+  metaNamespaceKeyFunc,
+  namespaceIndex,
+  type Store,
+  type StoreReader,
+  splitMetaNamespaceKey,
+} from './store.ts';

@@ -1,0 +1,68 @@
+// Backoff for the reflector's retries: exponential with jitter, reset after a quiet period.
+// Ports client-go wait.NewExponentialBackoffManager as reflector.go configures it (800 ms, 30 s, 2 min, x2, jitter 1).
+import { type Clock, systemClock } from '@lasso/core';
+
+/** Options of {@link createBackoff}. */
+export interface BackoffOptions {
+  /** First delay. Default 800 ms. */
+  initialMs?: number;
+  /** Cap of the un-jittered delay. Default 30 s. */
+  maxMs?: number;
+  /** When this long has passed since the previous `next()`, start again from `initialMs`. Default 2 min. */
+  resetAfterMs?: number;
+  /** Growth per step. Default 2. */
+  factor?: number;
+  /** A delay `d` becomes `d + random() * jitter * d`. Default 1. */
+  jitter?: number;
+  clock?: Clock;
+  /** Source of randomness in [0, 1). Default `Math.random`. */
+  random?: () => number;
+}
+
+/** An exponential backoff: each `next()` returns the delay to wait before the next attempt. */
+export interface Backoff {
+  /** The next delay in ms (jittered), and grow the base for the call after. */
+  next(): number;
+  /** Start again from the initial delay. */
+  reset(): void;
+}
+
+/**
+ * Create the reflector's backoff. Delays before jitter: 800, 1600, 3200, ... ms, capped at 30 s; with
+ * the default jitter of 1 each delay `d` is drawn from [d, 2d), as in client-go. The sequence restarts from
+ * 800 ms when the previous `next()` was more than 2 minutes ago (the reflector had been healthy that long).
+ */
+export function createBackoff(options: BackoffOptions = {}): Backoff {
+  const initialMs = positive(options.initialMs ?? 800, 'initialMs');
+  const maxMs = positive(options.maxMs ?? 30_000, 'maxMs');
+  const resetAfterMs = positive(options.resetAfterMs ?? 120_000, 'resetAfterMs');
+  const factor = options.factor ?? 2;
+  const jitter = options.jitter ?? 1;
+  if (!(factor >= 1)) throw new RangeError(`createBackoff: factor must be >= 1, got ${factor}`);
+  if (!(jitter >= 0)) throw new RangeError(`createBackoff: jitter must be >= 0, got ${jitter}`);
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  let base = Math.min(initialMs, maxMs);
+  let last: number | undefined;
+  return {
+    next() {
+      const now = clock.monotonic();
+      if (last !== undefined && now - last > resetAfterMs) base = Math.min(initialMs, maxMs);
+      last = now;
+      const delay = base;
+      base = Math.min(base * factor, maxMs);
+      return jitter > 0 ? delay + random() * jitter * delay : delay;
+    },
+    reset() {
+      base = Math.min(initialMs, maxMs);
+      last = undefined;
+    },
+  };
+}
+
+function positive(value: number, name: string): number {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new RangeError(`createBackoff: ${name} must be a positive number of ms, got ${value}`);
+  }
+  return value;
+}

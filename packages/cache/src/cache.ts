@@ -1,0 +1,164 @@
+// createCache: lasso's NewCache (an informer over a deferred lister-watcher) and waitForCacheSync.
+// Ports rancher/lasso pkg/cache/cache.go and client-go's WaitForCacheSync.
+import type {
+  GroupVersionResource,
+  KubeObject,
+  ListOptions,
+  ObjectList,
+  WatchEvent,
+  WatchOptions,
+} from '@lasso/client';
+import { abortReason } from '@lasso/core';
+import { CacheNotSyncedError } from './errors.ts';
+import type { ListerWatcher } from './reflector.ts';
+import {
+  createSharedIndexInformer,
+  type SharedIndexInformer,
+  type SharedIndexInformerOptions,
+} from './shared-informer.ts';
+import { metaNamespaceIndexFunc, namespaceIndex } from './store.ts';
+
+/** The part of `@lasso/client`'s `Client` a cache uses (structural, so fakes and wrappers fit). */
+export interface CacheClient<T extends KubeObject = KubeObject> {
+  readonly gvr: GroupVersionResource;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  list(namespace: string | undefined, options?: ListOptions): Promise<ObjectList<T>>;
+  watch(namespace: string | undefined, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+}
+
+/** Mutates the options of every list and watch (label/field selectors), lasso's `TweakListOptionsFunc`. */
+export type TweakListOptionsFunc = (options: ListOptions | WatchOptions) => void;
+
+/** Options of {@link createCache}: lasso's `cache.Options` plus the informer's. */
+export interface CacheOptions<T> extends Omit<SharedIndexInformerOptions<T>, 'resyncPeriodMs'> {
+  /** Watch one namespace; `''`/undefined = all. Ignored for cluster-scoped kinds. */
+  namespace?: string;
+  /** Resync period of handlers; `0` = never. Default 10 hours (lasso's 600 minutes). */
+  resyncMs?: number;
+  /** Applied to every list and watch request. */
+  tweakList?: TweakListOptionsFunc;
+  /** Called after a failed list, before the error is reported: lasso blocks here until the API server is healthy. */
+  waitHealthy?: WaitHealthyFunc;
+}
+
+/** Blocks until the API server is healthy again (lasso's health gate); must honour `signal`. */
+export type WaitHealthyFunc = (options: { signal?: AbortSignal }) => Promise<void>;
+
+/** Options of {@link createClientListerWatcher}. */
+export interface ClientListerWatcherOptions {
+  /** Namespace to list and watch; ignored for cluster-scoped kinds. */
+  namespace?: string;
+  tweakList?: TweakListOptionsFunc;
+  waitHealthy?: WaitHealthyFunc;
+}
+
+/** lasso's default resync (`Options.Resync == 0` in Go, which could not mean "never"). */
+export const defaultCacheResyncMs = 600 * 60 * 1000;
+
+/**
+ * Create an informer for `client`'s resource: lasso's `NewCache`. The lister-watcher is deferred: no API
+ * call happens before `run`. A namespaced kind gets the {@link namespaceIndex} index. Lists at
+ * resourceVersion `"0"` are rewritten to `""` (servers ignore `limit` at `"0"`).
+ *
+ * @example
+ * ```ts
+ * const configMaps = new Client({ gvr: { group: '', version: 'v1', resource: 'configmaps' }, kind: 'ConfigMap', namespaced: true, rest });
+ * const informer = createCache(configMaps, { namespace: 'default', resyncMs: 0 });
+ * informer.addEventHandler({ onAdd: (cm) => console.log('added', cm.metadata?.name) });
+ * const controller = new AbortController();
+ * const running = informer.run({ signal: controller.signal });
+ * await waitForCacheSync(controller.signal, informer);
+ * controller.abort();
+ * await running;
+ * ```
+ */
+export function createCache<T extends KubeObject = KubeObject>(
+  client: CacheClient<T>,
+  options: CacheOptions<T> = {},
+): SharedIndexInformer<T> {
+  const { namespace, resyncMs, tweakList, waitHealthy, ...informerOptions } = options;
+  if (resyncMs !== undefined && !(resyncMs >= 0)) {
+    throw new RangeError(`createCache: resyncMs must be >= 0 (0 = never), got ${resyncMs}`);
+  }
+  const { group, version } = client.gvr;
+  const name = informerOptions.name ?? `${group ? `${group}/` : ''}${version}, Kind=${client.kind}`;
+  const indexers = { ...(informerOptions.indexers ?? {}) };
+  if (client.namespaced && !(namespaceIndex in indexers)) {
+    indexers[namespaceIndex] = metaNamespaceIndexFunc as (object: T) => string[];
+  }
+  const deferredOptions: ClientListerWatcherOptions = {};
+  if (namespace !== undefined) deferredOptions.namespace = namespace;
+  if (tweakList !== undefined) deferredOptions.tweakList = tweakList;
+  if (waitHealthy !== undefined) deferredOptions.waitHealthy = waitHealthy;
+  return createSharedIndexInformer<T>(createClientListerWatcher(client, deferredOptions), {
+    ...informerOptions,
+    name,
+    indexers,
+    resyncPeriodMs: resyncMs ?? defaultCacheResyncMs,
+  });
+}
+
+/**
+ * The lister-watcher `createCache` uses: `client.list`/`client.watch` in `namespace` (none for cluster-scoped
+ * kinds) with `tweakList` applied, `"0"` lists rewritten to `""`, and `waitHealthy` awaited after a failed list.
+ */
+export function createClientListerWatcher<T extends KubeObject = KubeObject>(
+  client: CacheClient<T>,
+  options: ClientListerWatcherOptions = {},
+): ListerWatcher<T> {
+  const namespace = client.namespaced && options.namespace ? options.namespace : undefined;
+  const { tweakList, waitHealthy } = options;
+  return {
+    async list(listOptions) {
+      const tweaked: ListOptions = { ...listOptions };
+      tweakList?.(tweaked);
+      if (tweaked.resourceVersion === '0') {
+        tweaked.resourceVersion = '';
+        delete tweaked.resourceVersionMatch;
+      }
+      try {
+        return await client.list(namespace, tweaked);
+      } catch (error) {
+        if (waitHealthy !== undefined && !listOptions.signal?.aborted) {
+          const signal = listOptions.signal;
+          await waitHealthy(signal === undefined ? {} : { signal });
+        }
+        throw error;
+      }
+    },
+    watch(watchOptions) {
+      const tweaked: WatchOptions = { ...watchOptions };
+      tweakList?.(tweaked);
+      return client.watch(namespace, tweaked);
+    },
+  };
+}
+
+/**
+ * Wait until every informer has synced. Rejects with a {@link CacheNotSyncedError} naming the informers that
+ * had not synced when `signal` aborts (its reason is the `cause`) or when one of them stops first.
+ */
+export async function waitForCacheSync(
+  signal: AbortSignal | undefined,
+  ...informers: ReadonlyArray<Pick<SharedIndexInformer, 'name' | 'hasSynced' | 'whenSynced'>>
+): Promise<void> {
+  const pending = informers.filter((informer) => !informer.hasSynced());
+  if (pending.length === 0) return;
+  if (signal?.aborted) {
+    throw new CacheNotSyncedError(
+      pending.map((informer) => informer.name),
+      { cause: abortReason(signal) },
+    );
+  }
+  try {
+    await Promise.all(
+      pending.map((informer) => informer.whenSynced(signal === undefined ? {} : { signal })),
+    );
+  } catch (error) {
+    throw new CacheNotSyncedError(
+      informers.filter((informer) => !informer.hasSynced()).map((informer) => informer.name),
+      { cause: error },
+    );
+  }
+}

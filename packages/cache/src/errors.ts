@@ -1,0 +1,58 @@
+// Errors of @lasso/cache: what the reflector reports to its watch error handler, and a cache that did not sync.
+import { LassoError } from '@lasso/core';
+
+/** Where in the list/watch cycle a {@link WatchError} happened. */
+export type WatchErrorPhase = 'list' | 'watch-start' | 'watch' | 'event';
+
+/**
+ * One failure of a reflector's list/watch cycle, as given to the watch error handler, the logger and the
+ * metrics. The reflector has already decided what to do next (`willRelist`, `retryInMs`); the handler only
+ * observes. `cause` is the original error (an `ApiError`, a `TimeoutError`, a connection failure, ...).
+ */
+export class WatchError extends LassoError {
+  /** `list`: the (paginated) list failed; `watch-start`: the watch failed before its first event;
+   * `watch`: the watch failed after events arrived; `event`: an event could not be decoded or stored. */
+  readonly phase: WatchErrorPhase;
+  /** The reflector's name (usually the GVK), for logs. */
+  readonly reflector: string;
+  /** The resourceVersion the reflector had reached when this happened (`''` before the first list). */
+  readonly resourceVersion: string;
+  /** True when the reflector will relist (410 Gone, malformed data); false when it resumes the watch. */
+  readonly willRelist: boolean;
+  /** The backoff before the next attempt, in ms (0 when it retries at once). */
+  readonly retryInMs: number;
+
+  constructor(
+    init: {
+      phase: WatchErrorPhase;
+      reflector: string;
+      resourceVersion: string;
+      willRelist: boolean;
+      retryInMs: number;
+      message: string;
+    },
+    options?: { cause?: unknown },
+  ) {
+    super('LASSO_WATCH_FAILED', init.message, options);
+    this.phase = init.phase;
+    this.reflector = init.reflector;
+    this.resourceVersion = init.resourceVersion;
+    this.willRelist = init.willRelist;
+    this.retryInMs = init.retryInMs;
+  }
+}
+
+/** Thrown by `waitForCacheSync` when a cache did not sync before the signal aborted or the informer stopped. */
+export class CacheNotSyncedError extends LassoError {
+  /** Names of the informers that had not synced. */
+  readonly informers: readonly string[];
+
+  constructor(informers: readonly string[], options?: { cause?: unknown }) {
+    super(
+      'LASSO_CACHE_NOT_SYNCED',
+      `caches did not sync: ${informers.join(', ') || '(none)'}`,
+      options,
+    );
+    this.informers = informers;
+  }
+}

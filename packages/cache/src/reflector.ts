@@ -1,0 +1,523 @@
+// Reflector: keeps a store in step with the API server through list + watch, as an explicit state machine.
+// Ports client-go tools/cache reflector.go with lasso's list fix (first list at resourceVersion "").
+import {
+  ApiError,
+  isApiError,
+  isGone,
+  type KubeObject,
+  type ListOptions,
+  type ObjectList,
+  type Status,
+  type WatchEvent,
+  type WatchOptions,
+} from '@lasso/client';
+import {
+  type Clock,
+  type Counter,
+  errorMessage,
+  type Gauge,
+  isLassoError,
+  LassoError,
+  type Logger,
+  type MetricsProvider,
+  noopLogger,
+  noopMetricsProvider,
+  raceSignal,
+  sleep,
+  systemClock,
+  TimeoutError,
+} from '@lasso/core';
+import { createBackoff } from './backoff.ts';
+import { WatchError, type WatchErrorPhase } from './errors.ts';
+
+/**
+ * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
+ * (`FakeListerWatcher` from `@lasso/cache/testing`).
+ */
+export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /** One page of the list. */
+  list(options: ListOptions): Promise<ObjectList<T>>;
+  /**
+   * A watch from `options.resourceVersion`. Ends normally when the server closes the stream; throws an
+   * `ApiError` for HTTP errors and ERROR events (410 -> `isGone`); must stop when `options.signal` aborts.
+   */
+  watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+}
+
+/** What a reflector writes to (a `DeltaFIFO` in an informer, or any `Store`). */
+export interface ReflectorStore<T> {
+  add(object: T): void;
+  update(object: T): void;
+  delete(object: T): void;
+  replace(list: readonly T[], resourceVersion: string): void;
+}
+
+/** Where the reflector's state machine is: `stopped` before `run` and after it resolves. */
+export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'stopped';
+
+/** Receives every failure of the list/watch cycle (after the reflector has decided how to recover). */
+export type WatchErrorHandler = (error: WatchError) => void;
+
+/** Options of {@link Reflector}. */
+export interface ReflectorOptions {
+  /** Name in logs, metrics (`name` label) and errors; usually the GVK. Default `'reflector'`. */
+  name?: string;
+  /** Page size of lists. Default 500. */
+  pageSize?: number;
+  /** First backoff delay. Default 800 ms. */
+  initialBackoffMs?: number;
+  /** Cap of the un-jittered backoff delay. Default 30 s. */
+  maxBackoffMs?: number;
+  /** Backoff restarts from `initialBackoffMs` after this long without failures. Default 2 min. */
+  backoffResetMs?: number;
+  /** Jitter factor of the backoff (delay d is drawn from [d, d * (1 + jitter))). Default 1. */
+  backoffJitter?: number;
+  /** The server timeout of each watch is drawn from [min, 2 * min). Default 5 min. */
+  minWatchTimeoutMs?: number;
+  /** The client gives up on a silent watch this long after its server timeout should have ended it. Default 30 s. */
+  inactivityMarginMs?: number;
+  /** Called with every failure (also logged and counted). */
+  watchErrorHandler?: WatchErrorHandler;
+  clock?: Clock;
+  logger?: Logger;
+  metrics?: MetricsProvider;
+  /** Randomness in [0, 1) for watch timeouts and jitter. Default `Math.random`. */
+  random?: () => number;
+}
+
+type WatchOutcome =
+  | { kind: 'ended'; events: number; durationMs: number }
+  | { kind: 'aborted' }
+  | { kind: 'failed'; phase: WatchErrorPhase; error: unknown; events: number };
+
+type Next = { kind: 'list'; resourceVersion: string } | { kind: 'watch' };
+
+const veryShortWatchMs = 1_000;
+
+/**
+ * Lists, then watches, forever: the list replaces the store and gives the resourceVersion the watch starts
+ * from; every event (bookmarks included) advances it. A watch that ends normally is resumed at once; a
+ * 410 Gone relists at the last resourceVersion (`NotOlderThan`) and, when that is gone too, at `""`; any
+ * other failure (network, 5xx, 429, 403, timeouts, malformed data) backs off 800 ms -> 30 s with jitter and
+ * resumes (malformed data relists). Every failure goes to the watch error handler, the logger and metrics.
+ *
+ * **Gotchas**: the first list is at resourceVersion `""` (a consistent, paginated read), not client-go's `"0"`,
+ * which makes servers ignore `limit`. A watch that ends within a second without any event counts as a
+ * failure (client-go's "very short watch"), so a server that closes watches at once is not hammered.
+ *
+ * @example
+ * ```ts
+ * const reflector = new Reflector(listerWatcher, createStore(), { name: 'v1, Kind=ConfigMap' });
+ * const controller = new AbortController();
+ * const done = reflector.run({ signal: controller.signal });
+ * // ... later
+ * controller.abort();
+ * await done;
+ * ```
+ */
+export class Reflector<T extends KubeObject = KubeObject> {
+  /** Name in logs, metrics and errors. */
+  readonly name: string;
+  readonly #listerWatcher: ListerWatcher<T>;
+  readonly #store: ReflectorStore<T>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #random: () => number;
+  readonly #pageSize: number;
+  readonly #minWatchTimeoutMs: number;
+  readonly #inactivityMarginMs: number;
+  readonly #backoffOptions: {
+    initialMs: number;
+    maxMs: number;
+    resetAfterMs: number;
+    jitter: number;
+  };
+  readonly #metrics: {
+    lists: Counter;
+    relists: Counter;
+    watches: Counter;
+    restarts: Counter;
+    errors: Counter;
+    lastEvent: Gauge;
+  };
+  #watchErrorHandler: WatchErrorHandler | undefined;
+  #state: ReflectorState = 'stopped';
+  #running = false;
+  #lastSyncResourceVersion = '';
+  #listsDone = 0;
+  #watchesStarted = 0;
+
+  constructor(
+    listerWatcher: ListerWatcher<T>,
+    store: ReflectorStore<T>,
+    options: ReflectorOptions = {},
+  ) {
+    this.name = options.name ?? 'reflector';
+    this.#listerWatcher = listerWatcher;
+    this.#store = store;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = (options.logger ?? noopLogger).child({ reflector: this.name });
+    this.#random = options.random ?? Math.random;
+    this.#pageSize = positiveInteger(options.pageSize ?? 500, 'pageSize');
+    this.#minWatchTimeoutMs = positiveNumber(
+      options.minWatchTimeoutMs ?? 300_000,
+      'minWatchTimeoutMs',
+    );
+    this.#inactivityMarginMs = nonNegative(
+      options.inactivityMarginMs ?? 30_000,
+      'inactivityMarginMs',
+    );
+    this.#backoffOptions = {
+      initialMs: positiveNumber(options.initialBackoffMs ?? 800, 'initialBackoffMs'),
+      maxMs: positiveNumber(options.maxBackoffMs ?? 30_000, 'maxBackoffMs'),
+      resetAfterMs: positiveNumber(options.backoffResetMs ?? 120_000, 'backoffResetMs'),
+      jitter: nonNegative(options.backoffJitter ?? 1, 'backoffJitter'),
+    };
+    this.#watchErrorHandler = options.watchErrorHandler;
+    const metrics = options.metrics ?? noopMetricsProvider;
+    const labels = { name: this.name };
+    this.#metrics = {
+      lists: metrics.counter({
+        name: 'lasso_reflector_lists_total',
+        help: 'Lists completed by the reflector (every page of one list counts once).',
+        labels,
+      }),
+      relists: metrics.counter({
+        name: 'lasso_reflector_relists_total',
+        help: 'Lists after the first one (after a 410 Gone or malformed data).',
+        labels,
+      }),
+      watches: metrics.counter({
+        name: 'lasso_reflector_watches_total',
+        help: 'Watch requests started by the reflector.',
+        labels,
+      }),
+      restarts: metrics.counter({
+        name: 'lasso_reflector_restarts_total',
+        help: 'Watches started after a previous watch ended or failed.',
+        labels,
+      }),
+      errors: metrics.counter({
+        name: 'lasso_reflector_errors_total',
+        help: 'Failures of the list/watch cycle (each one was also given to the watch error handler).',
+        labels,
+      }),
+      lastEvent: metrics.gauge({
+        name: 'lasso_reflector_last_event_timestamp_seconds',
+        help: 'Wall-clock time of the last watch event or list, in seconds since the epoch.',
+        labels,
+      }),
+    };
+  }
+
+  /** The state machine's current state. */
+  state(): ReflectorState {
+    return this.#state;
+  }
+
+  /** The resourceVersion of the last list or watch event (`''` before the first list). */
+  lastSyncResourceVersion(): string {
+    return this.#lastSyncResourceVersion;
+  }
+
+  /** Replace the watch error handler (client-go `SetWatchErrorHandler`). */
+  setWatchErrorHandler(handler: WatchErrorHandler | undefined): void {
+    this.#watchErrorHandler = handler;
+  }
+
+  /**
+   * List and watch until `signal` aborts; resolves once the current request has been released. Never
+   * rejects for API or network failures (they are reported and retried); rejects only when already running.
+   */
+  async run(options: { signal: AbortSignal }): Promise<void> {
+    const { signal } = options;
+    if (this.#running)
+      throw new LassoError('LASSO_CONFIG_INVALID', `reflector ${this.name} is already running`);
+    this.#running = true;
+    const backoff = createBackoff({
+      ...this.#backoffOptions,
+      clock: this.#clock,
+      random: this.#random,
+    });
+    let next: Next = { kind: 'list', resourceVersion: '' };
+    // 410s in a row without any event in between: the second one backs off, so a broken server cannot spin us.
+    let goneStreak = 0;
+    const wait = async (delayMs: number): Promise<boolean> => {
+      this.#state = 'backoff';
+      try {
+        await sleep(this.#clock, delayMs, { signal });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      while (!signal.aborted) {
+        if (next.kind === 'list') {
+          const listAt = next.resourceVersion;
+          this.#state = 'listing';
+          try {
+            await this.#list(listAt, signal);
+            next = { kind: 'watch' };
+          } catch (error) {
+            if (signal.aborted) break;
+            if (isGone(error) && listAt !== '') {
+              this.#report('list', error, true, 0);
+              next = { kind: 'list', resourceVersion: '' };
+              continue;
+            }
+            const delayMs = this.#delay(backoff.next(), error);
+            this.#report('list', error, true, delayMs);
+            if (!(await wait(delayMs))) break;
+            continue;
+          }
+        }
+        this.#state = 'watching';
+        const outcome = await this.#watch(signal);
+        if (outcome.kind === 'aborted' || signal.aborted) break;
+        if (outcome.kind === 'ended') {
+          if (outcome.events > 0) goneStreak = 0;
+          if (outcome.events === 0 && outcome.durationMs < veryShortWatchMs) {
+            const error = new LassoError(
+              'LASSO_WATCH_FAILED',
+              'very short watch: the watch ended within a second without any event',
+            );
+            const delayMs = backoff.next();
+            this.#report('watch', error, false, delayMs);
+            if (!(await wait(delayMs))) break;
+          } else {
+            this.#logger.debug('watch ended, resuming', {
+              resourceVersion: this.#lastSyncResourceVersion,
+            });
+          }
+          continue;
+        }
+        if (outcome.events > 0) goneStreak = 0;
+        const { phase, error } = outcome;
+        if (isGone(error)) {
+          goneStreak++;
+          const delayMs = goneStreak > 1 ? backoff.next() : 0;
+          this.#report(phase, error, true, delayMs);
+          next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
+          if (delayMs > 0 && !(await wait(delayMs))) break;
+          continue;
+        }
+        const relist = phase === 'event' || isLassoError(error, 'LASSO_WATCH_DECODE');
+        const delayMs = this.#delay(backoff.next(), error);
+        this.#report(phase, error, relist, delayMs);
+        if (relist) next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
+        if (!(await wait(delayMs))) break;
+      }
+    } finally {
+      this.#state = 'stopped';
+      this.#running = false;
+    }
+  }
+
+  #delay(backoffMs: number, error: unknown): number {
+    const retryAfterMs = isApiError(error) ? (error.retryAfterMs ?? 0) : 0;
+    return Math.max(backoffMs, retryAfterMs);
+  }
+
+  async #list(resourceVersion: string, signal: AbortSignal): Promise<void> {
+    let restarts = 0;
+    let atVersion = resourceVersion;
+    for (;;) {
+      const items: T[] = [];
+      let listVersion = '';
+      let continueToken: string | undefined;
+      try {
+        do {
+          const options: ListOptions = { limit: this.#pageSize, signal };
+          if (continueToken !== undefined) {
+            options.continue = continueToken;
+          } else {
+            options.resourceVersion = atVersion;
+            if (atVersion !== '') options.resourceVersionMatch = 'NotOlderThan';
+          }
+          const page = await raceSignal(this.#listerWatcher.list(options), signal);
+          if (typeof page !== 'object' || page === null || !Array.isArray(page.items)) {
+            throw new LassoError('LASSO_WATCH_DECODE', 'list response has no items array');
+          }
+          for (const item of page.items) items.push(item);
+          listVersion = page.metadata?.resourceVersion ?? '';
+          continueToken = page.metadata?.continue || undefined;
+        } while (continueToken !== undefined);
+      } catch (error) {
+        // An expired continue token: the snapshot is gone, start a fresh consistent list.
+        if (continueToken !== undefined && isGone(error) && restarts < 3 && !signal.aborted) {
+          restarts++;
+          atVersion = '';
+          this.#logger.info('list continuation expired, listing again', { attempt: restarts });
+          continue;
+        }
+        throw error;
+      }
+      if (listVersion === '') {
+        throw new LassoError('LASSO_WATCH_DECODE', 'list response has no metadata.resourceVersion');
+      }
+      this.#store.replace(items, listVersion);
+      this.#lastSyncResourceVersion = listVersion;
+      if (this.#listsDone > 0) this.#metrics.relists.inc();
+      this.#listsDone++;
+      this.#metrics.lists.inc();
+      this.#metrics.lastEvent.set(this.#clock.now() / 1000);
+      this.#logger.debug('listed', { items: items.length, resourceVersion: listVersion });
+      return;
+    }
+  }
+
+  async #watch(signal: AbortSignal): Promise<WatchOutcome> {
+    const timeoutSeconds = Math.floor((this.#minWatchTimeoutMs / 1000) * (1 + this.#random()));
+    const inactivityTimeoutMs = timeoutSeconds * 1000 + this.#inactivityMarginMs;
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let timer = this.#clock.schedule(inactivityTimeoutMs, () => expire());
+    const expire = (): void =>
+      controller.abort(
+        new TimeoutError(`watch silent for ${inactivityTimeoutMs} ms`, inactivityTimeoutMs),
+      );
+    const started = this.#clock.monotonic();
+    let events = 0;
+    let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+    let pending = false;
+    if (this.#watchesStarted > 0) this.#metrics.restarts.inc();
+    this.#watchesStarted++;
+    this.#metrics.watches.inc();
+    try {
+      iterator = this.#listerWatcher
+        .watch({
+          resourceVersion: this.#lastSyncResourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          inactivityTimeoutMs,
+          signal: controller.signal,
+        })
+        [Symbol.asyncIterator]();
+      for (;;) {
+        pending = true;
+        const result = await raceSignal(iterator.next(), controller.signal);
+        pending = false;
+        if (result.done) {
+          return { kind: 'ended', events, durationMs: this.#clock.monotonic() - started };
+        }
+        events++;
+        timer.cancel();
+        timer = this.#clock.schedule(inactivityTimeoutMs, expire);
+        try {
+          this.#handleEvent(result.value);
+        } catch (error) {
+          return { kind: 'failed', phase: 'event', error, events };
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return { kind: 'aborted' };
+      return { kind: 'failed', phase: events === 0 ? 'watch-start' : 'watch', error, events };
+    } finally {
+      timer.cancel();
+      signal.removeEventListener('abort', onAbort);
+      // Aborting releases the HTTP body of the real client even while a next() is still pending.
+      if (!controller.signal.aborted)
+        controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
+      if (iterator?.return !== undefined) {
+        const closing = Promise.resolve()
+          .then(() => iterator?.return?.())
+          .catch(() => {});
+        // A pending next() would make return() wait for it; the abort above already ends that request.
+        if (!pending) await closing;
+      }
+    }
+  }
+
+  #handleEvent(event: WatchEvent<T>): void {
+    if (typeof event !== 'object' || event === null) {
+      throw new LassoError('LASSO_WATCH_DECODE', 'watch event is not an object');
+    }
+    const { type, object } = event as { type: string; object: T };
+    if (typeof object !== 'object' || object === null) {
+      throw new LassoError('LASSO_WATCH_DECODE', `watch event ${type} has no object`);
+    }
+    switch (type) {
+      case 'ADDED':
+        this.#store.add(object);
+        break;
+      case 'MODIFIED':
+        this.#store.update(object);
+        break;
+      case 'DELETED':
+        this.#store.delete(object);
+        break;
+      case 'BOOKMARK':
+        break;
+      case 'ERROR':
+        // A lister-watcher that yields ERROR events instead of throwing them.
+        throw ApiError.fromStatus(object as Status);
+      default:
+        throw new LassoError(
+          'LASSO_WATCH_DECODE',
+          `unknown watch event type ${JSON.stringify(type)}`,
+        );
+    }
+    const resourceVersion = object.metadata?.resourceVersion;
+    if (typeof resourceVersion === 'string' && resourceVersion !== '') {
+      this.#lastSyncResourceVersion = resourceVersion;
+    }
+    this.#metrics.lastEvent.set(this.#clock.now() / 1000);
+  }
+
+  #report(phase: WatchErrorPhase, cause: unknown, willRelist: boolean, retryInMs: number): void {
+    const error = new WatchError(
+      {
+        phase,
+        reflector: this.name,
+        resourceVersion: this.#lastSyncResourceVersion,
+        willRelist,
+        retryInMs,
+        message: `${phase} failed: ${errorMessage(cause)}`,
+      },
+      { cause },
+    );
+    this.#metrics.errors.inc();
+    const attributes = {
+      phase,
+      error: errorMessage(cause),
+      resourceVersion: error.resourceVersion,
+      willRelist,
+      delayMs: Math.round(retryInMs),
+    };
+    if (isGone(cause)) this.#logger.info('resource version expired, relisting', attributes);
+    else
+      this.#logger.warn(
+        willRelist ? 'list/watch failed, relisting' : 'watch failed, resuming',
+        attributes,
+      );
+    if (this.#watchErrorHandler === undefined) return;
+    try {
+      this.#watchErrorHandler(error);
+    } catch (handlerError) {
+      this.#logger.error('watch error handler threw', { error: errorMessage(handlerError) });
+    }
+  }
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new RangeError(`Reflector: ${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+function positiveNumber(value: number, name: string): number {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new RangeError(`Reflector: ${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}
+
+function nonNegative(value: number, name: string): number {
+  if (!(value >= 0) || !Number.isFinite(value)) {
+    throw new RangeError(`Reflector: ${name} must be >= 0, got ${value}`);
+  }
+  return value;
+}

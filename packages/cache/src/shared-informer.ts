@@ -1,0 +1,567 @@
+// SharedIndexInformer: one list/watch feeding an indexer and any number of event handlers.
+// Ports client-go tools/cache shared_informer.go and controller.go (processDeltas, processorListener).
+import type { KubeObject } from '@lasso/client';
+import {
+  abortReason,
+  type Clock,
+  type Counter,
+  errorMessage,
+  LassoError,
+  type Logger,
+  type MetricsProvider,
+  noopLogger,
+  noopMetricsProvider,
+  systemClock,
+  type TimerHandle,
+} from '@lasso/core';
+import {
+  type DeletedFinalStateUnknown,
+  DeltaFIFO,
+  type PoppedDeltas,
+  type TransformFunc,
+} from './delta-fifo.ts';
+import { CacheNotSyncedError } from './errors.ts';
+import {
+  type ListerWatcher,
+  Reflector,
+  type ReflectorOptions,
+  type ReflectorStore,
+  type WatchErrorHandler,
+} from './reflector.ts';
+import {
+  createIndexer,
+  type Indexer,
+  type IndexerReader,
+  type Indexers,
+  type KeyFunc,
+  metaNamespaceKeyFunc,
+  type StoreReader,
+} from './store.ts';
+
+/**
+ * Callbacks of one event handler. Each may return a promise: the next notification for this handler waits
+ * for it, other handlers do not. A thrown error or rejection is logged and counted, never propagated.
+ */
+export interface ResourceEventHandler<T> {
+  /** A new object; `isInInitialList` is true for objects of the first list (or synthetic adds of a late handler). */
+  onAdd?(object: T, isInInitialList: boolean): void | Promise<void>;
+  /** A changed object; also called on resync (same resourceVersion) when this handler's period is due. */
+  onUpdate?(oldObject: T, newObject: T): void | Promise<void>;
+  /** A deleted object, or a tombstone when the deletion was inferred by a relist. */
+  onDelete?(object: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+}
+
+/** Options of {@link SharedIndexInformer.addEventHandler}. */
+export interface EventHandlerOptions {
+  /** Re-deliver every stored object as an update this often; 0 = never. Default: the informer's `resyncPeriodMs`. */
+  resyncPeriodMs?: number;
+  /** Name in logs and metrics. Default `handler-<n>`. */
+  name?: string;
+}
+
+/** The handle of one added handler. */
+export interface EventHandlerRegistration {
+  /** True once the informer has synced and this handler has been given every object of the initial list. */
+  hasSynced(): boolean;
+  /** Stop delivering to this handler (notifications still buffered are dropped). */
+  remove(): void;
+}
+
+/**
+ * An informer shared by several handlers: one list/watch, one indexer, one buffer and loop per handler.
+ * Created by {@link createSharedIndexInformer} or `createCache`.
+ */
+export interface SharedIndexInformer<T extends KubeObject = KubeObject> {
+  /** Name in logs, metrics and errors (usually the GVK). */
+  readonly name: string;
+  /**
+   * Add a handler; allowed before and after `run`. A handler added after start first gets a synthetic
+   * `onAdd` for every stored object. Throws once the informer has stopped.
+   */
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options?: EventHandlerOptions,
+  ): EventHandlerRegistration;
+  /** Read-only view of the store. */
+  getStore(): StoreReader<T>;
+  /** Read-only view of the indexer. */
+  getIndexer(): IndexerReader<T>;
+  /** Add index functions; after start, objects already stored are indexed at once. */
+  addIndexers(indexers: Indexers<T>): void;
+  /** Replace the transform applied before objects are stored (default: drop `metadata.managedFields`). Before `run` only. */
+  setTransform(transform: TransformFunc<T>): void;
+  /** Receive every list/watch failure (they are also logged and counted). */
+  setWatchErrorHandler(handler: WatchErrorHandler): void;
+  /**
+   * List, watch and deliver until `signal` aborts. Resolves once the watch is released and every handler loop
+   * has ended (an in-flight handler call is awaited). Rejects only when called twice.
+   */
+  run(options: { signal: AbortSignal }): Promise<void>;
+  /** True once the first list has been stored and delivered to the handlers' buffers. */
+  hasSynced(): boolean;
+  /** Resolves when {@link hasSynced} turns true; rejects with the signal's reason, or when the informer stops first. */
+  whenSynced(options?: { signal?: AbortSignal }): Promise<void>;
+  /** The resourceVersion of the last list or watch event. */
+  lastSyncResourceVersion(): string;
+  /** True after `run` has resolved. */
+  isStopped(): boolean;
+}
+
+/** Options of {@link createSharedIndexInformer}: the reflector's plus the informer's own. */
+export interface SharedIndexInformerOptions<T> extends ReflectorOptions {
+  /** Default resync period of handlers; 0 = never (the default). */
+  resyncPeriodMs?: number;
+  /** Initial index functions. */
+  indexers?: Indexers<T>;
+  /** Default {@link metaNamespaceKeyFunc}. */
+  keyFunc?: KeyFunc;
+  clock?: Clock;
+  logger?: Logger;
+  metrics?: MetricsProvider;
+}
+
+/** The default transform: the object without `metadata.managedFields` (a shallow copy; the input is untouched). */
+export function dropManagedFields<T extends KubeObject>(object: T): T {
+  const metadata = object?.metadata;
+  if (metadata === undefined || metadata === null || !('managedFields' in metadata)) return object;
+  const { managedFields: _dropped, ...rest } = metadata;
+  return { ...object, metadata: rest };
+}
+
+/**
+ * Create a {@link SharedIndexInformer} over a lister-watcher. Nothing is requested before `run`.
+ *
+ * Guarantees (client-go): the store converges to the server's state; each handler sees, per object, a
+ * subsequence of its states ending with the latest one; a handler added late gets synthetic adds; a slow or
+ * throwing handler delays or breaks nobody else (each has an unbounded buffer and its own loop); relists
+ * deliver unchanged objects only to handlers whose resync is due (no spurious updates).
+ *
+ * @example
+ * ```ts
+ * const informer = createSharedIndexInformer(listerWatcher, { name: 'v1, Kind=ConfigMap' });
+ * informer.addEventHandler({ onAdd: (cm) => logger.info('added', { name: cm.metadata?.name }) });
+ * const controller = new AbortController();
+ * const running = informer.run({ signal: controller.signal });
+ * await informer.whenSynced();
+ * controller.abort();
+ * await running;
+ * ```
+ */
+export function createSharedIndexInformer<T extends KubeObject = KubeObject>(
+  listerWatcher: ListerWatcher<T>,
+  options: SharedIndexInformerOptions<T> = {},
+): SharedIndexInformer<T> {
+  return new SharedInformer<T>(listerWatcher, options);
+}
+
+type Notification<T> =
+  | { type: 'add'; object: T; initial: boolean }
+  | { type: 'update'; oldObject: T; newObject: T }
+  | { type: 'delete'; object: T | DeletedFinalStateUnknown<T> };
+
+class SharedInformer<T extends KubeObject> implements SharedIndexInformer<T> {
+  readonly name: string;
+  readonly #listerWatcher: ListerWatcher<T>;
+  readonly #options: SharedIndexInformerOptions<T>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #handlerErrors: MetricsProvider;
+  readonly #indexer: Indexer<T>;
+  readonly #keyFunc: KeyFunc;
+  readonly #defaultResyncMs: number;
+  #transform: TransformFunc<T> = dropManagedFields;
+  #watchErrorHandler: WatchErrorHandler | undefined;
+  readonly #listeners = new Set<Listener<T>>();
+  // Listeners whose resync was due at the last resync check: updates with an unchanged resourceVersion go
+  // only to them (client-go's syncingListeners).
+  #syncingListeners = new Set<Listener<T>>();
+  #fifo: DeltaFIFO<T> | undefined;
+  #reflector: Reflector<T> | undefined;
+  #resyncTimer: TimerHandle | undefined;
+  #started = false;
+  #stopped = false;
+  #handlerCount = 0;
+  #syncWaiters = new Set<{ resolve(): void; reject(error: unknown): void }>();
+
+  constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T>) {
+    this.name = options.name ?? 'informer';
+    this.#listerWatcher = listerWatcher;
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = (options.logger ?? noopLogger).child({ informer: this.name });
+    this.#handlerErrors = options.metrics ?? noopMetricsProvider;
+    this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
+    this.#indexer = createIndexer<T>({ keyFunc: this.#keyFunc, indexers: options.indexers ?? {} });
+    this.#defaultResyncMs = resyncPeriod(options.resyncPeriodMs ?? 0, 'resyncPeriodMs');
+    this.#watchErrorHandler = options.watchErrorHandler;
+  }
+
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options: EventHandlerOptions = {},
+  ): EventHandlerRegistration {
+    if (this.#stopped) {
+      throw new LassoError(
+        'LASSO_CONFIG_INVALID',
+        `informer ${this.name} has stopped; the handler was not added`,
+      );
+    }
+    if (typeof handler !== 'object' || handler === null) {
+      throw new TypeError(
+        'addEventHandler: handler must be an object with onAdd/onUpdate/onDelete',
+      );
+    }
+    const period = resyncPeriod(options.resyncPeriodMs ?? this.#defaultResyncMs, 'resyncPeriodMs');
+    const name = options.name ?? `handler-${++this.#handlerCount}`;
+    const errors = this.#handlerErrors.counter({
+      name: 'lasso_informer_handler_errors_total',
+      help: 'Errors thrown or rejected by informer event handlers.',
+      labels: { name: this.name, handler: name },
+    });
+    const listener = new Listener<T>(
+      handler,
+      name,
+      period,
+      this.#logger.child({ handler: name }),
+      errors,
+    );
+    this.#listeners.add(listener);
+    if (this.#started) {
+      // Synthetic adds for what is already stored; objects still queued arrive as normal adds later.
+      for (const object of this.#indexer.list())
+        listener.add({ type: 'add', object, initial: true });
+      listener.start();
+      if (period > 0) {
+        listener.nextResyncAt = this.#clock.monotonic() + period;
+        this.#scheduleResync();
+      }
+    }
+    return {
+      hasSynced: () => this.hasSynced() && listener.pendingInitial === 0,
+      remove: () => {
+        this.#listeners.delete(listener);
+        this.#syncingListeners.delete(listener);
+        listener.stop();
+      },
+    };
+  }
+
+  getStore(): StoreReader<T> {
+    return this.getIndexer();
+  }
+
+  getIndexer(): IndexerReader<T> {
+    const indexer = this.#indexer;
+    return Object.freeze({
+      get: (object: T) => indexer.get(object),
+      getByKey: (key: string) => indexer.getByKey(key),
+      list: () => indexer.list(),
+      listKeys: () => indexer.listKeys(),
+      size: () => indexer.size(),
+      index: (indexName: string, object: T) => indexer.index(indexName, object),
+      indexKeys: (indexName: string, value: string) => indexer.indexKeys(indexName, value),
+      listIndexFuncValues: (indexName: string) => indexer.listIndexFuncValues(indexName),
+      byIndex: (indexName: string, value: string) => indexer.byIndex(indexName, value),
+      getIndexers: () => indexer.getIndexers(),
+    });
+  }
+
+  addIndexers(indexers: Indexers<T>): void {
+    this.#indexer.addIndexers(indexers);
+  }
+
+  setTransform(transform: TransformFunc<T>): void {
+    if (typeof transform !== 'function')
+      throw new TypeError('setTransform: transform must be a function');
+    if (this.#started) {
+      throw new LassoError('LASSO_CONFIG_INVALID', `informer ${this.name} has already started`);
+    }
+    this.#transform = transform;
+  }
+
+  setWatchErrorHandler(handler: WatchErrorHandler): void {
+    this.#watchErrorHandler = handler;
+    this.#reflector?.setWatchErrorHandler(handler);
+  }
+
+  hasSynced(): boolean {
+    return this.#fifo?.hasSynced() ?? false;
+  }
+
+  whenSynced(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const { signal } = options;
+    if (this.hasSynced()) return Promise.resolve();
+    if (this.#stopped) return Promise.reject(new CacheNotSyncedError([this.name]));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#syncWaiters.delete(waiter);
+        reject(abortReason(signal as AbortSignal));
+      };
+      const waiter = {
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        reject: (error: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      this.#syncWaiters.add(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  lastSyncResourceVersion(): string {
+    return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  isStopped(): boolean {
+    return this.#stopped;
+  }
+
+  async run(options: { signal: AbortSignal }): Promise<void> {
+    const { signal } = options;
+    if (this.#started) {
+      throw new LassoError(
+        'LASSO_CONFIG_INVALID',
+        `informer ${this.name} has already been started`,
+      );
+    }
+    this.#started = true;
+    const fifo = new DeltaFIFO<T>({
+      keyFunc: this.#keyFunc,
+      knownObjects: this.#indexer,
+      transform: this.#transform,
+    });
+    this.#fifo = fifo;
+    const store: ReflectorStore<T> = {
+      add: (object) => fifo.add(object),
+      update: (object) => fifo.update(object),
+      delete: (object) => fifo.delete(object),
+      replace: (list, resourceVersion) => {
+        fifo.replace(list, resourceVersion);
+        this.#checkSynced();
+      },
+    };
+    const reflectorOptions: ReflectorOptions = { ...this.#options, name: this.name };
+    if (this.#watchErrorHandler !== undefined)
+      reflectorOptions.watchErrorHandler = this.#watchErrorHandler;
+    const reflector = new Reflector<T>(this.#listerWatcher, store, reflectorOptions);
+    this.#reflector = reflector;
+    const now = this.#clock.monotonic();
+    for (const listener of this.#listeners) {
+      if (listener.resyncPeriodMs > 0) listener.nextResyncAt = now + listener.resyncPeriodMs;
+      listener.start();
+    }
+    this.#scheduleResync();
+    const processing = this.#processLoop(fifo, signal);
+    try {
+      await reflector.run({ signal });
+    } finally {
+      fifo.close();
+      await processing;
+      this.#resyncTimer?.cancel();
+      this.#resyncTimer = undefined;
+      const listeners = [...this.#listeners];
+      for (const listener of listeners) listener.stop();
+      await Promise.all(listeners.map((listener) => listener.done()));
+      this.#stopped = true;
+      const waiters = [...this.#syncWaiters];
+      this.#syncWaiters.clear();
+      for (const waiter of waiters) waiter.reject(new CacheNotSyncedError([this.name]));
+    }
+  }
+
+  async #processLoop(fifo: DeltaFIFO<T>, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      let popped: PoppedDeltas<T> | undefined;
+      try {
+        popped = await fifo.pop({ signal });
+      } catch {
+        return; // aborted: listeners stop; what is still queued is dropped with the informer
+      }
+      if (popped === undefined) return;
+      // Drain what is ready without a promise turn per key.
+      while (popped !== undefined) {
+        try {
+          this.#processDeltas(popped);
+        } catch (error) {
+          this.#logger.error('processing deltas failed', {
+            key: popped.key,
+            error: errorMessage(error),
+          });
+        }
+        if (signal.aborted) return;
+        popped = fifo.tryPop();
+      }
+      this.#checkSynced();
+    }
+  }
+
+  #processDeltas(popped: PoppedDeltas<T>): void {
+    for (const delta of popped.deltas) {
+      if (delta.type === 'Deleted') {
+        const stored = this.#indexer.getByKey(popped.key);
+        if (stored !== undefined) this.#indexer.delete(stored);
+        this.#distribute({ type: 'delete', object: delta.object }, false);
+        continue;
+      }
+      const object = delta.object as T;
+      const old = this.#indexer.getByKey(popped.key);
+      if (old !== undefined) {
+        this.#indexer.update(object);
+        // An unchanged resourceVersion (resync, or a relist of an unchanged object) is a sync: it goes only
+        // to handlers whose resync is due.
+        const isSync = resourceVersionOf(old) === resourceVersionOf(object);
+        this.#distribute({ type: 'update', oldObject: old, newObject: object }, isSync);
+      } else {
+        this.#indexer.add(object);
+        this.#distribute({ type: 'add', object, initial: popped.isInInitialList }, false);
+      }
+    }
+  }
+
+  #distribute(notification: Notification<T>, sync: boolean): void {
+    for (const listener of sync ? this.#syncingListeners : this.#listeners)
+      listener.add(notification);
+  }
+
+  #checkSynced(): void {
+    if (this.#syncWaiters.size === 0 || !this.hasSynced()) return;
+    const waiters = [...this.#syncWaiters];
+    this.#syncWaiters.clear();
+    for (const waiter of waiters) waiter.resolve();
+  }
+
+  #scheduleResync(): void {
+    if (!this.#started || this.#stopped) return;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const listener of this.#listeners) {
+      if (listener.resyncPeriodMs > 0) earliest = Math.min(earliest, listener.nextResyncAt);
+    }
+    this.#resyncTimer?.cancel();
+    this.#resyncTimer = undefined;
+    if (earliest === Number.POSITIVE_INFINITY) return;
+    this.#resyncTimer = this.#clock.schedule(earliest - this.#clock.monotonic(), () => {
+      this.#resyncTimer = undefined;
+      const now = this.#clock.monotonic();
+      const due = new Set<Listener<T>>();
+      for (const listener of this.#listeners) {
+        if (listener.resyncPeriodMs > 0 && listener.nextResyncAt <= now) {
+          due.add(listener);
+          listener.nextResyncAt = now + listener.resyncPeriodMs;
+        }
+      }
+      this.#syncingListeners = due;
+      if (due.size > 0) this.#fifo?.resync();
+      this.#scheduleResync();
+    });
+  }
+}
+
+/** One handler's buffer and delivery loop (client-go processorListener). */
+class Listener<T> {
+  readonly handler: ResourceEventHandler<T>;
+  readonly name: string;
+  readonly resyncPeriodMs: number;
+  nextResyncAt = 0;
+  /** Notifications of the initial list not yet delivered: the registration is synced when it reaches 0. */
+  pendingInitial = 0;
+  readonly #logger: Logger;
+  readonly #errors: Counter;
+  #buffer: Array<Notification<T> | undefined> = [];
+  #head = 0;
+  #stopped = false;
+  #wake: (() => void) | undefined;
+  #loop: Promise<void> | undefined;
+
+  constructor(
+    handler: ResourceEventHandler<T>,
+    name: string,
+    resyncPeriodMs: number,
+    logger: Logger,
+    errors: Counter,
+  ) {
+    this.handler = handler;
+    this.name = name;
+    this.resyncPeriodMs = resyncPeriodMs;
+    this.#logger = logger;
+    this.#errors = errors;
+  }
+
+  add(notification: Notification<T>): void {
+    if (this.#stopped) return;
+    if (notification.type === 'add' && notification.initial) this.pendingInitial++;
+    this.#buffer.push(notification);
+    this.#wake?.();
+  }
+
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#wake?.();
+  }
+
+  done(): Promise<void> {
+    return this.#loop ?? Promise.resolve();
+  }
+
+  async #run(): Promise<void> {
+    for (;;) {
+      while (this.#head < this.#buffer.length) {
+        if (this.#stopped) return;
+        const notification = this.#buffer[this.#head] as Notification<T>;
+        this.#buffer[this.#head] = undefined;
+        this.#head++;
+        if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
+          this.#buffer = this.#buffer.slice(this.#head);
+          this.#head = 0;
+        }
+        try {
+          const result: unknown = this.#deliver(notification);
+          if (typeof (result as PromiseLike<void> | undefined)?.then === 'function') await result;
+        } catch (error) {
+          this.#errors.inc();
+          this.#logger.error('event handler failed', {
+            event: notification.type,
+            error: errorMessage(error),
+          });
+        } finally {
+          if (notification.type === 'add' && notification.initial) this.pendingInitial--;
+        }
+      }
+      if (this.#stopped) return;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = undefined;
+    }
+  }
+
+  #deliver(notification: Notification<T>): void | Promise<void> {
+    switch (notification.type) {
+      case 'add':
+        return this.handler.onAdd?.(notification.object, notification.initial);
+      case 'update':
+        return this.handler.onUpdate?.(notification.oldObject, notification.newObject);
+      case 'delete':
+        return this.handler.onDelete?.(notification.object);
+    }
+  }
+}
+
+function resourceVersionOf(object: unknown): string | undefined {
+  return (object as KubeObject | undefined)?.metadata?.resourceVersion;
+}
+
+function resyncPeriod(value: number, name: string): number {
+  if (!(value >= 0) || Number.isNaN(value)) {
+    throw new RangeError(`${name} must be >= 0 ms (0 = never), got ${value}`);
+  }
+  return value === Number.POSITIVE_INFINITY ? 0 : value;
+}

@@ -1,0 +1,265 @@
+// Store and Indexer: an O(1) keyed object store with secondary indexes.
+// Ports client-go tools/cache store.go, index.go and thread_safe_store.go.
+import type { KubeObject } from '@lasso/client';
+
+/** Computes the store key of an object (`namespace/name` or `name` by default). */
+export type KeyFunc = (object: unknown) => string;
+
+/** Computes the index values of an object; an object may have several (or none). */
+export type IndexFunc<T> = (object: T) => readonly string[];
+
+/** Named index functions. */
+export type Indexers<T> = Record<string, IndexFunc<T>>;
+
+/** The name of the namespace index added by `createCache` for namespaced kinds. */
+export const namespaceIndex = 'namespace';
+
+/**
+ * The key of an object: `namespace/name`, or `name` for cluster-scoped objects. A string is its own key
+ * (client-go's `ExplicitKey`); a {@link DeletedFinalStateUnknown}-like tombstone (`{ key, object }`)
+ * yields its key. Throws a TypeError when the object has no `metadata.name`.
+ */
+export function metaNamespaceKeyFunc(object: unknown): string {
+  if (typeof object === 'string') return object;
+  if (typeof object !== 'object' || object === null) {
+    throw new TypeError(`metaNamespaceKeyFunc: expected an object, got ${typeof object}`);
+  }
+  if (tombstoneBrand in object) return (object as unknown as { key: string }).key;
+  const metadata = (object as KubeObject).metadata;
+  const name = metadata?.name;
+  if (typeof name !== 'string' || name === '') {
+    throw new TypeError('metaNamespaceKeyFunc: object has no metadata.name');
+  }
+  const namespace = metadata?.namespace;
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/** Split a `namespace/name` or `name` key. Throws a TypeError for a key with more than one `/`. */
+export function splitMetaNamespaceKey(key: string): { namespace: string; name: string } {
+  const parts = key.split('/');
+  if (parts.length === 1) return { namespace: '', name: key };
+  if (parts.length === 2) return { namespace: parts[0] as string, name: parts[1] as string };
+  throw new TypeError(`splitMetaNamespaceKey: unexpected key format: ${JSON.stringify(key)}`);
+}
+
+/** Index function of {@link namespaceIndex}: the object's namespace (`''` for cluster-scoped ones). */
+export function metaNamespaceIndexFunc(object: KubeObject): string[] {
+  return [object.metadata?.namespace ?? ''];
+}
+
+/** @internal brand shared with DeletedFinalStateUnknown so the key function recognises tombstones. */
+export const tombstoneBrand: unique symbol = Symbol.for('lasso.cache.tombstone') as never;
+
+/** Read-only view of a store: what event handlers and listers get. */
+export interface StoreReader<T> {
+  /** The stored object with the same key as `object`. */
+  get(object: T): T | undefined;
+  getByKey(key: string): T | undefined;
+  /** Every stored object (a new array; the objects are the stored ones: do not mutate them). */
+  list(): T[];
+  listKeys(): string[];
+  /** Number of stored objects. */
+  size(): number;
+}
+
+/** A keyed object store (client-go `Store`). */
+export interface Store<T> extends StoreReader<T> {
+  add(object: T): void;
+  update(object: T): void;
+  delete(object: T): void;
+  /** Replace the whole content with `list`; `resourceVersion` is the list's version. */
+  replace(list: readonly T[], resourceVersion: string): void;
+  /** A no-op for a plain store; the DeltaFIFO re-queues every known object as a Sync delta. */
+  resync(): void;
+}
+
+/** Read-only view of an indexer. */
+export interface IndexerReader<T> extends StoreReader<T> {
+  /** Objects sharing any index value with `object` under `indexName`. */
+  index(indexName: string, object: T): T[];
+  /** Keys of the objects whose `indexName` values include `indexedValue`. */
+  indexKeys(indexName: string, indexedValue: string): string[];
+  /** Every value present in the index `indexName`. */
+  listIndexFuncValues(indexName: string): string[];
+  /** Objects whose `indexName` values include `indexedValue`. */
+  byIndex(indexName: string, indexedValue: string): T[];
+  getIndexers(): Readonly<Indexers<T>>;
+}
+
+/** A store with secondary indexes (client-go `Indexer`). */
+export interface Indexer<T> extends Store<T>, IndexerReader<T> {
+  /** Add index functions; objects already stored are indexed at once. Throws a TypeError on a name clash. */
+  addIndexers(indexers: Indexers<T>): void;
+}
+
+/** Options of {@link createIndexer}. */
+export interface IndexerOptions<T> {
+  /** Default {@link metaNamespaceKeyFunc}. */
+  keyFunc?: KeyFunc;
+  indexers?: Indexers<T>;
+}
+
+/**
+ * Create an {@link Indexer}: a Map keyed by `keyFunc` with one Map-of-Sets per index, so every operation is
+ * O(1) in the number of stored objects (O(values) per object for indexes).
+ */
+export function createIndexer<T = KubeObject>(options: IndexerOptions<T> = {}): Indexer<T> {
+  return new MapIndexer<T>(options.keyFunc ?? metaNamespaceKeyFunc, options.indexers ?? {});
+}
+
+/** Create a {@link Store} without indexes. */
+export function createStore<T = KubeObject>(options: { keyFunc?: KeyFunc } = {}): Store<T> {
+  return createIndexer<T>(options);
+}
+
+class MapIndexer<T> implements Indexer<T> {
+  readonly #keyFunc: KeyFunc;
+  readonly #items = new Map<string, T>();
+  readonly #indexers: Indexers<T> = {};
+  // index name -> index value -> keys; empty sets are deleted so values of deleted objects do not leak.
+  readonly #indices = new Map<string, Map<string, Set<string>>>();
+
+  constructor(keyFunc: KeyFunc, indexers: Indexers<T>) {
+    this.#keyFunc = keyFunc;
+    this.addIndexers(indexers);
+  }
+
+  add(object: T): void {
+    this.#put(this.#keyFunc(object), object);
+  }
+
+  update(object: T): void {
+    this.#put(this.#keyFunc(object), object);
+  }
+
+  delete(object: T): void {
+    const key = this.#keyFunc(object);
+    const old = this.#items.get(key);
+    if (old === undefined) return;
+    this.#items.delete(key);
+    this.#unindex(key, old);
+  }
+
+  replace(list: readonly T[], _resourceVersion: string): void {
+    this.#items.clear();
+    for (const index of this.#indices.values()) index.clear();
+    for (const object of list) this.#put(this.#keyFunc(object), object);
+  }
+
+  resync(): void {}
+
+  get(object: T): T | undefined {
+    return this.#items.get(this.#keyFunc(object));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  list(): T[] {
+    return [...this.#items.values()];
+  }
+
+  listKeys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  size(): number {
+    return this.#items.size;
+  }
+
+  index(indexName: string, object: T): T[] {
+    const indexFunc = this.#indexFunc(indexName);
+    const index = this.#indices.get(indexName) as Map<string, Set<string>>;
+    const keys = new Set<string>();
+    for (const value of indexFunc(object)) {
+      for (const key of index.get(value) ?? []) keys.add(key);
+    }
+    return this.#objects(keys);
+  }
+
+  indexKeys(indexName: string, indexedValue: string): string[] {
+    this.#indexFunc(indexName);
+    return [...(this.#indices.get(indexName)?.get(indexedValue) ?? [])];
+  }
+
+  listIndexFuncValues(indexName: string): string[] {
+    return [...(this.#indices.get(indexName)?.keys() ?? [])];
+  }
+
+  byIndex(indexName: string, indexedValue: string): T[] {
+    this.#indexFunc(indexName);
+    return this.#objects(this.#indices.get(indexName)?.get(indexedValue) ?? []);
+  }
+
+  getIndexers(): Readonly<Indexers<T>> {
+    return { ...this.#indexers };
+  }
+
+  addIndexers(indexers: Indexers<T>): void {
+    for (const name of Object.keys(indexers)) {
+      if (name in this.#indexers) {
+        throw new TypeError(`addIndexers: indexer "${name}" already exists`);
+      }
+      if (typeof indexers[name] !== 'function') {
+        throw new TypeError(`addIndexers: indexer "${name}" is not a function`);
+      }
+    }
+    for (const [name, indexFunc] of Object.entries(indexers)) {
+      this.#indexers[name] = indexFunc;
+      const index = new Map<string, Set<string>>();
+      this.#indices.set(name, index);
+      for (const [key, object] of this.#items) addToIndex(index, indexFunc(object), key);
+    }
+  }
+
+  #indexFunc(indexName: string): IndexFunc<T> {
+    const indexFunc = this.#indexers[indexName];
+    if (indexFunc === undefined) throw new RangeError(`index "${indexName}" does not exist`);
+    return indexFunc;
+  }
+
+  #objects(keys: Iterable<string>): T[] {
+    const out: T[] = [];
+    for (const key of keys) {
+      const object = this.#items.get(key);
+      if (object !== undefined) out.push(object);
+    }
+    return out;
+  }
+
+  #put(key: string, object: T): void {
+    // Index values are computed before anything changes so a throwing index function leaves the store intact.
+    const computed: Array<[Map<string, Set<string>>, readonly string[]]> = [];
+    for (const [name, indexFunc] of Object.entries(this.#indexers)) {
+      computed.push([this.#indices.get(name) as Map<string, Set<string>>, indexFunc(object)]);
+    }
+    const old = this.#items.get(key);
+    this.#items.set(key, object);
+    if (old !== undefined) this.#unindex(key, old);
+    for (const [index, values] of computed) addToIndex(index, values, key);
+  }
+
+  #unindex(key: string, object: T): void {
+    for (const [name, indexFunc] of Object.entries(this.#indexers)) {
+      const index = this.#indices.get(name) as Map<string, Set<string>>;
+      for (const value of indexFunc(object)) {
+        const keys = index.get(value);
+        if (keys === undefined) continue;
+        keys.delete(key);
+        if (keys.size === 0) index.delete(value);
+      }
+    }
+  }
+}
+
+function addToIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
+  for (const value of values) {
+    let keys = index.get(value);
+    if (keys === undefined) {
+      keys = new Set();
+      index.set(value, keys);
+    }
+    keys.add(key);
+  }
+}
