@@ -1,0 +1,123 @@
+// Ports the behaviours of client-go util/workqueue/metrics_test.go (TestMetrics, TestMetricShutdown).
+import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
+import { describe, expect, it } from 'vitest';
+import { createDelayingQueue } from './delaying-queue.ts';
+import { workqueueMetricNames as n } from './metrics.ts';
+import { exponentialFailureRateLimiter } from './rate-limiters.ts';
+import { createRateLimitingQueue } from './rate-limiting-queue.ts';
+import { createQueue } from './work-queue.ts';
+
+const labels = { name: 'test' };
+
+describe('workqueue metrics', () => {
+  it('registers the seven workqueue_* series with the queue name as label', () => {
+    const metrics = createTestMetricsProvider();
+    const queue = createQueue<string>({ name: 'test', metrics, clock: new FakeClock() });
+    expect(metrics.names()).toEqual([
+      'workqueue_adds_total',
+      'workqueue_depth',
+      'workqueue_longest_running_processor_seconds',
+      'workqueue_queue_duration_seconds',
+      'workqueue_retries_total',
+      'workqueue_unfinished_work_seconds',
+      'workqueue_work_duration_seconds',
+    ]);
+    queue.shutDown();
+  });
+
+  // TestMetrics.
+  it('records adds, depth, queue and work durations and unfinished work on the clock', async () => {
+    const clock = new FakeClock();
+    const metrics = createTestMetricsProvider();
+    const queue = createQueue<string>({ name: 'test', metrics, clock });
+
+    queue.add('foo');
+    expect(metrics.value(n.adds, labels)).toBe(1);
+    expect(metrics.value(n.depth, labels)).toBe(1);
+
+    await clock.advance(50);
+    const first = await queue.get();
+    if (first.shutdown) throw new Error('unexpected shutdown');
+    expect(metrics.observations(n.queueDuration, labels)).toEqual([0.05]);
+    expect(metrics.value(n.depth, labels)).toBe(0);
+
+    // Re-adds while processing are de-duplicated: one more add, one more depth.
+    for (let i = 0; i < 5; i++) queue.add('foo');
+    expect(metrics.value(n.adds, labels)).toBe(2);
+    expect(metrics.value(n.depth, labels)).toBe(1);
+
+    await clock.advance(25);
+    queue.done(first.item);
+    expect(metrics.observations(n.workDuration, labels)).toEqual([0.025]);
+    expect(metrics.value(n.depth, labels)).toBe(1);
+
+    const second = await queue.get();
+    if (second.shutdown) throw new Error('unexpected shutdown');
+    // Queued since the re-add at t=50, handed out at t=75.
+    expect(metrics.observations(n.queueDuration, labels)).toEqual([0.05, 0.025]);
+
+    // The gauges refresh every 500 ms of the clock (first at t=500).
+    await clock.advance(424);
+    expect(metrics.value(n.unfinishedWork, labels)).toBe(0);
+    await clock.advance(1);
+    expect(metrics.value(n.unfinishedWork, labels)).toBe(0.425);
+    expect(metrics.value(n.longestRunningProcessor, labels)).toBe(0.425);
+
+    queue.done(second.item);
+    expect(metrics.observations(n.workDuration, labels)).toEqual([0.025, 0.425]);
+    await clock.advance(500);
+    expect(metrics.value(n.unfinishedWork, labels)).toBe(0);
+    queue.shutDown();
+  });
+
+  it('sums unfinished work and reports the longest running item', async () => {
+    const clock = new FakeClock();
+    const metrics = createTestMetricsProvider();
+    const queue = createQueue<string>({ name: 'test', metrics, clock });
+    queue.add('a');
+    await queue.get();
+    await clock.advance(200);
+    queue.add('b');
+    await queue.get();
+    await clock.advance(300);
+    expect(metrics.value(n.unfinishedWork, labels)).toBe(0.8);
+    expect(metrics.value(n.longestRunningProcessor, labels)).toBe(0.5);
+    queue.shutDown();
+  });
+
+  it('counts a retry for every addAfter and addRateLimited', async () => {
+    const clock = new FakeClock();
+    const metrics = createTestMetricsProvider();
+    const delaying = createDelayingQueue<string>({ name: 'test', metrics, clock });
+    delaying.addAfter('a', 0);
+    delaying.addAfter('b', 10);
+    expect(metrics.value(n.retries, labels)).toBe(2);
+    delaying.shutDown();
+    const limited = createRateLimitingQueue(
+      exponentialFailureRateLimiter<string>({ baseDelayMs: 1, maxDelayMs: 10 }),
+      { name: 'limited', metrics, clock },
+    );
+    limited.addRateLimited('a');
+    expect(metrics.value(n.retries, { name: 'limited' })).toBe(1);
+    limited.shutDown();
+  });
+
+  // TestMetricShutdown.
+  it('stops its refresh timer on shutdown and arms none without metrics', async () => {
+    const clock = new FakeClock();
+    const metrics = createTestMetricsProvider();
+    const queue = createQueue<string>({ name: 'test', metrics, clock });
+    expect(clock.pendingTimers()).toBe(1);
+    queue.shutDown();
+    expect(clock.pendingTimers()).toBe(0);
+    await clock.advance(1_000);
+    expect(clock.pendingTimers()).toBe(0);
+
+    const drained = createQueue<string>({ name: 'drained', metrics, clock });
+    await drained.shutDownWithDrain();
+    expect(clock.pendingTimers()).toBe(0);
+
+    createQueue<string>({ name: 'silent', clock });
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});
