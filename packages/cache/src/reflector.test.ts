@@ -1,0 +1,362 @@
+// Ports the intent of client-go reflector_test.go (TestReflectorListAndWatch*, TestBackoff*, TestReflectorExpiredRV*).
+import { ApiError, type KubeObject } from '@lasso/client';
+import { LassoError, TimeoutError } from '@lasso/core';
+import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
+import { describe, expect, it } from 'vitest';
+import type { WatchError } from './errors.ts';
+import { Reflector, type ReflectorOptions } from './reflector.ts';
+import { createStore } from './store.ts';
+import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
+
+function cm(name: string, data: Record<string, string> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name }, data };
+}
+
+function setup(
+  count = 0,
+  options: ReflectorOptions = {},
+  prepare: (fake: FakeListerWatcher) => void = () => {},
+) {
+  const clock = new FakeClock();
+  const fake = new FakeListerWatcher({ objects: Array.from({ length: count }, (_, i) => cm(`cm-${i}`)) });
+  prepare(fake);
+  const store = createStore();
+  const logger = createTestLogger();
+  const metrics = createTestMetricsProvider();
+  const errors: WatchError[] = [];
+  const reflector = new Reflector(fake, store, {
+    name: 'test',
+    clock,
+    logger,
+    metrics,
+    random: () => 0,
+    watchErrorHandler: (error) => errors.push(error),
+    ...options,
+  });
+  const controller = new AbortController();
+  const running = reflector.run({ signal: controller.signal });
+  const counter = (name: string) => metrics.value(name, { name: 'test' });
+  return {
+    clock,
+    fake,
+    store,
+    logger,
+    metrics,
+    errors,
+    reflector,
+    counter,
+    settle: () => clock.advance(0),
+    stop: async () => {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+const gone = () => new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
+
+describe('Reflector', () => {
+  it('lists at resourceVersion "" in pages of 500, then watches from the list version with bookmarks', async () => {
+    const t = setup(1200);
+    const watch = await t.fake.nextWatch();
+    expect(t.fake.listCalls).toHaveLength(3);
+    expect(t.fake.listCalls[0]).toMatchObject({ limit: 500, resourceVersion: '' });
+    expect(t.fake.listCalls[0]).not.toHaveProperty('resourceVersionMatch');
+    expect(t.fake.listCalls[1]).toMatchObject({ limit: 500, continue: expect.any(String) });
+    expect(t.fake.listCalls[1]).not.toHaveProperty('resourceVersion');
+    expect(t.store.size()).toBe(1200);
+    expect(watch.options).toMatchObject({
+      resourceVersion: t.fake.resourceVersion(),
+      allowWatchBookmarks: true,
+      timeoutSeconds: 300,
+      inactivityTimeoutMs: 330_000,
+    });
+    expect(t.reflector.state()).toBe('watching');
+    expect(t.counter('lasso_reflector_lists_total')).toBe(1);
+    await t.stop();
+  });
+
+  it('draws the server timeout from 5..10 minutes', async () => {
+    const t = setup(0, { random: () => 0.999 });
+    const watch = await t.fake.nextWatch();
+    expect(watch.options.timeoutSeconds).toBe(599);
+    expect(watch.options.inactivityTimeoutMs).toBe(629_000);
+    await t.stop();
+  });
+
+  it('applies watch events to the store and advances the resourceVersion with every event and bookmark', async () => {
+    const t = setup(1);
+    await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    t.fake.modify(cm('cm-0', { x: '1' }));
+    t.fake.remove('ns/b');
+    await t.settle();
+    expect(t.store.listKeys()).toEqual(['ns/cm-0']);
+    expect(t.store.getByKey('ns/cm-0')?.data).toEqual({ x: '1' });
+    expect(t.reflector.lastSyncResourceVersion()).toBe(t.fake.resourceVersion());
+    const [watch] = t.fake.openWatches();
+    watch?.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '999' } } });
+    await t.settle();
+    expect(t.reflector.lastSyncResourceVersion()).toBe('999');
+    await t.stop();
+  });
+
+  it('resumes at once from the last resourceVersion when a watch ends normally', async () => {
+    const t = setup(1);
+    const first = await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    await t.clock.advance(5_000);
+    first.end();
+    const second = await t.fake.nextWatch();
+    expect(second.options.resourceVersion).toBe(t.fake.resourceVersion());
+    expect(t.fake.listCalls).toHaveLength(1);
+    expect(t.errors).toEqual([]);
+    expect(t.counter('lasso_reflector_restarts_total')).toBe(1);
+    expect(t.counter('lasso_reflector_watches_total')).toBe(2);
+    await t.stop();
+  });
+
+  it('backs off after a watch that ends within a second without events', async () => {
+    const t = setup();
+    (await t.fake.nextWatch()).end();
+    await t.settle();
+    expect(t.reflector.state()).toBe('backoff');
+    expect(t.errors[0]?.message).toMatch(/very short watch/);
+    await t.clock.advance(799);
+    expect(t.fake.watchCalls).toHaveLength(1);
+    await t.clock.advance(1);
+    await t.fake.nextWatch();
+    await t.stop();
+  });
+
+  it('relists at the last resourceVersion (NotOlderThan) without backoff after a 410 on the watch', async () => {
+    const t = setup(2);
+    const watch = await t.fake.nextWatch();
+    t.fake.create(cm('c'));
+    await t.settle();
+    const lastVersion = t.reflector.lastSyncResourceVersion();
+    watch.fail(gone());
+    const next = await t.fake.nextWatch();
+    expect(t.fake.listCalls[1]).toMatchObject({
+      resourceVersion: lastVersion,
+      resourceVersionMatch: 'NotOlderThan',
+    });
+    expect(next.options.resourceVersion).toBe(t.fake.resourceVersion());
+    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: true, retryInMs: 0 });
+    expect(t.counter('lasso_reflector_relists_total')).toBe(1);
+    expect(t.logger.find('resource version expired')).toHaveLength(1);
+    await t.stop();
+  });
+
+  it('relists at "" when the list at the last resourceVersion is gone too', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    t.fake.failNextList(gone());
+    watch.fail(gone());
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
+    expect(t.errors.map((error) => error.phase)).toEqual(['watch-start', 'list']);
+    await t.stop();
+  });
+
+  it('backs off before a second 410 in a row without events', async () => {
+    const t = setup(1);
+    (await t.fake.nextWatch()).fail(gone());
+    (await t.fake.nextWatch()).fail(gone());
+    await t.settle();
+    expect(t.reflector.state()).toBe('backoff');
+    expect(t.errors[1]?.retryInMs).toBe(800);
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls).toHaveLength(3);
+    await t.stop();
+  });
+
+  it('backs off 800 ms, 1.6 s, 3.2 s on repeated watch failures and resumes without relisting', async () => {
+    const t = setup(1);
+    for (const [attempt, delayMs] of [800, 1600, 3200].entries()) {
+      (await t.fake.nextWatch()).fail(new ApiError({ status: 500, message: 'etcd is sad' }));
+      await t.settle();
+      expect(t.reflector.state()).toBe('backoff');
+      await t.clock.advance(delayMs - 1);
+      expect(t.fake.watchCalls).toHaveLength(attempt + 1);
+      await t.clock.advance(1);
+    }
+    await t.fake.nextWatch();
+    expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600, 3200]);
+    expect(t.errors.every((error) => error.phase === 'watch-start' && !error.willRelist)).toBe(true);
+    expect(t.fake.listCalls).toHaveLength(1);
+    expect(t.fake.watchCalls.every((call) => call.resourceVersion === '2')).toBe(true);
+    expect(t.counter('lasso_reflector_errors_total')).toBe(3);
+    expect(t.logger.find('watch failed, resuming')).toHaveLength(3);
+    await t.stop();
+  });
+
+  it('waits the Retry-After of a 429 when it is longer than the backoff', async () => {
+    const t = setup();
+    (await t.fake.nextWatch()).fail(
+      new ApiError({ status: 429, message: 'slow down', retryAfterMs: 5_000 }),
+    );
+    await t.settle();
+    expect(t.errors[0]?.retryInMs).toBe(5_000);
+    await t.clock.advance(4_999);
+    expect(t.fake.watchCalls).toHaveLength(1);
+    await t.clock.advance(1);
+    await t.fake.nextWatch();
+    await t.stop();
+  });
+
+  it.for([
+    { name: 'a 403', error: new ApiError({ status: 403, reason: 'Forbidden' }) },
+    {
+      name: 'a connection failure',
+      error: new LassoError('LASSO_CONNECTION_FAILED', 'connect ECONNREFUSED 127.0.0.1:6443'),
+    },
+    { name: 'a plain error', error: new Error('socket hang up') },
+  ])('retries the list with backoff after $name', async ({ error }) => {
+    const t = setup(1, {}, (fake) => fake.failNextList(error));
+    await t.settle();
+    expect(t.reflector.state()).toBe('backoff');
+    expect(t.errors[0]).toMatchObject({ phase: 'list', retryInMs: 800, cause: error });
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    expect(t.store.size()).toBe(1);
+    await t.stop();
+  });
+
+  it('reports a malformed event and relists after backoff', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    watch.push({ type: 'SURPRISE', object: {} });
+    await t.settle();
+    expect(t.errors[0]).toMatchObject({ phase: 'event', willRelist: true, retryInMs: 800 });
+    expect(t.errors[0]?.cause).toMatchObject({ code: 'LASSO_WATCH_DECODE' });
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls).toHaveLength(2);
+    await t.stop();
+  });
+
+  it('relists after a decode error thrown by the watch', async () => {
+    const t = setup(1);
+    (await t.fake.nextWatch()).fail(new LassoError('LASSO_WATCH_DECODE', 'bad line'));
+    await t.settle();
+    expect(t.errors[0]).toMatchObject({ phase: 'watch-start', willRelist: true });
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls).toHaveLength(2);
+    await t.stop();
+  });
+
+  it('gives up on a silent watch after its inactivity deadline and resumes', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    await t.clock.advance(329_999);
+    expect(t.errors).toEqual([]);
+    await t.clock.advance(1);
+    expect(watch.closed).toBe(true);
+    expect(t.errors[0]?.cause).toBeInstanceOf(TimeoutError);
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    await t.stop();
+  });
+
+  it('restarts the backoff from 800 ms after two healthy minutes', async () => {
+    const t = setup(1);
+    (await t.fake.nextWatch()).fail(new Error('reset'));
+    await t.clock.advance(800);
+    const healthy = await t.fake.nextWatch();
+    t.fake.create(cm('x'));
+    await t.clock.advance(121_000);
+    healthy.fail(new Error('reset'));
+    await t.settle();
+    expect(t.errors.map((error) => [error.phase, error.retryInMs])).toEqual([
+      ['watch-start', 800],
+      ['watch', 800],
+    ]);
+    await t.stop();
+  });
+
+  it('moves through listing, watching, backoff and stopped', async () => {
+    const t = setup(0, {}, (fake) => fake.failNextList(new Error('down')));
+    const states: string[] = [t.reflector.state()];
+    await t.settle();
+    states.push(t.reflector.state());
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    states.push(t.reflector.state());
+    await t.stop();
+    states.push(t.reflector.state());
+    expect(states).toEqual(['listing', 'backoff', 'watching', 'stopped']);
+  });
+
+  it('releases the watch and resolves run when aborted', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    await t.stop();
+    expect(watch.closed).toBe(true);
+    expect(t.clock.pendingTimers()).toBe(0);
+  });
+
+  it('stops during backoff without waiting for it', async () => {
+    const t = setup(0, {}, (fake) => fake.failNextList(new Error('down')));
+    await t.settle();
+    await t.stop();
+    expect(t.reflector.state()).toBe('stopped');
+    expect(t.clock.pendingTimers()).toBe(0);
+  });
+
+  it('restarts a fresh list when a continue token expires mid-pagination', async () => {
+    const t = setup(5, { pageSize: 2 }, (fake) => {
+      const list = fake.list.bind(fake);
+      let calls = 0;
+      fake.list = async (options) => {
+        const page = await list(options);
+        // History is forgotten between the first and the second page: the token is now too old.
+        if (++calls === 1) {
+          fake.create(cm('late'));
+          fake.expireHistory();
+        }
+        return page;
+      };
+    });
+    await t.fake.nextWatch();
+    expect(t.store.size()).toBe(6);
+    expect(t.fake.listCalls.map((call) => call.continue ?? call.resourceVersion)).toEqual([
+      '',
+      '6:2',
+      '',
+      '7:2',
+      '7:4',
+    ]);
+    expect(t.logger.find('list continuation expired')).toHaveLength(1);
+    await t.stop();
+  });
+
+  it('keeps running when the watch error handler throws', async () => {
+    const t = setup(1, {
+      watchErrorHandler: () => {
+        throw new Error('handler bug');
+      },
+    });
+    (await t.fake.nextWatch()).fail(new Error('reset'));
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    expect(t.logger.find('watch error handler threw')).toHaveLength(1);
+    await t.stop();
+  });
+
+  it('rejects a second concurrent run', async () => {
+    const t = setup();
+    await expect(t.reflector.run({ signal: new AbortController().signal })).rejects.toMatchObject({
+      code: 'LASSO_CONFIG_INVALID',
+    });
+    await t.stop();
+  });
+
+  it('rejects invalid options with a RangeError naming them', () => {
+    const fake = new FakeListerWatcher();
+    expect(() => new Reflector(fake, createStore(), { pageSize: 0 })).toThrow(/pageSize/);
+    expect(() => new Reflector(fake, createStore(), { initialBackoffMs: -1 })).toThrow(/initialBackoffMs/);
+  });
+});
