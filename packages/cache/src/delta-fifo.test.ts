@@ -20,7 +20,9 @@ describe('DeltaFIFO', () => {
     expect(fifo.listKeys()).toEqual(['ns/a', 'ns/b']);
     const popped = fifo.tryPop();
     expect(popped?.key).toBe('ns/a');
-    expect(popped?.deltas.map((d) => [d.type, (d.object as KubeObject).metadata?.resourceVersion])).toEqual([
+    expect(
+      popped?.deltas.map((d) => [d.type, (d.object as KubeObject).metadata?.resourceVersion]),
+    ).toEqual([
       ['Added', '1'],
       ['Updated', '2'],
     ]);
@@ -46,9 +48,9 @@ describe('DeltaFIFO', () => {
     const second = new DeltaFIFO<KubeObject>({ knownObjects: known });
     second.delete(cm('a', '5'));
     second.delete(cm('a', '6'));
-    expect(second.getByKey('ns/a')?.map((d) => (d.object as KubeObject).metadata?.resourceVersion)).toEqual([
-      '5',
-    ]);
+    expect(
+      second.getByKey('ns/a')?.map((d) => (d.object as KubeObject).metadata?.resourceVersion),
+    ).toEqual(['5']);
   });
 
   it('queues Replaced deltas and tombstones with the last known state for keys missing from a relist', () => {
@@ -62,12 +64,12 @@ describe('DeltaFIFO', () => {
     expect(types(fifo, 'ns/new')).toEqual(['Replaced']);
     const stored = fifo.getByKey('ns/stored')?.[0]?.object;
     expect(stored).toBeInstanceOf(DeletedFinalStateUnknown);
-    expect((stored as DeletedFinalStateUnknown<KubeObject>).object.metadata?.resourceVersion).toBe('3');
+    expect((stored as DeletedFinalStateUnknown<KubeObject>).object.metadata?.resourceVersion).toBe(
+      '3',
+    );
     const queued = fifo.getByKey('ns/queued') ?? [];
     expect(queued.map((d) => d.type)).toEqual(['Updated', 'Deleted']);
-    expect((queued[1]?.object as DeletedFinalStateUnknown<KubeObject>).object.metadata?.resourceVersion).toBe(
-      '7',
-    );
+    expect(queued[1]?.object).toMatchObject({ object: { metadata: { resourceVersion: '7' } } });
   });
 
   it('reports synced only after every item of the first replace was popped', () => {
@@ -111,7 +113,7 @@ describe('DeltaFIFO', () => {
       },
     });
     fifo.add(cm('a'));
-    expect((fifo.getByKey('ns/a')?.[0]?.object as KubeObject).transformed).toBe(true);
+    expect(fifo.getByKey('ns/a')?.[0]?.object).toMatchObject({ transformed: true });
     fifo.resync();
     fifo.replace([cm('a')], '3');
     expect(calls).toBe(2);

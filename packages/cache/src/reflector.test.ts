@@ -18,7 +18,9 @@ function setup(
   prepare: (fake: FakeListerWatcher) => void = () => {},
 ) {
   const clock = new FakeClock();
-  const fake = new FakeListerWatcher({ objects: Array.from({ length: count }, (_, i) => cm(`cm-${i}`)) });
+  const fake = new FakeListerWatcher({
+    objects: Array.from({ length: count }, (_, i) => cm(`cm-${i}`)),
+  });
   prepare(fake);
   const store = createStore();
   const logger = createTestLogger();
@@ -53,7 +55,8 @@ function setup(
   };
 }
 
-const gone = () => new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
+const gone = () =>
+  new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
 
 describe('Reflector', () => {
   it('lists at resourceVersion "" in pages of 500, then watches from the list version with bookmarks', async () => {
@@ -184,7 +187,9 @@ describe('Reflector', () => {
     }
     await t.fake.nextWatch();
     expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600, 3200]);
-    expect(t.errors.every((error) => error.phase === 'watch-start' && !error.willRelist)).toBe(true);
+    expect(t.errors.every((error) => error.phase === 'watch-start' && !error.willRelist)).toBe(
+      true,
+    );
     expect(t.fake.listCalls).toHaveLength(1);
     expect(t.fake.watchCalls.every((call) => call.resourceVersion === '2')).toBe(true);
     expect(t.counter('lasso_reflector_errors_total')).toBe(3);
@@ -357,6 +362,8 @@ describe('Reflector', () => {
   it('rejects invalid options with a RangeError naming them', () => {
     const fake = new FakeListerWatcher();
     expect(() => new Reflector(fake, createStore(), { pageSize: 0 })).toThrow(/pageSize/);
-    expect(() => new Reflector(fake, createStore(), { initialBackoffMs: -1 })).toThrow(/initialBackoffMs/);
+    expect(() => new Reflector(fake, createStore(), { initialBackoffMs: -1 })).toThrow(
+      /initialBackoffMs/,
+    );
   });
 });

@@ -499,7 +499,8 @@ class Listener<T> {
   }
 
   start(): void {
-    this.#loop ??= this.#run();
+    // Never call handlers synchronously from addEventHandler or run.
+    this.#loop ??= Promise.resolve().then(() => this.#run());
   }
 
   stop(): void {

@@ -19,8 +19,16 @@ const byApp = (object: KubeObject): string[] =>
 
 describe('metaNamespaceKeyFunc', () => {
   it.for([
-    { name: 'joins namespace and name for a namespaced object', object: pod('ns', 'a'), key: 'ns/a' },
-    { name: 'uses the name alone for a cluster-scoped object', object: { metadata: { name: 'n' } }, key: 'n' },
+    {
+      name: 'joins namespace and name for a namespaced object',
+      object: pod('ns', 'a'),
+      key: 'ns/a',
+    },
+    {
+      name: 'uses the name alone for a cluster-scoped object',
+      object: { metadata: { name: 'n' } },
+      key: 'n',
+    },
     { name: 'returns a string as its own key', object: 'ns/x', key: 'ns/x' },
   ])('$name', ({ object, key }) => {
     expect(metaNamespaceKeyFunc(object)).toBe(key);
@@ -54,14 +62,23 @@ describe('createIndexer', () => {
   });
 
   it('indexes objects by several values and answers byIndex, indexKeys and listIndexFuncValues', () => {
-    const indexer = createIndexer({ indexers: { app: byApp, [namespaceIndex]: metaNamespaceIndexFunc } });
+    const indexer = createIndexer({
+      indexers: { app: byApp, [namespaceIndex]: metaNamespaceIndexFunc },
+    });
     indexer.add(pod('ns1', 'a', { app: 'web,api' }));
     indexer.add(pod('ns2', 'b', { app: 'web' }));
-    expect(indexer.byIndex('app', 'web').map((o) => o.metadata?.name).sort()).toEqual(['a', 'b']);
+    expect(
+      indexer
+        .byIndex('app', 'web')
+        .map((o) => o.metadata?.name)
+        .sort(),
+    ).toEqual(['a', 'b']);
     expect(indexer.indexKeys('app', 'api')).toEqual(['ns1/a']);
     expect(indexer.listIndexFuncValues('app').sort()).toEqual(['api', 'web']);
     expect(indexer.byIndex(namespaceIndex, 'ns2').map((o) => o.metadata?.name)).toEqual(['b']);
-    expect(indexer.index('app', pod('x', 'probe', { app: 'api' })).map((o) => o.metadata?.name)).toEqual(['a']);
+    expect(
+      indexer.index('app', pod('x', 'probe', { app: 'api' })).map((o) => o.metadata?.name),
+    ).toEqual(['a']);
   });
 
   it('drops index values that no object has any more', () => {

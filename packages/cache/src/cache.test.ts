@@ -1,0 +1,145 @@
+// Ports the intent of rancher/lasso pkg/cache/cache.go behaviours (deferred lister-watcher, RV "0" rewrite, resync).
+import type { KubeObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '@lasso/client';
+import { FakeClock } from '@lasso/core/testing';
+import { describe, expect, it } from 'vitest';
+import {
+  type CacheClient,
+  createCache,
+  createClientListerWatcher,
+  defaultCacheResyncMs,
+} from './cache.ts';
+import { namespaceIndex } from './store.ts';
+import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
+
+interface Call {
+  verb: 'list' | 'watch';
+  namespace: string | undefined;
+  options: ListOptions | WatchOptions | undefined;
+}
+
+function fakeClient(namespaced: boolean, objects: KubeObject[] = []) {
+  const backend = new FakeListerWatcher({ objects });
+  const calls: Call[] = [];
+  const client: CacheClient & { calls: Call[]; backend: FakeListerWatcher } = {
+    gvr: { group: 'apps', version: 'v1', resource: 'deployments' },
+    kind: 'Deployment',
+    namespaced,
+    calls,
+    backend,
+    list(namespace, options): Promise<ObjectList> {
+      calls.push({ verb: 'list', namespace, options });
+      return backend.list(options ?? {});
+    },
+    watch(namespace, options): AsyncIterable<WatchEvent> {
+      calls.push({ verb: 'watch', namespace, options });
+      return backend.watch(options ?? {});
+    },
+  };
+  return client;
+}
+
+const deployment = (namespace: string, name: string): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { namespace, name },
+});
+
+describe('createCache', () => {
+  it('makes no API call before run, then lists and watches in the namespace with the tweaks applied', async () => {
+    const clock = new FakeClock();
+    const client = fakeClient(true, [deployment('team', 'web')]);
+    const informer = createCache(client, {
+      namespace: 'team',
+      clock,
+      random: () => 0,
+      tweakList: (options) => {
+        options.labelSelector = 'app=web';
+      },
+    });
+    expect(client.calls).toEqual([]);
+    expect(informer.name).toBe('apps/v1, Kind=Deployment');
+    const controller = new AbortController();
+    const running = informer.run({ signal: controller.signal });
+    await client.backend.nextWatch();
+    expect(
+      client.calls.map((call) => [call.verb, call.namespace, call.options?.labelSelector]),
+    ).toEqual([
+      ['list', 'team', 'app=web'],
+      ['watch', 'team', 'app=web'],
+    ]);
+    expect(informer.getIndexer().byIndex(namespaceIndex, 'team')).toHaveLength(1);
+    controller.abort();
+    await running;
+  });
+
+  it('ignores the namespace and adds no namespace index for a cluster-scoped kind', async () => {
+    const clock = new FakeClock();
+    const client = fakeClient(false);
+    const informer = createCache(client, { namespace: 'team', clock, random: () => 0 });
+    expect(Object.keys(informer.getIndexer().getIndexers())).toEqual([]);
+    const controller = new AbortController();
+    const running = informer.run({ signal: controller.signal });
+    await client.backend.nextWatch();
+    expect(client.calls.map((call) => call.namespace)).toEqual([undefined, undefined]);
+    controller.abort();
+    await running;
+  });
+
+  it('defaults handler resync to 10 hours and never resyncs with resyncMs 0', async () => {
+    expect(defaultCacheResyncMs).toBe(36_000_000);
+    for (const [resyncMs, expected] of [
+      [undefined, 1],
+      [0, 0],
+    ] as const) {
+      const clock = new FakeClock();
+      const client = fakeClient(true, [deployment('a', 'x')]);
+      const informer = createCache(
+        client,
+        resyncMs === undefined ? { clock, random: () => 0 } : { clock, random: () => 0, resyncMs },
+      );
+      let updates = 0;
+      informer.addEventHandler({ onUpdate: () => void updates++ });
+      const controller = new AbortController();
+      const running = informer.run({ signal: controller.signal });
+      await client.backend.nextWatch();
+      // Time passes in hours; each hour the silent watch times out and is resumed, which must not resync.
+      for (let hour = 0; hour < 10; hour++) {
+        for (const watch of client.backend.openWatches()) watch.end();
+        await clock.advance(3_600_000);
+      }
+      expect(updates).toBe(expected);
+      controller.abort();
+      await running;
+    }
+  });
+
+  it('rejects a negative resyncMs', () => {
+    expect(() => createCache(fakeClient(true), { resyncMs: -1 })).toThrow(RangeError);
+  });
+});
+
+describe('createClientListerWatcher', () => {
+  it('rewrites a list at resourceVersion "0" to ""', async () => {
+    const client = fakeClient(true);
+    const listerWatcher = createClientListerWatcher(client);
+    await listerWatcher.list({
+      resourceVersion: '0',
+      resourceVersionMatch: 'NotOlderThan',
+      limit: 500,
+    });
+    expect(client.calls[0]?.options).toEqual({ resourceVersion: '', limit: 500 });
+  });
+
+  it('waits for the API to be healthy after a failed list, then reports the failure', async () => {
+    const client = fakeClient(true);
+    client.backend.failNextList(new Error('connection refused'));
+    const order: string[] = [];
+    const listerWatcher = createClientListerWatcher(client, {
+      waitHealthy: async () => {
+        order.push('waitHealthy');
+      },
+    });
+    await expect(listerWatcher.list({})).rejects.toThrow('connection refused');
+    expect(order).toEqual(['waitHealthy']);
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import * as api from './index.ts';
+import * as testing from './testing/index.ts';
+
+describe('public API', () => {
+  it('exports exactly the documented runtime names', () => {
+    expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
+      [
+        "CacheNotSyncedError",
+        "DeletedFinalStateUnknown",
+        "DeltaFIFO",
+        "Reflector",
+        "WatchError",
+        "createBackoff",
+        "createCache",
+        "createClientListerWatcher",
+        "createIndexer",
+        "createSharedIndexInformer",
+        "createStore",
+        "defaultCacheResyncMs",
+        "dropManagedFields",
+        "isDeletedFinalStateUnknown",
+        "metaNamespaceIndexFunc",
+        "metaNamespaceKeyFunc",
+        "namespaceIndex",
+        "splitMetaNamespaceKey",
+        "waitForCacheSync",
+      ]
+    `);
+    expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
+      [
+        "FakeListerWatcher",
+        "FakeWatch",
+      ]
+    `);
+  });
+});

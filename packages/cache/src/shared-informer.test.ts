@@ -1,0 +1,359 @@
+// Ports the intent of client-go shared_informer_test.go (TestListenerResyncPeriods, TestSharedInformerRemoveHandler,
+// TestAddWhileActive, TestSharedInformerTransformer) with a fake lister-watcher and a FakeClock.
+import { ApiError, type KubeObject } from '@lasso/client';
+import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
+import { describe, expect, it } from 'vitest';
+import { waitForCacheSync } from './cache.ts';
+import { DeletedFinalStateUnknown } from './delta-fifo.ts';
+import { CacheNotSyncedError } from './errors.ts';
+import {
+  createSharedIndexInformer,
+  dropManagedFields,
+  type ResourceEventHandler,
+  type SharedIndexInformerOptions,
+} from './shared-informer.ts';
+import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
+
+function cm(name: string, data: Record<string, string> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name }, data };
+}
+
+type Seen = Array<string>;
+
+/** A handler that records `add:name`, `update:name:rv`, `delete:name` (and `tombstone:name`). */
+function recorder(seen: Seen): ResourceEventHandler<KubeObject> {
+  return {
+    onAdd: (object, initial) =>
+      void seen.push(`add:${object.metadata?.name}${initial ? ':initial' : ''}`),
+    onUpdate: (old, object) =>
+      void seen.push(
+        `update:${object.metadata?.name}:${old.metadata?.resourceVersion}->${object.metadata?.resourceVersion}`,
+      ),
+    onDelete: (object) =>
+      void seen.push(
+        object instanceof DeletedFinalStateUnknown
+          ? `tombstone:${object.key}:${object.object.metadata?.resourceVersion}`
+          : `delete:${(object as KubeObject).metadata?.name}`,
+      ),
+  };
+}
+
+function setup(names: string[] = [], options: SharedIndexInformerOptions<KubeObject> = {}) {
+  const clock = new FakeClock();
+  const fake = new FakeListerWatcher({ objects: names.map((name) => cm(name)) });
+  const logger = createTestLogger();
+  const metrics = createTestMetricsProvider();
+  const informer = createSharedIndexInformer(fake, {
+    name: 'cms',
+    clock,
+    logger,
+    metrics,
+    random: () => 0,
+    ...options,
+  });
+  const controller = new AbortController();
+  let running: Promise<void> | undefined;
+  return {
+    clock,
+    fake,
+    logger,
+    metrics,
+    informer,
+    controller,
+    settle: () => clock.advance(0),
+    start: () => {
+      running = informer.run({ signal: controller.signal });
+      return running;
+    },
+    stop: async () => {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+describe('SharedIndexInformer', () => {
+  it('delivers the initial list as adds, then syncs the informer and every registration', async () => {
+    const t = setup(['a', 'b']);
+    const seen: Seen = [];
+    const registration = t.informer.addEventHandler(recorder(seen));
+    expect(registration.hasSynced()).toBe(false);
+    void t.start();
+    await t.informer.whenSynced();
+    await t.settle();
+    expect(seen).toEqual(['add:a:initial', 'add:b:initial']);
+    expect(t.informer.hasSynced()).toBe(true);
+    expect(registration.hasSynced()).toBe(true);
+    expect(t.informer.lastSyncResourceVersion()).toBe('3');
+    expect(t.informer.getStore().listKeys().sort()).toEqual(['ns/a', 'ns/b']);
+    await t.stop();
+  });
+
+  it('syncs with an empty first list', async () => {
+    const t = setup();
+    void t.start();
+    await waitForCacheSync(t.controller.signal, t.informer);
+    expect(t.informer.hasSynced()).toBe(true);
+    await t.stop();
+  });
+
+  it('turns watch events into add, update(old, new) and delete', async () => {
+    const t = setup(['a']);
+    const seen: Seen = [];
+    t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    t.fake.modify(cm('a', { x: '1' }));
+    t.fake.remove('ns/b');
+    await t.settle();
+    expect(seen).toEqual(['add:a:initial', 'add:b', 'update:a:2->4', 'delete:b']);
+    expect(t.informer.getIndexer().getByKey('ns/a')?.data).toEqual({ x: '1' });
+    await t.stop();
+  });
+
+  it('delivers a tombstone with the last known state for a deletion missed during a 410', async () => {
+    const t = setup(['a', 'b']);
+    const seen: Seen = [];
+    t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    const watch = await t.fake.nextWatch();
+    watch.fail(new Error('connection reset'));
+    await t.settle();
+    // During the backoff b is deleted, a changes, c appears, and the server forgets that history.
+    t.fake.remove('ns/b');
+    t.fake.modify(cm('a', { changed: 'yes' }));
+    t.fake.create(cm('c'));
+    t.fake.expireHistory();
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    await t.settle();
+    expect(seen.slice(2).sort()).toEqual(['add:c', 'tombstone:ns/b:3', 'update:a:2->5'].sort());
+    expect(t.informer.getStore().listKeys().sort()).toEqual(['ns/a', 'ns/c']);
+    await t.stop();
+  });
+
+  it('does not deliver unchanged objects of a relist to handlers without a due resync', async () => {
+    const t = setup(['a', 'b']);
+    const seen: Seen = [];
+    t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    (await t.fake.nextWatch()).fail(new ApiError({ status: 410, reason: 'Gone' }));
+    t.fake.modify(cm('b', { x: '1' }));
+    await t.fake.nextWatch();
+    await t.settle();
+    expect(t.fake.listCalls).toHaveLength(2);
+    expect(seen).toEqual(['add:a:initial', 'add:b:initial', 'update:b:3->4']);
+    await t.stop();
+  });
+
+  it('gives a handler added after start synthetic adds for what is stored', async () => {
+    const t = setup(['a', 'b']);
+    void t.start();
+    await t.informer.whenSynced();
+    const seen: Seen = [];
+    const registration = t.informer.addEventHandler(recorder(seen));
+    expect(registration.hasSynced()).toBe(false);
+    expect(seen).toEqual([]);
+    await t.settle();
+    expect(seen.sort()).toEqual(['add:a:initial', 'add:b:initial']);
+    expect(registration.hasSynced()).toBe(true);
+    t.fake.create(cm('c'));
+    await t.settle();
+    expect(seen).toContain('add:c');
+    await t.stop();
+  });
+
+  it('keeps delivering to other handlers while one is slow', async () => {
+    const t = setup(['a']);
+    let release: () => void = () => {};
+    const slowSeen: Seen = [];
+    t.informer.addEventHandler({
+      onAdd: async (object) => {
+        slowSeen.push(`add:${object.metadata?.name}`);
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    const fastSeen: Seen = [];
+    t.informer.addEventHandler(recorder(fastSeen));
+    void t.start();
+    await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    t.fake.create(cm('c'));
+    await t.settle();
+    expect(fastSeen).toEqual(['add:a:initial', 'add:b', 'add:c']);
+    expect(slowSeen).toEqual(['add:a']);
+    release();
+    await t.settle();
+    expect(slowSeen).toEqual(['add:a', 'add:b']);
+    release();
+    await t.settle();
+    expect(slowSeen).toEqual(['add:a', 'add:b', 'add:c']);
+    release();
+    await t.stop();
+  });
+
+  it('reports a throwing or rejecting handler and keeps delivering to it and to the others', async () => {
+    const t = setup(['a']);
+    const seen: Seen = [];
+    let calls = 0;
+    t.informer.addEventHandler(
+      {
+        onAdd: (object) => {
+          calls++;
+          if (object.metadata?.name === 'a') throw new Error('sync bug');
+          return Promise.reject(new Error('async bug'));
+        },
+      },
+      { name: 'buggy' },
+    );
+    t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    await t.settle();
+    expect(calls).toBe(2);
+    expect(seen).toEqual(['add:a:initial', 'add:b']);
+    expect(t.logger.find('event handler failed').map((entry) => entry.attributes.error)).toEqual([
+      'sync bug',
+      'async bug',
+    ]);
+    expect(
+      t.metrics.value('lasso_informer_handler_errors_total', { name: 'cms', handler: 'buggy' }),
+    ).toBe(2);
+    await t.stop();
+  });
+
+  it('re-delivers stored objects as updates per handler resync period', async () => {
+    const t = setup(['a']);
+    const fast: Seen = [];
+    const slow: Seen = [];
+    const never: Seen = [];
+    t.informer.addEventHandler(recorder(fast), { resyncPeriodMs: 1_000 });
+    t.informer.addEventHandler(recorder(slow), { resyncPeriodMs: 3_000 });
+    t.informer.addEventHandler(recorder(never));
+    void t.start();
+    await t.fake.nextWatch();
+    await t.clock.advance(3_000);
+    expect(fast).toEqual(['add:a:initial', 'update:a:2->2', 'update:a:2->2', 'update:a:2->2']);
+    expect(slow).toEqual(['add:a:initial', 'update:a:2->2']);
+    expect(never).toEqual(['add:a:initial']);
+    await t.stop();
+    expect(t.clock.pendingTimers()).toBe(0);
+  });
+
+  it('never resyncs with a period of 0', async () => {
+    const t = setup(['a'], { resyncPeriodMs: 0 });
+    const seen: Seen = [];
+    t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    await t.fake.nextWatch();
+    await t.clock.advance(86_400_000);
+    expect(seen.filter((entry) => entry.startsWith('update'))).toEqual([]);
+    await t.stop();
+  });
+
+  it('drops metadata.managedFields before storing by default', async () => {
+    const t = setup();
+    t.fake.create({
+      ...cm('a'),
+      metadata: { namespace: 'ns', name: 'a', managedFields: [{ manager: 'kubectl' }] },
+    });
+    void t.start();
+    await t.informer.whenSynced();
+    expect(t.informer.getStore().getByKey('ns/a')?.metadata).not.toHaveProperty('managedFields');
+    const input = { metadata: { name: 'x', managedFields: [] } };
+    expect(dropManagedFields(input).metadata).toEqual({ name: 'x' });
+    expect(input.metadata).toHaveProperty('managedFields');
+    await t.stop();
+  });
+
+  it('applies a custom transform to listed and watched objects and refuses one after start', async () => {
+    const t = setup(['a']);
+    t.informer.setTransform((object) => ({ ...object, data: { transformed: 'yes' } }));
+    void t.start();
+    await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    await t.settle();
+    expect(
+      t.informer
+        .getStore()
+        .list()
+        .map((object) => object.data),
+    ).toEqual([{ transformed: 'yes' }, { transformed: 'yes' }]);
+    expect(() => t.informer.setTransform((object) => object)).toThrow(/already started/);
+    await t.stop();
+  });
+
+  it('indexes stored objects when indexers are added after start', async () => {
+    const t = setup(['a', 'b']);
+    void t.start();
+    await t.informer.whenSynced();
+    t.informer.addIndexers({ byName: (object) => [object.metadata?.name ?? ''] });
+    expect(t.informer.getIndexer().indexKeys('byName', 'b')).toEqual(['ns/b']);
+    await t.stop();
+  });
+
+  it('stops delivering to a removed handler', async () => {
+    const t = setup(['a']);
+    const seen: Seen = [];
+    const registration = t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    await t.fake.nextWatch();
+    await t.settle();
+    registration.remove();
+    t.fake.create(cm('b'));
+    await t.settle();
+    expect(seen).toEqual(['add:a:initial']);
+    await t.stop();
+  });
+
+  it('passes list/watch failures to the watch error handler', async () => {
+    const t = setup(['a']);
+    const phases: string[] = [];
+    t.informer.setWatchErrorHandler((error) => phases.push(error.phase));
+    void t.start();
+    (await t.fake.nextWatch()).fail(new ApiError({ status: 500 }));
+    await t.settle();
+    expect(phases).toEqual(['watch-start']);
+    await t.stop();
+  });
+
+  it('resolves run after abort with the watch released and every handler loop ended', async () => {
+    const t = setup(['a']);
+    let finished = false;
+    t.informer.addEventHandler({
+      onAdd: async () => {
+        await t.clock.advance(0);
+        finished = true;
+      },
+    });
+    const running = t.start();
+    const watch = await t.fake.nextWatch();
+    t.controller.abort();
+    await running;
+    expect(watch.closed).toBe(true);
+    expect(finished).toBe(true);
+    expect(t.informer.isStopped()).toBe(true);
+    expect(t.clock.pendingTimers()).toBe(0);
+    expect(() => t.informer.addEventHandler({})).toThrow(/stopped/);
+    await expect(t.informer.run({ signal: new AbortController().signal })).rejects.toThrow(
+      /already/,
+    );
+  });
+
+  it('rejects waitForCacheSync with CacheNotSyncedError when the signal aborts first', async () => {
+    const t = setup(['a']);
+    t.fake.failNextList(new ApiError({ status: 503 }), 100);
+    void t.start();
+    const deadline = new AbortController();
+    const waiting = waitForCacheSync(deadline.signal, t.informer);
+    deadline.abort(new Error('deadline'));
+    await expect(waiting).rejects.toBeInstanceOf(CacheNotSyncedError);
+    await expect(waiting).rejects.toMatchObject({ informers: ['cms'] });
+    await t.stop();
+    await expect(t.informer.whenSynced()).rejects.toBeInstanceOf(CacheNotSyncedError);
+  });
+});
