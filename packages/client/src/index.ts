@@ -40,6 +40,7 @@ export {
 } from './errors.ts';
 export {
   type QueryParams,
+  type RequestRateLimiter,
   type RestRequest,
   RestTransport,
   restTransportFor,

@@ -12,6 +12,7 @@ import {
   TimeoutError,
   timeoutSignal,
 } from '@lasso/core';
+import { createTokenBucket } from '@lasso/workqueue';
 import { Agent, type Dispatcher, ProxyAgent } from 'undici';
 import { type ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
 import { TokenFileSource } from './auth/token-file.ts';
@@ -56,7 +57,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** Retry-After of a 429 that carries none (client-go waits 1 s too). */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
 
-interface RateLimiter {
+/** A client-side request limiter: `take` resolves when a request may be sent. */
+export interface RequestRateLimiter {
   take(options: { signal?: AbortSignal | undefined }): Promise<unknown>;
 }
 
@@ -84,10 +86,10 @@ export class RestTransport {
   #dispatcher: Dispatcher;
   /** Client certificate the current dispatcher was built with, when it came from an exec plugin. */
   #execCert: string | undefined;
-  #limiter: RateLimiter | undefined;
+  #limiter: RequestRateLimiter | undefined;
   #closed = false;
 
-  constructor(config: RestConfig, options: { rateLimiter?: RateLimiter } = {}) {
+  constructor(config: RestConfig, options: { rateLimiter?: RequestRateLimiter } = {}) {
     const url = new URL(config.server);
     this.config = config;
     this.#origin = url.origin;
@@ -97,6 +99,13 @@ export class RestTransport {
     this.#userAgent = config.userAgent ?? defaultUserAgent();
     this.#timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#limiter = options.rateLimiter;
+    if (this.#limiter === undefined && config.qps !== undefined && config.qps > 0) {
+      this.#limiter = createTokenBucket({
+        qps: config.qps,
+        burst: Math.max(1, Math.ceil(config.burst ?? config.qps)),
+        clock: this.#clock,
+      });
+    }
     const auth = config.auth;
     if (auth?.type === 'tokenFile') {
       this.#tokenFile = new TokenFileSource(auth.path, {
@@ -124,8 +133,8 @@ export class RestTransport {
     return this.#exec;
   }
 
-  /** Install the client-side token bucket (done by {@link restTransportFor} when `qps` is set). */
-  setRateLimiter(limiter: RateLimiter | undefined): void {
+  /** Replace the client-side limiter (by default a token bucket when the config sets `qps`). */
+  setRateLimiter(limiter: RequestRateLimiter | undefined): void {
     this.#limiter = limiter;
   }
 
@@ -174,7 +183,7 @@ export class RestTransport {
   async #send<R>(
     request: RestRequest,
     timeoutMs: number,
-    handle: (response: Dispatcher.ResponseData, signal: AbortSignal) => Promise<R>,
+    handle: (response: Dispatcher.ResponseData, signal: AbortSignal | undefined) => Promise<R>,
   ): Promise<R> {
     if (this.#closed) {
       throw new LassoError('LASSO_CONNECTION_FAILED', 'the transport is closed');
@@ -191,7 +200,12 @@ export class RestTransport {
       if (this.#limiter !== undefined) await this.#limiter.take({ signal: userSignal });
       const headers = await this.#headers(request, body !== undefined);
       const timeout = timeoutMs > 0 ? timeoutSignal(this.#clock, timeoutMs) : undefined;
-      const combined = anySignal([userSignal, timeout?.signal]);
+      // Without a timeout the caller's signal goes to undici as is: a stream's body must keep
+      // listening to it after this call returned (a disposed combination would not).
+      const combined =
+        timeout !== undefined
+          ? anySignal([userSignal, timeout.signal])
+          : { signal: userSignal, dispose: () => {} };
       try {
         let response: Dispatcher.ResponseData;
         try {
@@ -237,7 +251,7 @@ export class RestTransport {
           return await handle(response, combined.signal);
         } catch (error) {
           response.body.destroy();
-          if (combined.signal.aborted && !isApiOrLasso(error)) {
+          if (combined.signal?.aborted && !isApiOrLasso(error)) {
             throw failure(request, error, combined.signal);
           }
           throw error;
@@ -371,8 +385,8 @@ function isApiOrLasso(error: unknown): boolean {
 }
 
 /** The error to throw when undici failed: the abort reason, a timeout, or a connection failure. */
-function failure(request: RestRequest, error: unknown, signal: AbortSignal): Error {
-  if (signal.aborted) {
+function failure(request: RestRequest, error: unknown, signal: AbortSignal | undefined): Error {
+  if (signal?.aborted) {
     const reason = abortReason(signal);
     if (reason instanceof TimeoutError) {
       return new TimeoutError(
@@ -400,7 +414,8 @@ async function drain(response: Dispatcher.ResponseData): Promise<void> {
 }
 
 /** Reading a body can hang past an abort on some undici paths; make the abort win. */
-function raceBody<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function raceBody<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
   if (signal.aborted) {
     promise.catch(() => {});
     return Promise.reject(abortReason(signal));

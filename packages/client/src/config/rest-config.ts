@@ -70,13 +70,13 @@ export interface RestConfig {
   server: string;
   tls?: TlsConfig | undefined;
   auth?: AuthConfig | undefined;
-  /** Appended to the default User-Agent `lasso/<version> (<platform>/<arch>) <program>` when set. */
+  /** Replaces the default User-Agent `lasso/<version> (<platform>/<arch>) <program>`. */
   userAgent?: string | undefined;
   /** Per-request timeout of everything but watches (default 30 000 ms; 0 disables). */
   timeoutMs?: number | undefined;
   /** Client-side token-bucket limit in requests/s; off when absent or 0. */
   qps?: number | undefined;
-  /** Bucket size of the client-side limit (default max(1, ceil(qps))). */
+  /** Bucket size of the client-side limit (default `ceil(qps)`, at least 1). */
   burst?: number | undefined;
   impersonation?: Impersonation | undefined;
   /** The namespace of the kubeconfig context (or the pod's namespace in a cluster). */

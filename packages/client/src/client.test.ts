@@ -1,0 +1,393 @@
+import { isLassoError, TimeoutError } from '@lasso/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EventClock } from '../test/helpers/clock.ts';
+import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
+import { Client } from './client.ts';
+import { createRestConfig, type RestConfig } from './config/rest-config.ts';
+import { isGone, isNotFound } from './errors.ts';
+import { RestTransport } from './transport.ts';
+import type { KubeObject, WatchEvent } from './types.ts';
+
+let server: Loopback | undefined;
+const transports: RestTransport[] = [];
+afterEach(async () => {
+  for (const t of transports.splice(0)) await t.close();
+  await server?.close();
+  server = undefined;
+});
+
+function configMaps(loopback: Loopback, extra: Omit<RestConfig, 'server'> = {}): Client {
+  const transport = new RestTransport(createRestConfig({ server: loopback.url, ...extra }));
+  transports.push(transport);
+  return new Client({
+    gvr: { group: '', version: 'v1', resource: 'configmaps' },
+    kind: 'ConfigMap',
+    namespaced: true,
+    rest: transport,
+  });
+}
+
+function namespaces(loopback: Loopback): Client {
+  const transport = new RestTransport(createRestConfig({ server: loopback.url }));
+  transports.push(transport);
+  return new Client({
+    gvr: { group: '', version: 'v1', resource: 'namespaces' },
+    kind: 'Namespace',
+    namespaced: false,
+    rest: transport,
+  });
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+describe('Client', () => {
+  it('builds namespaced, all-namespace and cluster-scoped URLs (cluster scope ignores the namespace)', async () => {
+    server = await startLoopback((request, response) =>
+      json(
+        response,
+        200,
+        request.url.includes('List') ? {} : { metadata: { name: 'x' }, items: [] },
+      ),
+    );
+    const cms = configMaps(server);
+    await cms.get('ns1', 'a');
+    await cms.list('ns1', { labelSelector: 'a=b', limit: 2, continue: 'tok' });
+    await cms.list('');
+    await cms.list(undefined);
+    const deployments = new Client({
+      gvr: { group: 'apps', version: 'v1', resource: 'deployments' },
+      kind: 'Deployment',
+      namespaced: true,
+      rest: cms.transport,
+    });
+    await deployments.get('web', 'front');
+    const ns = namespaces(server);
+    await ns.get('ignored', 'kube-system');
+    await ns.list('ignored');
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/api/v1/namespaces/ns1/configmaps/a',
+      '/api/v1/namespaces/ns1/configmaps?labelSelector=a%3Db&limit=2&continue=tok',
+      '/api/v1/configmaps',
+      '/api/v1/configmaps',
+      '/apis/apps/v1/namespaces/web/deployments/front',
+      '/api/v1/namespaces/kube-system',
+      '/api/v1/namespaces',
+    ]);
+  });
+
+  it('fills apiVersion and kind into results and list items the server left bare', async () => {
+    server = await startLoopback((request, response) => {
+      if (request.url.endsWith('/a')) json(response, 200, { metadata: { name: 'a' } });
+      else
+        json(response, 200, {
+          metadata: { resourceVersion: '5' },
+          items: [{ metadata: { name: 'a' } }],
+        });
+    });
+    const cms = configMaps(server);
+    expect(await cms.get('d', 'a')).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a' },
+    });
+    const list = await cms.list('d');
+    expect(list).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMapList',
+      metadata: { resourceVersion: '5' },
+    });
+    expect(list.items[0]).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+  });
+
+  it('pages through every item with listAll', async () => {
+    server = await startLoopback((request, response) => {
+      const url = new URL(request.url, 'http://x');
+      const page = Number(url.searchParams.get('continue') ?? '0');
+      json(response, 200, {
+        metadata: page < 2 ? { continue: String(page + 1) } : {},
+        items: [{ metadata: { name: `item-${page}` } }],
+      });
+    });
+    const names = (await collect(configMaps(server).listAll('d', { limit: 1 }))).map(
+      (o) => o.metadata?.name,
+    );
+    expect(names).toEqual(['item-0', 'item-1', 'item-2']);
+    expect(
+      server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('limit')),
+    ).toEqual(['1', '1', '1']);
+  });
+
+  it('sends writes with the right verbs, paths, queries and bodies', async () => {
+    server = await startLoopback((request, response) => {
+      if (request.method === 'DELETE') json(response, 200, { kind: 'Status', status: 'Success' });
+      else json(response, request.method === 'POST' ? 201 : 200, { metadata: { name: 'a' } });
+    });
+    const cms = configMaps(server);
+    await cms.create(
+      undefined,
+      { metadata: { name: 'a', namespace: 'd' }, data: { k: 'v' } },
+      { fieldManager: 'me', dryRun: true },
+    );
+    await cms.update('d', { metadata: { name: 'a', resourceVersion: '3' } });
+    await cms.updateStatus('d', { metadata: { name: 'a' } });
+    await cms.delete('d', 'a', {
+      propagationPolicy: 'Foreground',
+      preconditions: { uid: 'u1' },
+      gracePeriodSeconds: 0,
+    });
+    await cms.deleteCollection('d', { labelSelector: 'x=y' });
+    const [create, update, updateStatus, del, delCollection] = server.requests;
+    expect(create).toMatchObject({
+      method: 'POST',
+      url: '/api/v1/namespaces/d/configmaps?fieldManager=me&dryRun=All',
+    });
+    expect(JSON.parse(create?.body ?? '')).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a', namespace: 'd' },
+      data: { k: 'v' },
+    });
+    expect(create?.headers['content-type']).toBe('application/json');
+    expect(update).toMatchObject({ method: 'PUT', url: '/api/v1/namespaces/d/configmaps/a' });
+    expect(updateStatus).toMatchObject({
+      method: 'PUT',
+      url: '/api/v1/namespaces/d/configmaps/a/status',
+    });
+    expect(del).toMatchObject({ method: 'DELETE', url: '/api/v1/namespaces/d/configmaps/a' });
+    expect(JSON.parse(del?.body ?? '')).toEqual({
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      propagationPolicy: 'Foreground',
+      preconditions: { uid: 'u1' },
+      gracePeriodSeconds: 0,
+    });
+    expect(delCollection).toMatchObject({
+      method: 'DELETE',
+      url: '/api/v1/namespaces/d/configmaps?labelSelector=x%3Dy',
+    });
+  });
+
+  it.for([
+    { patchType: 'json', contentType: 'application/json-patch+json' },
+    { patchType: 'merge', contentType: 'application/merge-patch+json' },
+    { patchType: 'strategic-merge', contentType: 'application/strategic-merge-patch+json' },
+    { patchType: 'apply', contentType: 'application/apply-patch+yaml' },
+  ] as const)('sends a $patchType patch as $contentType', async ({ patchType, contentType }) => {
+    server = await startLoopback((_request, response) =>
+      json(response, 200, { metadata: { name: 'a' } }),
+    );
+    await configMaps(server).patch(
+      'd',
+      'a',
+      patchType,
+      { data: { k: 'v' } },
+      { fieldManager: 'me', force: true },
+      'status',
+    );
+    const [request] = server.requests;
+    expect(request?.method).toBe('PATCH');
+    expect(request?.headers['content-type']).toBe(contentType);
+    expect(request?.url).toBe(
+      `/api/v1/namespaces/d/configmaps/a/status?fieldManager=me${patchType === 'apply' ? '&force=true' : ''}`,
+    );
+  });
+
+  it('rejects an apply patch without fieldManager and a namespaced call without namespace', async () => {
+    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const cms = configMaps(server);
+    await expect(cms.patch('d', 'a', 'apply', {})).rejects.toThrow(TypeError);
+    await expect(cms.get(undefined, 'a')).rejects.toThrow(/namespace is required/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('applies an object server-side under its own name', async () => {
+    server = await startLoopback((_request, response) =>
+      json(response, 200, { metadata: { name: 'a' } }),
+    );
+    await configMaps(server).apply(
+      'd',
+      { metadata: { name: 'a' }, data: { k: 'v' } },
+      { fieldManager: 'ctl', force: true },
+    );
+    const [request] = server.requests;
+    expect(request?.url).toBe('/api/v1/namespaces/d/configmaps/a?fieldManager=ctl&force=true');
+    expect(JSON.parse(request?.body ?? '')).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a' },
+      data: { k: 'v' },
+    });
+  });
+
+  it('sends the User-Agent and impersonation of derived clients without changing the original', async () => {
+    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const cms = configMaps(server);
+    await cms.withUserAgent('my-controller/1.0').get('d', 'a');
+    await cms.withImpersonation({ user: 'nobody', groups: ['g'] }).get('d', 'a');
+    await cms.get('d', 'a');
+    const [ua, imp, plain] = server.requests;
+    expect(ua?.headers['user-agent']).toBe('my-controller/1.0');
+    expect(imp?.headers['impersonate-user']).toBe('nobody');
+    expect(imp?.headers['impersonate-group']).toBe('g');
+    expect(plain?.headers['impersonate-user']).toBeUndefined();
+    expect(plain?.headers['user-agent']).toMatch(/^lasso\//);
+  });
+
+  it('throws the ApiError of a 404', async () => {
+    server = await startLoopback((_request, response) =>
+      json(
+        response,
+        404,
+        status(404, 'NotFound', 'configmaps "a" not found', {
+          details: { name: 'a', kind: 'configmaps' },
+        }),
+      ),
+    );
+    const error = await configMaps(server)
+      .get('d', 'a')
+      .catch((e: unknown) => e);
+    expect(isNotFound(error)).toBe(true);
+    expect((error as Error).message).toBe('configmaps "a" not found');
+  });
+});
+
+describe('Client.watch()', () => {
+  const event = (type: string, name: string, rv: string) =>
+    `${JSON.stringify({ type, object: { metadata: { name, resourceVersion: rv } } })}\n`;
+
+  it('decodes events split across chunked writes and ends when the stream ends', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const text =
+        event('ADDED', 'a', '1') + event('MODIFIED', 'ü-😀', '2') + event('BOOKMARK', '', '3');
+      const bytes = Buffer.from(text);
+      // Cut at odd offsets, including inside the 4-byte emoji.
+      const cuts = [0, 7, 50, bytes.indexOf(0xf0) + 2, bytes.length - 3, bytes.length];
+      for (let i = 0; i < cuts.length - 1; i++)
+        response.write(bytes.subarray(cuts[i], cuts[i + 1]));
+      response.end();
+    });
+    const events = await collect(
+      configMaps(server).watch('d', {
+        resourceVersion: '0',
+        allowWatchBookmarks: true,
+        timeoutSeconds: 30,
+      }),
+    );
+    expect(
+      events.map((e) => [e.type, e.object.metadata?.name, e.object.kind, e.object.apiVersion]),
+    ).toEqual([
+      ['ADDED', 'a', 'ConfigMap', 'v1'],
+      ['MODIFIED', 'ü-😀', 'ConfigMap', 'v1'],
+      ['BOOKMARK', '', 'ConfigMap', 'v1'],
+    ]);
+    expect(server.requests[0]?.url).toBe(
+      '/api/v1/namespaces/d/configmaps?watch=true&resourceVersion=0&timeoutSeconds=30&allowWatchBookmarks=true',
+    );
+  });
+
+  it('is lazy and throws the HTTP error answer from the first next()', async () => {
+    server = await startLoopback((_request, response) =>
+      json(response, 410, status(410, 'Expired', 'too old resource version: 1 (9)')),
+    );
+    const stream = configMaps(server).watch('d', { resourceVersion: '1' });
+    expect(server.requests).toHaveLength(0);
+    await expect(collect(stream)).rejects.toSatisfy(isGone);
+  });
+
+  it('throws an ERROR event as an ApiError after the events before it', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(
+        `${event('ADDED', 'a', '1')}${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'gone') })}\n`,
+      );
+    });
+    const seen: WatchEvent<KubeObject>[] = [];
+    const error = await (async () => {
+      for await (const e of configMaps(server as Loopback).watch('d')) seen.push(e);
+    })().catch((e: unknown) => e);
+    expect(seen).toHaveLength(1);
+    expect(isGone(error)).toBe(true);
+  });
+
+  it('throws LASSO_WATCH_DECODE for a malformed line instead of skipping it', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(`${event('ADDED', 'a', '1')}{not json\n${event('ADDED', 'b', '2')}`);
+    });
+    await expect(collect(configMaps(server).watch('d'))).rejects.toSatisfy((e) =>
+      isLassoError(e, 'LASSO_WATCH_DECODE'),
+    );
+  });
+
+  it('destroys the HTTP body when the consumer breaks out of the loop', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    for await (const _ of configMaps(server).watch('d')) break;
+    await server.closed[0];
+  });
+
+  it('destroys the HTTP body and rejects with the reason when the signal aborts', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const error = await (async () => {
+      for await (const _ of configMaps(server as Loopback).watch('d', {
+        signal: controller.signal,
+      }))
+        controller.abort(reason);
+    })().catch((e: unknown) => e);
+    expect(error).toBe(reason);
+    await server.closed[0];
+  });
+
+  it('throws a TimeoutError when no bytes arrive for inactivityTimeoutMs', async () => {
+    const clock = new EventClock();
+    let write: ((text: string) => void) | undefined;
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      write = (text) => response.write(text);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const iterator = configMaps(server, { clock })
+      .watch('d', { inactivityTimeoutMs: 1000 })
+      [Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.object.metadata?.name).toBe('a');
+    await clock.advance(600);
+    write?.(event('MODIFIED', 'a', '2'));
+    expect((await iterator.next()).value?.type).toBe('MODIFIED');
+    const pending = iterator.next();
+    pending.catch(() => {});
+    await clock.advance(999);
+    let settled = false;
+    pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await clock.advance(0);
+    expect(settled).toBe(false);
+    await clock.advance(1);
+    await expect(pending).rejects.toBeInstanceOf(TimeoutError);
+    await server.closed[0];
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('throws LASSO_CONNECTION_FAILED with undici error as cause when the connection is cut', async () => {
+    server = await startLoopback((_request, response, raw) => {
+      response.writeHead(200);
+      response.write(event('ADDED', 'a', '1'), () => raw.socket.destroy());
+    });
+    const error = await collect(configMaps(server).watch('d')).catch((e: unknown) => e);
+    expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
+    expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+});

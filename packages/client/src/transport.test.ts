@@ -1,0 +1,329 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isLassoError, TimeoutError } from '@lasso/core';
+import { MockAgent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EventClock } from '../test/helpers/clock.ts';
+import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
+import { createRestConfig, type RestConfig } from './config/rest-config.ts';
+import { isApiError, isConflict, isNotFound, isTooManyRequests } from './errors.ts';
+import { apiErrorFrom, parseRetryAfter, RestTransport } from './transport.ts';
+
+let server: Loopback | undefined;
+let transport: RestTransport | undefined;
+afterEach(async () => {
+  await transport?.close();
+  await server?.close();
+  transport = undefined;
+  server = undefined;
+});
+
+function open(config: Omit<RestConfig, 'server'>, loopback: Loopback): RestTransport {
+  transport = new RestTransport(createRestConfig({ server: loopback.url, ...config }));
+  return transport;
+}
+
+describe('apiErrorFrom', () => {
+  it('builds the error from a Status body with its reason, details and causes', () => {
+    const error = apiErrorFrom(
+      { method: 'POST', path: '/api/v1/namespaces/default/configmaps' },
+      422,
+      {},
+      JSON.stringify(
+        status(422, 'Invalid', 'ConfigMap "x" is invalid', {
+          details: {
+            name: 'x',
+            kind: 'configmaps',
+            causes: [{ type: 'FieldValueInvalid', field: 'metadata.name', message: 'bad' }],
+          },
+        }),
+      ),
+    );
+    expect(error).toMatchObject({
+      status: 422,
+      reason: 'Invalid',
+      message: 'ConfigMap "x" is invalid',
+    });
+    expect(error.causes).toEqual([
+      { type: 'FieldValueInvalid', field: 'metadata.name', message: 'bad' },
+    ]);
+    expect(error.details?.name).toBe('x');
+  });
+
+  it('derives the reason from the HTTP status for a non-Status body', () => {
+    const error = apiErrorFrom(
+      { method: 'GET', path: '/api/v1/pods' },
+      404,
+      {},
+      '404 page not found',
+    );
+    expect(isNotFound(error)).toBe(true);
+    expect(error.message).toContain('404 page not found');
+    expect(apiErrorFrom({ method: 'GET', path: '/x' }, 409, {}, '').reason).toBe('Conflict');
+  });
+
+  it('takes retryAfterMs from the Retry-After header over the details', () => {
+    const error = apiErrorFrom(
+      { method: 'GET', path: '/x' },
+      429,
+      { 'retry-after': '3' },
+      JSON.stringify(
+        status(429, 'TooManyRequests', 'slow down', { details: { retryAfterSeconds: 7 } }),
+      ),
+    );
+    expect(error.retryAfterMs).toBe(3000);
+    expect(isTooManyRequests(error)).toBe(true);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it.for([
+    { name: 'delta seconds', value: '5', expected: 5000 },
+    { name: 'an HTTP date', value: new Date(10_000).toUTCString(), expected: 10_000 },
+    { name: 'garbage', value: 'soon', expected: undefined },
+    { name: 'nothing', value: undefined, expected: undefined },
+  ])('parses $name', ({ value, expected }) => {
+    expect(parseRetryAfter(value, 0)).toBe(expected);
+  });
+});
+
+describe('RestTransport', () => {
+  it('sends User-Agent, Accept, bearer token and impersonation headers', async () => {
+    server = await startLoopback((_request, response) => json(response, 200, { ok: true }));
+    const t = open(
+      {
+        auth: { type: 'token', token: 'abc' },
+        impersonation: { user: 'jane', groups: ['g1', 'g2'], extra: { 'scopes/x': ['a', 'b'] } },
+      },
+      server,
+    );
+    await expect(
+      t.requestJson({ method: 'GET', path: '/api/v1/pods', query: { limit: 5, x: undefined } }),
+    ).resolves.toEqual({ ok: true });
+    const [request] = server.requests;
+    expect(request?.url).toBe('/api/v1/pods?limit=5');
+    expect(request?.headers.authorization).toBe('Bearer abc');
+    expect(request?.headers['user-agent']).toMatch(/^lasso\/\S+ \(\w+\/\w+\) \S+$/);
+    expect(request?.headers.accept).toBe('application/json');
+    expect(request?.headers['impersonate-user']).toBe('jane');
+    expect(request?.headers['impersonate-group']).toBe('g1, g2');
+    expect(request?.headers['impersonate-extra-scopes%2fx']).toBe('a, b');
+  });
+
+  it('sends basic auth and keeps the server path prefix', async () => {
+    server = await startLoopback((_request, response) => json(response, 200, {}));
+    transport = new RestTransport(
+      createRestConfig({
+        server: `${server.url}/k8s/clusters/c-1/`,
+        auth: { type: 'basic', username: 'u', password: 'p' },
+      }),
+    );
+    await transport.requestJson({ method: 'GET', path: '/api' });
+    expect(server.requests[0]?.url).toBe('/k8s/clusters/c-1/api');
+    expect(server.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from('u:p').toString('base64')}`,
+    );
+  });
+
+  it('reuses keep-alive connections for sequential requests', async () => {
+    const sockets = new Set<unknown>();
+    server = await startLoopback((_request, response, raw) => {
+      sockets.add(raw.socket);
+      json(response, 200, {});
+    });
+    const t = open({}, server);
+    for (let i = 0; i < 10; i++) await t.requestJson({ method: 'GET', path: '/api' });
+    // undici's pool may open a second socket while the first finishes its response; never more.
+    expect(sockets.size).toBeLessThanOrEqual(2);
+  });
+
+  it('retries a 429 after its Retry-After on the injected clock', async () => {
+    const clock = new EventClock();
+    let calls = 0;
+    server = await startLoopback((_request, response) => {
+      calls++;
+      if (calls <= 2)
+        json(response, 429, status(429, 'TooManyRequests', 'slow'), { 'retry-after': '2' });
+      else json(response, 200, { done: true });
+    });
+    const t = open({ clock, timeoutMs: 0 }, server);
+    const result = t.requestJson({
+      method: 'POST',
+      path: '/api/v1/namespaces/a/configmaps',
+      body: { a: 1 },
+    });
+    await clock.untilPending();
+    await clock.advance(1999);
+    expect(calls).toBe(1);
+    await clock.advance(1);
+    await clock.untilPending();
+    expect(calls).toBe(2);
+    await clock.advance(2000);
+    await expect(result).resolves.toEqual({ done: true });
+    expect(server.requests.map((r) => r.body)).toEqual(['{"a":1}', '{"a":1}', '{"a":1}']);
+  });
+
+  it('retries a 503 only when it carries Retry-After', async () => {
+    const clock = new EventClock();
+    let calls = 0;
+    let withCalls = 0;
+    server = await startLoopback((request, response) => {
+      calls++;
+      if (request.url === '/with' && ++withCalls === 1)
+        json(response, 503, status(503, 'ServiceUnavailable', 'x'), { 'retry-after': '1' });
+      else if (request.url === '/with') json(response, 200, {});
+      else json(response, 503, status(503, 'ServiceUnavailable', 'down'));
+    });
+    const t = open({ clock, timeoutMs: 0 }, server);
+    await expect(t.requestJson({ method: 'GET', path: '/without' })).rejects.toMatchObject({
+      status: 503,
+      reason: 'ServiceUnavailable',
+    });
+    expect(calls).toBe(1);
+    const withHeader = t.requestJson({ method: 'GET', path: '/with' });
+    await clock.untilPending();
+    await clock.advance(1000);
+    await expect(withHeader).resolves.toEqual({});
+    expect(calls).toBe(3);
+  });
+
+  it('gives up after 10 retries and throws the last 429', async () => {
+    const clock = new EventClock();
+    server = await startLoopback((_request, response) =>
+      json(response, 429, status(429, 'TooManyRequests', 'still slow'), { 'retry-after': '1' }),
+    );
+    const t = open({ clock, timeoutMs: 0 }, server);
+    const result = t.requestJson({ method: 'GET', path: '/api' });
+    result.catch(() => {});
+    for (let i = 0; i < 10; i++) {
+      await clock.untilPending();
+      await clock.advance(1000);
+    }
+    await expect(result).rejects.toSatisfy(
+      (error) =>
+        isTooManyRequests(error) && (error as { retryAfterMs: number }).retryAfterMs === 1000,
+    );
+    expect(server.requests).toHaveLength(11);
+  });
+
+  it('stops waiting for a retry when the signal aborts', async () => {
+    const clock = new EventClock();
+    server = await startLoopback((_request, response) =>
+      json(response, 429, status(429, 'TooManyRequests', 'slow'), { 'retry-after': '60' }),
+    );
+    const t = open({ clock, timeoutMs: 0 }, server);
+    const controller = new AbortController();
+    const result = t.requestJson({ method: 'GET', path: '/api', signal: controller.signal });
+    await clock.untilPending();
+    await clock.advance(10);
+    const reason = new Error('shutting down');
+    controller.abort(reason);
+    await expect(result).rejects.toBe(reason);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('times out a request that gets no answer, on the injected clock', async () => {
+    const clock = new EventClock();
+    server = await startLoopback(() => {});
+    const t = open({ clock, timeoutMs: 5000 }, server);
+    const result = t.requestJson({ method: 'GET', path: '/api/v1/pods' });
+    result.catch(() => {});
+    await clock.untilPending();
+    await clock.advance(4999);
+    await clock.advance(1);
+    await expect(result).rejects.toBeInstanceOf(TimeoutError);
+    await expect(result).rejects.toThrow('/api/v1/pods');
+  });
+
+  it('keeps a conflict as an ApiError and never retries it', async () => {
+    server = await startLoopback((_request, response) =>
+      json(response, 409, status(409, 'Conflict', 'the object has been modified')),
+    );
+    const t = open({}, server);
+    await expect(t.requestJson({ method: 'PUT', path: '/x', body: {} })).rejects.toSatisfy(
+      isConflict,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reports a refused connection as LASSO_CONNECTION_FAILED with undici error as cause', async () => {
+    server = await startLoopback(() => {});
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    transport = new RestTransport(createRestConfig({ server: url }));
+    const error = await transport
+      .requestJson({ method: 'GET', path: '/api' })
+      .catch((e: unknown) => e);
+    expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
+    expect((error as Error).message).toContain('ECONNREFUSED');
+    expect(((error as Error).cause as { code?: string }).code).toBe('ECONNREFUSED');
+  });
+
+  it('re-reads a token file after a 401 and retries once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lasso-token-'));
+    try {
+      const file = join(dir, 'token');
+      await writeFile(file, 'old\n');
+      server = await startLoopback((request, response) => {
+        if (request.headers.authorization === 'Bearer new') json(response, 200, { ok: 1 });
+        else json(response, 401, status(401, 'Unauthorized', 'Unauthorized'));
+      });
+      const t = open({ auth: { type: 'tokenFile', path: file } }, server);
+      await expect(t.requestJson({ method: 'GET', path: '/a' })).rejects.toSatisfy(isApiError);
+      expect(server.requests).toHaveLength(2);
+      await writeFile(file, 'new\n');
+      await expect(t.requestJson({ method: 'GET', path: '/a' })).resolves.toEqual({ ok: 1 });
+      expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+        'Bearer old',
+        'Bearer old',
+        'Bearer old',
+        'Bearer new',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('limits requests with the client-side token bucket when qps is set', async () => {
+    const clock = new EventClock();
+    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const t = open({ clock, qps: 1, burst: 2, timeoutMs: 0 }, server);
+    const results = [0, 1, 2].map(() => t.requestJson({ method: 'GET', path: '/a' }));
+    await Promise.all(results.slice(0, 2));
+    await clock.untilPending();
+    expect(server.requests).toHaveLength(2);
+    await clock.advance(1000);
+    await results[2];
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('sends through an injected dispatcher (undici MockAgent)', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get('https://k8s.example:6443')
+      .intercept({
+        path: '/apis/apps/v1/deployments',
+        method: 'GET',
+        headers: { authorization: 'Bearer t' },
+      })
+      .reply(200, { kind: 'DeploymentList', items: [] });
+    transport = new RestTransport(
+      createRestConfig({
+        server: 'https://k8s.example:6443',
+        auth: { type: 'token', token: 't' },
+        dispatcher: agent,
+      }),
+    );
+    await expect(
+      transport.requestJson({ method: 'GET', path: '/apis/apps/v1/deployments' }),
+    ).resolves.toEqual({
+      kind: 'DeploymentList',
+      items: [],
+    });
+    agent.assertNoPendingInterceptors();
+    await agent.close();
+  });
+});

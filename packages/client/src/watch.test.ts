@@ -1,0 +1,133 @@
+import { isLassoError } from '@lasso/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isApiError, isGone } from './errors.ts';
+import { decodeWatchEvent, LineDecoder } from './watch.ts';
+
+const encoder = new TextEncoder();
+
+/** Cut `bytes` at the given offsets into chunks. */
+function cut(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
+  const points = [...new Set(offsets.map((o) => o % (bytes.length + 1)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let start = 0;
+  for (const point of points) {
+    chunks.push(bytes.subarray(start, point));
+    start = point;
+  }
+  chunks.push(bytes.subarray(start));
+  return chunks;
+}
+
+function decodeAll(chunks: Uint8Array[]): string[] {
+  const decoder = new LineDecoder();
+  const lines: string[] = [];
+  for (const chunk of chunks) lines.push(...decoder.push(chunk));
+  const tail = decoder.end();
+  if (tail !== undefined) lines.push(tail);
+  return lines;
+}
+
+describe('LineDecoder', () => {
+  it('yields every line whatever the chunk boundaries (multi-byte characters included)', () => {
+    const event = fc.record({
+      type: fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'),
+      object: fc.record({
+        metadata: fc.record({ name: fc.string({ unit: 'grapheme', maxLength: 20 }) }),
+        data: fc.dictionary(
+          fc.string({ maxLength: 5 }),
+          fc.string({ unit: 'binary', maxLength: 30 }),
+        ),
+      }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(event, { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (events, offsets) => {
+          const text = events.map((e) => `${JSON.stringify(e)}\n`).join('');
+          const lines = decodeAll(cut(encoder.encode(text), offsets));
+          expect(lines.map((line) => decodeWatchEvent(line))).toEqual(events);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('decodes a 4-byte character split across three chunks', () => {
+    const bytes = encoder.encode('{"a":"😀"}\n');
+    const at = bytes.indexOf(0xf0);
+    const decoder = new LineDecoder();
+    expect(decoder.push(bytes.subarray(0, at + 1))).toEqual([]);
+    expect(decoder.push(bytes.subarray(at + 1, at + 3))).toEqual([]);
+    expect(decoder.push(bytes.subarray(at + 3))).toEqual(['{"a":"😀"}']);
+  });
+
+  it('returns the last line without a trailing newline at the end', () => {
+    const decoder = new LineDecoder();
+    expect(decoder.push(encoder.encode('one\r\ntwo\nthr'))).toEqual(['one', 'two']);
+    expect(decoder.push(encoder.encode('ee'))).toEqual([]);
+    expect(decoder.end()).toBe('three');
+    expect(decoder.end()).toBeUndefined();
+  });
+
+  it('joins a long line spread over many chunks once', () => {
+    const decoder = new LineDecoder();
+    const piece = 'x'.repeat(1000);
+    for (let i = 0; i < 1000; i++) expect(decoder.push(encoder.encode(piece))).toEqual([]);
+    const [line] = decoder.push(encoder.encode('\n'));
+    expect(line).toHaveLength(1_000_000);
+  });
+});
+
+describe('decodeWatchEvent', () => {
+  it('returns the event for a well-formed line', () => {
+    const event = decodeWatchEvent(
+      '{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"a"}}}',
+    );
+    expect(event).toEqual({ type: 'ADDED', object: { kind: 'Pod', metadata: { name: 'a' } } });
+  });
+
+  it('throws an ApiError for an ERROR event (410 -> isGone)', () => {
+    const line = JSON.stringify({
+      type: 'ERROR',
+      object: {
+        kind: 'Status',
+        status: 'Failure',
+        code: 410,
+        reason: 'Expired',
+        message: 'too old resource version: 1 (5)',
+      },
+    });
+    expect(() => decodeWatchEvent(line)).toThrow(
+      expect.objectContaining({
+        status: 410,
+        reason: 'Expired',
+        message: 'too old resource version: 1 (5)',
+      }),
+    );
+    try {
+      decodeWatchEvent(line);
+    } catch (error) {
+      expect(isApiError(error)).toBe(true);
+      expect(isGone(error)).toBe(true);
+    }
+  });
+
+  it.for([
+    { name: 'not JSON', line: '{"type":"ADDED","object":{"data":"s3cret"' },
+    { name: 'no type', line: '{"object":{}}' },
+    { name: 'no object', line: '{"type":"ADDED"}' },
+    { name: 'an unknown type', line: '{"type":"EXPLODED","object":{}}' },
+    { name: 'not an object', line: '42' },
+  ])('throws LASSO_WATCH_DECODE for a line that is $name, never quoting it', ({ line }) => {
+    let thrown: unknown;
+    try {
+      decodeWatchEvent(line);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isLassoError(thrown, 'LASSO_WATCH_DECODE')).toBe(true);
+    expect((thrown as Error).message).not.toContain('s3cret');
+  });
+});
