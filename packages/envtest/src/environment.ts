@@ -1,0 +1,326 @@
+// startEnvironment: an existing cluster, real etcd + kube-apiserver binaries, or the built-in server,
+// with CRDs installed and a kubeconfig written (controller-runtime's envtest.Environment, ported).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Clock, errorMessage, LassoError, type Logger, sleep, systemClock } from '@lasso/core';
+import { stringify as stringifyYaml } from 'yaml';
+import { loadCrdFiles } from './crd-loader.ts';
+
+// TEMP-SHIM
+const connectExistingCluster = async (
+  _path: string,
+): Promise<{ credentials: Credentials; stop(): Promise<void> }> => {
+  throw new Error('pending');
+};
+const startKubebuilderControlPlane = async (
+  _path: string,
+): Promise<{ credentials: Credentials; stop(): Promise<void> }> => {
+  throw new Error('pending');
+};
+
+import { sendRequest } from './server/http-client.ts';
+import { type LocalApiServer, startLocalApiServer } from './server/server.ts';
+
+/** Options of {@link startEnvironment}. */
+export interface EnvironmentOptions {
+  /** CRDs to install before the environment is returned: file/dir paths of YAML (multi-document) or objects. */
+  crds?: Array<string | Record<string, unknown>>;
+  /** Create this namespace (or, with `true`, a generated unique one) and return it as `namespace`. */
+  namespace?: string | boolean;
+  /** Built-in server only: serve plain HTTP instead of HTTPS (default HTTPS). */
+  insecureHttp?: boolean;
+  /** Built-in server only: interval of periodic watch bookmarks (default 60 000 ms, as kube-apiserver). */
+  bookmarkIntervalMs?: number;
+  /** How long to wait for CRDs to be established and the API server to be ready. Default 60 000 ms. */
+  readyTimeoutMs?: number;
+  /** Timestamps and waits. Default `systemClock`. */
+  clock?: Clock;
+  /** Receives the built-in server's internal errors. */
+  logger?: Logger;
+}
+
+/** How to reach the environment's API server as an admin (system:masters). */
+export interface Credentials {
+  /** `https://127.0.0.1:PORT`. */
+  server: string;
+  /** CA that signed the serving cert. */
+  caPem?: string;
+  /** Admin client cert (O=system:masters). */
+  clientCertPem?: string;
+  clientKeyPem?: string;
+  /** A bearer token of a system:masters user (built-in and KUBEBUILDER_ASSETS modes). */
+  token?: string;
+}
+
+/** A running test environment. */
+export interface Environment {
+  /** Which API server backs it. */
+  mode: 'builtin' | 'kubebuilder' | 'existing';
+  /** A kubeconfig file written to a temp dir (admin user), deleted by `stop()`. */
+  kubeconfigPath: string;
+  kubeconfigYaml: string;
+  credentials: Credentials;
+  /** The namespace from options (default `'default'`). */
+  namespace: string;
+  /** The built-in server (fault API etc.); undefined for real API servers. Tests needing faults skip when undefined. */
+  server: LocalApiServer | undefined;
+  /** Release everything (ports, timers, child processes, temp files). Idempotent. */
+  stop(): Promise<void>;
+}
+
+function fail(message: string, cause?: unknown): LassoError {
+  return new LassoError(
+    'LASSO_ENVTEST_FAILED',
+    message,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A kubeconfig for `credentials` (client certificate user when there is one, else the token). */
+export function kubeconfigFor(credentials: Credentials, namespace: string): string {
+  const cluster: Record<string, unknown> = { server: credentials.server };
+  if (credentials.caPem !== undefined) {
+    cluster['certificate-authority-data'] = Buffer.from(credentials.caPem).toString('base64');
+  }
+  const user: Record<string, unknown> = {};
+  if (credentials.clientCertPem !== undefined && credentials.clientKeyPem !== undefined) {
+    user['client-certificate-data'] = Buffer.from(credentials.clientCertPem).toString('base64');
+    user['client-key-data'] = Buffer.from(credentials.clientKeyPem).toString('base64');
+  } else if (credentials.token !== undefined) {
+    user.token = credentials.token;
+  }
+  return stringifyYaml({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'envtest', cluster }],
+    users: [{ name: 'envtest-admin', user }],
+    contexts: [
+      { name: 'envtest', context: { cluster: 'envtest', user: 'envtest-admin', namespace } },
+    ],
+    'current-context': 'envtest',
+    preferences: {},
+  });
+}
+
+/**
+ * Start a test environment: `LASSO_TEST_KUBECONFIG` > `KUBEBUILDER_ASSETS` > the built-in server.
+ * CRDs are installed over HTTP in every mode and awaited until Established and served.
+ *
+ * @example
+ * ```ts
+ * const env = await startEnvironment({ crds: ['./config/crds'], namespace: true });
+ * try {
+ *   // point a client at env.kubeconfigPath or env.credentials
+ * } finally {
+ *   await env.stop();
+ * }
+ * ```
+ *
+ * **Gotchas**: no controller-manager runs in any mode: no garbage collection, namespaces never finish
+ * terminating, and no `default` ServiceAccount exists (create it before creating Pods).
+ */
+export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
+  if (options.crds !== undefined && !Array.isArray(options.crds)) {
+    throw new TypeError('crds must be an array of paths or objects');
+  }
+  if (
+    options.namespace !== undefined &&
+    typeof options.namespace !== 'string' &&
+    typeof options.namespace !== 'boolean'
+  ) {
+    throw new TypeError('namespace must be a string or a boolean');
+  }
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  if (!(readyTimeoutMs > 0)) throw new RangeError('readyTimeoutMs must be > 0');
+  const clock = options.clock ?? systemClock;
+  const crds = await loadCrds(options.crds ?? []);
+
+  const existingPath = process.env.LASSO_TEST_KUBECONFIG;
+  const assets = process.env.KUBEBUILDER_ASSETS;
+  let mode: Environment['mode'];
+  let credentials: Credentials;
+  let server: LocalApiServer | undefined;
+  let stopBackend: () => Promise<void>;
+  if (existingPath !== undefined && existingPath !== '') {
+    const existing = await connectExistingCluster(existingPath);
+    mode = 'existing';
+    credentials = existing.credentials;
+    stopBackend = () => existing.stop();
+  } else if (assets !== undefined && assets !== '') {
+    const plane = await startKubebuilderControlPlane(assets);
+    mode = 'kubebuilder';
+    credentials = plane.credentials;
+    stopBackend = () => plane.stop();
+  } else {
+    const local = await startLocalApiServer({
+      ...(options.insecureHttp === undefined ? {} : { insecureHttp: options.insecureHttp }),
+      ...(options.bookmarkIntervalMs === undefined
+        ? {}
+        : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+    });
+    mode = 'builtin';
+    credentials = { ...local.credentials };
+    server = local;
+    stopBackend = () => local.stop();
+  }
+
+  let directory: string | undefined;
+  let createdNamespace: string | undefined;
+  try {
+    await installCrds(credentials, crds, clock, readyTimeoutMs);
+    let namespace = 'default';
+    if (options.namespace === true) {
+      namespace = `lasso-test-${randomBytes(4).toString('hex')}`;
+    } else if (typeof options.namespace === 'string' && options.namespace !== '') {
+      namespace = options.namespace;
+    }
+    if (namespace !== 'default') {
+      const response = await sendRequest(credentials, 'POST', '/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: namespace },
+      });
+      if (response.status === 201) createdNamespace = namespace;
+      else if (response.status !== 409) {
+        throw fail(`creating namespace ${namespace} failed: ${response.status} ${response.text}`);
+      }
+    }
+    directory = await mkdtemp(join(tmpdir(), 'lasso-envtest-'));
+    const kubeconfigYaml = kubeconfigFor(credentials, namespace);
+    const kubeconfigPath = join(directory, 'kubeconfig');
+    await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
+    let stopped: Promise<void> | undefined;
+    const tempDirectory = directory;
+    return {
+      mode,
+      kubeconfigPath,
+      kubeconfigYaml,
+      credentials,
+      namespace,
+      server,
+      stop: () => {
+        stopped ??= (async () => {
+          const errors: unknown[] = [];
+          if (mode === 'existing' && createdNamespace !== undefined) {
+            await sendRequest(
+              credentials,
+              'DELETE',
+              `/api/v1/namespaces/${createdNamespace}`,
+            ).catch((error: unknown) => errors.push(error));
+          }
+          await rm(tempDirectory, { recursive: true, force: true }).catch((error: unknown) =>
+            errors.push(error),
+          );
+          await stopBackend().catch((error: unknown) => errors.push(error));
+          if (errors.length > 0) {
+            throw fail(
+              `stopping the environment failed: ${errors.map(errorMessage).join('; ')}`,
+              errors[0],
+            );
+          }
+        })();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    await stopBackend().catch(() => {});
+    throw error;
+  }
+}
+
+async function loadCrds(
+  entries: Array<string | Record<string, unknown>>,
+): Promise<Array<Record<string, unknown>>> {
+  const paths = entries.filter((entry): entry is string => typeof entry === 'string');
+  const objects = entries.filter(isRecord);
+  if (paths.length + objects.length !== entries.length) {
+    throw new TypeError('crds entries must be paths or objects');
+  }
+  const loaded = paths.length === 0 ? [] : await loadCrdFiles(paths);
+  return [...loaded, ...objects];
+}
+
+async function installCrds(
+  credentials: Credentials,
+  crds: Array<Record<string, unknown>>,
+  clock: Clock,
+  timeoutMs: number,
+): Promise<void> {
+  const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  for (const crd of crds) {
+    const name = isRecord(crd.metadata) ? String(crd.metadata.name ?? '') : '';
+    const created = await sendRequest(credentials, 'POST', base, crd);
+    if (created.status === 409) {
+      const existing = await sendRequest(credentials, 'GET', `${base}/${name}`);
+      const live = existing.json() as { metadata?: { resourceVersion?: string } };
+      const update = structuredClone(crd);
+      const metadata = isRecord(update.metadata) ? update.metadata : {};
+      metadata.resourceVersion = live.metadata?.resourceVersion;
+      update.metadata = metadata;
+      const updated = await sendRequest(credentials, 'PUT', `${base}/${name}`, update);
+      if (updated.status !== 200) {
+        throw fail(`updating CRD ${name} failed: ${updated.status} ${updated.text}`);
+      }
+    } else if (created.status !== 201) {
+      throw fail(`installing CRD ${name} failed: ${created.status} ${created.text}`);
+    }
+  }
+  const deadline = clock.monotonic() + timeoutMs;
+  for (const crd of crds) {
+    const name = isRecord(crd.metadata) ? String(crd.metadata.name ?? '') : '';
+    const spec = isRecord(crd.spec) ? crd.spec : {};
+    const plural = isRecord(spec.names) ? String(spec.names.plural ?? '') : '';
+    const versions = Array.isArray(spec.versions)
+      ? spec.versions.filter(isRecord).filter((version) => version.served === true)
+      : [];
+    for (;;) {
+      if (await crdServed(credentials, name, String(spec.group ?? ''), plural, versions)) break;
+      if (clock.monotonic() > deadline) {
+        throw fail(`CRD ${name} was not established within ${timeoutMs} ms`);
+      }
+      await sleep(clock, 50);
+    }
+  }
+}
+
+async function crdServed(
+  credentials: Credentials,
+  name: string,
+  group: string,
+  plural: string,
+  versions: Array<Record<string, unknown>>,
+): Promise<boolean> {
+  const response = await sendRequest(
+    credentials,
+    'GET',
+    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+  );
+  if (response.status !== 200) return false;
+  const crd = response.json() as {
+    status?: { conditions?: Array<{ type: string; status: string }> };
+  };
+  const established = crd.status?.conditions?.some(
+    (condition) => condition.type === 'Established' && condition.status === 'True',
+  );
+  if (established !== true) return false;
+  for (const version of versions) {
+    const discovery = await sendRequest(
+      credentials,
+      'GET',
+      `/apis/${group}/${String(version.name)}`,
+    );
+    if (discovery.status !== 200) return false;
+    const list = discovery.json() as { resources?: Array<{ name: string }> };
+    if (!list.resources?.some((resource) => resource.name === plural)) return false;
+  }
+  return true;
+}

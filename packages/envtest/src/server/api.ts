@@ -1,0 +1,1359 @@
+// The REST semantics of the local API server: routing, CRUD, patch, delete with finalizers, list with
+// selectors and pagination, watch; ports the observable behaviour of k8s.io/apiserver's generic registry.
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '@lasso/core';
+import {
+  type FieldRequirement,
+  type LabelRequirement,
+  matchesFieldSelector,
+  matchesLabelSelector,
+  parseFieldSelector,
+  parseLabelSelector,
+  SelectorParseError,
+} from '../selectors.ts';
+import { validateObjectMeta } from '../validation.ts';
+import { authorize, type UserInfo } from './auth.ts';
+import {
+  crdResources,
+  establishedStatus,
+  pruneObject,
+  schemaOf,
+  validateAgainstSchema,
+  validateCrd,
+} from './crds.ts';
+import * as discovery from './discovery.ts';
+import { computePatch, parseApplyBody, recordManagedFields, runApply } from './patching.ts';
+import type { Registry } from './registry.ts';
+import { apiVersionOf, type ResourceInfo, storageKey } from './resources.ts';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  expired,
+  failure,
+  internalError,
+  invalid,
+  methodNotAllowed,
+  namespaceTerminating,
+  notFound,
+  pathNotFound,
+  StatusError,
+} from './status.ts';
+import { CompactedError, type HistoryEvent, type KubeObject, type Store } from './storage.ts';
+
+type Json = Record<string, unknown>;
+
+/** A request after transport concerns (TLS, auth, body limits) are handled. */
+export interface ApiRequest {
+  method: string;
+  url: URL;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  user: UserInfo;
+}
+
+/** A running watch: stop it, or ask it to send a bookmark now. */
+export interface WatchControl {
+  stop(): void;
+  bookmark(): void;
+}
+
+/** What a watch request streams. */
+export interface WatchPlan {
+  timeoutMs: number | undefined;
+  bookmarks: boolean;
+  /** Storage key watched (watches end when their CRD is deleted). */
+  key: string;
+  start(send: (event: unknown) => void, end: () => void): WatchControl;
+}
+
+/** The outcome of a request. */
+export type ApiResult =
+  | { type: 'json'; code: number; body: unknown }
+  | { type: 'text'; code: number; body: string }
+  | { type: 'watch'; plan: WatchPlan };
+
+const crdInfo = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
+const crdKey = storageKey(crdInfo);
+const namespacesKey = '/namespaces';
+const continueTooOld =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function metaOf(object: Json): Json {
+  if (!isRecord(object.metadata)) object.metadata = {};
+  return object.metadata as Json;
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** JSON with sorted keys, for "did anything change" comparisons. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isRecord(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((key) => value[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function parseJsonBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw badRequest(
+      `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function getPath(object: unknown, path: string): unknown {
+  let current: unknown = object;
+  for (const part of path.split('.')) {
+    if (!isRecord(current)) return undefined;
+    current = current[part];
+  }
+  return current;
+}
+
+function setPath(object: Json, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let current = object;
+  for (const part of parts.slice(0, -1)) {
+    if (!isRecord(current[part])) current[part] = {};
+    current = current[part] as Json;
+  }
+  current[parts[parts.length - 1]!] = value;
+}
+
+function truthy(value: string | null): boolean {
+  return value === 'true' || value === '1';
+}
+
+/** Parsed label and field selectors of a list or watch. */
+interface Selectors {
+  labels: LabelRequirement[];
+  fields: FieldRequirement[];
+  empty: boolean;
+}
+
+/** The generic registry of every served resource. */
+export class ApiCore {
+  readonly #clock: Clock;
+  readonly #registry: Registry;
+  readonly #store: Store;
+  readonly #serverAddress: () => string;
+  readonly #watches = new Set<{ key: string; end: () => void }>();
+  #nextClusterIp = 10;
+
+  constructor(options: {
+    clock: Clock;
+    registry: Registry;
+    store: Store;
+    serverAddress: () => string;
+  }) {
+    this.#clock = options.clock;
+    this.#registry = options.registry;
+    this.#store = options.store;
+    this.#serverAddress = options.serverAddress;
+  }
+
+  /** Create what kube-apiserver creates at startup: the default, kube-system, kube-public and kube-node-lease namespaces. */
+  bootstrap(): void {
+    const info = this.#registry.lookup('', 'v1', 'namespaces')!;
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+      this.#createObject(info, '', namespace, (prepared) =>
+        recordManagedFields(undefined, prepared, {
+          fieldManager: 'kube-apiserver',
+          time: this.#now(),
+        }),
+      );
+    }
+  }
+
+  #now(): string {
+    return new Date(this.#clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+
+  /** Serve one request. Throws {@link StatusError} for every failure kube-apiserver reports as a Status. */
+  handle(request: ApiRequest): ApiResult {
+    const path = request.url.pathname.replace(/\/+$/, '') || '/';
+    const segments = path.split('/').filter((segment) => segment !== '');
+    if (segments[0] !== 'api' && segments[0] !== 'apis') return this.#nonResource(request, path);
+    if (segments[0] === 'api' && segments.length === 1) {
+      this.#discoveryMethod(request);
+      return { type: 'json', code: 200, body: discovery.coreVersions(this.#serverAddress()) };
+    }
+    if (segments[0] === 'apis' && segments.length === 1) {
+      this.#discoveryMethod(request);
+      return { type: 'json', code: 200, body: discovery.groupList(this.#registry) };
+    }
+    let group: string;
+    let version: string;
+    let rest: string[];
+    if (segments[0] === 'api') {
+      group = '';
+      version = segments[1]!;
+      rest = segments.slice(2);
+    } else {
+      group = segments[1]!;
+      if (segments.length === 2) {
+        this.#discoveryMethod(request);
+        const document = discovery.group(this.#registry, group);
+        if (document === undefined) throw pathNotFound();
+        return { type: 'json', code: 200, body: document };
+      }
+      version = segments[2]!;
+      rest = segments.slice(3);
+    }
+    if (rest.length === 0) {
+      this.#discoveryMethod(request);
+      const document = discovery.resourceList(this.#registry, group, version);
+      if (document === undefined) throw pathNotFound();
+      return { type: 'json', code: 200, body: document };
+    }
+    return this.#resource(request, group, version, rest);
+  }
+
+  #discoveryMethod(request: ApiRequest): void {
+    if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed();
+  }
+
+  #nonResource(request: ApiRequest, path: string): ApiResult {
+    if (path === '/version') {
+      this.#discoveryMethod(request);
+      return { type: 'json', code: 200, body: discovery.builtinVersion };
+    }
+    if (/^\/(healthz|readyz|livez)(\/.*)?$/.test(path)) {
+      this.#discoveryMethod(request);
+      return { type: 'text', code: 200, body: 'ok' };
+    }
+    throw pathNotFound();
+  }
+
+  #resource(request: ApiRequest, group: string, version: string, input: string[]): ApiResult {
+    let rest = input;
+    let watchPath = false;
+    if (rest[0] === 'watch') {
+      watchPath = true;
+      rest = rest.slice(1);
+    }
+    let namespace: string | undefined;
+    let resource: string;
+    let name: string | undefined;
+    let subresource: string | undefined;
+    const namespaceSubresource =
+      group === '' && rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize');
+    if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
+      if (rest.length > 5) throw pathNotFound();
+      namespace = rest[1]!;
+      resource = rest[2]!;
+      name = rest[3];
+      subresource = rest[4];
+    } else {
+      if (rest.length > 3) throw pathNotFound();
+      resource = rest[0]!;
+      name = rest[1];
+      subresource = rest[2];
+    }
+    const info = this.#registry.lookup(group, version, resource);
+    if (info === undefined) throw pathNotFound();
+    if (info.namespaced === false && namespace !== undefined) throw pathNotFound();
+    if (info.namespaced && namespace === undefined && name !== undefined) throw pathNotFound();
+    if (subresource !== undefined && !info.subresources.includes(subresource)) {
+      throw pathNotFound();
+    }
+    if (
+      subresource !== undefined &&
+      subresource !== 'status' &&
+      subresource !== 'scale' &&
+      subresource !== 'finalize'
+    ) {
+      throw methodNotAllowed();
+    }
+    const query = request.url.searchParams;
+    const watch = watchPath || truthy(query.get('watch'));
+    let verb: string;
+    switch (request.method) {
+      case 'GET':
+      case 'HEAD':
+        verb = watch ? 'watch' : name === undefined ? 'list' : 'get';
+        break;
+      case 'POST':
+        verb = 'create';
+        if (name !== undefined) throw methodNotAllowed();
+        break;
+      case 'PUT':
+        verb = 'update';
+        if (name === undefined) throw methodNotAllowed();
+        break;
+      case 'PATCH':
+        verb = 'patch';
+        if (name === undefined) throw methodNotAllowed();
+        break;
+      case 'DELETE':
+        verb = name === undefined ? 'deletecollection' : 'delete';
+        break;
+      default:
+        throw methodNotAllowed();
+    }
+    if (subresource !== undefined && !['get', 'update', 'patch'].includes(verb)) {
+      throw methodNotAllowed();
+    }
+    if (subresource === 'finalize' && verb !== 'update') throw methodNotAllowed();
+    if (!info.verbs.includes(verb)) throw methodNotAllowed();
+    authorize(request.user, { verb, resource, subresource, group, namespace, name });
+    const scope = info.namespaced ? (namespace ?? undefined) : undefined;
+    switch (verb) {
+      case 'get': {
+        const object = this.#mustGet(info, scope ?? '', name!);
+        const body =
+          subresource === 'scale' ? this.#toScale(info, object) : this.#toVersion(info, object);
+        return { type: 'json', code: 200, body };
+      }
+      case 'list':
+        return { type: 'json', code: 200, body: this.#list(info, scope, query) };
+      case 'watch':
+        return { type: 'watch', plan: this.#watch(info, scope, query, name) };
+      case 'create':
+        return { type: 'json', code: 201, body: this.#create(info, scope ?? '', request) };
+      case 'update':
+        return this.#update(info, scope ?? '', name!, subresource, request);
+      case 'patch':
+        return this.#patch(info, scope ?? '', name!, subresource, request);
+      case 'delete':
+        return this.#delete(info, scope ?? '', name!, request);
+      default:
+        return { type: 'json', code: 200, body: this.#deleteCollection(info, scope, request) };
+    }
+  }
+
+  // ---- helpers ----
+
+  #toVersion(info: ResourceInfo, object: KubeObject): KubeObject {
+    const copy = structuredClone(object);
+    copy.apiVersion = apiVersionOf(info);
+    copy.kind = info.kind;
+    return copy;
+  }
+
+  #mustGet(info: ResourceInfo, namespace: string, name: string): KubeObject {
+    const found = this.#store.get(storageKey(info), namespace, name);
+    if (found === undefined) throw notFound(info, name);
+    return found;
+  }
+
+  #fieldManager(request: ApiRequest): string {
+    const explicit = request.url.searchParams.get('fieldManager');
+    if (explicit !== null && explicit !== '') return explicit;
+    const agent = stringOf(request.headers['user-agent']) ?? '';
+    const prefix = agent.split('/')[0]?.trim() ?? '';
+    return prefix === '' ? 'unknown' : prefix;
+  }
+
+  #decodeObject(info: ResourceInfo, body: Buffer): KubeObject {
+    const parsed = parseJsonBody(body);
+    return this.#checkKind(info, parsed);
+  }
+
+  #checkKind(info: ResourceInfo, parsed: unknown): KubeObject {
+    if (!isRecord(parsed)) {
+      throw badRequest(
+        `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+      );
+    }
+    const expected = apiVersionOf(info);
+    const apiVersion = stringOf(parsed.apiVersion) ?? '';
+    const kind = stringOf(parsed.kind) ?? '';
+    if (kind !== '' && kind !== info.kind) {
+      throw badRequest(
+        `${kind} in version "${apiVersion === '' ? info.version : apiVersion}" cannot be handled as a ${info.kind}: no kind "${kind}" is registered for version "${expected}"`,
+      );
+    }
+    if (apiVersion !== '' && apiVersion !== expected) {
+      throw badRequest(
+        `the API version in the data (${apiVersion}) does not match the expected API version (${expected})`,
+      );
+    }
+    parsed.apiVersion = expected;
+    parsed.kind = info.kind;
+    if (parsed.metadata !== undefined && !isRecord(parsed.metadata)) {
+      throw badRequest(
+        `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: json: cannot unmarshal ${typeof parsed.metadata} into Go struct field ${info.kind}.metadata of type v1.ObjectMeta`,
+      );
+    }
+    return parsed as KubeObject;
+  }
+
+  #selectors(info: ResourceInfo, query: URLSearchParams, name?: string): Selectors {
+    let labels: LabelRequirement[] = [];
+    let fields: FieldRequirement[] = [];
+    try {
+      labels = parseLabelSelector(query.get('labelSelector') ?? '');
+      fields = parseFieldSelector(query.get('fieldSelector') ?? '');
+    } catch (error) {
+      if (error instanceof SelectorParseError) throw badRequest(error.message);
+      throw error;
+    }
+    if (name !== undefined)
+      fields = [...fields, { field: 'metadata.name', operator: '=', value: name }];
+    for (const requirement of fields) {
+      if (
+        requirement.field !== 'metadata.name' &&
+        requirement.field !== 'metadata.namespace' &&
+        !info.fieldSelectors.includes(requirement.field)
+      ) {
+        throw badRequest(`field label not supported: ${requirement.field}`);
+      }
+    }
+    return { labels, fields, empty: labels.length === 0 && fields.length === 0 };
+  }
+
+  #matches(info: ResourceInfo, selectors: Selectors, object: KubeObject): boolean {
+    if (selectors.empty) return true;
+    const metadata = isRecord(object.metadata) ? object.metadata : {};
+    const labels = isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
+    if (!matchesLabelSelector(selectors.labels, labels)) return false;
+    if (selectors.fields.length === 0) return true;
+    const fields: Record<string, string> = {
+      'metadata.name': stringOf(metadata.name) ?? '',
+      'metadata.namespace': stringOf(metadata.namespace) ?? '',
+    };
+    for (const field of info.fieldSelectors) {
+      const value = getPath(object, field);
+      fields[field] = value === undefined || value === null ? '' : String(value);
+    }
+    return matchesFieldSelector(selectors.fields, fields);
+  }
+
+  // ---- create ----
+
+  #create(info: ResourceInfo, namespace: string, request: ApiRequest): KubeObject {
+    const object = this.#decodeObject(info, request.body);
+    const created = this.#createObject(info, namespace, object, (prepared) =>
+      recordManagedFields(undefined, prepared, {
+        fieldManager: this.#fieldManager(request),
+        time: this.#now(),
+      }),
+    );
+    return this.#toVersion(info, created);
+  }
+
+  #checkNamespace(info: ResourceInfo, namespace: string, name: string): void {
+    if (!info.namespaced) return;
+    const found = this.#store.get(namespacesKey, '', namespace);
+    if (found === undefined) {
+      throw notFound({ group: '', resource: 'namespaces' }, namespace);
+    }
+    if (isRecord(found.metadata) && found.metadata.deletionTimestamp !== undefined) {
+      throw namespaceTerminating(info, name, namespace);
+    }
+  }
+
+  #createObject(
+    info: ResourceInfo,
+    namespace: string,
+    object: KubeObject,
+    track: (prepared: KubeObject) => KubeObject,
+  ): KubeObject {
+    const metadata = metaOf(object);
+    if (info.namespaced) {
+      const given = stringOf(metadata.namespace);
+      if (given !== undefined && given !== '' && given !== namespace) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+      metadata.namespace = namespace;
+    } else {
+      delete metadata.namespace;
+    }
+    if ((stringOf(metadata.name) ?? '') === '' && (stringOf(metadata.generateName) ?? '') !== '') {
+      let suffix = '';
+      for (let index = 0; index < 5; index++) {
+        suffix += generateNameAlphabet[Math.floor(Math.random() * generateNameAlphabet.length)];
+      }
+      metadata.name = `${metadata.generateName as string}${suffix}`;
+    }
+    const name = stringOf(metadata.name) ?? '';
+    const causes = validateObjectMeta(metadata, {
+      namespaced: info.namespaced,
+      nameRule: info.nameRule,
+    });
+    if (info.namespaced && namespace === '') {
+      causes.push({
+        type: 'FieldValueRequired',
+        message: 'Required value',
+        field: 'metadata.namespace',
+      });
+    }
+    this.#validateBody(info, object, causes);
+    if (causes.length > 0) throw invalid(info, name, causes);
+    if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== '') {
+      throw internalError('resourceVersion should not be set on objects to be created');
+    }
+    this.#checkNamespace(info, namespace, name);
+    const key = storageKey(info);
+    if (this.#store.has(key, info.namespaced ? namespace : '', name)) {
+      throw alreadyExists(info, name);
+    }
+    metadata.uid = randomUUID();
+    metadata.creationTimestamp = this.#now();
+    delete metadata.deletionTimestamp;
+    delete metadata.deletionGracePeriodSeconds;
+    delete metadata.resourceVersion;
+    delete metadata.selfLink;
+    if (info.generation) metadata.generation = 1;
+    else delete metadata.generation;
+    this.#defaultsOnCreate(info, object);
+    const stored = this.#store.create(key, this.#toStorage(info, track(object)));
+    if (storageKey(info) === crdKey) this.#establish(stored);
+    return stored;
+  }
+
+  #toStorage(info: ResourceInfo, object: KubeObject): KubeObject {
+    if (info.storageVersion !== undefined && info.storageVersion !== info.version) {
+      return { ...object, apiVersion: `${info.group}/${info.storageVersion}` };
+    }
+    return object;
+  }
+
+  #validateBody(
+    info: ResourceInfo,
+    object: KubeObject,
+    causes: Array<{ type: string; message: string; field: string }>,
+  ): void {
+    if (storageKey(info) === crdKey) {
+      causes.push(...validateCrd(object));
+      return;
+    }
+    if (info.builtin) return;
+    const crd = this.#store.get(crdKey, '', `${info.resource}.${info.group}`);
+    const schema = crd === undefined ? undefined : schemaOf(crd, info.version);
+    if (schema === undefined) return;
+    pruneObject(object, schema);
+    causes.push(...validateAgainstSchema(object, schema));
+  }
+
+  #defaultsOnCreate(info: ResourceInfo, object: KubeObject): void {
+    const metadata = metaOf(object);
+    const spec = isRecord(object.spec) ? object.spec : undefined;
+    if (!info.builtin) {
+      if (info.subresources.includes('status')) delete object.status;
+      return;
+    }
+    switch (`${info.group}/${info.resource}`) {
+      case '/namespaces': {
+        const labels = isRecord(metadata.labels) ? metadata.labels : {};
+        labels['kubernetes.io/metadata.name'] = metadata.name;
+        metadata.labels = labels;
+        object.spec = { finalizers: ['kubernetes'], ...(spec ?? {}) };
+        object.status = { phase: 'Active' };
+        break;
+      }
+      case '/secrets':
+        if (object.type === undefined) object.type = 'Opaque';
+        break;
+      case '/pods':
+        object.status = { phase: 'Pending', qosClass: 'BestEffort' };
+        break;
+      case '/services': {
+        const serviceSpec = spec ?? {};
+        object.spec = serviceSpec;
+        if (serviceSpec.type === undefined) serviceSpec.type = 'ClusterIP';
+        if (serviceSpec.sessionAffinity === undefined) serviceSpec.sessionAffinity = 'None';
+        if (serviceSpec.clusterIP === undefined && serviceSpec.type !== 'ExternalName') {
+          const ip = `10.0.${Math.floor(this.#nextClusterIp / 250)}.${(this.#nextClusterIp % 250) + 1}`;
+          this.#nextClusterIp += 1;
+          serviceSpec.clusterIP = ip;
+          serviceSpec.clusterIPs = [ip];
+        }
+        if (Array.isArray(serviceSpec.ports)) {
+          for (const port of serviceSpec.ports.filter(isRecord)) {
+            if (port.protocol === undefined) port.protocol = 'TCP';
+            if (port.targetPort === undefined) port.targetPort = port.port;
+          }
+        }
+        object.status = { loadBalancer: {} };
+        break;
+      }
+      case 'apps/deployments': {
+        const deploymentSpec = spec ?? {};
+        object.spec = deploymentSpec;
+        if (deploymentSpec.replicas === undefined) deploymentSpec.replicas = 1;
+        if (deploymentSpec.revisionHistoryLimit === undefined) {
+          deploymentSpec.revisionHistoryLimit = 10;
+        }
+        if (deploymentSpec.progressDeadlineSeconds === undefined) {
+          deploymentSpec.progressDeadlineSeconds = 600;
+        }
+        if (deploymentSpec.strategy === undefined) {
+          deploymentSpec.strategy = {
+            type: 'RollingUpdate',
+            rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' },
+          };
+        }
+        object.status = {};
+        break;
+      }
+      case 'apiextensions.k8s.io/customresourcedefinitions':
+        delete object.status;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Serve a CRD's resources and write the status kube's CRD controllers would write. */
+  #establish(crd: KubeObject): void {
+    const { infos, versionOrder } = crdResources(crd);
+    const spec = crd.spec as Json;
+    const plural = (spec.names as Json).plural as string;
+    this.#registry.removeResource(spec.group as string, plural);
+    for (const info of infos) this.#registry.add(info, versionOrder);
+    const next = structuredClone(crd);
+    next.status = establishedStatus(crd, this.#now());
+    if (canonical(next.status) !== canonical(crd.status)) this.#store.update(crdKey, next);
+  }
+
+  // ---- update ----
+
+  #update(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    subresource: string | undefined,
+    request: ApiRequest,
+  ): ApiResult {
+    const parsed = parseJsonBody(request.body);
+    if (subresource === 'scale') {
+      const scale = isRecord(parsed) ? parsed : {};
+      const existing = this.#mustGet(info, namespace, name);
+      const result = this.#applyScale(info, existing, scale, request);
+      return { type: 'json', code: 200, body: this.#toScale(info, result) };
+    }
+    const incoming = this.#checkKind(info, parsed);
+    const metadata = metaOf(incoming);
+    const bodyName = stringOf(metadata.name) ?? '';
+    if (bodyName !== name) {
+      throw badRequest(
+        `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+      );
+    }
+    if (info.namespaced) {
+      const given = stringOf(metadata.namespace);
+      if (given !== undefined && given !== '' && given !== namespace) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+    }
+    const existing = this.#mustGet(info, namespace, name);
+    const result = this.#updateObject(info, existing, incoming, {
+      subresource,
+      fieldManager: this.#fieldManager(request),
+      requireResourceVersion: !info.builtin,
+    });
+    return { type: 'json', code: 200, body: this.#toVersion(info, result) };
+  }
+
+  #updateObject(
+    info: ResourceInfo,
+    existing: KubeObject,
+    incoming: KubeObject,
+    options: {
+      subresource: string | undefined;
+      fieldManager: string;
+      requireResourceVersion: boolean;
+      managedFields?: (previous: KubeObject, next: KubeObject) => KubeObject;
+    },
+  ): KubeObject {
+    const existingMeta = metaOf(existing);
+    const name = stringOf(existingMeta.name) ?? '';
+    const incomingMeta = metaOf(incoming);
+    const incomingRv = stringOf(incomingMeta.resourceVersion) ?? '';
+    if (incomingRv !== '' && incomingRv !== existingMeta.resourceVersion) {
+      throw conflict(info, name);
+    }
+    if (incomingRv === '' && options.requireResourceVersion) {
+      throw invalid(info, name, [
+        {
+          type: 'FieldValueInvalid',
+          message: 'Invalid value: 0x0: must be specified for an update',
+          field: 'metadata.resourceVersion',
+        },
+      ]);
+    }
+    const hasStatus = info.subresources.includes('status');
+    let next: KubeObject;
+    if (options.subresource === 'status') {
+      next = structuredClone(existing);
+      if (incoming.status === undefined) delete next.status;
+      else next.status = incoming.status;
+    } else if (options.subresource === 'finalize') {
+      next = structuredClone(existing);
+      const spec = isRecord(next.spec) ? next.spec : {};
+      spec.finalizers = isRecord(incoming.spec) ? incoming.spec.finalizers : undefined;
+      next.spec = spec;
+    } else {
+      next = structuredClone(incoming);
+      if (hasStatus) {
+        if (existing.status === undefined) delete next.status;
+        else next.status = structuredClone(existing.status);
+      }
+      const nextMeta = metaOf(next);
+      for (const field of [
+        'uid',
+        'creationTimestamp',
+        'deletionTimestamp',
+        'deletionGracePeriodSeconds',
+        'generation',
+        'namespace',
+        'name',
+      ]) {
+        if (existingMeta[field] === undefined) delete nextMeta[field];
+        else nextMeta[field] = existingMeta[field];
+      }
+      const causes = validateObjectMeta(nextMeta, {
+        namespaced: info.namespaced,
+        nameRule: info.nameRule,
+      });
+      if (existingMeta.deletionTimestamp !== undefined) {
+        const before = new Set(
+          Array.isArray(existingMeta.finalizers) ? existingMeta.finalizers.map(String) : [],
+        );
+        const added = (Array.isArray(nextMeta.finalizers) ? nextMeta.finalizers : [])
+          .map(String)
+          .filter((finalizer) => !before.has(finalizer));
+        if (added.length > 0) {
+          causes.push({
+            type: 'FieldValueInvalid',
+            message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((item) => JSON.stringify(item)).join(', ')}}`,
+            field: 'metadata.finalizers',
+          });
+        }
+      }
+      if (info.resource === 'namespaces' && info.group === '') next.spec = existing.spec;
+      this.#validateBody(info, next, causes);
+      if (causes.length > 0) throw invalid(info, name, causes);
+      const annotationsChanged =
+        info.group === 'apps' &&
+        canonical(existingMeta.annotations ?? {}) !== canonical(nextMeta.annotations ?? {});
+      if (info.generation && (annotationsChanged || this.#specChanged(existing, next, hasStatus))) {
+        nextMeta.generation = Number(existingMeta.generation ?? 0) + 1;
+      }
+    }
+    if (options.subresource === 'status' && !info.builtin && info.generation) {
+      // A status write never bumps generation; metadata stays as stored.
+    }
+    next.apiVersion = existing.apiVersion;
+    next.kind = existing.kind;
+    const tracked =
+      options.managedFields?.(existing, next) ??
+      recordManagedFields(existing, next, {
+        fieldManager: options.fieldManager,
+        time: this.#now(),
+        subresource: options.subresource,
+      });
+    const comparable = (object: KubeObject): string => {
+      const copy = structuredClone(object);
+      const meta = metaOf(copy);
+      delete meta.resourceVersion;
+      delete meta.managedFields;
+      return canonical(copy);
+    };
+    const key = storageKey(info);
+    const nextMeta = metaOf(tracked);
+    if (
+      nextMeta.deletionTimestamp !== undefined &&
+      (!Array.isArray(nextMeta.finalizers) || nextMeta.finalizers.length === 0) &&
+      !(info.resource === 'namespaces' && info.group === '')
+    ) {
+      return this.#store.delete(key, tracked);
+    }
+    if (comparable(tracked) === comparable(existing)) return existing;
+    const stored = this.#store.update(key, tracked);
+    if (key === crdKey && options.subresource === undefined) this.#establish(stored);
+    return stored;
+  }
+
+  #specChanged(existing: KubeObject, next: KubeObject, hasStatus: boolean): boolean {
+    const strip = (object: KubeObject): string => {
+      const { metadata: _metadata, status, apiVersion: _a, kind: _k, ...rest } = object;
+      return canonical(hasStatus ? rest : { ...rest, status });
+    };
+    return strip(existing) !== strip(next);
+  }
+
+  // ---- scale ----
+
+  #scalePaths(info: ResourceInfo): { spec: string; status: string; selector?: string } {
+    if (info.scale !== undefined) {
+      const paths: { spec: string; status: string; selector?: string } = {
+        spec: info.scale.specReplicasPath.replace(/^\./, ''),
+        status: info.scale.statusReplicasPath.replace(/^\./, ''),
+      };
+      if (info.scale.labelSelectorPath !== undefined) {
+        paths.selector = info.scale.labelSelectorPath.replace(/^\./, '');
+      }
+      return paths;
+    }
+    return { spec: 'spec.replicas', status: 'status.replicas' };
+  }
+
+  #toScale(info: ResourceInfo, object: KubeObject): Json {
+    const metadata = metaOf(object);
+    const paths = this.#scalePaths(info);
+    let selector: string | undefined;
+    if (paths.selector !== undefined) selector = stringOf(getPath(object, paths.selector));
+    else {
+      const matchLabels = getPath(object, 'spec.selector.matchLabels');
+      if (isRecord(matchLabels)) {
+        selector = Object.entries(matchLabels)
+          .map(([key, value]) => `${key}=${String(value)}`)
+          .join(',');
+      }
+    }
+    const status: Json = { replicas: Number(getPath(object, paths.status) ?? 0) };
+    if (selector !== undefined) status.selector = selector;
+    const scaleMeta: Json = {
+      name: metadata.name,
+      uid: metadata.uid,
+      resourceVersion: metadata.resourceVersion,
+      creationTimestamp: metadata.creationTimestamp,
+    };
+    if (metadata.namespace !== undefined) scaleMeta.namespace = metadata.namespace;
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: scaleMeta,
+      spec: { replicas: Number(getPath(object, paths.spec) ?? 0) },
+      status,
+    };
+  }
+
+  #applyScale(
+    info: ResourceInfo,
+    existing: KubeObject,
+    scale: Json,
+    request: ApiRequest,
+  ): KubeObject {
+    const scaleMeta = isRecord(scale.metadata) ? scale.metadata : {};
+    const replicas = isRecord(scale.spec) ? scale.spec.replicas : undefined;
+    const name = stringOf(metaOf(existing).name) ?? '';
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
+        {
+          type: 'FieldValueInvalid',
+          message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`,
+          field: 'spec.replicas',
+        },
+      ]);
+    }
+    const next = structuredClone(existing);
+    setPath(next, this.#scalePaths(info).spec, replicas);
+    const nextMeta = metaOf(next);
+    const rv = stringOf(scaleMeta.resourceVersion);
+    if (rv !== undefined && rv !== '') nextMeta.resourceVersion = rv;
+    return this.#updateObject(info, existing, next, {
+      subresource: undefined,
+      fieldManager: this.#fieldManager(request),
+      requireResourceVersion: false,
+    });
+  }
+
+  // ---- patch ----
+
+  #patch(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    subresource: string | undefined,
+    request: ApiRequest,
+  ): ApiResult {
+    const contentType = (stringOf(request.headers['content-type']) ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
+    const query = request.url.searchParams;
+    const fieldManager = this.#fieldManager(request);
+    if (contentType === 'application/apply-patch+yaml') {
+      const explicitManager = query.get('fieldManager') ?? '';
+      if (explicitManager === '') {
+        throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+          {
+            type: 'FieldValueRequired',
+            message: 'Required value: is required for apply patch',
+            field: 'fieldManager',
+          },
+        ]);
+      }
+      if (subresource === 'scale') throw methodNotAllowed();
+      const configuration = this.#checkKind(info, parseApplyBody(request.body));
+      const configName = stringOf(metaOf(configuration).name) ?? '';
+      if (configName !== name) {
+        throw badRequest(
+          `the name of the object (${configName}) does not match the name on the URL (${name})`,
+        );
+      }
+      const existing = this.#store.get(storageKey(info), namespace, name);
+      const force = truthy(query.get('force'));
+      const time = this.#now();
+      const versioned = existing === undefined ? undefined : this.#toVersion(info, existing);
+      const applied = runApply(versioned, configuration, {
+        info,
+        fieldManager: explicitManager,
+        force,
+        time,
+        subresource,
+      });
+      if (applied.conflicts.length > 0) {
+        throw new StatusError(
+          failure(409, 'Conflict', applyConflictMessage(applied.conflicts, apiVersionOf(info)), {
+            causes: applied.conflicts.map((item) => ({
+              reason: 'FieldManagerConflict',
+              message: `conflict with "${item.manager}" using ${apiVersionOf(info)}`,
+              field: item.field,
+            })),
+          }),
+        );
+      }
+      if (existing === undefined) {
+        const created = this.#createObject(info, namespace, applied.object, (prepared) => {
+          metaOf(prepared).managedFields = metaOf(applied.object).managedFields;
+          return prepared;
+        });
+        return { type: 'json', code: 201, body: this.#toVersion(info, created) };
+      }
+      const updated = this.#updateObject(info, existing, applied.object, {
+        subresource,
+        fieldManager: explicitManager,
+        requireResourceVersion: false,
+        managedFields: (_previous, next) => {
+          metaOf(next).managedFields = metaOf(applied.object).managedFields;
+          return next;
+        },
+      });
+      return { type: 'json', code: 200, body: this.#toVersion(info, updated) };
+    }
+    if (query.has('force')) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+        {
+          type: 'FieldValueForbidden',
+          message: 'Forbidden: may not be specified for non-apply patch',
+          field: 'force',
+        },
+      ]);
+    }
+    const existing = this.#mustGet(info, namespace, name);
+    const base =
+      subresource === 'scale' ? this.#toScale(info, existing) : this.#toVersion(info, existing);
+    const patched = computePatch(contentType, base, request.body, {
+      builtin: info.builtin || subresource === 'scale',
+      apiVersion: stringOf(base.apiVersion) ?? '',
+      kind: stringOf(base.kind) ?? '',
+    });
+    if (!isRecord(patched)) throw badRequest('the patched object is not a JSON object');
+    if (subresource === 'scale') {
+      const result = this.#applyScale(info, existing, patched, request);
+      return { type: 'json', code: 200, body: this.#toScale(info, result) };
+    }
+    const checked = this.#checkKind(info, patched);
+    const patchedMeta = metaOf(checked);
+    if (patchedMeta.name !== name) {
+      throw badRequest(
+        `the name of the object (${String(patchedMeta.name)}) does not match the name on the URL (${name})`,
+      );
+    }
+    const updated = this.#updateObject(info, existing, checked, {
+      subresource,
+      fieldManager,
+      requireResourceVersion: false,
+    });
+    return { type: 'json', code: 200, body: this.#toVersion(info, updated) };
+  }
+
+  // ---- delete ----
+
+  #deleteOptions(request: ApiRequest): Json {
+    const query = request.url.searchParams;
+    let options: Json = {};
+    if (request.body.length > 0) {
+      const parsed = parseJsonBody(request.body);
+      if (!isRecord(parsed)) throw badRequest('the body of a delete request must be DeleteOptions');
+      options = parsed;
+    }
+    const propagation = query.get('propagationPolicy');
+    if (propagation !== null) options.propagationPolicy = propagation;
+    const policy = options.propagationPolicy;
+    if (
+      policy !== undefined &&
+      policy !== 'Orphan' &&
+      policy !== 'Background' &&
+      policy !== 'Foreground'
+    ) {
+      throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+        {
+          type: 'FieldValueNotSupported',
+          message: `Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`,
+          field: 'propagationPolicy',
+        },
+      ]);
+    }
+    return options;
+  }
+
+  #delete(info: ResourceInfo, namespace: string, name: string, request: ApiRequest): ApiResult {
+    const options = this.#deleteOptions(request);
+    const existing = this.#mustGet(info, namespace, name);
+    const result = this.#deleteObject(info, existing, options);
+    return { type: 'json', code: 200, body: result };
+  }
+
+  #deleteObject(info: ResourceInfo, existing: KubeObject, options: Json): unknown {
+    const key = storageKey(info);
+    const metadata = metaOf(existing);
+    const name = stringOf(metadata.name) ?? '';
+    const preconditions = isRecord(options.preconditions) ? options.preconditions : {};
+    if (preconditions.uid !== undefined && preconditions.uid !== metadata.uid) {
+      throw conflict(
+        info,
+        name,
+        `Precondition failed: UID in precondition: ${String(preconditions.uid)}, UID in object meta: ${String(metadata.uid)}`,
+      );
+    }
+    if (
+      preconditions.resourceVersion !== undefined &&
+      preconditions.resourceVersion !== metadata.resourceVersion
+    ) {
+      throw conflict(
+        info,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${String(preconditions.resourceVersion)}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`,
+      );
+    }
+    if (key === namespacesKey) {
+      if (metadata.deletionTimestamp !== undefined) return this.#toVersion(info, existing);
+      const next = structuredClone(existing);
+      const nextMeta = metaOf(next);
+      nextMeta.deletionTimestamp = this.#now();
+      nextMeta.deletionGracePeriodSeconds = 0;
+      next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
+      return this.#toVersion(info, this.#store.update(key, next));
+    }
+    if (key === crdKey) return this.#deleteCrd(info, existing);
+    const finalizers = Array.isArray(metadata.finalizers) ? metadata.finalizers.map(String) : [];
+    if (metadata.deletionTimestamp !== undefined) return this.#toVersion(info, existing);
+    if (options.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion')) {
+      finalizers.push('foregroundDeletion');
+    }
+    if (options.propagationPolicy === 'Orphan' && !finalizers.includes('orphan')) {
+      finalizers.push('orphan');
+    }
+    if (finalizers.length > 0) {
+      const next = structuredClone(existing);
+      const nextMeta = metaOf(next);
+      nextMeta.finalizers = finalizers;
+      nextMeta.deletionTimestamp = this.#now();
+      nextMeta.deletionGracePeriodSeconds = 0;
+      if (info.generation) nextMeta.generation = Number(nextMeta.generation ?? 0) + 1;
+      return this.#toVersion(info, this.#store.update(key, next));
+    }
+    const deleted = this.#store.delete(key, existing);
+    if (!info.builtin || info.resource === 'pods') return this.#toVersion(info, deleted);
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name, group: info.group, kind: info.resource, uid: metadata.uid },
+    };
+  }
+
+  /** CRD deletion as kube's finalizer controller does it: delete every custom object, stop serving, remove. */
+  #deleteCrd(info: ResourceInfo, crd: KubeObject): unknown {
+    const metadata = metaOf(crd);
+    const terminating = structuredClone(crd);
+    const terminatingMeta = metaOf(terminating);
+    terminatingMeta.deletionTimestamp = this.#now();
+    terminatingMeta.deletionGracePeriodSeconds = 0;
+    terminatingMeta.finalizers = [
+      ...(Array.isArray(metadata.finalizers) ? metadata.finalizers : []),
+      'customresourcecleanup.apiextensions.k8s.io',
+    ];
+    const response = this.#store.update(crdKey, terminating);
+    const spec = crd.spec as Json;
+    const group = spec.group as string;
+    const plural = (spec.names as Json).plural as string;
+    const key = `${group}/${plural}`;
+    for (const object of this.#store.list(key, undefined)) this.#store.delete(key, object);
+    this.#registry.removeResource(group, plural);
+    for (const watch of [...this.#watches]) if (watch.key === key) watch.end();
+    const final = this.#store.get(crdKey, '', String(metadata.name))!;
+    const finalMeta = metaOf(final);
+    finalMeta.finalizers = (finalMeta.finalizers as string[]).filter(
+      (finalizer) => finalizer !== 'customresourcecleanup.apiextensions.k8s.io',
+    );
+    if ((finalMeta.finalizers as string[]).length === 0) {
+      delete finalMeta.finalizers;
+      this.#store.delete(crdKey, final);
+    } else {
+      this.#store.update(crdKey, final);
+    }
+    return this.#toVersion(info, response);
+  }
+
+  #deleteCollection(
+    info: ResourceInfo,
+    namespace: string | undefined,
+    request: ApiRequest,
+  ): unknown {
+    const options = this.#deleteOptions(request);
+    const selectors = this.#selectors(info, request.url.searchParams);
+    const key = storageKey(info);
+    const items: unknown[] = [];
+    for (const object of this.#store.list(key, namespace)) {
+      if (!this.#matches(info, selectors, object)) continue;
+      const current = this.#store.get(
+        key,
+        stringOf(metaOf(object).namespace) ?? '',
+        String(metaOf(object).name),
+      );
+      if (current === undefined) continue;
+      this.#deleteObject(info, current, options);
+      items.push(this.#stripListItem(info, this.#toVersion(info, current)));
+    }
+    return {
+      kind: info.listKind,
+      apiVersion: apiVersionOf(info),
+      metadata: { resourceVersion: String(this.#store.currentRv()) },
+      items,
+    };
+  }
+
+  // ---- list ----
+
+  #stripListItem(info: ResourceInfo, object: KubeObject): KubeObject {
+    // Typed lists of built-in kinds carry no kind/apiVersion per item; custom resource lists do.
+    if (info.builtin) {
+      delete object.kind;
+      delete object.apiVersion;
+    }
+    return object;
+  }
+
+  #list(info: ResourceInfo, namespace: string | undefined, query: URLSearchParams): unknown {
+    const selectors = this.#selectors(info, query);
+    const limitText = query.get('limit');
+    const limit = limitText === null || limitText === '' ? 0 : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 0) {
+      throw badRequest(`invalid limit: ${String(limitText)}`);
+    }
+    const continueToken = query.get('continue') ?? '';
+    let atRv: number | undefined;
+    let start: string | undefined;
+    if (continueToken !== '') {
+      const decoded = decodeContinue(continueToken);
+      atRv = decoded.rv;
+      start = decoded.start;
+    } else {
+      const rvText = query.get('resourceVersion') ?? '';
+      const match = query.get('resourceVersionMatch') ?? '';
+      if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
+        throw badRequest(`invalid resourceVersionMatch: ${match}`);
+      }
+      if (rvText !== '' && !/^\d+$/.test(rvText)) {
+        throw badRequest(`invalid resource version "${rvText}"`);
+      }
+      if (match === 'Exact') atRv = Number(rvText);
+    }
+    const key = storageKey(info);
+    let objects: KubeObject[];
+    try {
+      objects = this.#store.list(key, namespace, atRv);
+    } catch (error) {
+      if (error instanceof CompactedError) {
+        if (continueToken !== '') {
+          const status = failure(410, 'Expired', continueTooOld);
+          status.metadata = {
+            continue: encodeContinue(this.#store.currentRv(), start ?? ''),
+          };
+          throw new StatusError(status);
+        }
+        throw expired(`too old resource version: ${error.requested} (${error.oldest})`);
+      }
+      throw error;
+    }
+    const snapshotRv = atRv ?? this.#store.currentRv();
+    const idOf = (object: KubeObject): string =>
+      `${stringOf(metaOf(object).namespace) ?? ''}/${stringOf(metaOf(object).name) ?? ''}`;
+    let matching = objects.filter((object) => this.#matches(info, selectors, object));
+    if (start !== undefined) matching = matching.filter((object) => idOf(object) >= start);
+    const metadata: Json = { resourceVersion: String(snapshotRv) };
+    let page = matching;
+    if (limit > 0 && matching.length > limit) {
+      page = matching.slice(0, limit);
+      metadata.continue = encodeContinue(snapshotRv, `${idOf(page[page.length - 1]!)}\u0000`);
+      if (selectors.empty) metadata.remainingItemCount = matching.length - limit;
+    }
+    return {
+      kind: info.listKind,
+      apiVersion: apiVersionOf(info),
+      metadata,
+      items: page.map((object) => this.#stripListItem(info, this.#toVersion(info, object))),
+    };
+  }
+
+  // ---- watch ----
+
+  #watch(
+    info: ResourceInfo,
+    namespace: string | undefined,
+    query: URLSearchParams,
+    name: string | undefined,
+  ): WatchPlan {
+    const selectors = this.#selectors(info, query, name);
+    const rvText = query.get('resourceVersion') ?? '';
+    if (rvText !== '' && !/^\d+$/.test(rvText)) {
+      throw badRequest(`invalid resource version "${rvText}"`);
+    }
+    const timeoutText = query.get('timeoutSeconds');
+    const timeoutSeconds = timeoutText === null ? undefined : Number(timeoutText);
+    if (timeoutSeconds !== undefined && (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0)) {
+      throw badRequest(`invalid timeoutSeconds: ${String(timeoutText)}`);
+    }
+    const bookmarks = truthy(query.get('allowWatchBookmarks'));
+    const sendInitialEvents = truthy(query.get('sendInitialEvents'));
+    const key = storageKey(info);
+    const store = this.#store;
+    const watches = this.#watches;
+    return {
+      timeoutMs:
+        timeoutSeconds === undefined || timeoutSeconds === 0 ? undefined : timeoutSeconds * 1000,
+      bookmarks,
+      key,
+      start: (send, end) => {
+        const emit = (type: string, object: KubeObject): void => {
+          send({ type, object: this.#toVersion(info, object) });
+        };
+        const bookmark = (annotations?: Record<string, string>): void => {
+          const metadata: Json = { resourceVersion: String(store.currentRv()) };
+          if (annotations !== undefined) metadata.annotations = annotations;
+          send({
+            type: 'BOOKMARK',
+            object: { kind: info.kind, apiVersion: apiVersionOf(info), metadata },
+          });
+        };
+        const deliver = (event: HistoryEvent): void => {
+          if (event.key !== key) return;
+          if (namespace !== undefined && event.namespace !== namespace) return;
+          const now = this.#matches(info, selectors, event.object);
+          if (event.type === 'ADDED') {
+            if (now) emit('ADDED', event.object);
+            return;
+          }
+          if (event.type === 'DELETED') {
+            const before =
+              event.previous === undefined ? now : this.#matches(info, selectors, event.previous);
+            if (before) emit('DELETED', event.object);
+            return;
+          }
+          const before =
+            event.previous === undefined ? false : this.#matches(info, selectors, event.previous);
+          if (before && now) emit('MODIFIED', event.object);
+          else if (now) emit('ADDED', event.object);
+          else if (before) emit('DELETED', event.object);
+        };
+        let backlog: HistoryEvent[] = [];
+        if (rvText === '' || rvText === '0' || sendInitialEvents) {
+          for (const object of store.list(key, namespace)) {
+            if (this.#matches(info, selectors, object)) emit('ADDED', object);
+          }
+          if (sendInitialEvents && bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
+        } else {
+          try {
+            backlog = store.eventsAfter(Number(rvText));
+          } catch (error) {
+            if (!(error instanceof CompactedError)) throw error;
+            send({
+              type: 'ERROR',
+              object: failure(
+                410,
+                'Expired',
+                `too old resource version: ${error.requested} (${error.oldest})`,
+              ),
+            });
+            end();
+            return { stop: () => {}, bookmark: () => {} };
+          }
+        }
+        for (const event of backlog) deliver(event);
+        const unsubscribe = store.subscribe(deliver);
+        const entry = { key, end };
+        watches.add(entry);
+        return {
+          stop: () => {
+            unsubscribe();
+            watches.delete(entry);
+          },
+          bookmark: () => {
+            if (bookmarks) bookmark();
+          },
+        };
+      },
+    };
+  }
+}
+
+function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const decoded = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as unknown;
+    if (
+      isRecord(decoded) &&
+      decoded.v === 'meta.k8s.io/v1' &&
+      typeof decoded.rv === 'number' &&
+      typeof decoded.start === 'string'
+    ) {
+      return { rv: decoded.rv, start: decoded.start };
+    }
+  } catch {
+    // fall through to the Status kube-apiserver sends for any undecodable token
+  }
+  throw badRequest(
+    'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+  );
+}
+
+function applyConflictMessage(
+  conflicts: Array<{ manager: string; field: string }>,
+  apiVersion: string,
+): string {
+  if (conflicts.length === 1) {
+    const only = conflicts[0]!;
+    return `Apply failed with 1 conflict: conflict with "${only.manager}" using ${apiVersion}: ${only.field}`;
+  }
+  const byManager = new Map<string, string[]>();
+  for (const item of conflicts) {
+    byManager.set(item.manager, [...(byManager.get(item.manager) ?? []), item.field]);
+  }
+  const parts = [...byManager.entries()].map(
+    ([manager, fields]) =>
+      `conflicts with "${manager}" using ${apiVersion}:\n${fields.map((field) => `- ${field}`).join('\n')}`,
+  );
+  return `Apply failed with ${conflicts.length} conflicts: ${parts.join('\n')}`;
+}

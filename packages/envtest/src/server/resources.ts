@@ -1,0 +1,194 @@
+// The built-in resource table of the local API server (what kube-apiserver's discovery reports for them).
+
+/** One served resource at one group/version. */
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  /** Plural name as in the URL. */
+  resource: string;
+  kind: string;
+  listKind: string;
+  singularName: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  verbs: string[];
+  /** Served subresources, e.g. `status`, `scale`. */
+  subresources: string[];
+  /** Field selector labels beyond metadata.name / metadata.namespace. */
+  fieldSelectors: string[];
+  nameRule: 'subdomain' | 'label' | 'path-segment';
+  /** True when create sets metadata.generation and spec changes bump it. */
+  generation: boolean;
+  /** True for built-in types (strategic merge patch accepted). */
+  builtin: boolean;
+  /** The storage version of a CRD's resource (objects are converted by rewriting apiVersion). */
+  storageVersion?: string;
+  /** CRD scale subresource paths. */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+}
+
+const crudVerbs = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+
+function builtin(
+  partial: Partial<ResourceInfo> &
+    Pick<ResourceInfo, 'group' | 'version' | 'resource' | 'kind' | 'namespaced'>,
+): ResourceInfo {
+  return {
+    listKind: `${partial.kind}List`,
+    singularName: partial.kind.toLowerCase(),
+    shortNames: [],
+    categories: [],
+    verbs: crudVerbs,
+    subresources: [],
+    fieldSelectors: [],
+    nameRule: 'subdomain',
+    generation: false,
+    builtin: true,
+    ...partial,
+  };
+}
+
+/** Resources the built-in server serves before any CRD exists. */
+export function builtinResources(): ResourceInfo[] {
+  return [
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'namespaces',
+      kind: 'Namespace',
+      namespaced: false,
+      shortNames: ['ns'],
+      verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+      subresources: ['status', 'finalize'],
+      fieldSelectors: ['status.phase'],
+      nameRule: 'label',
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'configmaps',
+      kind: 'ConfigMap',
+      namespaced: true,
+      shortNames: ['cm'],
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'secrets',
+      kind: 'Secret',
+      namespaced: true,
+      fieldSelectors: ['type'],
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'services',
+      kind: 'Service',
+      namespaced: true,
+      shortNames: ['svc'],
+      categories: ['all'],
+      subresources: ['status', 'proxy'],
+      fieldSelectors: ['spec.clusterIP', 'spec.type'],
+      nameRule: 'label',
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'serviceaccounts',
+      kind: 'ServiceAccount',
+      namespaced: true,
+      shortNames: ['sa'],
+      subresources: ['token'],
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'pods',
+      kind: 'Pod',
+      namespaced: true,
+      shortNames: ['po'],
+      categories: ['all'],
+      subresources: ['status', 'log', 'binding', 'eviction', 'ephemeralcontainers'],
+      fieldSelectors: [
+        'spec.nodeName',
+        'spec.restartPolicy',
+        'spec.schedulerName',
+        'spec.serviceAccountName',
+        'spec.hostNetwork',
+        'status.phase',
+        'status.podIP',
+        'status.nominatedNodeName',
+      ],
+    }),
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'events',
+      kind: 'Event',
+      namespaced: true,
+      shortNames: ['ev'],
+      fieldSelectors: [
+        'involvedObject.kind',
+        'involvedObject.namespace',
+        'involvedObject.name',
+        'involvedObject.uid',
+        'involvedObject.apiVersion',
+        'involvedObject.resourceVersion',
+        'involvedObject.fieldPath',
+        'reason',
+        'reportingComponent',
+        'source',
+        'type',
+      ],
+      nameRule: 'path-segment',
+    }),
+    builtin({
+      group: 'apps',
+      version: 'v1',
+      resource: 'deployments',
+      kind: 'Deployment',
+      namespaced: true,
+      shortNames: ['deploy'],
+      categories: ['all'],
+      subresources: ['status', 'scale'],
+      generation: true,
+    }),
+    builtin({
+      group: 'coordination.k8s.io',
+      version: 'v1',
+      resource: 'leases',
+      kind: 'Lease',
+      namespaced: true,
+    }),
+    builtin({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      resource: 'customresourcedefinitions',
+      kind: 'CustomResourceDefinition',
+      namespaced: false,
+      shortNames: ['crd', 'crds'],
+      subresources: ['status'],
+      generation: true,
+    }),
+  ];
+}
+
+/** The key objects of a resource are stored under, shared by all its versions. */
+export function storageKey(info: Pick<ResourceInfo, 'group' | 'resource'>): string {
+  return `${info.group}/${info.resource}`;
+}
+
+/** apiVersion string of a group/version. */
+export function apiVersionOf(info: Pick<ResourceInfo, 'group' | 'version'>): string {
+  return info.group === '' ? info.version : `${info.group}/${info.version}`;
+}

@@ -1,0 +1,317 @@
+// Conformance: create, get, update (optimistic concurrency, generation, status), delete (finalizers,
+// preconditions), deletecollection and namespace termination.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Environment, startEnvironment } from '../../src/index.ts';
+import { call, configMap, deployment, unique } from './helpers.ts';
+
+let env: Environment;
+let ns: string;
+let cms: string;
+
+beforeAll(async () => {
+  env = await startEnvironment({ namespace: true });
+  ns = env.namespace;
+  cms = `/api/v1/namespaces/${ns}/configmaps`;
+});
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+describe('create', () => {
+  it('assigns uid, creationTimestamp and resourceVersion', async () => {
+    const reply = await call(env, 'POST', cms, { body: configMap('created', { a: '1' }) });
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { a: '1' } });
+    expect(reply.body.metadata).toMatchObject({ name: 'created', namespace: ns });
+    expect(reply.body.metadata.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(reply.body.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(reply.body.metadata.resourceVersion).toMatch(/^\d+$/);
+  });
+
+  it('generates a name from generateName', async () => {
+    const reply = await call(env, 'POST', cms, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } },
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
+  });
+
+  it('answers 409 AlreadyExists when the name is taken', async () => {
+    await call(env, 'POST', cms, { body: configMap('twice') });
+    const reply = await call(env, 'POST', cms, { body: configMap('twice') });
+    expect(reply.status).toBe(409);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'AlreadyExists',
+      code: 409,
+      message: 'configmaps "twice" already exists',
+      details: { name: 'twice', kind: 'configmaps' },
+    });
+  });
+
+  it('answers 404 when the namespace does not exist', async () => {
+    const reply = await call(env, 'POST', '/api/v1/namespaces/no-such-namespace-x/configmaps', {
+      body: configMap('orphan'),
+    });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({
+      reason: 'NotFound',
+      message: 'namespaces "no-such-namespace-x" not found',
+    });
+  });
+
+  it('sets generation 1 on a deployment', async () => {
+    const reply = await call(env, 'POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+      body: deployment('gen-one'),
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.metadata.generation).toBe(1);
+  });
+});
+
+describe('get', () => {
+  it('answers 404 NotFound with the kube message', async () => {
+    const reply = await call(env, 'GET', `${cms}/missing`);
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: 'NotFound',
+      code: 404,
+      message: 'configmaps "missing" not found',
+      details: { name: 'missing', kind: 'configmaps' },
+    });
+  });
+
+  it('returns the stored object', async () => {
+    const created = await call(env, 'POST', cms, { body: configMap('fetched', { k: 'v' }) });
+    const reply = await call(env, 'GET', `${cms}/fetched`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.metadata.uid).toBe(created.body.metadata.uid);
+    expect(reply.body.data).toEqual({ k: 'v' });
+  });
+});
+
+describe('update', () => {
+  it('answers 409 Conflict for a stale resourceVersion', async () => {
+    const created = await call(env, 'POST', cms, { body: configMap('contended', { n: '0' }) });
+    const first = { ...created.body, data: { n: '1' } };
+    expect((await call(env, 'PUT', `${cms}/contended`, { body: first })).status).toBe(200);
+    const stale = { ...created.body, data: { n: '2' } };
+    const reply = await call(env, 'PUT', `${cms}/contended`, { body: stale });
+    expect(reply.status).toBe(409);
+    expect(reply.body).toMatchObject({
+      reason: 'Conflict',
+      code: 409,
+      message:
+        'Operation cannot be fulfilled on configmaps "contended": the object has been modified; please apply your changes to the latest version and try again',
+      details: { name: 'contended', kind: 'configmaps' },
+    });
+  });
+
+  it('bumps resourceVersion on change and keeps uid and creationTimestamp', async () => {
+    const created = await call(env, 'POST', cms, { body: configMap('changing', { n: '0' }) });
+    const reply = await call(env, 'PUT', `${cms}/changing`, {
+      body: { ...created.body, data: { n: '1' } },
+    });
+    expect(reply.status).toBe(200);
+    expect(Number(reply.body.metadata.resourceVersion)).toBeGreaterThan(
+      Number(created.body.metadata.resourceVersion),
+    );
+    expect(reply.body.metadata.uid).toBe(created.body.metadata.uid);
+    expect(reply.body.metadata.creationTimestamp).toBe(created.body.metadata.creationTimestamp);
+  });
+
+  it('keeps resourceVersion when nothing changes', async () => {
+    const created = await call(env, 'POST', cms, { body: configMap('same', { n: '0' }) });
+    const reply = await call(env, 'PUT', `${cms}/same`, { body: created.body });
+    expect(reply.status).toBe(200);
+    expect(reply.body.metadata.resourceVersion).toBe(created.body.metadata.resourceVersion);
+  });
+
+  it('answers 400 when the body names another object', async () => {
+    const created = await call(env, 'POST', cms, { body: configMap('named') });
+    const body = { ...created.body, metadata: { ...created.body.metadata, name: 'other' } };
+    const reply = await call(env, 'PUT', `${cms}/named`, { body });
+    expect(reply.status).toBe(400);
+    expect(reply.body.reason).toBe('BadRequest');
+  });
+
+  it('answers 404 for an object that does not exist', async () => {
+    const reply = await call(env, 'PUT', `${cms}/never`, { body: configMap('never') });
+    expect(reply.status).toBe(404);
+    expect(reply.body.reason).toBe('NotFound');
+  });
+
+  it('bumps generation on spec change only, ignores status on the main resource and spec on /status', async () => {
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const created = await call(env, 'POST', path, { body: deployment('generations', 1) });
+    expect(created.body.metadata.generation).toBe(1);
+
+    const labelled = structuredClone(created.body);
+    labelled.metadata.labels = { touched: 'yes' };
+    const afterLabels = await call(env, 'PUT', `${path}/generations`, { body: labelled });
+    expect(afterLabels.status).toBe(200);
+    expect(afterLabels.body.metadata.generation).toBe(1);
+
+    const scaled = structuredClone(afterLabels.body);
+    scaled.spec.replicas = 3;
+    scaled.status = { replicas: 99 };
+    const afterSpec = await call(env, 'PUT', `${path}/generations`, { body: scaled });
+    expect(afterSpec.body.metadata.generation).toBe(2);
+    expect(afterSpec.body.status?.replicas).toBeUndefined();
+
+    const status = structuredClone(afterSpec.body);
+    status.status = { replicas: 3, observedGeneration: 2 };
+    status.spec.replicas = 7;
+    const afterStatus = await call(env, 'PUT', `${path}/generations/status`, { body: status });
+    expect(afterStatus.status).toBe(200);
+    expect(afterStatus.body.status).toMatchObject({ replicas: 3, observedGeneration: 2 });
+    expect(afterStatus.body.spec.replicas).toBe(3);
+    expect(afterStatus.body.metadata.generation).toBe(2);
+  });
+
+  it('reads and writes replicas through the scale subresource', async () => {
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    await call(env, 'POST', path, { body: deployment('scaled', 2) });
+    const scale = await call(env, 'GET', `${path}/scaled/scale`);
+    expect(scale.status).toBe(200);
+    expect(scale.body).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      spec: { replicas: 2 },
+    });
+    const updated = await call(env, 'PUT', `${path}/scaled/scale`, {
+      body: { ...scale.body, spec: { replicas: 4 } },
+    });
+    expect(updated.status).toBe(200);
+    const after = await call(env, 'GET', `${path}/scaled`);
+    expect(after.body.spec.replicas).toBe(4);
+    expect(after.body.metadata.generation).toBe(2);
+  });
+});
+
+describe('delete', () => {
+  it('removes the object and answers a Success Status', async () => {
+    await call(env, 'POST', cms, { body: configMap('doomed') });
+    const reply = await call(env, 'DELETE', `${cms}/doomed`);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      status: 'Success',
+      details: { name: 'doomed' },
+    });
+    expect((await call(env, 'GET', `${cms}/doomed`)).status).toBe(404);
+  });
+
+  it('answers 404 for an object that does not exist', async () => {
+    const reply = await call(env, 'DELETE', `${cms}/never-there`);
+    expect(reply.status).toBe(404);
+    expect(reply.body.message).toBe('configmaps "never-there" not found');
+  });
+
+  it('keeps an object with finalizers until the last finalizer is removed', async () => {
+    const body = configMap('held');
+    body.metadata.finalizers = ['example.com/hold'];
+    await call(env, 'POST', cms, { body });
+    const reply = await call(env, 'DELETE', `${cms}/held`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.metadata.deletionTimestamp).toEqual(expect.any(String));
+
+    const live = await call(env, 'GET', `${cms}/held`);
+    expect(live.status).toBe(200);
+    expect(live.body.metadata.deletionTimestamp).toEqual(expect.any(String));
+    expect(live.body.metadata.finalizers).toEqual(['example.com/hold']);
+
+    const again = await call(env, 'DELETE', `${cms}/held`);
+    expect(again.status).toBe(200);
+    expect((await call(env, 'GET', `${cms}/held`)).status).toBe(200);
+
+    const released = structuredClone(live.body);
+    released.metadata.finalizers = [];
+    const update = await call(env, 'PUT', `${cms}/held`, { body: released });
+    expect(update.status).toBe(200);
+    expect((await call(env, 'GET', `${cms}/held`)).status).toBe(404);
+  });
+
+  it('refuses new finalizers on an object being deleted', async () => {
+    const body = configMap('closing');
+    body.metadata.finalizers = ['example.com/a'];
+    await call(env, 'POST', cms, { body });
+    await call(env, 'DELETE', `${cms}/closing`);
+    const live = (await call(env, 'GET', `${cms}/closing`)).body;
+    live.metadata.finalizers = ['example.com/a', 'example.com/b'];
+    const reply = await call(env, 'PUT', `${cms}/closing`, { body: live });
+    expect(reply.status).toBe(422);
+    expect(reply.body.reason).toBe('Invalid');
+    const cleanup = (await call(env, 'GET', `${cms}/closing`)).body;
+    cleanup.metadata.finalizers = [];
+    expect((await call(env, 'PUT', `${cms}/closing`, { body: cleanup })).status).toBe(200);
+  });
+
+  it('answers 409 Conflict when a precondition fails', async () => {
+    const created = await call(env, 'POST', cms, { body: configMap('guarded') });
+    const uid = created.body.metadata.uid;
+    const wrongUid = await call(env, 'DELETE', `${cms}/guarded`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'not-the-uid' } },
+    });
+    expect(wrongUid.status).toBe(409);
+    expect(wrongUid.body).toMatchObject({ reason: 'Conflict' });
+    expect(wrongUid.body.message).toBe(
+      `Operation cannot be fulfilled on configmaps "guarded": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${uid}`,
+    );
+    const wrongVersion = await call(env, 'DELETE', `${cms}/guarded`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: '1' } },
+    });
+    expect(wrongVersion.status).toBe(409);
+    const right = await call(env, 'DELETE', `${cms}/guarded`, {
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        preconditions: { uid, resourceVersion: created.body.metadata.resourceVersion },
+      },
+    });
+    expect(right.status).toBe(200);
+  });
+
+  it('deletes every matching object with deletecollection', async () => {
+    const label = unique('sweep');
+    for (const name of ['sweep-a', 'sweep-b']) {
+      await call(env, 'POST', cms, { body: configMap(name, {}, { sweep: label }) });
+    }
+    await call(env, 'POST', cms, { body: configMap('sweep-keep', {}, { sweep: 'other' }) });
+    const reply = await call(env, 'DELETE', `${cms}?labelSelector=sweep%3D${label}`);
+    expect(reply.status).toBe(200);
+    const left = await call(env, 'GET', `${cms}?labelSelector=sweep`);
+    expect(left.body.items.map((item: any) => item.metadata.name)).toEqual(['sweep-keep']);
+  });
+});
+
+describe('namespaces', () => {
+  it('terminates instead of disappearing and refuses new content', async () => {
+    const name = unique('terminating');
+    const created = await call(env, 'POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.status.phase).toBe('Active');
+    await call(env, 'POST', `/api/v1/namespaces/${name}/configmaps`, { body: configMap('early') });
+    const deleted = await call(env, 'DELETE', `/api/v1/namespaces/${name}`);
+    expect(deleted.status).toBe(200);
+    const live = await call(env, 'GET', `/api/v1/namespaces/${name}`);
+    expect(live.status).toBe(200);
+    expect(live.body.status.phase).toBe('Terminating');
+    expect(live.body.metadata.deletionTimestamp).toEqual(expect.any(String));
+    const refused = await call(env, 'POST', `/api/v1/namespaces/${name}/configmaps`, {
+      body: configMap('late'),
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.reason).toBe('Forbidden');
+    expect(refused.body.message).toContain(
+      `unable to create new content in namespace ${name} because it is being terminated`,
+    );
+  });
+});
