@@ -103,6 +103,15 @@ export function redactRestConfig(config: RestConfig): Record<string, unknown> {
     }
     out[key] = value;
   }
+  if (config.proxyUrl !== undefined) {
+    try {
+      const proxy = new URL(config.proxyUrl);
+      if (proxy.password !== '') proxy.password = 'redacted';
+      out.proxyUrl = proxy.toString();
+    } catch {
+      out.proxyUrl = REDACTED;
+    }
+  }
   if (config.tls !== undefined) {
     out.tls = {
       ...config.tls,

@@ -1,0 +1,276 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { inspect } from 'node:util';
+import { isLassoError } from '@lasso/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDefaultConfig } from './default-config.ts';
+import { loadInClusterConfig } from './in-cluster.ts';
+import { loadKubeConfig } from './kubeconfig.ts';
+import { createRestConfig } from './rest-config.ts';
+
+const fixtures = join(import.meta.dirname, '__fixtures__');
+const fixture = (name: string): string => join(fixtures, name);
+
+async function configError(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e,
+  );
+  expect(isLassoError(error, 'LASSO_CONFIG_INVALID')).toBe(true);
+  return error as Error;
+}
+
+describe('loadKubeConfig', () => {
+  it('reads an EKS-style exec user (v1beta1, args, env)', async () => {
+    const config = await loadKubeConfig({ path: fixture('eks.yaml') });
+    expect(config.server).toBe('https://ABCDEF0123456789.gr7.eu-west-1.eks.amazonaws.com');
+    expect(config.tls?.caPem).toContain('-----BEGIN CERTIFICATE-----');
+    expect(config.auth).toMatchObject({
+      type: 'exec',
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+        command: 'aws',
+        args: [
+          '--region',
+          'eu-west-1',
+          'eks',
+          'get-token',
+          '--cluster-name',
+          'prod',
+          '--output',
+          'json',
+        ],
+        env: [{ name: 'AWS_PROFILE', value: 'prod-admin' }],
+        interactiveMode: 'IfAvailable',
+        workingDirectory: fixtures,
+      },
+    });
+    expect(config.source).toBe(
+      `kubeconfig:${fixture('eks.yaml')}#arn:aws:eks:eu-west-1:123456789012:cluster/prod`,
+    );
+  });
+
+  it('reads a GKE-style exec user with provideClusterInfo and the context namespace', async () => {
+    const config = await loadKubeConfig({ path: fixture('gke.yaml') });
+    expect(config.auth).toMatchObject({
+      type: 'exec',
+      exec: { command: 'gke-gcloud-auth-plugin', provideClusterInfo: true },
+    });
+    expect(config.auth?.type === 'exec' && config.auth.exec.installHint).toContain(
+      'Install gke-gcloud-auth-plugin',
+    );
+    expect(config.namespace).toBe('apps');
+  });
+
+  it('reads client certificates from data and from files relative to the kubeconfig', async () => {
+    const data = await loadKubeConfig({ path: fixture('client-cert.yaml') });
+    expect(data.tls).toMatchObject({ serverName: 'kubernetes' });
+    expect(data.tls?.certPem).toContain('MIIBfakeClient');
+    expect(data.tls?.keyPem).toContain('BEGIN RSA PRIVATE KEY');
+    expect(data.auth).toBeUndefined();
+    const files = await loadKubeConfig({ path: fixture('client-cert.yaml'), context: 'files' });
+    expect(files.tls?.caPem).toContain('MIIBfakeCA');
+    expect(files.tls?.certPem).toContain('MIIBfileClient');
+    expect(files.tls?.keyPem).toContain('BEGIN EC PRIVATE KEY');
+    expect(files.proxyUrl).toBe('http://proxy.internal:3128');
+    expect(files.namespace).toBe('team-a');
+  });
+
+  it.for([
+    { context: 'token', auth: { type: 'token', token: 's3cr3t-token-value' } },
+    {
+      context: 'token-file',
+      auth: { type: 'tokenFile', path: join(fixtures, 'secrets', 'token') },
+    },
+    { context: 'basic', auth: { type: 'basic', username: 'admin', password: 'hunter2-password' } },
+    { context: 'anonymous', auth: undefined },
+  ])('reads the $context user', async ({ context, auth }) => {
+    const config = await loadKubeConfig({ path: fixture('tokens.yaml'), context });
+    expect(config.auth).toEqual(auth);
+    expect(config.tls?.insecureSkipTLSVerify).toBe(true);
+  });
+
+  it('reads as / as-groups / as-user-extra as impersonation', async () => {
+    const config = await loadKubeConfig({ path: fixture('tokens.yaml') });
+    expect(config.impersonation).toEqual({
+      user: 'jane',
+      groups: ['devs', 'ops'],
+      extra: { reason: ['debugging'] },
+    });
+  });
+
+  it('merges a KUBECONFIG list as kubectl: first file wins per name and for current-context', async () => {
+    const env = {
+      KUBECONFIG: [fixture('missing.yaml'), fixture('merge-a.yaml'), fixture('merge-b.yaml')].join(
+        delimiter,
+      ),
+    };
+    const current = await loadKubeConfig({ env });
+    expect(current.server).toBe('https://only-b.example.com');
+    expect(current.auth).toEqual({ type: 'token', token: 'token-b' });
+    expect(current.namespace).toBe('bns');
+    const fromA = await loadKubeConfig({ env, context: 'from-a' });
+    expect(fromA.server).toBe('https://a.example.com');
+    expect(fromA.auth).toEqual({ type: 'token', token: 'token-a' });
+  });
+
+  it('reads ~/.kube/config when neither path nor KUBECONFIG is given', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'lasso-home-'));
+    try {
+      await expect(loadKubeConfig({ env: {}, homeDir: home })).rejects.toThrow(
+        join(home, '.kube', 'config'),
+      );
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it.for([
+    {
+      name: 'a missing file',
+      path: 'missing.yaml',
+      context: undefined,
+      expected: /cannot read kubeconfig .*missing\.yaml/,
+    },
+    {
+      name: 'unparsable YAML',
+      path: 'bad-yaml.yaml',
+      context: undefined,
+      expected: /bad-yaml\.yaml: unparsable YAML/,
+    },
+    {
+      name: 'an unknown context',
+      path: 'tokens.yaml',
+      context: 'nope',
+      expected: /context "nope" not found \(contexts: token, token-file/,
+    },
+    {
+      name: 'a missing user',
+      path: 'tokens.yaml',
+      context: 'missing-user',
+      expected:
+        /tokens\.yaml: contexts\[missing-user\]\.context\.user names "ghost" but no users\[\] entry/,
+    },
+    {
+      name: 'a missing cluster',
+      path: 'tokens.yaml',
+      context: 'missing-cluster',
+      expected: /contexts\[missing-cluster\]\.context\.cluster names "nowhere"/,
+    },
+    {
+      name: 'a CA that is not PEM',
+      path: 'bad-ca.yaml',
+      context: undefined,
+      expected: /bad-ca\.yaml: clusters\[c\]\.cluster\.certificate-authority-data is not PEM/,
+    },
+    {
+      name: 'an auth-provider',
+      path: 'tokens.yaml',
+      context: 'legacy',
+      expected: /users\[legacy\]\.user\.auth-provider is not supported/,
+    },
+  ])('names the file and field for $name', async ({ path, context, expected }) => {
+    const error = await configError(loadKubeConfig({ path: fixture(path), context }));
+    expect(error.message).toMatch(expected);
+  });
+
+  it('never shows secrets in util.inspect or JSON of a config', async () => {
+    for (const context of ['token', 'basic']) {
+      const config = await loadKubeConfig({ path: fixture('tokens.yaml'), context });
+      const printed = `${inspect(config, { depth: 10 })}${JSON.stringify(config)}`;
+      expect(printed).not.toContain('s3cr3t-token-value');
+      expect(printed).not.toContain('hunter2-password');
+      expect(printed).toContain('<redacted>');
+    }
+    const certs = await loadKubeConfig({ path: fixture('client-cert.yaml') });
+    expect(`${inspect(certs, { depth: 10 })}${JSON.stringify(certs)}`).not.toContain(
+      'secretkeymaterial',
+    );
+    const eks = await loadKubeConfig({ path: fixture('eks.yaml') });
+    expect(`${inspect(eks, { depth: 10 })}${JSON.stringify(eks)}`).not.toContain('prod-admin');
+  });
+});
+
+describe('createRestConfig', () => {
+  it.for([
+    { name: 'an empty server', init: { server: '' }, type: TypeError },
+    { name: 'a non-http server', init: { server: 'ftp://x' }, type: TypeError },
+    {
+      name: 'a negative timeoutMs',
+      init: { server: 'https://x', timeoutMs: -1 },
+      type: RangeError,
+    },
+    {
+      name: 'a socks proxy',
+      init: { server: 'https://x', proxyUrl: 'socks5://p:1080' },
+      type: TypeError,
+    },
+  ])('rejects $name', ({ init, type }) => {
+    expect(() => createRestConfig(init)).toThrow(type);
+  });
+});
+
+describe('loadInClusterConfig', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lasso-sa-'));
+    await writeFile(join(dir, 'token'), 'sa-token\n');
+    await writeFile(
+      join(dir, 'ca.crt'),
+      '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+    );
+    await writeFile(join(dir, 'namespace'), 'operators\n');
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  const paths = () => ({
+    tokenPath: join(dir, 'token'),
+    caPath: join(dir, 'ca.crt'),
+    namespacePath: join(dir, 'namespace'),
+  });
+
+  it('builds the config from the service env, CA, token file and namespace', async () => {
+    const config = await loadInClusterConfig({
+      env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' },
+      ...paths(),
+    });
+    expect(config).toMatchObject({
+      server: 'https://[fd00::1]:443',
+      auth: { type: 'tokenFile', path: join(dir, 'token') },
+      namespace: 'operators',
+      source: 'in-cluster',
+    });
+    expect(config.tls?.caPem).toContain('BEGIN CERTIFICATE');
+  });
+
+  it('says it is not in a cluster when the service env is missing', async () => {
+    const error = await configError(loadInClusterConfig({ env: {}, ...paths() }));
+    expect(error.message).toContain('KUBERNETES_SERVICE_HOST');
+  });
+});
+
+describe('loadDefaultConfig', () => {
+  it('uses KUBECONFIG first and says so in source', async () => {
+    const config = await loadDefaultConfig({ env: { KUBECONFIG: fixture('gke.yaml') } });
+    expect(config.source).toMatch(/^kubeconfig:.*gke\.yaml#/);
+  });
+
+  it('falls back to ~/.kube/config, then to in-cluster', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'lasso-home-'));
+    try {
+      const error = await configError(loadDefaultConfig({ env: {}, homeDir: home }));
+      expect(error.message).toMatch(
+        /KUBECONFIG is not set, .*\.kube\/config does not exist, and the in-cluster config failed/,
+      );
+      const { mkdir, copyFile } = await import('node:fs/promises');
+      await mkdir(join(home, '.kube'));
+      await copyFile(fixture('tokens.yaml'), join(home, '.kube', 'config'));
+      const config = await loadDefaultConfig({ env: {}, homeDir: home });
+      expect(config.source).toBe(`kubeconfig:${join(home, '.kube', 'config')}#token`);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
