@@ -53,11 +53,6 @@ export class DelayingQueueImpl<T> extends WorkQueueImpl<T> implements DelayingQu
     this.#arm();
   }
 
-  /** Items waiting for their delay (not yet in the queue); for tests and debugging. */
-  waitingCount(): number {
-    return this.#heap.size;
-  }
-
   protected override onShutDown(): void {
     super.onShutDown();
     this.#timer?.cancel();
