@@ -53,6 +53,11 @@ describe('exponentialFailureRateLimiter', () => {
     expect(delays(big, 'x', 1_100).at(-1)).toBe(Number.MAX_VALUE);
   });
 
+  it('returns 0 for a zero base delay, however many failures', () => {
+    const limiter = exponentialFailureRateLimiter<string>({ baseDelayMs: 0, maxDelayMs: 1_000 });
+    expect(delays(limiter, 'x', 1_100).every((d) => d === 0)).toBe(true);
+  });
+
   it.for([
     {
       name: 'a negative baseDelayMs',

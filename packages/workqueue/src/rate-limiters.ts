@@ -46,9 +46,10 @@ export function exponentialFailureRateLimiter<T = unknown>(
     when(item) {
       const exponent = failures.get(item) ?? 0;
       failures.set(item, exponent + 1);
+      if (baseDelayMs === 0) return 0;
       // 2 ** exponent reaches Infinity past 1023; the comparison then returns the cap.
       const backoff = baseDelayMs * 2 ** exponent;
-      return backoff > maxDelayMs || Number.isNaN(backoff) ? maxDelayMs : backoff;
+      return backoff > maxDelayMs ? maxDelayMs : backoff;
     },
     forget(item) {
       failures.delete(item);
