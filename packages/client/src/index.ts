@@ -23,6 +23,12 @@ export {
   type TlsConfig,
 } from './config/rest-config.ts';
 export {
+  type ApiGroupInfo,
+  type ApiResourceInfo,
+  DiscoveryClient,
+  type DiscoveryResult,
+} from './discovery.ts';
+export {
   ApiError,
   isAlreadyExists,
   isApiError,
@@ -38,6 +44,13 @@ export {
   isUnauthorized,
   reasonForStatus,
 } from './errors.ts';
+export {
+  createRestMapper,
+  type PartialGroupVersionKind,
+  type PartialGroupVersionResource,
+  type RestMapper,
+  type RestMapping,
+} from './rest-mapper.ts';
 export {
   type QueryParams,
   type RequestRateLimiter,
