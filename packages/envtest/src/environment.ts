@@ -7,13 +7,9 @@ import { join } from 'node:path';
 import { type Clock, errorMessage, LassoError, type Logger, sleep, systemClock } from '@lasso/core';
 import { stringify as stringifyYaml } from 'yaml';
 import { loadCrdFiles } from './crd-loader.ts';
+import { connectExistingCluster } from './existing-cluster.ts';
 
 // TEMP-SHIM
-const connectExistingCluster = async (
-  _path: string,
-): Promise<{ credentials: Credentials; stop(): Promise<void> }> => {
-  throw new Error('pending');
-};
 const startKubebuilderControlPlane = async (
   _path: string,
 ): Promise<{ credentials: Credentials; stop(): Promise<void> }> => {
@@ -147,10 +143,12 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   let credentials: Credentials;
   let server: LocalApiServer | undefined;
   let stopBackend: () => Promise<void>;
+  let existingYaml: string | undefined;
   if (existingPath !== undefined && existingPath !== '') {
     const existing = await connectExistingCluster(existingPath);
     mode = 'existing';
     credentials = existing.credentials;
+    existingYaml = existing.kubeconfigYaml;
     stopBackend = () => existing.stop();
   } else if (assets !== undefined && assets !== '') {
     const plane = await startKubebuilderControlPlane(assets);
@@ -194,7 +192,8 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       }
     }
     directory = await mkdtemp(join(tmpdir(), 'lasso-envtest-'));
-    const kubeconfigYaml = kubeconfigFor(credentials, namespace);
+    // An existing cluster's kubeconfig is kept as written (it may use exec plugins or token files).
+    const kubeconfigYaml = existingYaml ?? kubeconfigFor(credentials, namespace);
     const kubeconfigPath = join(directory, 'kubeconfig');
     await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
     let stopped: Promise<void> | undefined;

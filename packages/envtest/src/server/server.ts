@@ -252,8 +252,9 @@ class LocalServer implements RunningLocalApiServer {
     await this.#closeAll();
   }
 
-  async #closeAll(): Promise<void> {
-    for (const watch of [...this.#watches]) watch.end();
+  /** Close the listener and every connection; watches end cleanly unless `abrupt`. */
+  async #closeAll(abrupt = false): Promise<void> {
+    if (!abrupt) for (const watch of [...this.#watches]) watch.end();
     for (const timer of [...this.#timers]) timer.cancel();
     this.#timers.clear();
     const closed = new Promise<void>((resolve) => {
@@ -267,7 +268,7 @@ class LocalServer implements RunningLocalApiServer {
   #restart(downMs: number): Promise<void> {
     if (this.#stopped) return Promise.reject(new Error('server stopped'));
     const run = async (): Promise<void> => {
-      await this.#closeAll();
+      await this.#closeAll(true);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, downMs);
         timer.unref();

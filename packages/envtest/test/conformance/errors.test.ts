@@ -1,0 +1,172 @@
+// Conformance: authentication (401), authorization (403 via impersonation) and bad input, each answered
+// with the metav1.Status kube-apiserver sends; the server keeps serving and keeps its objects.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Environment, startEnvironment } from '../../src/index.ts';
+import { call, configMap } from './helpers.ts';
+
+let env: Environment;
+let ns: string;
+let cms: string;
+
+beforeAll(async () => {
+  env = await startEnvironment({ namespace: true });
+  ns = env.namespace;
+  cms = `/api/v1/namespaces/${ns}/configmaps`;
+  await call(env, 'POST', cms, { body: configMap('survivor', { keep: 'me' }) });
+});
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+describe('authentication', () => {
+  it('answers 401 Unauthorized for an unknown bearer token', async () => {
+    const reply = await call(env, 'GET', cms, { token: 'not-a-real-token' });
+    expect(reply.status).toBe(401);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Unauthorized',
+      message: 'Unauthorized',
+      code: 401,
+    });
+  });
+
+  it('accepts the admin bearer token when there is one', async ({ skip }) => {
+    if (env.credentials.token === undefined) skip('no admin token in this mode');
+    const reply = await call(env, 'GET', cms, { token: env.credentials.token! });
+    expect(reply.status).toBe(200);
+  });
+});
+
+describe('authorization', () => {
+  it('answers 403 Forbidden with the RBAC message for a namespaced resource', async () => {
+    const reply = await call(env, 'GET', cms, { headers: { 'Impersonate-User': 'alice' } });
+    expect(reply.status).toBe(403);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Forbidden',
+      code: 403,
+      message: `configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`,
+      details: { kind: 'configmaps' },
+    });
+  });
+
+  it('answers 403 Forbidden with the cluster-scope message for a cluster resource', async () => {
+    const reply = await call(env, 'GET', '/api/v1/namespaces', {
+      headers: { 'Impersonate-User': 'alice' },
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.body.message).toBe(
+      'namespaces is forbidden: User "alice" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
+  });
+
+  it('names the object and the API group of a denied get', async () => {
+    const reply = await call(env, 'GET', `/apis/apps/v1/namespaces/${ns}/deployments/web`, {
+      headers: { 'Impersonate-User': 'bob' },
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.body.message).toBe(
+      `deployments.apps "web" is forbidden: User "bob" cannot get resource "deployments" in API group "apps" in the namespace "${ns}"`,
+    );
+  });
+
+  it('allows an impersonated member of system:masters', async () => {
+    const reply = await call(env, 'GET', cms, {
+      headers: { 'Impersonate-User': 'carol', 'Impersonate-Group': 'system:masters' },
+    });
+    expect(reply.status).toBe(200);
+  });
+});
+
+describe('bad input', () => {
+  it('answers 400 BadRequest for a malformed JSON body', async () => {
+    const reply = await call(env, 'POST', cms, { body: '{"apiVersion": "v1", "kind": ' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+  });
+
+  it('answers 400 BadRequest for a body of another kind', async () => {
+    const reply = await call(env, 'POST', cms, {
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-kind' } },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.reason).toBe('BadRequest');
+  });
+
+  it('answers 400 BadRequest for a body of another apiVersion', async () => {
+    const reply = await call(env, 'POST', cms, {
+      body: { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'wrong-version' } },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.reason).toBe('BadRequest');
+  });
+
+  it('answers 422 Invalid with causes for a name that is not a DNS subdomain', async () => {
+    const reply = await call(env, 'POST', cms, { body: configMap('Bad_Name') });
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Invalid',
+      code: 422,
+      details: { name: 'Bad_Name', kind: 'ConfigMap' },
+    });
+    expect(reply.body.message).toMatch(
+      /^ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of/,
+    );
+    expect(reply.body.details.causes[0]).toMatchObject({
+      reason: 'FieldValueInvalid',
+      field: 'metadata.name',
+    });
+  });
+
+  it('answers 422 Invalid when neither name nor generateName is given', async () => {
+    const reply = await call(env, 'POST', cms, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} },
+    });
+    expect(reply.status).toBe(422);
+    expect(reply.body.details.causes[0]).toMatchObject({
+      reason: 'FieldValueRequired',
+      field: 'metadata.name',
+    });
+  });
+
+  it('answers 413 RequestEntityTooLarge for a body over 3 MiB', async () => {
+    const big = configMap('too-big', { blob: 'x'.repeat(3 * 1024 * 1024 + 10) });
+    const reply = await call(env, 'POST', cms, { body: big });
+    expect(reply.status).toBe(413);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      reason: 'RequestEntityTooLarge',
+      code: 413,
+    });
+  });
+
+  it('answers 405 MethodNotAllowed for POST on an object path', async () => {
+    const reply = await call(env, 'POST', `${cms}/survivor`, { body: configMap('survivor') });
+    expect(reply.status).toBe(405);
+    expect(reply.body).toMatchObject({ kind: 'Status', reason: 'MethodNotAllowed', code: 405 });
+  });
+
+  it('answers 415 UnsupportedMediaType for a patch of an unknown content type', async () => {
+    const reply = await call(env, 'PATCH', `${cms}/survivor`, {
+      body: '{"data":{"a":"b"}}',
+      contentType: 'text/plain',
+    });
+    expect(reply.status).toBe(415);
+    expect(reply.body).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType', code: 415 });
+  });
+
+  it('answers 404 NotFound for a resource that is not served', async () => {
+    const reply = await call(env, 'GET', `/api/v1/namespaces/${ns}/widgets`);
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+  });
+
+  it('keeps every stored object after bad requests', async () => {
+    const reply = await call(env, 'GET', `${cms}/survivor`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toEqual({ keep: 'me' });
+  });
+});
