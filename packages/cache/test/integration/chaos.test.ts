@@ -1,0 +1,221 @@
+// Under a writer and repeated faults (closed watches, 500/429, expired history, cut bodies, restarts), a cache
+// recovers on its own: afterwards its store equals the server and every handler saw each key's final state.
+import type { KubeObject } from '@lasso/client';
+import { isLassoError } from '@lasso/core';
+import { createTestMetricsProvider } from '@lasso/core/testing';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createCache, waitForCacheSync } from '../../src/cache.ts';
+import type { WatchError } from '../../src/errors.ts';
+import {
+  forEachConcurrent,
+  StateRecorder,
+  sameState,
+  serverState,
+  startCluster,
+  type TestCluster,
+  versions,
+} from './helpers.ts';
+
+const configMap = (name: string, value: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data: { value },
+});
+
+/** Seeded pseudo-random numbers, so a failing run can be replayed. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+describe('createCache under faults', () => {
+  let cluster: TestCluster;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => {
+    unhandled.push(reason);
+  };
+
+  beforeAll(async () => {
+    cluster = await startCluster();
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  beforeEach(() => {
+    unhandled.length = 0;
+    process.on('unhandledRejection', onUnhandled);
+  });
+
+  afterEach(() => {
+    process.off('unhandledRejection', onUnhandled);
+    cluster?.env.server?.faults.reset();
+  });
+
+  function startInformer(namespace: string) {
+    const metrics = createTestMetricsProvider();
+    const errors: WatchError[] = [];
+    const informer = createCache(cluster.configMaps, {
+      namespace,
+      resyncMs: 0,
+      metrics,
+      initialBackoffMs: 20,
+      maxBackoffMs: 400,
+      watchErrorHandler: (error) => errors.push(error),
+    });
+    const fast = new StateRecorder();
+    const slow = new StateRecorder();
+    informer.addEventHandler(fast.handler(), { name: 'fast' });
+    informer.addEventHandler(slow.handler({ slow: true }), { name: 'slow' });
+    informer.addEventHandler(
+      {
+        onAdd: () => {
+          throw new Error('a broken handler');
+        },
+      },
+      { name: 'broken' },
+    );
+    const controller = new AbortController();
+    const running = informer.run({ signal: controller.signal });
+    const counter = (name: string) => metrics.value(name, { name: informer.name });
+    /** Wait until the store and every recording handler equal the server's state. */
+    const converged = async (): Promise<Map<string, string>> => {
+      const server = await serverState(cluster.configMaps, namespace);
+      const storeMatches = () => sameState(versions(informer.getStore().list()), server);
+      await fast.until(
+        () => storeMatches() && sameState(fast.state, server),
+        'the fast handler to converge',
+      );
+      await slow.until(() => sameState(slow.state, server), 'the slow handler to converge');
+      return server;
+    };
+    return {
+      informer,
+      errors,
+      counter,
+      converged,
+      stop: async () => {
+        controller.abort();
+        await running;
+      },
+    };
+  }
+
+  it('equals the server and every handler saw each final state after writes under faults', async (context) => {
+    const server = cluster.env.server;
+    if (server === undefined) return context.skip();
+    const namespace = await cluster.namespace('chaos');
+    const random = seeded(0x5eed);
+    const names = Array.from({ length: 40 }, (_, i) => `cm-${i}`);
+    await forEachConcurrent(names.slice(0, 20), 8, async (name) => {
+      await cluster.configMaps.create(namespace, configMap(name, 'seed'));
+    });
+    const subject = startInformer(namespace);
+    try {
+      await waitForCacheSync(AbortSignal.timeout(10_000), subject.informer);
+      const path = new RegExp(`/namespaces/${namespace}/configmaps`);
+      let writing = true;
+      const faults = [
+        () => server.faults.closeWatches(),
+        () => server.faults.failNext(2, { path, watch: true, status: 500 }),
+        () => server.faults.failNext(1, { path, method: 'GET', watch: false, status: 500 }),
+        () => server.faults.failNext(2, { path, watch: true, status: 429, retryAfterSeconds: 0 }),
+        () => {
+          // Keep the informer away while writes go on, then forget that history: its next watch gets a 410.
+          server.faults.closeWatches();
+          server.faults.failNext(3, { path, watch: true, status: 500 });
+        },
+        () => server.faults.expireHistory(),
+        () => server.faults.cutNext(1, { path, watch: true, afterBytes: 64 }),
+        () => server.faults.sendBookmarks(),
+        () => server.faults.cutNext(1, { path, method: 'GET', watch: false, afterBytes: 100 }),
+      ];
+      const chaos = (async () => {
+        for (let round = 0; writing; round++) {
+          faults[round % faults.length]?.();
+          await realSleep(30 + Math.floor(random() * 60));
+        }
+      })();
+      // Each writer owns the names congruent to its index, so writes never conflict with each other.
+      const deadline = performance.now() + 2_500;
+      const writers = Array.from({ length: 4 }, async (_, writer) => {
+        const mine = names.filter((_, i) => i % 4 === writer);
+        const exists = new Set(mine.filter((name) => names.indexOf(name) < 20));
+        for (let op = 0; performance.now() < deadline; op++) {
+          const name = mine[Math.floor(random() * mine.length)] as string;
+          try {
+            if (!exists.has(name)) {
+              await cluster.configMaps.create(namespace, configMap(name, `v${op}`));
+              exists.add(name);
+            } else if (random() < 0.7) {
+              await cluster.configMaps.update(namespace, configMap(name, `v${op}`));
+            } else {
+              await cluster.configMaps.delete(namespace, name);
+              exists.delete(name);
+            }
+          } catch {
+            // A write hit by an injected fault: the server state is read back at the end anyway.
+          }
+        }
+      });
+      await Promise.all(writers);
+      writing = false;
+      await chaos;
+      server.faults.reset();
+      const final = await subject.converged();
+      expect(final.size).toBeGreaterThan(0);
+      expect(subject.errors.length).toBeGreaterThan(0);
+      expect(subject.counter('lasso_reflector_errors_total')).toBe(subject.errors.length);
+      expect(subject.counter('lasso_reflector_restarts_total')).toBeGreaterThan(0);
+      expect(subject.counter('lasso_reflector_relists_total')).toBeGreaterThan(0);
+      expect(subject.informer.getStore().size()).toBe(final.size);
+      expect(unhandled).toEqual([]);
+    } finally {
+      await subject.stop();
+    }
+  }, 60_000);
+
+  it('recovers from a server restart and from an unreachable server without being restarted', async (context) => {
+    const server = cluster.env.server;
+    if (server === undefined) return context.skip();
+    const namespace = await cluster.namespace('restart');
+    await forEachConcurrent(['a', 'b', 'c'], 3, async (name) => {
+      await cluster.configMaps.create(namespace, configMap(name, 'seed'));
+    });
+    const subject = startInformer(namespace);
+    try {
+      await waitForCacheSync(AbortSignal.timeout(10_000), subject.informer);
+      await server.faults.restart({ downMs: 0 });
+      await cluster.configMaps.create(namespace, configMap('after-restart', '1'));
+      await cluster.configMaps.update(namespace, configMap('a', 'changed'));
+      await subject.converged();
+
+      await server.faults.restart({ downMs: 1_500 });
+      await cluster.configMaps.delete(namespace, 'b');
+      await cluster.configMaps.create(namespace, configMap('after-outage', '1'));
+      const final = await subject.converged();
+      expect([...final.keys()].sort()).toEqual(
+        [
+          `${namespace}/a`,
+          `${namespace}/after-outage`,
+          `${namespace}/after-restart`,
+          `${namespace}/c`,
+        ].sort(),
+      );
+      expect(
+        subject.errors.some((error) => isLassoError(error.cause, 'LASSO_CONNECTION_FAILED')),
+      ).toBe(true);
+      expect(subject.informer.isStopped()).toBe(false);
+      expect(unhandled).toEqual([]);
+    } finally {
+      await subject.stop();
+    }
+  }, 60_000);
+});

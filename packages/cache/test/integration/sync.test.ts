@@ -1,0 +1,74 @@
+// A cache over the real client syncs thousands of objects across pages and equals a list from the server.
+import { createTestMetricsProvider } from '@lasso/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CacheClient, createCache, waitForCacheSync } from '../../src/cache.ts';
+import {
+  forEachConcurrent,
+  StateRecorder,
+  sameState,
+  serverState,
+  startCluster,
+  type TestCluster,
+  versions,
+} from './helpers.ts';
+
+describe('createCache against the API server', () => {
+  let cluster: TestCluster;
+
+  beforeAll(async () => {
+    cluster = await startCluster();
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('syncs 5,000 objects across pages and equals a list from the server', async () => {
+    const namespace = await cluster.namespace('sync');
+    const names = Array.from({ length: 5_000 }, (_, i) => `cm-${String(i).padStart(4, '0')}`);
+    await forEachConcurrent(names, 32, async (name) => {
+      await cluster.configMaps.create(namespace, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, labels: { suite: 'sync' } },
+        data: { value: name.repeat(4) },
+      });
+    });
+    let pages = 0;
+    const client: CacheClient = {
+      gvr: cluster.configMaps.gvr,
+      kind: cluster.configMaps.kind,
+      namespaced: true,
+      list: (ns, options) => {
+        pages++;
+        return cluster.configMaps.list(ns, options);
+      },
+      watch: (ns, options) => cluster.configMaps.watch(ns, options),
+    };
+    const metrics = createTestMetricsProvider();
+    const informer = createCache(client, { namespace, resyncMs: 0, metrics });
+    const recorder = new StateRecorder();
+    const registration = informer.addEventHandler(recorder.handler());
+    const controller = new AbortController();
+    const running = informer.run({ signal: controller.signal });
+    try {
+      await waitForCacheSync(AbortSignal.timeout(20_000), informer);
+      await recorder.until(() => registration.hasSynced(), 'the handler to sync');
+      const server = await serverState(cluster.configMaps, namespace);
+      expect(server.size).toBe(5_000);
+      expect(pages).toBeGreaterThanOrEqual(10);
+      expect(sameState(versions(informer.getStore().list()), server)).toBe(true);
+      expect(sameState(recorder.state, server)).toBe(true);
+      expect(
+        informer
+          .getStore()
+          .list()
+          .every((object) => object.metadata?.managedFields === undefined),
+      ).toBe(true);
+      expect(metrics.value('lasso_reflector_lists_total', { name: informer.name })).toBe(1);
+    } finally {
+      controller.abort();
+      await running;
+    }
+  }, 60_000);
+});
