@@ -19,6 +19,7 @@ import {
 import type {
   GroupVersionResource,
   KubeObject,
+  KubeObjectLike,
   ListOptions,
   ObjectList,
   WatchEvent,
@@ -96,7 +97,7 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
  *
  * @example
  * ```ts
- * import type { ConfigMap } from 'kubernetes-types/core/v1';
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.d.ts';
  * const configMaps = new Client<ConfigMap>({
  *   gvr: { group: '', version: 'v1', resource: 'configmaps' }, kind: 'ConfigMap', namespaced: true, rest,
  * });
@@ -106,7 +107,7 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
  * }
  * ```
  */
-export class Client<T extends KubeObject = KubeObject> {
+export class Client<T extends KubeObjectLike = KubeObject> {
   readonly gvr: GroupVersionResource;
   readonly kind: string;
   readonly namespaced: boolean;
@@ -444,8 +445,9 @@ export class Client<T extends KubeObject = KubeObject> {
 
   #fill(object: T): T {
     if (typeof object === 'object' && object !== null) {
-      if (!object.apiVersion) object.apiVersion = this.apiVersion;
-      if (!object.kind) object.kind = this.kind;
+      const target = object as unknown as KubeObject;
+      if (!target.apiVersion) target.apiVersion = this.apiVersion;
+      if (!target.kind) target.kind = this.kind;
     }
     return object;
   }

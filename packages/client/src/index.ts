@@ -63,6 +63,7 @@ export type {
   GroupVersionKind,
   GroupVersionResource,
   KubeObject,
+  KubeObjectLike,
   ListMeta,
   ListOptions,
   ObjectList,

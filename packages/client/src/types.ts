@@ -23,6 +23,17 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
+/**
+ * What a client's type parameter must satisfy: the fields every object has. The interfaces of
+ * `kubernetes-types` (`ConfigMap`, `Deployment`, ...) satisfy it, where they lack the index
+ * signature of {@link KubeObject}.
+ */
+export interface KubeObjectLike {
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: ObjectMeta | undefined;
+}
+
 /** List metadata as the server sends it. */
 export interface ListMeta {
   resourceVersion?: string;
@@ -31,7 +42,7 @@ export interface ListMeta {
 }
 
 /** One page of a list call. */
-export interface ObjectList<T extends KubeObject = KubeObject> {
+export interface ObjectList<T extends KubeObjectLike = KubeObject> {
   apiVersion: string;
   kind: string;
   metadata: ListMeta;
@@ -45,7 +56,7 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
  * One decoded watch event. `ERROR` events never appear here: the watch iterator throws them as an
  * `ApiError` (410 -> `isGone`). A `BOOKMARK` carries only `metadata.resourceVersion` (and annotations).
  */
-export interface WatchEvent<T extends KubeObject = KubeObject> {
+export interface WatchEvent<T extends KubeObjectLike = KubeObject> {
   type: WatchEventType;
   object: T;
 }

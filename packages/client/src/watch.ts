@@ -2,7 +2,7 @@
 // (client-go rest/watch/decoder.go + streamwatcher.go).
 import { LassoError } from '@lasso/core';
 import { ApiError } from './errors.ts';
-import type { KubeObject, Status, WatchEvent } from './types.ts';
+import type { KubeObject, KubeObjectLike, Status, WatchEvent } from './types.ts';
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
@@ -50,7 +50,9 @@ export class LineDecoder {
  * (410 -> `isGone`); a line that is not a watch event throws a `LASSO_WATCH_DECODE` LassoError.
  * The message never quotes the line (it may hold a Secret).
  */
-export function decodeWatchEvent<T extends KubeObject = KubeObject>(line: string): WatchEvent<T> {
+export function decodeWatchEvent<T extends KubeObjectLike = KubeObject>(
+  line: string,
+): WatchEvent<T> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
