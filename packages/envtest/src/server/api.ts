@@ -23,7 +23,13 @@ import {
   validateCrd,
 } from './crds.ts';
 import * as discovery from './discovery.ts';
-import { computePatch, parseApplyBody, recordManagedFields, runApply } from './patching.ts';
+import {
+  applyConflictError,
+  computePatch,
+  parseApplyBody,
+  recordManagedFields,
+  runApply,
+} from './patching.ts';
 import type { Registry } from './registry.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from './resources.ts';
 import {
@@ -445,6 +451,7 @@ export class ApiCore {
       recordManagedFields(undefined, prepared, {
         fieldManager: this.#fieldManager(request),
         time: this.#now(),
+        info,
       }),
     );
     return this.#toVersion(info, created);
@@ -765,6 +772,7 @@ export class ApiCore {
         fieldManager: options.fieldManager,
         time: this.#now(),
         subresource: options.subresource,
+        info,
       });
     const comparable = (object: KubeObject): string => {
       const copy = structuredClone(object);
@@ -919,15 +927,7 @@ export class ApiCore {
         subresource,
       });
       if (applied.conflicts.length > 0) {
-        throw new StatusError(
-          failure(409, 'Conflict', applyConflictMessage(applied.conflicts, apiVersionOf(info)), {
-            causes: applied.conflicts.map((item) => ({
-              reason: 'FieldManagerConflict',
-              message: `conflict with "${item.manager}" using ${apiVersionOf(info)}`,
-              field: item.field,
-            })),
-          }),
-        );
+        throw applyConflictError(applied.conflicts);
       }
       if (existing === undefined) {
         const created = this.#createObject(info, namespace, applied.object, (prepared) => {
@@ -1337,23 +1337,4 @@ function decodeContinue(token: string): { rv: number; start: string } {
   throw badRequest(
     'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
   );
-}
-
-function applyConflictMessage(
-  conflicts: Array<{ manager: string; field: string }>,
-  apiVersion: string,
-): string {
-  if (conflicts.length === 1) {
-    const only = conflicts[0]!;
-    return `Apply failed with 1 conflict: conflict with "${only.manager}" using ${apiVersion}: ${only.field}`;
-  }
-  const byManager = new Map<string, string[]>();
-  for (const item of conflicts) {
-    byManager.set(item.manager, [...(byManager.get(item.manager) ?? []), item.field]);
-  }
-  const parts = [...byManager.entries()].map(
-    ([manager, fields]) =>
-      `conflicts with "${manager}" using ${apiVersion}:\n${fields.map((field) => `- ${field}`).join('\n')}`,
-  );
-  return `Apply failed with ${conflicts.length} conflicts: ${parts.join('\n')}`;
 }

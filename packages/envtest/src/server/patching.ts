@@ -2,20 +2,13 @@
 // content-type dispatch, kube-apiserver's 415 for strategic merge on custom resources, managedFields.
 import { parse as parseYaml } from 'yaml';
 
-// TEMP-SHIM
-const serverSideApply = (
-  _live: Record<string, unknown> | undefined,
-  _configuration: Record<string, unknown>,
-  _o: unknown,
-): { object: Record<string, unknown>; conflicts: Array<{ manager: string; field: string }> } => {
-  throw unsupportedMediaType(['pending apply.ts']);
-};
-const trackUpdate = (
-  _p: unknown,
-  next: Record<string, unknown>,
-  _o: unknown,
-): Record<string, unknown> => next;
-
+import {
+  type ApplyConflict,
+  applyConflictCauses,
+  applyConflictMessage,
+  serverSideApply,
+  trackUpdate,
+} from '../apply.ts';
 import {
   applyJsonPatch,
   applyMergePatch,
@@ -106,20 +99,19 @@ export function runApply(
     time: string;
     subresource: string | undefined;
   },
-): { object: KubeObject; conflicts: Array<{ manager: string; field: string }> } {
-  const schema = options.info.builtin
-    ? strategicSchemaFor(
-        options.info.group === ''
-          ? options.info.version
-          : `${options.info.group}/${options.info.version}`,
-        options.info.kind,
-      )
-    : undefined;
+): { object: KubeObject; conflicts: ApplyConflict[] } {
+  const schema = schemaOf(options.info);
+  const ignoredFields =
+    options.subresource === undefined && options.info.subresources.includes('status')
+      ? ['status']
+      : [];
   try {
     const result = serverSideApply(live, configuration, {
       fieldManager: options.fieldManager,
       force: options.force,
       time: options.time,
+      ignoredFields,
+      ...(options.subresource === undefined ? {} : { subresource: options.subresource }),
       ...(schema === undefined ? {} : { schema }),
     });
     return { object: result.object as KubeObject, conflicts: result.conflicts };
@@ -128,13 +120,41 @@ export function runApply(
   }
 }
 
+function schemaOf(info: ResourceInfo) {
+  if (!info.builtin) return undefined;
+  return strategicSchemaFor(
+    info.group === '' ? info.version : `${info.group}/${info.version}`,
+    info.kind,
+  );
+}
+
+/** kube-apiserver's 409 for apply conflicts. */
+export function applyConflictError(conflicts: readonly ApplyConflict[]): StatusError {
+  return new StatusError(
+    failure(409, 'Conflict', applyConflictMessage(conflicts), {
+      causes: applyConflictCauses(conflicts).map((cause) => ({
+        reason: cause.type,
+        message: cause.message,
+        field: cause.field,
+      })),
+    }),
+  );
+}
+
 /** `next` with metadata.managedFields updated for an Update operation by `fieldManager`. */
 export function recordManagedFields(
   previous: KubeObject | undefined,
   next: KubeObject,
-  options: { fieldManager: string; time: string; subresource?: string | undefined },
+  options: {
+    fieldManager: string;
+    time: string;
+    subresource?: string | undefined;
+    info?: ResourceInfo;
+  },
 ): KubeObject {
+  const schema = options.info === undefined ? undefined : schemaOf(options.info);
   return trackUpdate(previous, next, {
+    ...(schema === undefined ? {} : { schema }),
     fieldManager: options.fieldManager,
     operation: 'Update',
     time: options.time,
