@@ -95,7 +95,9 @@ describe('startEnvironment', () => {
 });
 
 describe('startEnvironment (built-in server)', () => {
-  it('runs several environments side by side and releases everything on stop()', async ({ skip }) => {
+  it('runs several environments side by side and releases everything on stop()', async ({
+    skip,
+  }) => {
     if (!builtin) skip('built-in mode only');
     const first = await startEnvironment({ namespace: 'shared-name' });
     const second = await startEnvironment({ namespace: 'shared-name' });
@@ -130,7 +132,9 @@ describe('startEnvironment (built-in server)', () => {
     }
   });
 
-  it('fails with LASSO_ENVTEST_FAILED for a CRD the server rejects, and cleans up', async ({ skip }) => {
+  it('fails with LASSO_ENVTEST_FAILED for a CRD the server rejects, and cleans up', async ({
+    skip,
+  }) => {
     if (!builtin) skip('built-in mode only');
     const bad = crd({ group: 'bad.example.com', plural: 'bads', kind: 'Bad' });
     bad.metadata.name = 'wrong.example.com';
