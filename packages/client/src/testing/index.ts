@@ -1,2 +1,5 @@
-// Test kit of @lasso/client.
-export {};
+// Test kit of @lasso/client: a RestConfig from @lasso/envtest credentials.
+export {
+  type EnvironmentCredentials,
+  restConfigFromCredentials,
+} from './credentials.ts';

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { restConfigFromCredentials } from './credentials.ts';
+
+const credentials = {
+  server: 'https://127.0.0.1:6443',
+  caPem: 'CA',
+  clientCertPem: 'CERT',
+  clientKeyPem: 'KEY',
+  token: 'admin-token',
+};
+
+describe('restConfigFromCredentials', () => {
+  it('uses the client certificate when there is one', () => {
+    const config = restConfigFromCredentials(credentials);
+    expect(config.tls).toEqual({ caPem: 'CA', certPem: 'CERT', keyPem: 'KEY' });
+    expect(config.auth).toBeUndefined();
+  });
+
+  it('uses the token when asked or when there is no certificate', () => {
+    expect(restConfigFromCredentials(credentials, { prefer: 'token' })).toMatchObject({
+      tls: { caPem: 'CA' },
+      auth: { type: 'token', token: 'admin-token' },
+    });
+    expect(restConfigFromCredentials({ server: 'https://x', token: 't' }).auth).toEqual({
+      type: 'token',
+      token: 't',
+    });
+  });
+});
