@@ -37,6 +37,10 @@ describe('public API', () => {
         "restTransportFor",
       ]
     `);
-    expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`[]`);
+    expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
+      [
+        "restConfigFromCredentials",
+      ]
+    `);
   });
 });
