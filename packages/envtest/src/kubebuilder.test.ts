@@ -1,0 +1,364 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { isLassoError, TimeoutError, type TimerHandle } from '@lasso/core';
+import { FakeClock } from '@lasso/core/testing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  etcdArguments,
+  kubeApiServerArguments,
+  startKubebuilderControlPlane,
+  terminateProcess,
+  waitForHealthy,
+} from './kubebuilder.ts';
+import { createCertificateAuthority, createSignedCertificate } from './pki.ts';
+
+/** A FakeClock that can be awaited until a timer of a given delay is scheduled (no polling). */
+class SignallingClock extends FakeClock {
+  readonly #waiters: Array<{ delayMs: number; resolve: () => void }> = [];
+  override schedule(delayMs: number, callback: () => void): TimerHandle {
+    const handle = super.schedule(delayMs, callback);
+    for (const waiter of this.#waiters.filter((w) => w.delayMs === delayMs)) {
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    return handle;
+  }
+  scheduled(delayMs: number): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push({ delayMs, resolve }));
+  }
+}
+
+const layout = {
+  directory: '/tmp/cp',
+  etcdClientPort: 2379,
+  etcdPeerPort: 2380,
+  apiServerPort: 6443,
+};
+
+describe('etcdArguments', () => {
+  it('puts client and peer URLs on 127.0.0.1 and the data dir in the layout directory', () => {
+    expect(etcdArguments(layout)).toEqual([
+      '--data-dir=/tmp/cp/etcd',
+      '--listen-client-urls=http://127.0.0.1:2379',
+      '--advertise-client-urls=http://127.0.0.1:2379',
+      '--listen-peer-urls=http://127.0.0.1:2380',
+      '--initial-advertise-peer-urls=http://127.0.0.1:2380',
+      '--initial-cluster=default=http://127.0.0.1:2380',
+      '--name=default',
+    ]);
+  });
+});
+
+describe('kubeApiServerArguments', () => {
+  it('passes every flag a loopback kube-apiserver needs', () => {
+    const args = kubeApiServerArguments(layout);
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '--etcd-servers=http://127.0.0.1:2379',
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        '--secure-port=6443',
+        '--tls-cert-file=/tmp/cp/apiserver.crt',
+        '--tls-private-key-file=/tmp/cp/apiserver.key',
+        '--client-ca-file=/tmp/cp/ca.crt',
+        '--token-auth-file=/tmp/cp/tokens.csv',
+        '--service-account-issuer=https://127.0.0.1:6443/',
+        '--service-account-key-file=/tmp/cp/sa.key',
+        '--service-account-signing-key-file=/tmp/cp/sa.key',
+        '--service-cluster-ip-range=10.0.0.0/24',
+        '--authorization-mode=RBAC',
+        '--endpoint-reconciler-type=none',
+      ]),
+    );
+    expect(new Set(args.map((arg) => arg.split('=')[0])).size).toBe(args.length);
+  });
+});
+
+describe('waitForHealthy', () => {
+  const ca = createCertificateAuthority();
+  const serving = createSignedCertificate(ca, {
+    commonName: 'api',
+    ipAddresses: ['127.0.0.1'],
+    usage: 'server',
+  });
+  const admin = createSignedCertificate(ca, {
+    commonName: 'admin',
+    organizations: ['system:masters'],
+    usage: 'client',
+  });
+  const tls = { caPem: ca.certPem, certPem: admin.certPem, keyPem: admin.keyPem };
+  let server: https.Server;
+  let url: string;
+  let answers: number[];
+  const seen: string[] = [];
+
+  beforeEach(async () => {
+    answers = [];
+    seen.length = 0;
+    server = https.createServer(
+      {
+        cert: serving.certPem,
+        key: serving.keyPem,
+        ca: ca.certPem,
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (req, res) => {
+        seen.push(`${req.url} ${(req.socket as TLSSocket).getPeerCertificate().subject.CN}`);
+        res.statusCode = answers.shift() ?? 503;
+        res.end(res.statusCode === 200 ? 'ok' : '[-]etcd failed: reason withheld');
+      },
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
+  });
+  afterEach(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('retries on the clock until /readyz answers 200, presenting the client certificate', async () => {
+    answers = [503, 500, 200];
+    const clock = new SignallingClock();
+    let sleeping = clock.scheduled(250);
+    const ready = waitForHealthy({ url, tls, timeoutMs: 10_000, intervalMs: 250, clock });
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await sleeping;
+      sleeping = clock.scheduled(250);
+      await clock.advance(250);
+    }
+    await ready;
+    expect(seen).toEqual(['/readyz admin', '/readyz admin', '/readyz admin']);
+  });
+
+  it('times out with the last answer once the deadline passes', async () => {
+    const clock = new SignallingClock();
+    let sleeping = clock.scheduled(250);
+    const ready = waitForHealthy({ url, tls, timeoutMs: 500, intervalMs: 250, clock });
+    const outcome = ready.catch((error: unknown) => error);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await sleeping;
+      sleeping = clock.scheduled(250);
+      await clock.advance(250);
+    }
+    const error = await outcome;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toBe(
+      `${url} not ready after 500 ms (last: HTTP 503: [-]etcd failed: reason withheld)`,
+    );
+    expect(seen).toHaveLength(3);
+  });
+
+  it('fails at once when the process it waits for has died', async () => {
+    const error = await waitForHealthy({
+      url,
+      tls,
+      timeoutMs: 10_000,
+      failed: () => 'etcd exited (code 1)',
+    }).catch((caught: unknown) => caught);
+    expect(isLassoError(error, 'LASSO_ENVTEST_FAILED')).toBe(true);
+    expect((error as Error).message).toContain('etcd exited (code 1)');
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('terminateProcess', () => {
+  it('sends SIGKILL after the timeout when SIGTERM is ignored', async () => {
+    const child = spawn(
+      process.execPath,
+      ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('ready')"],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    await once(child.stdout, 'data');
+    const clock = new SignallingClock();
+    const scheduled = clock.scheduled(5_000);
+    const done = terminateProcess(child, { timeoutMs: 5_000, clock });
+    await scheduled;
+    expect(child.exitCode).toBeNull();
+    await clock.advance(5_000);
+    await done;
+    expect(child.signalCode).toBe('SIGKILL');
+  });
+
+  it('resolves at once for a process that already exited', async () => {
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await once(child, 'exit');
+    await terminateProcess(child, { timeoutMs: 5_000, clock: new FakeClock() });
+  });
+});
+
+// Fake binaries: node scripts that honour the same flags as etcd and kube-apiserver.
+const argsRecorder = `
+const fs = require('node:fs');
+const args = {};
+for (const arg of process.argv.slice(2)) { const i = arg.indexOf('='); args[arg.slice(2, i)] = arg.slice(i + 1); }
+fs.writeFileSync(process.argv[1] + '.json', JSON.stringify({ argv: process.argv.slice(2), pid: process.pid }));
+`;
+const fakeEtcd = `${argsRecorder}
+const url = new URL(args['listen-client-urls']);
+if (!fs.statSync(args['data-dir']).isDirectory()) process.exit(2);
+require('node:http').createServer((req, res) => res.end(req.url === '/health' ? '{"health":"true"}' : ''))
+  .listen(Number(url.port), url.hostname);
+`;
+const fakeApiServer = `${argsRecorder}
+const token = fs.readFileSync(args['token-auth-file'], 'utf8').split(',')[0];
+fs.readFileSync(args['service-account-signing-key-file']);
+require('node:https').createServer({
+  cert: fs.readFileSync(args['tls-cert-file']), key: fs.readFileSync(args['tls-private-key-file']),
+  ca: fs.readFileSync(args['client-ca-file']), requestCert: true, rejectUnauthorized: false,
+}, (req, res) => {
+  const cert = req.socket.getPeerCertificate();
+  const user = req.socket.authorized && cert.subject.O === 'system:masters' ? cert.subject.CN
+    : req.headers.authorization === 'Bearer ' + token ? 'token-admin' : undefined;
+  res.statusCode = user === undefined ? 401 : 200;
+  res.end(req.url === '/readyz' ? 'ok' : JSON.stringify({ user }));
+}).listen(Number(args['secure-port']), args['bind-address']);
+`;
+const crashingApiServer = `${argsRecorder}
+process.stderr.write('Error: unknown flag: --bogus\\n');
+process.exit(1);
+`;
+
+describe('startKubebuilderControlPlane', () => {
+  let assets: string;
+  const install = async (name: string, script: string, mode = 0o755): Promise<void> => {
+    await writeFile(join(assets, name), `#!${process.execPath}\n${script}`);
+    await chmod(join(assets, name), mode);
+  };
+  const recorded = async (name: string): Promise<{ argv: string[]; pid: number }> =>
+    JSON.parse(await readFile(join(assets, `${name}.json`), 'utf8')) as {
+      argv: string[];
+      pid: number;
+    };
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const get = (
+    url: string,
+    options: https.RequestOptions,
+  ): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      https
+        .get(url, { ...options, agent: false }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        })
+        .on('error', reject);
+    });
+
+  beforeEach(async () => {
+    assets = await mkdtemp(join(tmpdir(), 'lasso-assets-'));
+  });
+  afterEach(async () => {
+    await rm(assets, { recursive: true, force: true });
+  });
+
+  it('names a missing binary in a LassoError', async () => {
+    await install('etcd', fakeEtcd);
+    const error = await startKubebuilderControlPlane(assets).catch((caught: unknown) => caught);
+    expect(isLassoError(error, 'LASSO_ENVTEST_FAILED')).toBe(true);
+    expect((error as Error).message).toContain(
+      `KUBEBUILDER_ASSETS: ${join(assets, 'kube-apiserver')} is missing or not executable`,
+    );
+  });
+
+  it('names a binary that is not executable', async () => {
+    await install('etcd', fakeEtcd, 0o644);
+    await install('kube-apiserver', fakeApiServer);
+    await expect(startKubebuilderControlPlane(assets)).rejects.toThrow(
+      `${join(assets, 'etcd')} is missing or not executable`,
+    );
+  });
+
+  it('starts both processes with certificates that authenticate the admin, and stop releases everything', async () => {
+    await install('etcd', fakeEtcd);
+    await install('kube-apiserver', fakeApiServer);
+    const exitListeners = process.listenerCount('exit');
+    const plane = await startKubebuilderControlPlane(assets, { readyTimeoutMs: 20_000 });
+    const { credentials } = plane;
+    expect(credentials.server).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(process.listenerCount('exit')).toBe(exitListeners + 1);
+
+    const byCert = await get(`${credentials.server}/api`, {
+      ca: credentials.caPem,
+      cert: credentials.clientCertPem,
+      key: credentials.clientKeyPem,
+    });
+    expect(byCert).toEqual({ status: 200, body: '{"user":"admin"}' });
+    const byToken = await get(`${credentials.server}/api`, {
+      ca: credentials.caPem,
+      headers: { authorization: `Bearer ${credentials.token}` },
+    });
+    expect(byToken).toEqual({ status: 200, body: '{"user":"token-admin"}' });
+
+    const etcd = await recorded('etcd');
+    const apiServer = await recorded('kube-apiserver');
+    const dataDir =
+      etcd.argv.find((arg) => arg.startsWith('--data-dir='))?.slice('--data-dir='.length) ?? '';
+    const directory = join(dataDir, '..');
+    const port = Number(new URL(credentials.server).port);
+    const etcdPort = Number(
+      etcd.argv
+        .find((arg) => arg.startsWith('--listen-client-urls='))
+        ?.split(':')
+        .pop(),
+    );
+    const peerPort = Number(
+      etcd.argv
+        .find((arg) => arg.startsWith('--listen-peer-urls='))
+        ?.split(':')
+        .pop(),
+    );
+    expect(apiServer.argv).toEqual(
+      kubeApiServerArguments({
+        directory,
+        etcdClientPort: etcdPort,
+        etcdPeerPort: peerPort,
+        apiServerPort: port,
+      }),
+    );
+    expect(new Set([port, etcdPort, peerPort]).size).toBe(3);
+    expect(existsSync(dataDir)).toBe(true);
+
+    await plane.stop();
+    await plane.stop();
+    expect(alive(etcd.pid)).toBe(false);
+    expect(alive(apiServer.pid)).toBe(false);
+    expect(existsSync(directory)).toBe(false);
+    expect(process.listenerCount('exit')).toBe(exitListeners);
+  });
+
+  it('reports the output of a kube-apiserver that exits and cleans up etcd', async () => {
+    await install('etcd', fakeEtcd);
+    await install('kube-apiserver', crashingApiServer);
+    const exitListeners = process.listenerCount('exit');
+    const error = await startKubebuilderControlPlane(assets, { readyTimeoutMs: 20_000 }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(isLassoError(error, 'LASSO_ENVTEST_FAILED')).toBe(true);
+    expect((error as Error).message).toContain('kube-apiserver exited (code 1)');
+    expect((error as Error).message).toContain('Error: unknown flag: --bogus');
+    const etcd = await recorded('etcd');
+    expect(alive(etcd.pid)).toBe(false);
+    const dataDir =
+      etcd.argv.find((arg) => arg.startsWith('--data-dir='))?.slice('--data-dir='.length) ?? '';
+    expect(existsSync(join(dataDir, '..'))).toBe(false);
+    expect(process.listenerCount('exit')).toBe(exitListeners);
+  });
+});

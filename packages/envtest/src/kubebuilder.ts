@@ -1,0 +1,454 @@
+// KUBEBUILDER_ASSETS mode: real etcd + kube-apiserver on loopback with generated certificates, an admin
+// client certificate, service-account keys and an admin token; ports controller-runtime's
+// pkg/internal/testing/controlplane (etcd.go, apiserver.go) and its process handling.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { constants, rmSync } from 'node:fs';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Clock,
+  errorMessage,
+  LassoError,
+  type Logger,
+  noopLogger,
+  sleep,
+  systemClock,
+  TimeoutError,
+  timeoutSignal,
+} from '@lasso/core';
+import type { Credentials } from './environment.ts';
+import {
+  type CertificatePair,
+  createCertificateAuthority,
+  createSignedCertificate,
+} from './pki.ts';
+
+/** Options of {@link startKubebuilderControlPlane}. */
+export interface KubebuilderOptions {
+  /** How long to wait for etcd health and kube-apiserver `/readyz` (default 60 000 ms). */
+  readyTimeoutMs?: number;
+  /** How long `stop()` waits after SIGTERM before SIGKILL (default 10 000 ms). */
+  stopTimeoutMs?: number;
+  /** Extra kube-apiserver flags (`--feature-gates=...`), appended after the defaults. */
+  extraApiServerArgs?: string[];
+  /** Waits and timeouts (default `systemClock`). */
+  clock?: Clock;
+  /** Receives start/stop progress (never credentials). */
+  logger?: Logger;
+}
+
+/** A running etcd + kube-apiserver pair. */
+export interface KubebuilderControlPlane {
+  /** Admin credentials: client certificate (O=system:masters) and a bearer token. */
+  credentials: Credentials;
+  /** SIGTERM both processes (SIGKILL after `stopTimeoutMs`) and remove the data directory. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The files and ports one control plane uses; the input of the argument builders. */
+export interface ControlPlaneLayout {
+  /** Temp directory holding certificates, keys, the token file and etcd's data dir. */
+  directory: string;
+  etcdClientPort: number;
+  etcdPeerPort: number;
+  apiServerPort: number;
+}
+
+/** The service CIDR given to kube-apiserver; its first address is the `kubernetes` Service IP. */
+export const serviceClusterIpRange = '10.0.0.0/24';
+
+const files = {
+  ca: 'ca.crt',
+  servingCert: 'apiserver.crt',
+  servingKey: 'apiserver.key',
+  serviceAccountKey: 'sa.key',
+  tokens: 'tokens.csv',
+  etcdData: 'etcd',
+} as const;
+
+/** etcd flags: client and peer URLs on 127.0.0.1 and a data dir, as controller-runtime runs it. */
+export function etcdArguments(layout: ControlPlaneLayout): string[] {
+  const client = `http://127.0.0.1:${layout.etcdClientPort}`;
+  const peer = `http://127.0.0.1:${layout.etcdPeerPort}`;
+  return [
+    `--data-dir=${join(layout.directory, files.etcdData)}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=default=${peer}`,
+    '--name=default',
+  ];
+}
+
+/** kube-apiserver flags for a loopback control plane with RBAC, client-certificate and token auth. */
+export function kubeApiServerArguments(layout: ControlPlaneLayout): string[] {
+  const file = (name: string): string => join(layout.directory, name);
+  return [
+    `--etcd-servers=http://127.0.0.1:${layout.etcdClientPort}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${layout.apiServerPort}`,
+    `--tls-cert-file=${file(files.servingCert)}`,
+    `--tls-private-key-file=${file(files.servingKey)}`,
+    `--client-ca-file=${file(files.ca)}`,
+    `--token-auth-file=${file(files.tokens)}`,
+    `--service-account-issuer=https://127.0.0.1:${layout.apiServerPort}/`,
+    `--service-account-key-file=${file(files.serviceAccountKey)}`,
+    `--service-account-signing-key-file=${file(files.serviceAccountKey)}`,
+    `--service-cluster-ip-range=${serviceClusterIpRange}`,
+    '--authorization-mode=RBAC',
+    // With a loopback advertise address the endpoint reconciler would fail to publish the kubernetes Service.
+    '--endpoint-reconciler-type=none',
+    '--allow-privileged=true',
+  ];
+}
+
+function fail(message: string, cause?: unknown): LassoError {
+  return new LassoError(
+    'LASSO_ENVTEST_FAILED',
+    message,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/** Loopback ports nobody listens on right now: all held open together so they differ. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === 'object' && address !== null ? address.port : 0;
+  });
+  await Promise.all(
+    servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+  );
+  return ports;
+}
+
+/** A child process with the tail of its output, for error messages. */
+interface Managed {
+  name: string;
+  child: ChildProcess;
+  /** Set once the process has exited (or failed to spawn): a description with the output tail. */
+  exited: string | undefined;
+  exit: Promise<void>;
+  tail(): string;
+}
+
+const tailBytes = 4096;
+
+function launch(name: string, binary: string, args: string[]): Managed {
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-tailBytes);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const managed: Managed = {
+    name,
+    child,
+    exited: undefined,
+    exit: new Promise<void>((resolve) => {
+      child.once('exit', (code, signal) => {
+        managed.exited = `${name} exited (${signal === null ? `code ${String(code)}` : signal})`;
+        resolve();
+      });
+      child.once('error', (error) => {
+        managed.exited = `${name} could not start: ${error.message}`;
+        resolve();
+      });
+    }),
+    tail: () => output.trim(),
+  };
+  return managed;
+}
+
+function describeFailure(managed: Managed): string {
+  const tail = managed.tail();
+  return tail === ''
+    ? `${managed.exited ?? managed.name}`
+    : `${managed.exited ?? managed.name}; output tail:\n${tail}`;
+}
+
+/**
+ * SIGTERM `child`, then SIGKILL if it has not exited after `timeoutMs` on `clock`; resolves once it
+ * has exited. A process that already exited resolves at once.
+ */
+export async function terminateProcess(
+  child: ChildProcess,
+  options: { timeoutMs: number; clock?: Clock },
+): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const clock = options.clock ?? systemClock;
+  const timer = clock.schedule(options.timeoutMs, () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  await exited;
+  timer.cancel();
+}
+
+/** Options of {@link waitForHealthy}. */
+export interface WaitForHealthyOptions {
+  /** `https://127.0.0.1:PORT/readyz` or `http://127.0.0.1:PORT/health`. */
+  url: string;
+  /** CA, client certificate and key for HTTPS. */
+  tls?: { caPem: string; certPem: string; keyPem: string };
+  timeoutMs: number;
+  /** Delay between attempts (default 100 ms). */
+  intervalMs?: number;
+  /** Limit of one attempt (default 5 000 ms). */
+  attemptTimeoutMs?: number;
+  clock?: Clock;
+  /** Checked before every attempt: a string means the process died; the wait fails with it. */
+  failed?: () => string | undefined;
+  signal?: AbortSignal;
+}
+
+function probe(
+  url: string,
+  tls: WaitForHealthyOptions['tls'],
+  signal: AbortSignal,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const callback = (response: http.IncomingMessage): void => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body = (body + chunk).slice(0, 1024);
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('error', reject);
+    };
+    const request = url.startsWith('https:')
+      ? https.get(
+          url,
+          {
+            signal,
+            agent: false,
+            ...(tls ? { ca: tls.caPem, cert: tls.certPem, key: tls.keyPem } : {}),
+          },
+          callback,
+        )
+      : http.get(url, { signal, agent: false }, callback);
+    request.on('error', reject);
+  });
+}
+
+/**
+ * Poll `url` until it answers 200, `failed()` reports a dead process, or `timeoutMs` passes on `clock`.
+ * Throws a `LASSO_ENVTEST_FAILED` error (process died) or a {@link TimeoutError} naming the last answer.
+ */
+export async function waitForHealthy(options: WaitForHealthyOptions): Promise<void> {
+  const clock = options.clock ?? systemClock;
+  const intervalMs = options.intervalMs ?? 100;
+  const deadline = clock.monotonic() + options.timeoutMs;
+  let last = 'no answer yet';
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const failure = options.failed?.();
+    if (failure !== undefined) throw fail(`${options.url} will never be ready: ${failure}`);
+    const attempt = timeoutSignal(clock, options.attemptTimeoutMs ?? 5_000);
+    try {
+      const { status, body } = await probe(options.url, options.tls, attempt.signal);
+      if (status === 200) return;
+      last = `HTTP ${status}${body.trim() === '' ? '' : `: ${body.trim().slice(0, 300)}`}`;
+    } catch (error) {
+      last = errorMessage(error);
+    } finally {
+      attempt.clear();
+    }
+    const failed = options.failed?.();
+    if (failed !== undefined) throw fail(`${options.url} will never be ready: ${failed}`);
+    const left = deadline - clock.monotonic();
+    if (left <= 0) {
+      throw new TimeoutError(
+        `${options.url} not ready after ${options.timeoutMs} ms (last: ${last})`,
+        options.timeoutMs,
+      );
+    }
+    await sleep(
+      clock,
+      Math.min(intervalMs, left),
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+  }
+}
+
+/**
+ * Start etcd and kube-apiserver from `assetsDir` (the folder `KUBEBUILDER_ASSETS` names, as
+ * setup-envtest fills it) on free loopback ports, with a generated CA, serving certificate, admin
+ * client certificate (CN=admin, O=system:masters), service-account signing key and an admin token
+ * (`--token-auth-file`), and wait for `/readyz`. Children are killed on `stop()` and on process exit.
+ *
+ * Without a controller-manager there is no garbage collection, namespaces never finish terminating
+ * and no `default` ServiceAccount exists: create it before creating Pods.
+ *
+ * Throws a `LASSO_ENVTEST_FAILED` {@link LassoError} naming a missing binary, or with the failing
+ * process's output tail when it exits or is not ready in time.
+ */
+export async function startKubebuilderControlPlane(
+  assetsDir: string,
+  options: KubebuilderOptions = {},
+): Promise<KubebuilderControlPlane> {
+  if (typeof assetsDir !== 'string' || assetsDir === '')
+    throw new TypeError('assetsDir must be a non-empty string');
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+  if (!(readyTimeoutMs > 0)) throw new RangeError('readyTimeoutMs must be > 0');
+  if (!(stopTimeoutMs >= 0)) throw new RangeError('stopTimeoutMs must be >= 0');
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? noopLogger;
+
+  const binaries = { etcd: join(assetsDir, 'etcd'), apiServer: join(assetsDir, 'kube-apiserver') };
+  for (const binary of [binaries.etcd, binaries.apiServer]) {
+    try {
+      await access(binary, constants.X_OK);
+    } catch (error) {
+      throw fail(
+        `KUBEBUILDER_ASSETS: ${binary} is missing or not executable (point KUBEBUILDER_ASSETS at a folder holding etcd and kube-apiserver, e.g. from setup-envtest)`,
+        error,
+      );
+    }
+  }
+
+  const directory = await mkdtemp(join(tmpdir(), 'lasso-envtest-kubebuilder-'));
+  const processes: Managed[] = [];
+  // Children must not outlive the test process, even when it exits without calling stop().
+  const onExit = (): void => {
+    for (const managed of processes)
+      if (managed.exited === undefined) managed.child.kill('SIGKILL');
+    rmSync(directory, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      // kube-apiserver first: it would log etcd errors while etcd goes away.
+      for (const managed of [...processes].reverse()) {
+        await terminateProcess(managed.child, { timeoutMs: stopTimeoutMs, clock });
+        await managed.exit;
+      }
+      process.removeListener('exit', onExit);
+      await rm(directory, { recursive: true, force: true });
+      logger.debug('kubebuilder control plane stopped', { directory });
+    })();
+    return stopping;
+  };
+
+  try {
+    const [etcdClientPort = 0, etcdPeerPort = 0, apiServerPort = 0] = await freePorts(3);
+    const layout: ControlPlaneLayout = { directory, etcdClientPort, etcdPeerPort, apiServerPort };
+    const pki = await writePki(directory);
+
+    const etcd = launch('etcd', binaries.etcd, etcdArguments(layout));
+    processes.push(etcd);
+    await waitForHealthy({
+      url: `http://127.0.0.1:${etcdClientPort}/health`,
+      timeoutMs: readyTimeoutMs,
+      clock,
+      failed: () => (etcd.exited === undefined ? undefined : describeFailure(etcd)),
+    }).catch((error: unknown) => {
+      throw fail(
+        `etcd did not become healthy: ${errorMessage(error)}${etcd.exited ? '' : `\n${etcd.tail()}`}`,
+        error,
+      );
+    });
+
+    const apiServer = launch('kube-apiserver', binaries.apiServer, [
+      ...kubeApiServerArguments(layout),
+      ...(options.extraApiServerArgs ?? []),
+    ]);
+    processes.push(apiServer);
+    const server = `https://127.0.0.1:${apiServerPort}`;
+    await waitForHealthy({
+      url: `${server}/readyz`,
+      tls: { caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem },
+      timeoutMs: readyTimeoutMs,
+      clock,
+      failed: () =>
+        apiServer.exited !== undefined
+          ? describeFailure(apiServer)
+          : etcd.exited !== undefined
+            ? describeFailure(etcd)
+            : undefined,
+    }).catch((error: unknown) => {
+      throw fail(
+        `kube-apiserver did not become ready: ${errorMessage(error)}${apiServer.exited ? '' : `\nkube-apiserver output tail:\n${apiServer.tail()}`}`,
+        error,
+      );
+    });
+    logger.debug('kubebuilder control plane ready', { server });
+    return {
+      credentials: {
+        server,
+        caPem: pki.ca.certPem,
+        clientCertPem: pki.admin.certPem,
+        clientKeyPem: pki.admin.keyPem,
+        token: pki.token,
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}
+
+async function writePki(
+  directory: string,
+): Promise<{ ca: CertificatePair; admin: CertificatePair; token: string }> {
+  const ca = createCertificateAuthority({ commonName: 'lasso-envtest-ca' });
+  const serving = createSignedCertificate(ca, {
+    commonName: 'kube-apiserver',
+    dnsNames: [
+      'localhost',
+      'kubernetes',
+      'kubernetes.default',
+      'kubernetes.default.svc',
+      'kubernetes.default.svc.cluster.local',
+    ],
+    ipAddresses: ['127.0.0.1', '10.0.0.1'],
+    usage: 'server',
+  });
+  const admin = createSignedCertificate(ca, {
+    commonName: 'admin',
+    organizations: ['system:masters'],
+    usage: 'client',
+  });
+  // An EC P-256 key serves both as the signing key and (its public half) as the verification key.
+  const serviceAccountKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
+  const token = randomBytes(24).toString('hex');
+  await mkdir(join(directory, files.etcdData), { recursive: true, mode: 0o700 });
+  await Promise.all([
+    writeFile(join(directory, files.ca), ca.certPem),
+    writeFile(join(directory, files.servingCert), serving.certPem),
+    writeFile(join(directory, files.servingKey), serving.keyPem, { mode: 0o600 }),
+    writeFile(join(directory, files.serviceAccountKey), serviceAccountKey, { mode: 0o600 }),
+    // token,user,uid,"group1,group2" (kube-apiserver's static token file format).
+    writeFile(join(directory, files.tokens), `${token},admin,admin,"system:masters"\n`, {
+      mode: 0o600,
+    }),
+  ]);
+  return { ca, admin, token };
+}
