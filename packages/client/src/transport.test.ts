@@ -286,6 +286,47 @@ describe('RestTransport', () => {
     }
   });
 
+  it('runs the exec plugin again after a 401 and retries with the new token', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lasso-exec401-'));
+    try {
+      const script = join(dir, 'plugin.cjs');
+      await writeFile(
+        script,
+        `const fs = require('node:fs');
+fs.appendFileSync(${JSON.stringify(join(dir, 'runs'))}, 'x');
+const n = fs.readFileSync(${JSON.stringify(join(dir, 'runs'))}, 'utf8').length;
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 'token-' + n } }));`,
+      );
+      server = await startLoopback((request, response) => {
+        if (request.headers.authorization === 'Bearer token-2') json(response, 200, { ok: 1 });
+        else json(response, 401, status(401, 'Unauthorized', 'Unauthorized'));
+      });
+      const t = open(
+        {
+          auth: {
+            type: 'exec',
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1beta1',
+              command: process.execPath,
+              args: [script],
+            },
+          },
+        },
+        server,
+      );
+      await expect(t.requestJson({ method: 'GET', path: '/a' })).resolves.toEqual({ ok: 1 });
+      await expect(t.requestJson({ method: 'GET', path: '/a' })).resolves.toEqual({ ok: 1 });
+      expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+        'Bearer token-1',
+        'Bearer token-2',
+        'Bearer token-2',
+      ]);
+      expect(t.execProvider?.runs).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('limits requests with the client-side token bucket when qps is set', async () => {
     const clock = new EventClock();
     server = await startLoopback((_request, response) => json(response, 200, {}));

@@ -384,6 +384,58 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     expect(((error as Error).cause as { code?: string }).code).toBe('ECONNREFUSED');
   });
 
+  it('resolves a CRD created after the RESTMapper filled its cache', async () => {
+    const mapper = createRestMapper(transport(rest));
+    await mapper.resourceFor({ group: 'apps', kind: 'Deployment' });
+    const group = `${unique('g')}.lasso.dev`;
+    const crds = new Client({
+      gvr: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
+      kind: 'CustomResourceDefinition',
+      namespaced: false,
+      rest: transport(rest),
+    });
+    const crd = await crds.create(undefined, {
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+        scope: 'Namespaced',
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        ],
+      },
+    });
+    try {
+      // Wait (on events, not time) until the CRD is Established.
+      for await (const event of crds.watch(undefined, {
+        resourceVersion: '0',
+        fieldSelector: `metadata.name=widgets.${group}`,
+        timeoutSeconds: 30,
+      })) {
+        const conditions = (
+          event.object.status as
+            | { conditions?: Array<{ type: string; status: string }> }
+            | undefined
+        )?.conditions;
+        if (conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      }
+      await expect(mapper.resourceFor({ group, kind: 'Widget' })).resolves.toEqual({
+        gvr: { group, version: 'v1', resource: 'widgets' },
+        gvk: { group, version: 'v1', kind: 'Widget' },
+        namespaced: true,
+      });
+    } finally {
+      await crds.delete(undefined, crd.metadata?.name ?? '');
+    }
+  });
+
   it('maps kinds and resources through discovery', async () => {
     const mapper = createRestMapper(transport(rest));
     await expect(mapper.resourceFor({ group: 'apps', kind: 'Deployment' })).resolves.toEqual({
