@@ -8,13 +8,7 @@ import { type Clock, errorMessage, LassoError, type Logger, sleep, systemClock }
 import { stringify as stringifyYaml } from 'yaml';
 import { loadCrdFiles } from './crd-loader.ts';
 import { connectExistingCluster } from './existing-cluster.ts';
-
-// TEMP-SHIM
-const startKubebuilderControlPlane = async (
-  _path: string,
-): Promise<{ credentials: Credentials; stop(): Promise<void> }> => {
-  throw new Error('pending');
-};
+import { startKubebuilderControlPlane } from './kubebuilder.ts';
 
 import { sendRequest } from './server/http-client.ts';
 import { type LocalApiServer, startLocalApiServer } from './server/server.ts';
@@ -151,7 +145,10 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     existingYaml = existing.kubeconfigYaml;
     stopBackend = () => existing.stop();
   } else if (assets !== undefined && assets !== '') {
-    const plane = await startKubebuilderControlPlane(assets);
+    const plane = await startKubebuilderControlPlane(assets, {
+      readyTimeoutMs,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
     mode = 'kubebuilder';
     credentials = plane.credentials;
     stopBackend = () => plane.stop();

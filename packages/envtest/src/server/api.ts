@@ -38,7 +38,6 @@ import {
   conflict,
   expired,
   failure,
-  internalError,
   invalid,
   methodNotAllowed,
   namespaceTerminating,
@@ -508,7 +507,10 @@ export class ApiCore {
     this.#validateBody(info, object, causes);
     if (causes.length > 0) throw invalid(info, name, causes);
     if (metadata.resourceVersion !== undefined && metadata.resourceVersion !== '') {
-      throw internalError('resourceVersion should not be set on objects to be created');
+      // The storage layer's plain error: kube-apiserver answers 500 with an empty (omitted) reason.
+      throw new StatusError(
+        failure(500, '', 'resourceVersion should not be set on objects to be created'),
+      );
     }
     this.#checkNamespace(info, namespace, name);
     const key = storageKey(info);

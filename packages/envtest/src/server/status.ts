@@ -56,6 +56,8 @@ export function failure(
     reason,
     code,
   };
+  // StatusReasonUnknown is the empty string, which kube-apiserver omits.
+  if (reason === '') delete body.reason;
   if (details !== undefined) body.details = details;
   return body;
 }

@@ -83,10 +83,10 @@ describe('FaultInjector', () => {
     const started = performance.now();
     await call(env, 'GET', cms);
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    // A latency far beyond the test timeout: removing it must let the request through.
+    env.server!.faults.setLatency(600_000, { path: cms });
     env.server!.faults.setLatency(0, { path: cms });
-    const fast = performance.now();
-    await call(env, 'GET', '/version');
-    expect(performance.now() - fast).toBeLessThan(140);
+    expect((await call(env, 'GET', cms)).status).toBe(200);
   });
 
   it('cuts the next response after the given number of body bytes', async () => {
