@@ -317,6 +317,10 @@ export class ApiCore {
       throw methodNotAllowed();
     }
     if (subresource === 'finalize' && verb !== 'update') throw methodNotAllowed();
+    // The all-namespaces path of a namespaced resource only serves list and watch.
+    if (info.namespaced && namespace === undefined && verb !== 'list' && verb !== 'watch') {
+      throw methodNotAllowed();
+    }
     if (!info.verbs.includes(verb)) throw methodNotAllowed();
     authorize(request.user, { verb, resource, subresource, group, namespace, name });
     const scope = info.namespaced ? (namespace ?? undefined) : undefined;
@@ -486,11 +490,16 @@ export class ApiCore {
       delete metadata.namespace;
     }
     if ((stringOf(metadata.name) ?? '') === '' && (stringOf(metadata.generateName) ?? '') !== '') {
-      let suffix = '';
-      for (let index = 0; index < 5; index++) {
-        suffix += generateNameAlphabet[Math.floor(Math.random() * generateNameAlphabet.length)];
+      // kube-apiserver retries a generated name that collides (up to 8 attempts).
+      const scope = info.namespaced ? namespace : '';
+      for (let attempt = 0; attempt < 8; attempt++) {
+        let suffix = '';
+        for (let index = 0; index < 5; index++) {
+          suffix += generateNameAlphabet[Math.floor(Math.random() * generateNameAlphabet.length)];
+        }
+        metadata.name = `${metadata.generateName as string}${suffix}`;
+        if (!this.#store.has(storageKey(info), scope, metadata.name as string)) break;
       }
-      metadata.name = `${metadata.generateName as string}${suffix}`;
     }
     const name = stringOf(metadata.name) ?? '';
     const causes = validateObjectMeta(metadata, {

@@ -2,7 +2,7 @@
 // with status subresource, generation, pruning, validation, several versions, cluster scope; delete -> 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, crd, unique, watch } from './helpers.ts';
+import { call, crd, eventually, unique, watch } from './helpers.ts';
 
 let env: Environment;
 let ns: string;
@@ -27,18 +27,13 @@ async function installAndAwait(body: any): Promise<void> {
   }
   // Discovery follows the Established condition closely on a real server; wait for it as clients do.
   for (const version of body.spec.versions) {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
+    await eventually(async () => {
       const reply = await call(env, 'GET', `/apis/${body.spec.group}/${version.name}`);
-      if (
+      return (
         reply.status === 200 &&
-        reply.body.resources.some((r: any) => r.name === body.spec.names.plural)
-      )
-        break;
-      if (Date.now() > deadline)
-        throw new Error(`${body.metadata.name} never showed up in discovery`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+        reply.body.resources.some((resource: any) => resource.name === body.spec.names.plural)
+      );
+    });
   }
 }
 
@@ -258,13 +253,6 @@ describe('CRD variants', () => {
       crdWatch.close();
       objects.close();
     }
-    const deadline = Date.now() + 10_000;
-    let status = 0;
-    while (Date.now() < deadline) {
-      status = (await call(env, 'GET', path)).status;
-      if (status === 404) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(status).toBe(404);
+    await eventually(async () => (await call(env, 'GET', path)).status === 404);
   });
 });

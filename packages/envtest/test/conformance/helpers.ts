@@ -313,3 +313,15 @@ export function crd(options: {
 export function unique(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/**
+ * Re-run `check` until it returns true or `timeoutMs` passes. Only real API servers need a second
+ * try (their discovery and CRD finalizers settle asynchronously); the built-in server passes first time.
+ */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
