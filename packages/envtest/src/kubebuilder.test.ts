@@ -70,7 +70,7 @@ describe('kubeApiServerArguments', () => {
         '--client-ca-file=/tmp/cp/ca.crt',
         '--token-auth-file=/tmp/cp/tokens.csv',
         '--service-account-issuer=https://127.0.0.1:6443/',
-        '--service-account-key-file=/tmp/cp/sa.key',
+        '--service-account-key-file=/tmp/cp/sa.pub',
         '--service-account-signing-key-file=/tmp/cp/sa.key',
         '--service-cluster-ip-range=10.0.0.0/24',
         '--authorization-mode=RBAC',
@@ -210,7 +210,8 @@ require('node:http').createServer((req, res) => res.end(req.url === '/health' ? 
 `;
 const fakeApiServer = `${argsRecorder}
 const token = fs.readFileSync(args['token-auth-file'], 'utf8').split(',')[0];
-fs.readFileSync(args['service-account-signing-key-file']);
+if (!fs.readFileSync(args['service-account-signing-key-file'], 'utf8').includes('BEGIN EC PRIVATE KEY')) process.exit(3);
+if (!fs.readFileSync(args['service-account-key-file'], 'utf8').includes('BEGIN PUBLIC KEY')) process.exit(4);
 require('node:https').createServer({
   cert: fs.readFileSync(args['tls-cert-file']), key: fs.readFileSync(args['tls-private-key-file']),
   ca: fs.readFileSync(args['client-ca-file']), requestCert: true, rejectUnauthorized: false,

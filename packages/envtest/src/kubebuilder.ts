@@ -67,6 +67,7 @@ const files = {
   servingCert: 'apiserver.crt',
   servingKey: 'apiserver.key',
   serviceAccountKey: 'sa.key',
+  serviceAccountPublicKey: 'sa.pub',
   tokens: 'tokens.csv',
   etcdData: 'etcd',
 } as const;
@@ -99,7 +100,7 @@ export function kubeApiServerArguments(layout: ControlPlaneLayout): string[] {
     `--client-ca-file=${file(files.ca)}`,
     `--token-auth-file=${file(files.tokens)}`,
     `--service-account-issuer=https://127.0.0.1:${layout.apiServerPort}/`,
-    `--service-account-key-file=${file(files.serviceAccountKey)}`,
+    `--service-account-key-file=${file(files.serviceAccountPublicKey)}`,
     `--service-account-signing-key-file=${file(files.serviceAccountKey)}`,
     `--service-cluster-ip-range=${serviceClusterIpRange}`,
     '--authorization-mode=RBAC',
@@ -434,9 +435,13 @@ async function writePki(
     organizations: ['system:masters'],
     usage: 'client',
   });
-  // An EC P-256 key serves both as the signing key and (its public half) as the verification key.
-  const serviceAccountKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
-    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  // keyutil reads EC private keys only in SEC1 form ("EC PRIVATE KEY"), and public keys as SPKI.
+  const serviceAccount = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const serviceAccountKey = serviceAccount.privateKey
+    .export({ type: 'sec1', format: 'pem' })
+    .toString();
+  const serviceAccountPublicKey = serviceAccount.publicKey
+    .export({ type: 'spki', format: 'pem' })
     .toString();
   const token = randomBytes(24).toString('hex');
   await mkdir(join(directory, files.etcdData), { recursive: true, mode: 0o700 });
@@ -445,6 +450,7 @@ async function writePki(
     writeFile(join(directory, files.servingCert), serving.certPem),
     writeFile(join(directory, files.servingKey), serving.keyPem, { mode: 0o600 }),
     writeFile(join(directory, files.serviceAccountKey), serviceAccountKey, { mode: 0o600 }),
+    writeFile(join(directory, files.serviceAccountPublicKey), serviceAccountPublicKey),
     // token,user,uid,"group1,group2" (kube-apiserver's static token file format).
     writeFile(join(directory, files.tokens), `${token},admin,admin,"system:masters"\n`, {
       mode: 0o600,
