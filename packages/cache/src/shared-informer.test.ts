@@ -2,6 +2,7 @@
 // TestAddWhileActive, TestSharedInformerTransformer) with a fake lister-watcher and a FakeClock.
 import { ApiError, type KubeObject } from '@lasso/client';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { waitForCacheSync } from './cache.ts';
 import { DeletedFinalStateUnknown } from './delta-fifo.ts';
@@ -355,5 +356,107 @@ describe('SharedIndexInformer', () => {
     await expect(waiting).rejects.toMatchObject({ informers: ['cms'] });
     await t.stop();
     await expect(t.informer.whenSynced()).rejects.toBeInstanceOf(CacheNotSyncedError);
+  });
+
+  it('converges to the server state under any interleaving of writes and faults', async () => {
+    const step = fc.oneof(
+      fc.record({
+        kind: fc.constant('create' as const),
+        name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      }),
+      fc.record({
+        kind: fc.constant('modify' as const),
+        name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      }),
+      fc.record({
+        kind: fc.constant('remove' as const),
+        name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      }),
+      fc.record({
+        kind: fc.constantFrom(
+          'closeWatches' as const,
+          'fail500' as const,
+          'fail410' as const,
+          'expireHistory' as const,
+          'failList' as const,
+          'bookmark' as const,
+        ),
+      }),
+      fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 5_000 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 40 }), async (steps) => {
+        const t = setup(['a', 'b']);
+        const seen = new Map<string, string | undefined>();
+        t.informer.addEventHandler({
+          onAdd: (object) =>
+            void seen.set(`ns/${object.metadata?.name}`, object.metadata?.resourceVersion),
+          onUpdate: (_old, object) =>
+            void seen.set(`ns/${object.metadata?.name}`, object.metadata?.resourceVersion),
+          onDelete: (object) =>
+            void seen.delete(
+              object instanceof DeletedFinalStateUnknown
+                ? object.key
+                : `ns/${(object as KubeObject).metadata?.name}`,
+            ),
+        });
+        void t.start();
+        let version = 0;
+        for (const action of steps) {
+          const exists = t.fake
+            .objects()
+            .some((object) => 'name' in action && object.metadata?.name === action.name);
+          switch (action.kind) {
+            case 'create':
+              if (!exists) t.fake.create(cm(action.name));
+              break;
+            case 'modify':
+              if (exists) t.fake.modify(cm(action.name, { v: String(++version) }));
+              break;
+            case 'remove':
+              if (exists) t.fake.remove(`ns/${action.name}`);
+              break;
+            case 'closeWatches':
+              t.fake.closeWatches();
+              break;
+            case 'fail500':
+              for (const watch of t.fake.openWatches()) watch.fail(new ApiError({ status: 500 }));
+              break;
+            case 'fail410':
+              for (const watch of t.fake.openWatches()) watch.fail(new ApiError({ status: 410 }));
+              break;
+            case 'expireHistory':
+              t.fake.expireHistory();
+              break;
+            case 'failList':
+              t.fake.failNextList(new ApiError({ status: 503 }));
+              break;
+            case 'bookmark':
+              t.fake.sendBookmarks();
+              break;
+            case 'wait':
+              await t.clock.advance(action.ms);
+              break;
+          }
+        }
+        // Long enough for any pending backoff (at most 30 s with random = 0) to pass.
+        await t.clock.advance(61_000);
+        const server = new Map(
+          t.fake
+            .objects()
+            .map((object) => [`ns/${object.metadata?.name}`, object.metadata?.resourceVersion]),
+        );
+        const store = new Map(
+          t.informer
+            .getStore()
+            .list()
+            .map((object) => [`ns/${object.metadata?.name}`, object.metadata?.resourceVersion]),
+        );
+        expect(store).toEqual(server);
+        expect(seen).toEqual(server);
+        await t.stop();
+      }),
+      { numRuns: 40 },
+    );
   });
 });
