@@ -110,6 +110,27 @@ export function kubeApiServerArguments(layout: ControlPlaneLayout): string[] {
   ];
 }
 
+// One 'exit' listener for every running control plane, so many environments do not trip
+// MaxListenersExceededWarning. Runs synchronously: 'exit' handlers cannot await.
+const exitCleanups = new Set<() => void>();
+function runExitCleanups(): void {
+  for (const cleanup of exitCleanups) {
+    try {
+      cleanup();
+    } catch {
+      // Best effort while the process is going away; nothing is left to report to.
+    }
+  }
+}
+function atProcessExit(cleanup: () => void): () => void {
+  if (exitCleanups.size === 0) process.on('exit', runExitCleanups);
+  exitCleanups.add(cleanup);
+  return () => {
+    exitCleanups.delete(cleanup);
+    if (exitCleanups.size === 0) process.removeListener('exit', runExitCleanups);
+  };
+}
+
 function fail(message: string, cause?: unknown): LassoError {
   return new LassoError(
     'LASSO_ENVTEST_FAILED',
@@ -333,12 +354,12 @@ export async function startKubebuilderControlPlane(
   const directory = await mkdtemp(join(tmpdir(), 'lasso-envtest-kubebuilder-'));
   const processes: Managed[] = [];
   // Children must not outlive the test process, even when it exits without calling stop().
-  const onExit = (): void => {
-    for (const managed of processes)
+  const forgetExitCleanup = atProcessExit(() => {
+    for (const managed of processes) {
       if (managed.exited === undefined) managed.child.kill('SIGKILL');
+    }
     rmSync(directory, { recursive: true, force: true });
-  };
-  process.once('exit', onExit);
+  });
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -348,7 +369,7 @@ export async function startKubebuilderControlPlane(
         await terminateProcess(managed.child, { timeoutMs: stopTimeoutMs, clock });
         await managed.exit;
       }
-      process.removeListener('exit', onExit);
+      forgetExitCleanup();
       await rm(directory, { recursive: true, force: true });
       logger.debug('kubebuilder control plane stopped', { directory });
     })();
