@@ -359,11 +359,20 @@ describe('applyStrategicMergePatch', () => {
     expect(missing.status).toBe(422);
     expect(missing.message).toBe('map: map[image:x] does not contain declared merge key: name');
     expect(patchError(() => applyStrategicMergePatch(pod(), [], schema)).status).toBe(400);
+    const unknown = patchError(() =>
+      applyStrategicMergePatch(pod(), { metadata: { labels: { $patch: 'frob' } } }, schema),
+    );
+    expect(unknown.status).toBe(422);
+    expect(unknown.message).toBe('unknown patch type: frob in map: map[$patch:frob]');
     expect(
       patchError(() =>
-        applyStrategicMergePatch(pod(), { metadata: { labels: { $patch: 'frob' } } }, schema),
-      ).status,
-    ).toBe(422);
+        applyStrategicMergePatch(
+          pod(),
+          { spec: { containers: [{ name: 'app', $patch: 'merge' }] } },
+          schema,
+        ),
+      ).message,
+    ).toBe('merging lists cannot yet be specified in the patch');
   });
 
   it('does not modify the input document', () => {

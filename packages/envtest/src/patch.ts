@@ -420,7 +420,7 @@ class StrategicMerger {
         return this.mergeMap({}, rest, path);
       }
       if (value === 'delete') return {};
-      throw new PatchError(422, `Unexpected value for $patch: ${String(value)} in ${goMap(patch)}`);
+      throw new PatchError(422, `unknown patch type: ${String(value)} in map: ${goMap(patch)}`);
     }
     const pending: JsonObject = { ...patch };
     if (Object.hasOwn(pending, retainKeysDirective)) {
@@ -550,7 +550,7 @@ class StrategicMerger {
       } else if (kind === 'merge') {
         throw new PatchError(422, 'merging lists cannot yet be specified in the patch');
       } else {
-        throw new PatchError(422, `Unexpected value for $patch: ${String(kind)} in ${goMap(item)}`);
+        throw new PatchError(422, `unknown patch type: ${String(kind)} in map: ${goMap(item)}`);
       }
     }
     if (replace) return items.map((item) => this.mergeMap({}, item, path));
