@@ -314,6 +314,17 @@ describe('applyStrategicMergePatch', () => {
       strategicSchemaFor('apps/v1', 'Deployment') ?? {},
     );
     expect(result).toEqual({ spec: { strategy: { type: 'Recreate' } } });
+    const contradicting = patchError(() =>
+      applyStrategicMergePatch(
+        deployment,
+        { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate', rollingUpdate: {} } } },
+        {},
+      ),
+    );
+    expect([contradicting.status, contradicting.message]).toEqual([
+      400,
+      'invalid patch format of retainKeys',
+    ]);
   });
 
   it('orders a merged list by $setElementOrder and keeps existing items in place otherwise', () => {

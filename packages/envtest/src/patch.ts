@@ -426,8 +426,17 @@ class StrategicMerger {
     if (Object.hasOwn(pending, retainKeysDirective)) {
       const retain = pending[retainKeysDirective];
       delete pending[retainKeysDirective];
-      if (!Array.isArray(retain)) {
-        throw new PatchError(400, 'invalid patch format: $retainKeys must be a list of strings');
+      if (!Array.isArray(retain)) throw new PatchError(400, 'invalid patch format of retainKeys');
+      // Every field the patch sets must be retained, or the patch contradicts itself.
+      for (const [key, value] of Object.entries(pending)) {
+        if (
+          value === null ||
+          key.startsWith(deleteFromPrimitiveListPrefix) ||
+          key.startsWith(setElementOrderPrefix)
+        ) {
+          continue;
+        }
+        if (!retain.includes(key)) throw new PatchError(400, 'invalid patch format of retainKeys');
       }
       for (const key of Object.keys(original)) {
         if (!retain.includes(key)) delete original[key];
@@ -440,7 +449,7 @@ class StrategicMerger {
       const order = pending[key];
       delete pending[key];
       if (!Array.isArray(order)) {
-        throw new PatchError(400, 'invalid patch format: $setElementOrder list must be a list');
+        throw new PatchError(400, 'invalid patch format of setElementOrder list');
       }
       const fieldPath = childPath(path, field);
       const patchList = pending[field];
@@ -464,10 +473,7 @@ class StrategicMerger {
         const current = original[key];
         if (!Array.isArray(current)) continue;
         if (!Array.isArray(patchValue)) {
-          throw new PatchError(
-            400,
-            'invalid patch format: $deleteFromPrimitiveList must be a list',
-          );
+          throw new PatchError(400, 'invalid patch format of primitive list');
         }
         original[key] = current.filter((item) => !patchValue.some((d) => jsonEqual(d, item)));
         continue;
