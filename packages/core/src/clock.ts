@@ -28,15 +28,28 @@ export interface Clock {
  * The real clock: `Date.now`, `performance.now` and `setTimeout`, each looked up at call time so
  * spies on the globals still work.
  *
+ * Delays longer than setTimeout's 2^31-1 ms limit are honoured (re-armed in steps); an infinite delay never
+ * fires.
+ *
  * **Gotchas**: timers are `unref`'d, so a pending lasso timer never keeps a process alive on its own;
  * whatever waits on it (a worker, an informer run) holds the process through its own I/O or promise.
  */
+// setTimeout fires at once (with a warning) for delays above 2^31-1 ms, so longer waits re-arm in steps.
+const maxTimerDelayMs = 2_147_483_647;
+
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
   monotonic: () => performance.now(),
   schedule: (delayMs: number, callback: () => void): TimerHandle => {
-    const timer = setTimeout(callback, Math.max(0, delayMs));
-    timer.unref?.();
+    let remainingMs = Math.max(0, Number.isFinite(delayMs) ? delayMs : maxTimerDelayMs);
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (): void => {
+      const stepMs = Math.min(remainingMs, maxTimerDelayMs);
+      remainingMs -= stepMs;
+      timer = setTimeout(remainingMs > 0 ? arm : callback, stepMs);
+      timer.unref?.();
+    };
+    arm();
     return { cancel: () => clearTimeout(timer) };
   },
 });
