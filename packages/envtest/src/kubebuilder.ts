@@ -54,8 +54,11 @@ export interface KubebuilderControlPlane {
 export interface ControlPlaneLayout {
   /** Temp directory holding certificates, keys, the token file and etcd's data dir. */
   directory: string;
+  /** etcd's client port (kube-apiserver's `--etcd-servers`). */
   etcdClientPort: number;
+  /** etcd's peer port (a single-member cluster still listens on one). */
   etcdPeerPort: number;
+  /** kube-apiserver's `--secure-port`. */
   apiServerPort: number;
 }
 
