@@ -535,6 +535,9 @@ export class ApiCore {
     if (info.generation) metadata.generation = 1;
     else delete metadata.generation;
     this.#defaultsOnCreate(info, object);
+    if (info.builtin && info.group === '' && info.resource === 'pods') {
+      this.#admitServiceAccount(namespace, name, object);
+    }
     const stored = this.#store.create(key, this.#toStorage(info, track(object)));
     if (storageKey(info) === crdKey) this.#establish(stored);
     return stored;
@@ -630,6 +633,25 @@ export class ApiCore {
         break;
       default:
         break;
+    }
+  }
+
+  /** The ServiceAccount admission plugin: a Pod needs its service account to exist. */
+  #admitServiceAccount(namespace: string, name: string, pod: KubeObject): void {
+    const spec = isRecord(pod.spec) ? pod.spec : {};
+    pod.spec = spec;
+    const account = stringOf(spec.serviceAccountName) || stringOf(spec.serviceAccount) || 'default';
+    spec.serviceAccountName = account;
+    spec.serviceAccount = account;
+    if (!this.#store.has('/serviceaccounts', namespace, account)) {
+      throw new StatusError(
+        failure(
+          403,
+          'Forbidden',
+          `pods "${name}" is forbidden: error looking up service account ${namespace}/${account}: serviceaccount "${account}" not found`,
+          { name, kind: 'pods' },
+        ),
+      );
     }
   }
 
@@ -1041,7 +1063,11 @@ export class ApiCore {
       throw conflict(
         info,
         name,
-        `Precondition failed: UID in precondition: ${String(preconditions.uid)}, UID in object meta: ${String(metadata.uid)}`,
+        storageInvalid(
+          info,
+          metadata,
+          `Precondition failed: UID in precondition: ${String(preconditions.uid)}, UID in object meta: ${String(metadata.uid)}`,
+        ),
       );
     }
     if (
@@ -1051,7 +1077,11 @@ export class ApiCore {
       throw conflict(
         info,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${String(preconditions.resourceVersion)}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`,
+        storageInvalid(
+          info,
+          metadata,
+          `Precondition failed: ResourceVersion in precondition: ${String(preconditions.resourceVersion)}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`,
+        ),
       );
     }
     if (key === namespacesKey) {
@@ -1325,6 +1355,18 @@ export class ApiCore {
       },
     };
   }
+}
+
+/**
+ * The text of etcd3's StorageError for a failed precondition, which kube-apiserver wraps in its 409
+ * (storage/errors.go): built-in resources live under /registry/{resource}, custom ones under
+ * /registry/{group}/{resource}.
+ */
+function storageInvalid(info: ResourceInfo, metadata: Json, message: string): string {
+  const prefix = info.builtin ? info.resource : `${info.group}/${info.resource}`;
+  const namespace = stringOf(metadata.namespace);
+  const key = `/registry/${prefix}/${namespace === undefined ? '' : `${namespace}/`}${String(metadata.name)}`;
+  return `StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${message}`;
 }
 
 function encodeContinue(rv: number, start: string): string {
