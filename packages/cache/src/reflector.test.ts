@@ -229,6 +229,28 @@ describe('Reflector', () => {
     await t.stop();
   });
 
+  it('gives up on a list page that is never answered and retries it after backoff', async () => {
+    const t = setup(1, {}, (fake) => {
+      const list = fake.list.bind(fake);
+      let calls = 0;
+      fake.list = (options) => {
+        if (++calls > 1) return list(options);
+        return new Promise((_, reject) =>
+          options.signal?.addEventListener('abort', () => reject(options.signal?.reason)),
+        );
+      };
+    });
+    await t.clock.advance(119_999);
+    expect(t.errors).toEqual([]);
+    await t.clock.advance(1);
+    expect(t.errors[0]).toMatchObject({ phase: 'list', retryInMs: 800 });
+    expect(t.errors[0]?.cause).toBeInstanceOf(TimeoutError);
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    expect(t.store.size()).toBe(1);
+    await t.stop();
+  });
+
   it('reports a malformed event and relists after backoff', async () => {
     const t = setup(1);
     const watch = await t.fake.nextWatch();

@@ -12,6 +12,7 @@ import {
   type WatchOptions,
 } from '@lasso/client';
 import {
+  anySignal,
   type Clock,
   type Counter,
   errorMessage,
@@ -26,6 +27,7 @@ import {
   sleep,
   systemClock,
   TimeoutError,
+  timeoutSignal,
 } from '@lasso/core';
 import { createBackoff } from './backoff.ts';
 import { WatchError, type WatchErrorPhase } from './errors.ts';
@@ -76,6 +78,11 @@ export interface ReflectorOptions {
   minWatchTimeoutMs?: number;
   /** The client gives up on a silent watch this long after its server timeout should have ended it. Default 30 s. */
   inactivityMarginMs?: number;
+  /**
+   * Give up on one list page after this long (kube-apiserver ends requests after 60 s itself; this catches a
+   * server or proxy that never answers). Default 2 min.
+   */
+  listPageTimeoutMs?: number;
   /** Called with every failure (also logged and counted). */
   watchErrorHandler?: WatchErrorHandler;
   clock?: Clock;
@@ -126,6 +133,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   readonly #pageSize: number;
   readonly #minWatchTimeoutMs: number;
   readonly #inactivityMarginMs: number;
+  readonly #listPageTimeoutMs: number;
   readonly #backoffOptions: {
     initialMs: number;
     maxMs: number;
@@ -166,6 +174,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.#inactivityMarginMs = nonNegative(
       options.inactivityMarginMs ?? 30_000,
       'inactivityMarginMs',
+    );
+    this.#listPageTimeoutMs = positiveNumber(
+      options.listPageTimeoutMs ?? 120_000,
+      'listPageTimeoutMs',
     );
     this.#backoffOptions = {
       initialMs: positiveNumber(options.initialBackoffMs ?? 800, 'initialBackoffMs'),
@@ -328,14 +340,26 @@ export class Reflector<T extends KubeObject = KubeObject> {
       let continueToken: string | undefined;
       try {
         do {
-          const options: ListOptions = { limit: this.#pageSize, signal };
+          const deadline = timeoutSignal(
+            this.#clock,
+            this.#listPageTimeoutMs,
+            `list page not answered within ${this.#listPageTimeoutMs} ms`,
+          );
+          const pageSignal = anySignal([signal, deadline.signal]);
+          const options: ListOptions = { limit: this.#pageSize, signal: pageSignal.signal };
           if (continueToken !== undefined) {
             options.continue = continueToken;
           } else {
             options.resourceVersion = atVersion;
             if (atVersion !== '') options.resourceVersionMatch = 'NotOlderThan';
           }
-          const page = await raceSignal(this.#listerWatcher.list(options), signal);
+          let page: ObjectList<T>;
+          try {
+            page = await raceSignal(this.#listerWatcher.list(options), pageSignal.signal);
+          } finally {
+            deadline.clear();
+            pageSignal.dispose();
+          }
           if (typeof page !== 'object' || page === null || !Array.isArray(page.items)) {
             throw new LassoError('LASSO_WATCH_DECODE', 'list response has no items array');
           }
