@@ -311,6 +311,34 @@ describe('SharedIndexInformer', () => {
     await t.stop();
   });
 
+  it('waits in run for a removed handler that is still inside a callback', async () => {
+    const t = setup(['a']);
+    let release: () => void = () => {};
+    let finished = false;
+    const registration = t.informer.addEventHandler({
+      onAdd: async () => {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        finished = true;
+      },
+    });
+    const running = t.start();
+    await t.fake.nextWatch();
+    await t.settle();
+    registration.remove();
+    t.controller.abort();
+    let stopped = false;
+    void running.then(() => {
+      stopped = true;
+    });
+    await t.settle();
+    expect(stopped).toBe(false);
+    release();
+    await running;
+    expect(finished).toBe(true);
+  });
+
   it('passes list/watch failures to the watch error handler', async () => {
     const t = setup(['a']);
     const phases: string[] = [];

@@ -172,6 +172,7 @@ class SharedInformer<T extends KubeObject> implements SharedIndexInformer<T> {
   #transform: TransformFunc<T> = dropManagedFields;
   #watchErrorHandler: WatchErrorHandler | undefined;
   readonly #listeners = new Set<Listener<T>>();
+  readonly #removed = new Set<Listener<T>>();
   // Listeners whose resync was due at the last resync check: updates with an unchanged resourceVersion go
   // only to them (client-go's syncingListeners).
   #syncingListeners = new Set<Listener<T>>();
@@ -239,9 +240,11 @@ class SharedInformer<T extends KubeObject> implements SharedIndexInformer<T> {
     return {
       hasSynced: () => this.hasSynced() && listener.pendingInitial === 0,
       remove: () => {
-        this.#listeners.delete(listener);
+        if (this.#listeners.delete(listener)) this.#removed.add(listener);
         this.#syncingListeners.delete(listener);
         listener.stop();
+        const forget = (): void => void this.#removed.delete(listener);
+        void listener.done().then(forget, forget);
       },
     };
   }
@@ -364,7 +367,8 @@ class SharedInformer<T extends KubeObject> implements SharedIndexInformer<T> {
       await processing;
       this.#resyncTimer?.cancel();
       this.#resyncTimer = undefined;
-      const listeners = [...this.#listeners];
+      // Removed handlers too: one of them may still be inside a callback.
+      const listeners = [...this.#listeners, ...this.#removed];
       for (const listener of listeners) listener.stop();
       await Promise.all(listeners.map((listener) => listener.done()));
       this.#stopped = true;
