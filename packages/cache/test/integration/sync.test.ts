@@ -71,4 +71,41 @@ describe('createCache against the API server', () => {
       await running;
     }
   }, 60_000);
+
+  it('lists and watches only what tweakList selects and drops objects that stop matching', async () => {
+    const namespace = await cluster.namespace('selector');
+    const labelled = (name: string, tier: string) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, labels: { tier } },
+    });
+    await cluster.configMaps.create(namespace, labelled('web-1', 'web'));
+    await cluster.configMaps.create(namespace, labelled('db-1', 'db'));
+    const informer = createCache(cluster.configMaps, {
+      namespace,
+      resyncMs: 0,
+      tweakList: (options) => {
+        options.labelSelector = 'tier=web';
+      },
+    });
+    const recorder = new StateRecorder();
+    informer.addEventHandler(recorder.handler());
+    const controller = new AbortController();
+    const running = informer.run({ signal: controller.signal });
+    try {
+      await waitForCacheSync(AbortSignal.timeout(10_000), informer);
+      expect(informer.getStore().listKeys()).toEqual([`${namespace}/web-1`]);
+      await cluster.configMaps.create(namespace, labelled('web-2', 'web'));
+      await cluster.configMaps.create(namespace, labelled('db-2', 'db'));
+      await cluster.configMaps.update(namespace, labelled('web-1', 'db'));
+      await recorder.until(
+        () => recorder.state.size === 1 && recorder.state.has(`${namespace}/web-2`),
+        'web-2 added and web-1 gone',
+      );
+      expect(informer.getStore().listKeys()).toEqual([`${namespace}/web-2`]);
+    } finally {
+      controller.abort();
+      await running;
+    }
+  });
 });
