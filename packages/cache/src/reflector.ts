@@ -513,7 +513,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (isGone(cause)) this.#logger.info('resource version expired, relisting', attributes);
     else
       this.#logger.warn(
-        willRelist ? 'list/watch failed, relisting' : 'watch failed, resuming',
+        phase === 'list'
+          ? 'list failed, retrying'
+          : willRelist
+            ? 'watch failed, relisting'
+            : 'watch failed, resuming',
         attributes,
       );
     if (this.#watchErrorHandler === undefined) return;
