@@ -294,6 +294,10 @@ describe('SharedIndexInformer', () => {
     await t.informer.whenSynced();
     t.informer.addIndexers({ byName: (object) => [object.metadata?.name ?? ''] });
     expect(t.informer.getIndexer().indexKeys('byName', 'b')).toEqual(['ns/b']);
+    // Handlers and listers get a read-only view.
+    const view = t.informer.getStore();
+    expect(Object.isFrozen(view)).toBe(true);
+    expect('add' in view || 'delete' in view || 'replace' in view).toBe(false);
     await t.stop();
   });
 

@@ -23,7 +23,7 @@ const configMap = (name: string, value: string): KubeObject => ({
   data: { value },
 });
 
-/** Seeded pseudo-random numbers, so a failing run can be replayed. */
+/** Seeded pseudo-random numbers: the same operation mix every run (the interleaving with I/O still varies). */
 function seeded(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
