@@ -397,11 +397,7 @@ export class ApiCore {
     }
     parsed.apiVersion = expected;
     parsed.kind = info.kind;
-    if (parsed.metadata !== undefined && !isRecord(parsed.metadata)) {
-      throw badRequest(
-        `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: json: cannot unmarshal ${typeof parsed.metadata} into Go struct field ${info.kind}.metadata of type v1.ObjectMeta`,
-      );
-    }
+    checkShape(info, parsed);
     return parsed as KubeObject;
   }
 
@@ -1027,6 +1023,15 @@ export class ApiCore {
       if (!isRecord(parsed)) throw badRequest('the body of a delete request must be DeleteOptions');
       options = parsed;
     }
+    if (
+      options.preconditions !== undefined &&
+      options.preconditions !== null &&
+      !isRecord(options.preconditions)
+    ) {
+      throw badRequest(
+        `json: cannot unmarshal ${jsonType(options.preconditions)} into Go struct field DeleteOptions.preconditions of type v1.Preconditions`,
+      );
+    }
     const propagation = query.get('propagationPolicy');
     if (propagation !== null) options.propagationPolicy = propagation;
     const policy = options.propagationPolicy;
@@ -1354,6 +1359,55 @@ export class ApiCore {
         };
       },
     };
+  }
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'object' ? 'object' : typeof value;
+}
+
+/**
+ * The decoding errors kube-apiserver's typed JSON decoder reports (400) for fields of the wrong JSON
+ * type: metadata and its string fields, spec/status of built-in kinds, ConfigMap/Secret data.
+ */
+function checkShape(info: ResourceInfo, object: Json): void {
+  const fail = (field: string, value: unknown, goType: string): never => {
+    throw badRequest(
+      `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: json: cannot unmarshal ${jsonType(value)} into Go struct field ${field} of type ${goType}`,
+    );
+  };
+  const metadata = object.metadata;
+  if (metadata === undefined || metadata === null) return;
+  if (!isRecord(metadata)) fail(`${info.kind}.metadata`, metadata, 'v1.ObjectMeta');
+  const meta = metadata as Json;
+  for (const field of ['name', 'generateName', 'namespace', 'resourceVersion', 'uid']) {
+    const value = meta[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      fail(`ObjectMeta.metadata.${field}`, value, 'string');
+    }
+  }
+  if (!info.builtin) return;
+  for (const field of ['spec', 'status']) {
+    const value = object[field];
+    if (value !== undefined && value !== null && !isRecord(value)) {
+      fail(
+        `${info.kind}.${field}`,
+        value,
+        `v1.${info.kind}${field === 'spec' ? 'Spec' : 'Status'}`,
+      );
+    }
+  }
+  if (info.group === '' && (info.resource === 'configmaps' || info.resource === 'secrets')) {
+    for (const field of ['data', 'binaryData', 'stringData']) {
+      const value = object[field];
+      if (value === undefined || value === null) continue;
+      if (!isRecord(value)) fail(`${info.kind}.${field}`, value, 'map[string]string');
+      for (const [key, item] of Object.entries(value as Json)) {
+        if (typeof item !== 'string') fail(`${info.kind}.${field}[${key}]`, item, 'string');
+      }
+    }
   }
 }
 

@@ -38,13 +38,14 @@ function definition(overrides: Record<string, unknown> = {}) {
           name: 'v1',
           served: true,
           storage: true,
+          schema: { openAPIV3Schema: schema },
           subresources: {
             status: {},
             scale: { specReplicasPath: '.spec.size', statusReplicasPath: '.status.size' },
           },
         },
-        { name: 'v1beta1', served: true, storage: false },
-        { name: 'v1alpha1', served: false, storage: false },
+        { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: schema } },
+        { name: 'v1alpha1', served: false, storage: false, schema: { openAPIV3Schema: schema } },
       ],
       ...overrides,
     },
@@ -75,7 +76,11 @@ describe('validateCrd', () => {
 
   it('names a wrong metadata.name and a missing storage version', () => {
     const causes = validateCrd({
-      ...definition({ versions: [{ name: 'v1', served: true, storage: false }] }),
+      ...definition({
+        versions: [
+          { name: 'v1', served: true, storage: false, schema: { openAPIV3Schema: schema } },
+        ],
+      }),
       metadata: { name: 'wrong' },
     });
     expect(causes.map((cause) => cause.field)).toEqual(['metadata.name', 'spec.versions']);

@@ -87,6 +87,14 @@ export function validateCrd(crd: Json): CrdCause[] {
           field: `spec.versions[${index}].name`,
         });
       }
+      const schema = isRecord(version.schema) ? version.schema.openAPIV3Schema : undefined;
+      if (!isRecord(schema)) {
+        causes.push({
+          type: 'FieldValueRequired',
+          message: 'Required value: schemas are required',
+          field: `spec.versions[${index}].schema.openAPIV3Schema`,
+        });
+      }
     });
   }
   return causes;

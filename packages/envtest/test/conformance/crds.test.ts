@@ -77,6 +77,16 @@ describe('CustomResourceDefinition', () => {
     expect(byName.get('widgets/status')).toMatchObject({ kind: 'Widget' });
   });
 
+  it('answers 422 Invalid for a CRD version without a schema', async () => {
+    const body = crd({ group, plural: 'schemaless', kind: 'Schemaless' });
+    delete body.spec.versions[0].schema;
+    const reply = await call(env, 'POST', crdsPath, { body });
+    expect(reply.status).toBe(422);
+    expect(reply.body.details.causes.map((cause: any) => cause.field)).toContain(
+      'spec.versions[0].schema.openAPIV3Schema',
+    );
+  });
+
   it('answers 422 Invalid for a CRD whose name is not plural.group', async () => {
     const body = crd({ group, plural: 'gadgets', kind: 'Gadget' });
     body.metadata.name = `wrong.${group}`;

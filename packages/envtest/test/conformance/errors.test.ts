@@ -132,6 +132,19 @@ describe('bad input', () => {
     });
   });
 
+  it.for([
+    { name: 'a number as metadata.name', body: { metadata: { name: 123 } } },
+    { name: 'a number as data', body: { metadata: { name: 'typed' }, data: 5 } },
+    { name: 'a number inside data', body: { metadata: { name: 'typed' }, data: { a: 1 } } },
+    { name: 'a string as metadata', body: { metadata: 'typed' } },
+  ])('answers 400 BadRequest for $name', async ({ body }) => {
+    const reply = await call(env, 'POST', cms, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', ...body },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+  });
+
   it('answers 413 RequestEntityTooLarge for a body over 3 MiB', async () => {
     const big = configMap('too-big', { blob: 'x'.repeat(3 * 1024 * 1024 + 10) });
     const reply = await call(env, 'POST', cms, { body: big });
