@@ -49,7 +49,7 @@ export function exponentialFailureRateLimiter<T = unknown>(
       if (baseDelayMs === 0) return 0;
       // 2 ** exponent reaches Infinity past 1023; the comparison then returns the cap.
       const backoff = baseDelayMs * 2 ** exponent;
-      return backoff > maxDelayMs ? maxDelayMs : backoff;
+      return Math.min(backoff, maxDelayMs);
     },
     forget(item) {
       failures.delete(item);
