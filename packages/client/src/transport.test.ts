@@ -261,6 +261,24 @@ describe('RestTransport', () => {
     expect(((error as Error).cause as { code?: string }).code).toBe('ECONNREFUSED');
   });
 
+  it.for([
+    { name: 'a success body', statusCode: 200 },
+    { name: 'an error body', statusCode: 500 },
+  ])('reports $name cut mid-read as LASSO_CONNECTION_FAILED', async ({ statusCode }) => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(statusCode, {
+        'content-type': 'application/json',
+        'content-length': '1000',
+      });
+      response.write('{"kind":"ConfigMapList","items":[');
+      setImmediate(() => response.socket?.destroy());
+    });
+    const t = open({}, server);
+    const error = await t.requestJson({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+    expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
+    expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+
   it('re-reads a token file after a 401 and retries once', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'lasso-token-'));
     try {

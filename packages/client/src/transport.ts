@@ -251,9 +251,8 @@ export class RestTransport {
           return await handle(response, combined.signal);
         } catch (error) {
           response.body.destroy();
-          if (combined.signal?.aborted && !isApiOrLasso(error)) {
-            throw failure(request, error, combined.signal);
-          }
+          // A body cut mid-read surfaces as undici's raw SocketError: report it as a connection failure.
+          if (!isApiOrLasso(error)) throw failure(request, error, combined.signal);
           throw error;
         }
       } finally {
