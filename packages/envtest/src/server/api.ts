@@ -2,7 +2,7 @@
 // selectors and pagination, watch; ports the observable behaviour of k8s.io/apiserver's generic registry.
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Clock } from '@lasso/core';
+import { type Clock, errorMessage } from '@lasso/core';
 import {
   type FieldRequirement,
   type LabelRequirement,
@@ -44,6 +44,7 @@ import {
   notFound,
   pathNotFound,
   StatusError,
+  unsupportedMediaType,
 } from './status.ts';
 import { CompactedError, type HistoryEvent, type KubeObject, type Store } from './storage.ts';
 
@@ -120,6 +121,26 @@ function parseJsonBody(body: Buffer): unknown {
       `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+/** A create/update body as JSON or YAML by Content-Type; 415 for anything else, as kube-apiserver. */
+function decodeBody(request: ApiRequest): unknown {
+  const contentType = (stringOf(request.headers['content-type']) ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
+  if (contentType === '' || contentType === 'application/json' || contentType === '*/*') {
+    return parseJsonBody(request.body);
+  }
+  if (contentType === 'application/yaml') {
+    const parsed = parseApplyBody(request.body);
+    return parsed;
+  }
+  throw unsupportedMediaType([
+    'application/json',
+    'application/yaml',
+    'application/vnd.kubernetes.protobuf',
+  ]);
 }
 
 function getPath(object: unknown, path: string): unknown {
@@ -371,9 +392,8 @@ export class ApiCore {
     return prefix === '' ? 'unknown' : prefix;
   }
 
-  #decodeObject(info: ResourceInfo, body: Buffer): KubeObject {
-    const parsed = parseJsonBody(body);
-    return this.#checkKind(info, parsed);
+  #decodeObject(info: ResourceInfo, request: ApiRequest): KubeObject {
+    return this.#checkKind(info, decodeBody(request));
   }
 
   #checkKind(info: ResourceInfo, parsed: unknown): KubeObject {
@@ -445,7 +465,7 @@ export class ApiCore {
   // ---- create ----
 
   #create(info: ResourceInfo, namespace: string, request: ApiRequest): KubeObject {
-    const object = this.#decodeObject(info, request.body);
+    const object = this.#decodeObject(info, request);
     const created = this.#createObject(info, namespace, object, (prepared) =>
       recordManagedFields(undefined, prepared, {
         fieldManager: this.#fieldManager(request),
@@ -672,7 +692,7 @@ export class ApiCore {
     subresource: string | undefined,
     request: ApiRequest,
   ): ApiResult {
-    const parsed = parseJsonBody(request.body);
+    const parsed = decodeBody(request);
     if (subresource === 'scale') {
       const scale = isRecord(parsed) ? parsed : {};
       const existing = this.#mustGet(info, namespace, name);
@@ -1302,6 +1322,15 @@ export class ApiCore {
           });
         };
         const deliver = (event: HistoryEvent): void => {
+          try {
+            route(event);
+          } catch (error) {
+            // Never let one watch break the commit that notified it: end this watch with an error.
+            send({ type: 'ERROR', object: failure(500, 'InternalError', errorMessage(error)) });
+            end();
+          }
+        };
+        const route = (event: HistoryEvent): void => {
           if (event.key !== key) return;
           if (namespace !== undefined && event.namespace !== namespace) return;
           const now = this.#matches(info, selectors, event.object);

@@ -325,7 +325,8 @@ class LocalServer implements RunningLocalApiServer {
     try {
       const latency = this.#faults.latencyFor(facts);
       if (latency > 0) await this.#delay(latency);
-      if (this.#stopped) {
+      // A stop or restart during the delay dropped the connection: the request dies with it.
+      if (this.#stopped || request.socket.destroyed) {
         response.destroy();
         return;
       }
@@ -415,7 +416,12 @@ class LocalServer implements RunningLocalApiServer {
     cutAfter: number | undefined,
     method: string,
   ): void {
-    if (response.headersSent || response.destroyed) return;
+    if (response.destroyed) return;
+    // A failure after a watch's headers went out: nothing sensible can follow, so drop the connection.
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
     const body = Buffer.from(text, 'utf8');
     response.writeHead(code, {
       'Content-Type': contentType,

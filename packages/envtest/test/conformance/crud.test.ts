@@ -37,6 +37,18 @@ describe('create', () => {
     expect(reply.body.metadata.name).toMatch(/^gen-[a-z0-9]{5}$/);
   });
 
+  it('accepts a YAML body and refuses an unknown media type with 415', async () => {
+    const yaml = await call(env, 'POST', cms, {
+      body: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  k: v\n',
+      contentType: 'application/yaml',
+    });
+    expect(yaml.status).toBe(201);
+    expect(yaml.body.data).toEqual({ k: 'v' });
+    const text = await call(env, 'POST', cms, { body: 'name=x', contentType: 'text/plain' });
+    expect(text.status).toBe(415);
+    expect(text.body).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType', code: 415 });
+  });
+
   it('answers 409 AlreadyExists when the name is taken', async () => {
     await call(env, 'POST', cms, { body: configMap('twice') });
     const reply = await call(env, 'POST', cms, { body: configMap('twice') });
