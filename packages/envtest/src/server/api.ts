@@ -803,8 +803,10 @@ export class ApiCore {
       if (info.resource === 'namespaces' && info.group === '') next.spec = existing.spec;
       this.#validateBody(info, next, causes);
       if (causes.length > 0) throw invalid(info, name, causes);
+      // Deployments also bump generation on annotation changes (they are copied to ReplicaSets).
       const annotationsChanged =
         info.group === 'apps' &&
+        info.resource === 'deployments' &&
         canonical(existingMeta.annotations ?? {}) !== canonical(nextMeta.annotations ?? {});
       if (info.generation && (annotationsChanged || this.#specChanged(existing, next, hasStatus))) {
         nextMeta.generation = Number(existingMeta.generation ?? 0) + 1;

@@ -186,6 +186,15 @@ describe('update', () => {
     expect(afterStatus.body.metadata.generation).toBe(2);
   });
 
+  it('bumps a deployment generation on annotation change', async () => {
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const created = await call(env, 'POST', path, { body: deployment('annotated') });
+    const annotated = structuredClone(created.body);
+    annotated.metadata.annotations = { 'example.com/note': 'x' };
+    const reply = await call(env, 'PUT', `${path}/annotated`, { body: annotated });
+    expect(reply.body.metadata.generation).toBe(2);
+  });
+
   it('reads and writes replicas through the scale subresource', async () => {
     const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
     await call(env, 'POST', path, { body: deployment('scaled', 2) });
