@@ -1279,7 +1279,12 @@ export class ApiCore {
       kind: info.listKind,
       apiVersion: apiVersionOf(info),
       metadata,
-      items: page.map((object) => this.#stripListItem(info, this.#toVersion(info, object))),
+      // The store already handed out copies: convert them in place.
+      items: page.map((object) => {
+        object.apiVersion = apiVersionOf(info);
+        object.kind = info.kind;
+        return this.#stripListItem(info, object);
+      }),
     };
   }
 
