@@ -343,6 +343,10 @@ export class ApiCore {
       throw methodNotAllowed();
     }
     if (!info.verbs.includes(verb)) throw methodNotAllowed();
+    if (query.has('dryRun') && verb !== 'get' && verb !== 'list' && verb !== 'watch') {
+      // Refusing is safer than persisting what the caller asked only to validate.
+      throw badRequest('dryRun is not supported by the lasso built-in API server');
+    }
     authorize(request.user, { verb, resource, subresource, group, namespace, name });
     const scope = info.namespaced ? (namespace ?? undefined) : undefined;
     switch (verb) {

@@ -65,6 +65,16 @@ describe('startLocalApiServer', () => {
     expect(await stream.ended).toBe(true);
   });
 
+  it('refuses dryRun writes instead of persisting them', async () => {
+    const { env } = await start(new FakeClock());
+    const path = '/api/v1/namespaces/default/configmaps';
+    const reply = await call(env, 'POST', `${path}?dryRun=All`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry' } },
+    });
+    expect(reply.status).toBe(400);
+    expect((await call(env, 'GET', `${path}/dry`)).status).toBe(404);
+  });
+
   it('rejects a non-positive bookmark interval with RangeError', async () => {
     await expect(startLocalApiServer({ bookmarkIntervalMs: 0 })).rejects.toThrow(RangeError);
   });
