@@ -215,6 +215,41 @@ describe('CRD variants', () => {
     );
   });
 
+  it('serves the scale subresource of a custom resource', async () => {
+    const body = crd({ group, plural: 'scalables', kind: 'Scalable' });
+    body.spec.versions[0].subresources = {
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+    };
+    body.spec.versions[0].schema.openAPIV3Schema.properties.status.properties.replicas = {
+      type: 'integer',
+    };
+    await installAndAwait(body);
+    const path = `/apis/${group}/v1/namespaces/${ns}/scalables`;
+    await call(env, 'POST', path, {
+      body: {
+        apiVersion: `${group}/v1`,
+        kind: 'Scalable',
+        metadata: { name: 's1' },
+        spec: { replicas: 2 },
+      },
+    });
+    const scale = await call(env, 'GET', `${path}/s1/scale`);
+    expect(scale.status).toBe(200);
+    expect(scale.body).toMatchObject({
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      spec: { replicas: 2 },
+    });
+    const updated = await call(env, 'PUT', `${path}/s1/scale`, {
+      body: { ...scale.body, spec: { replicas: 5 } },
+    });
+    expect(updated.status).toBe(200);
+    const live = await call(env, 'GET', `${path}/s1`);
+    expect(live.body.spec.replicas).toBe(5);
+    expect(live.body.metadata.generation).toBe(2);
+  });
+
   it('serves a cluster-scoped resource without a namespace', async () => {
     await installAndAwait(
       crd({ group, plural: 'clusterthings', kind: 'ClusterThing', scope: 'Cluster' }),
