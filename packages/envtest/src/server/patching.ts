@@ -34,8 +34,15 @@ const customPatchTypes = [
 
 function patchFailure(error: unknown): never {
   if (error instanceof PatchError) {
-    const reason =
-      error.status === 422 ? 'Invalid' : error.status === 409 ? 'Conflict' : 'BadRequest';
+    if (error.status === 422) {
+      // kube-apiserver's NewGenericServerResponse(422): a generic message, the patch error as a cause.
+      throw new StatusError(
+        failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {
+          causes: [{ reason: 'UnexpectedServerResponse', message: error.message }],
+        }),
+      );
+    }
+    const reason = error.status === 409 ? 'Conflict' : 'BadRequest';
     throw new StatusError(failure(error.status, reason, error.message));
   }
   throw error;
