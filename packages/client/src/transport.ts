@@ -7,6 +7,7 @@ import {
   LassoError,
   type Logger,
   noopLogger,
+  raceSignal,
   sleep,
   systemClock,
   TimeoutError,
@@ -142,7 +143,7 @@ export class RestTransport {
   async requestJson<T>(request: RestRequest): Promise<T> {
     const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
     return this.#send(request, timeoutMs, async (response, signal) => {
-      const text = await raceBody(response.body.text(), signal);
+      const text = await raceSignal(response.body.text(), signal);
       if (response.statusCode >= 200 && response.statusCode < 300) {
         if (text === '') return undefined as T;
         try {
@@ -168,7 +169,7 @@ export class RestTransport {
       if (response.statusCode >= 200 && response.statusCode < 300) {
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
-      const text = await raceBody(response.body.text(), signal);
+      const text = await raceSignal(response.body.text(), signal);
       throw apiErrorFrom(request, response.statusCode, response.headers, text);
     });
   }
@@ -410,29 +411,6 @@ async function drain(response: Dispatcher.ResponseData): Promise<void> {
   } catch {
     response.body.destroy();
   }
-}
-
-/** Reading a body can hang past an abort on some undici paths; make the abort win. */
-function raceBody<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 const transports = new WeakMap<RestConfig, RestTransport>();

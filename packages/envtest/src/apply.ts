@@ -1,7 +1,7 @@
 // Server-side apply and managedFields bookkeeping (FieldsV1), a simplified but honest port of
 // sigs.k8s.io/structured-merge-diff as k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager uses it:
 // field sets per manager, conflicts, forced ownership transfer, removal of fields a manager stopped applying.
-import type { StrategicSchema } from './patch.ts';
+import { jsonEqual, type StrategicSchema } from './patch.ts';
 
 /** A field another manager owns with a different value; `field` is a structured-merge-diff path. */
 export interface ApplyConflict {
@@ -49,25 +49,6 @@ type JsonObject = Record<string, unknown>;
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return (
-      Array.isArray(b) &&
-      a.length === b.length &&
-      a.every((item, index) => jsonEqual(item, b[index]))
-    );
-  }
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return (
-      keys.length === Object.keys(b).length &&
-      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]))
-    );
-  }
-  return false;
-}
 
 // structured-merge-diff's stripped set: never owned by anyone.
 const strippedMetadata = new Set([
