@@ -31,7 +31,7 @@ export interface FaultInjector {
   closeWatches(): void;
   /** Fail the next `count` matching requests with a metav1.Status of this code (and Retry-After when given). */
   failNext(count: number, fault: FailureFault): void;
-  /** Delay every matching request's response by `ms` of real time (0 removes it). */
+  /** Delay every matching request's response by `ms` on the server's clock (0 removes it). */
   setLatency(ms: number, match?: RequestMatch): void;
   /** Forget all history: any resourceVersion older than the current one now yields 410 (watch ERROR event / list 410 Expired). */
   expireHistory(): void;

@@ -65,6 +65,24 @@ describe('startLocalApiServer', () => {
     expect(await stream.ended).toBe(true);
   });
 
+  it('holds matching responses for the injected latency on the clock', async () => {
+    const clock = new FakeClock();
+    const { env, server } = await start(clock);
+    const path = '/api/v1/namespaces/default/configmaps';
+    server.faults.setLatency(150, { path });
+    let answered = false;
+    const reply = call(env, 'GET', path).then((result) => {
+      answered = true;
+      return result;
+    });
+    // /version goes out on a second connection after the held request reached the server.
+    await call(env, 'GET', '/version');
+    await clock.advance(149);
+    expect(answered).toBe(false);
+    await clock.advance(1);
+    expect((await reply).status).toBe(200);
+  });
+
   it('refuses dryRun writes instead of persisting them', async () => {
     const { env } = await start(new FakeClock());
     const path = '/api/v1/namespaces/default/configmaps';

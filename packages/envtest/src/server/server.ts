@@ -285,13 +285,13 @@ class LocalServer implements RunningLocalApiServer {
 
   #delay(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
+      const timer = this.#clock.schedule(ms, () => {
         this.#timers.delete(handle);
         resolve();
-      }, ms);
+      });
       const handle = {
         cancel: () => {
-          clearTimeout(timer);
+          timer.cancel();
           resolve();
         },
       };

@@ -78,11 +78,8 @@ describe('FaultInjector', () => {
     stream.close();
   });
 
-  it('delays matching responses by the configured latency', async () => {
-    env.server!.faults.setLatency(150, { path: cms });
-    const started = performance.now();
-    await call(env, 'GET', cms);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+  // The delay itself is measured on a FakeClock in src/server/server.test.ts.
+  it('lets requests through again once the latency is removed', async () => {
     // A latency far beyond the test timeout: removing it must let the request through.
     env.server!.faults.setLatency(600_000, { path: cms });
     env.server!.faults.setLatency(0, { path: cms });
