@@ -1,0 +1,45 @@
+// Checks that every built @lasso package loads through require() (Node >= 20.19 loads ESM that way)
+// and through import, and that both give the same module: ESM-only must not strand CommonJS users.
+const { readdirSync, readFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { join } = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+const root = join(__dirname, '..', '..');
+const packages = readdirSync(join(root, 'packages'))
+  .map((dir) => {
+    const manifestPath = join(root, 'packages', dir, 'package.json');
+    // A package may require itself by name through its own exports map (self-reference).
+    return {
+      ...JSON.parse(readFileSync(manifestPath, 'utf8')),
+      selfRequire: createRequire(manifestPath),
+    };
+  })
+  .filter((manifest) => manifest.name.startsWith('@lasso/'));
+
+async function main() {
+  const problems = [];
+  for (const { name, exports, selfRequire } of packages) {
+    for (const subpath of Object.keys(exports).filter((key) => key !== './package.json')) {
+      const specifier = subpath === '.' ? name : `${name}/${subpath.slice(2)}`;
+      try {
+        const required = selfRequire(specifier);
+        const imported = await import(pathToFileURL(selfRequire.resolve(specifier)).href);
+        const names = Object.keys(required).sort();
+        if (names.length === 0) problems.push(`${specifier}: require() gave no exports`);
+        if (names.join() !== Object.keys(imported).sort().join()) {
+          problems.push(`${specifier}: require() and import give different exports`);
+        }
+      } catch (error) {
+        problems.push(`${specifier}: ${error.message}`);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    console.error(`smoke-require failed:\n  ${problems.join('\n  ')}`);
+    process.exit(1);
+  }
+  console.log(`smoke-require passed (${packages.length} packages)`);
+}
+
+main();
