@@ -42,4 +42,7 @@ async function main() {
   console.log(`smoke-require passed (${packages.length} packages)`);
 }
 
-main();
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
