@@ -113,6 +113,77 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * ValidateListOptions of k8s.io/apimachinery's internalversion/validation: resourceVersionMatch and
+ * sendInitialEvents combinations kube-apiserver refuses with 422 Invalid ListOptions.meta.k8s.io.
+ */
+function validateListOptions(query: URLSearchParams, watch: boolean): void {
+  const match = query.get('resourceVersionMatch') ?? '';
+  const rv = query.get('resourceVersion') ?? '';
+  const hasContinue = (query.get('continue') ?? '') !== '';
+  const initialEvents = query.get('sendInitialEvents');
+  const causes: Array<{ type: string; message: string; field: string }> = [];
+  const forbidden = (field: string, detail: string): void => {
+    causes.push({ type: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field });
+  };
+  const notSupported = (supported: string[]): void => {
+    causes.push({
+      type: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(match)}: supported values: ${supported.map((value) => JSON.stringify(value)).join(', ')}`,
+      field: 'resourceVersionMatch',
+    });
+  };
+  if (watch) {
+    if (initialEvents !== null && match !== 'NotOlderThan') {
+      forbidden(
+        'resourceVersionMatch',
+        'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      );
+    }
+    if (match !== '') {
+      if (initialEvents === null) {
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        );
+      }
+      if (match !== 'NotOlderThan') notSupported(['NotOlderThan']);
+      if (hasContinue) {
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden when continue is provided',
+        );
+      }
+    }
+  } else {
+    if (match !== '') {
+      if (rv === '') {
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden unless resourceVersion is provided',
+        );
+      }
+      if (hasContinue) {
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch is forbidden when continue is provided',
+        );
+      }
+      if (match !== 'Exact' && match !== 'NotOlderThan')
+        notSupported(['Exact', 'NotOlderThan', '']);
+      if (match === 'Exact' && rv === '0') {
+        forbidden(
+          'resourceVersionMatch',
+          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+        );
+      }
+    }
+    if (initialEvents !== null)
+      forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list');
+  }
+  if (causes.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', causes);
+}
+
 function parseJsonBody(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
@@ -1233,18 +1304,20 @@ export class ApiCore {
       throw badRequest(`invalid limit: ${String(limitText)}`);
     }
     const continueToken = query.get('continue') ?? '';
+    validateListOptions(query, false);
     let atRv: number | undefined;
     let start: string | undefined;
     if (continueToken !== '') {
       const decoded = decodeContinue(continueToken);
+      const rvText = query.get('resourceVersion') ?? '';
+      if (rvText !== '' && rvText !== '0') {
+        throw badRequest('specifying resource version is not allowed when using continue');
+      }
       atRv = decoded.rv;
       start = decoded.start;
     } else {
       const rvText = query.get('resourceVersion') ?? '';
       const match = query.get('resourceVersionMatch') ?? '';
-      if (match !== '' && match !== 'Exact' && match !== 'NotOlderThan') {
-        throw badRequest(`invalid resourceVersionMatch: ${match}`);
-      }
       if (rvText !== '' && !/^\d+$/.test(rvText)) {
         throw badRequest(`invalid resource version "${rvText}"`);
       }
@@ -1301,6 +1374,7 @@ export class ApiCore {
     name: string | undefined,
   ): WatchPlan {
     const selectors = this.#selectors(info, query, name);
+    validateListOptions(query, true);
     const rvText = query.get('resourceVersion') ?? '';
     if (rvText !== '' && !/^\d+$/.test(rvText)) {
       throw badRequest(`invalid resource version "${rvText}"`);

@@ -47,6 +47,11 @@ export function failure(
     const { group: _group, ...rest } = details;
     details = rest;
   }
+  if (details?.name === '') {
+    // ... and an empty name (NewInvalid for ListOptions or DeleteOptions).
+    const { name: _name, ...rest } = details;
+    details = rest;
+  }
   const body: StatusBody = {
     kind: 'Status',
     apiVersion: 'v1',

@@ -184,5 +184,83 @@ describe('list pagination', () => {
     expect(reply.body.message).toMatch(
       /^The provided continue parameter is too old to display a consistent list result\./,
     );
+    // The Status carries an inconsistent continue token that resumes after the first page.
+    expect(reply.body.metadata.continue).toEqual(expect.any(String));
+    const resumed = await call(
+      env,
+      'GET',
+      `${cms}?limit=500&continue=${encodeURIComponent(reply.body.metadata.continue)}`,
+    );
+    expect(resumed.status).toBe(200);
+    const firstName = first.body.items[0].metadata.name;
+    const all = await call(env, 'GET', cms);
+    expect(names(resumed)).toEqual(names(all).filter((name: string) => name > firstName));
+  });
+
+  it('answers 400 BadRequest for a continue token with a resourceVersion', async () => {
+    const first = await call(env, 'GET', `${cms}?limit=1`);
+    const token = encodeURIComponent(first.body.metadata.continue);
+    const reply = await call(env, 'GET', `${cms}?limit=1&continue=${token}&resourceVersion=1`);
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({
+      reason: 'BadRequest',
+      message: 'specifying resource version is not allowed when using continue',
+    });
+  });
+});
+
+describe('list resourceVersion semantics', () => {
+  it('lists the state at exactly the given resourceVersion with resourceVersionMatch=Exact', async () => {
+    const label = unique('exact');
+    const before = await call(env, 'POST', cms, {
+      body: configMap(`${label}-a`, {}, { w: label }),
+    });
+    await call(env, 'POST', cms, { body: configMap(`${label}-b`, {}, { w: label }) });
+    const rv = before.body.metadata.resourceVersion;
+    const reply = await call(
+      env,
+      'GET',
+      `${cms}?labelSelector=w%3D${label}&resourceVersion=${rv}&resourceVersionMatch=Exact`,
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.metadata.resourceVersion).toBe(rv);
+    expect(names(reply)).toEqual([`${label}-a`]);
+  });
+
+  it.for([
+    [
+      'resourceVersionMatch=Exact',
+      'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+    ],
+    [
+      'resourceVersionMatch=Exact&resourceVersion=0',
+      'resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+    ],
+    ['resourceVersionMatch=Sometimes&resourceVersion=1', 'Unsupported value: "Sometimes"'],
+  ])('answers 422 Invalid ListOptions for %s', async ([query, message]) => {
+    const reply = await call(env, 'GET', `${cms}?${query}`);
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Invalid',
+      code: 422,
+      details: { group: 'meta.k8s.io', kind: 'ListOptions' },
+    });
+    expect(reply.body.message).toMatch(/^ListOptions\.meta\.k8s\.io "" is invalid: /);
+    expect(reply.body.message).toContain(message);
+    expect(reply.body.details.name).toBeUndefined();
+  });
+
+  it('answers 422 Invalid ListOptions for a watch with resourceVersionMatch but no sendInitialEvents', async () => {
+    const reply = await call(
+      env,
+      'GET',
+      `${cms}?watch=1&resourceVersion=0&resourceVersionMatch=NotOlderThan`,
+    );
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({ reason: 'Invalid', details: { kind: 'ListOptions' } });
+    expect(reply.body.message).toContain(
+      'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+    );
   });
 });
