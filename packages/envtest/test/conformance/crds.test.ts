@@ -250,6 +250,54 @@ describe('CRD variants', () => {
     expect(live.body.metadata.generation).toBe(2);
   });
 
+  it('keeps status and bumps generation for any non-metadata change without a status subresource', async () => {
+    await installAndAwait(crd({ group, plural: 'plains', kind: 'Plain', status: false }));
+    const path = `/apis/${group}/v1/namespaces/${ns}/plains`;
+    const created = await call(env, 'POST', path, {
+      body: {
+        apiVersion: `${group}/v1`,
+        kind: 'Plain',
+        metadata: { name: 'p1' },
+        spec: { replicas: 1 },
+        status: { ready: false },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.status).toEqual({ ready: false });
+    expect(created.body.metadata.generation).toBe(1);
+
+    const statusChange = structuredClone(created.body);
+    statusChange.status = { ready: true };
+    const afterStatus = await call(env, 'PUT', `${path}/p1`, { body: statusChange });
+    expect(afterStatus.status).toBe(200);
+    expect(afterStatus.body.status).toEqual({ ready: true });
+    expect(afterStatus.body.metadata.generation).toBe(2);
+
+    const labelChange = structuredClone(afterStatus.body);
+    labelChange.metadata.labels = { only: 'metadata' };
+    const afterLabels = await call(env, 'PUT', `${path}/p1`, { body: labelChange });
+    expect(afterLabels.status).toBe(200);
+    expect(afterLabels.body.metadata.generation).toBe(2);
+
+    const subresource = await call(env, 'PUT', `${path}/p1/status`, { body: afterLabels.body });
+    expect(subresource.status).toBe(404);
+    expect(subresource.body).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
+  });
+
+  it('ignores metadata changes other than managedFields on /status of a custom resource', async () => {
+    const path = `/apis/${group}/v1/namespaces/${ns}/widgets`;
+    const created = await call(env, 'POST', path, { body: widget('w-status-meta') });
+    const body = structuredClone(created.body);
+    body.metadata.labels = { sneaky: 'label' };
+    body.metadata.annotations = { sneaky: 'annotation' };
+    body.status = { ready: true };
+    const reply = await call(env, 'PUT', `${path}/w-status-meta/status`, { body });
+    expect(reply.status).toBe(200);
+    expect(reply.body.status).toEqual({ ready: true });
+    expect(reply.body.metadata.labels).toBeUndefined();
+    expect(reply.body.metadata.annotations).toBeUndefined();
+  });
+
   it('serves a cluster-scoped resource without a namespace', async () => {
     await installAndAwait(
       crd({ group, plural: 'clusterthings', kind: 'ClusterThing', scope: 'Cluster' }),
