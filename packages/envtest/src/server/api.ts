@@ -887,9 +887,6 @@ export class ApiCore {
         nextMeta.generation = Number(existingMeta.generation ?? 0) + 1;
       }
     }
-    if (options.subresource === 'status' && !info.builtin && info.generation) {
-      // A status write never bumps generation; metadata stays as stored.
-    }
     next.apiVersion = existing.apiVersion;
     next.kind = existing.kind;
     const tracked =
@@ -900,11 +897,19 @@ export class ApiCore {
         subresource: options.subresource,
         info,
       });
+    // A write that changes nothing but managedFields timestamps is a no-op (kube-apiserver's
+    // IgnoreManagedFieldsTimestampsTransformer); a change of ownership is a real write.
     const comparable = (object: KubeObject): string => {
       const copy = structuredClone(object);
       const meta = metaOf(copy);
       delete meta.resourceVersion;
-      delete meta.managedFields;
+      if (Array.isArray(meta.managedFields)) {
+        meta.managedFields = meta.managedFields.map((entry: unknown) => {
+          if (!isRecord(entry)) return entry;
+          const { time: _time, ...rest } = entry;
+          return rest;
+        });
+      }
       return canonical(copy);
     };
     const key = storageKey(info);

@@ -179,6 +179,60 @@ describe('server-side apply', () => {
     expect(shrink.body.data).toEqual({ b: '2' });
   });
 
+  it('words the conflict as kube-apiserver does and moves ownership on force', async () => {
+    await apply('ssa-force', 'alpha', { key: 'one', other: 'x' });
+    const conflict = await apply('ssa-force', 'beta', { key: 'two' });
+    expect(conflict.body.message).toBe(
+      'Apply failed with 1 conflict: conflict with "alpha": .data.key',
+    );
+    expect(conflict.body.details.causes).toEqual([
+      { reason: 'FieldManagerConflict', message: 'conflict with "alpha"', field: '.data.key' },
+    ]);
+    const forced = await apply('ssa-force', 'beta', { key: 'two' }, true);
+    const entries = forced.body.metadata.managedFields;
+    const beta = entries.find((entry: any) => entry.manager === 'beta');
+    const alpha = entries.find((entry: any) => entry.manager === 'alpha');
+    expect(beta.fieldsV1).toEqual({ 'f:data': { 'f:key': {} } });
+    expect(alpha.fieldsV1['f:data']).toEqual({ 'f:other': {} });
+  });
+
+  it('shares ownership without a conflict when two managers apply the same value', async () => {
+    await apply('ssa-same', 'alpha', { key: 'one' });
+    const same = await apply('ssa-same', 'beta', { key: 'one' });
+    expect(same.status).toBe(200);
+    const owners = same.body.metadata.managedFields
+      .filter((entry: any) => entry.fieldsV1?.['f:data']?.['f:key'] !== undefined)
+      .map((entry: any) => entry.manager)
+      .sort();
+    expect(owners).toEqual(['alpha', 'beta']);
+    // Applying the same configuration again changes nothing, not even managedFields times.
+    const again = await apply('ssa-same', 'beta', { key: 'one' });
+    expect(again.status).toBe(200);
+    expect(again.body.metadata.resourceVersion).toBe(same.body.metadata.resourceVersion);
+    expect(again.body.metadata.managedFields).toEqual(same.body.metadata.managedFields);
+  });
+
+  it('records an Update manager that takes fields from the applier, who then conflicts', async () => {
+    const applied = await apply('ssa-update', 'alpha', { key: 'one' });
+    const body = structuredClone(applied.body);
+    body.data.key = 'edited';
+    const updated = await call(env, 'PUT', `${cms}/ssa-update?fieldManager=editor`, { body });
+    expect(updated.status).toBe(200);
+    const editor = updated.body.metadata.managedFields.find(
+      (entry: any) => entry.manager === 'editor',
+    );
+    expect(editor).toMatchObject({ operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1' });
+    expect(editor.fieldsV1).toEqual({ 'f:data': { 'f:key': {} } });
+    expect(
+      updated.body.metadata.managedFields.some(
+        (entry: any) => entry.manager === 'alpha' && entry.fieldsV1?.['f:data']?.['f:key'],
+      ),
+    ).toBe(false);
+    const again = await apply('ssa-update', 'alpha', { key: 'one' });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toContain('conflict with "editor" using v1');
+  });
+
   it('answers 422 Invalid without a fieldManager', async () => {
     const reply = await call(env, 'PATCH', `${cms}/ssa-nomanager`, {
       body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa-nomanager' } },
