@@ -307,10 +307,29 @@ describe('delete', () => {
       await call(env, 'POST', cms, { body: configMap(name, {}, { sweep: label }) });
     }
     await call(env, 'POST', cms, { body: configMap('sweep-keep', {}, { sweep: 'other' }) });
+    const held = configMap('sweep-held', {}, { sweep: label });
+    held.metadata.finalizers = ['example.com/hold'];
+    await call(env, 'POST', cms, { body: held });
     const reply = await call(env, 'DELETE', `${cms}?labelSelector=sweep%3D${label}`);
     expect(reply.status).toBe(200);
+    // The answer is the list of what was deleted (or marked for deletion).
+    expect(reply.body.kind).toBe('ConfigMapList');
+    expect(reply.body.items.map((item: any) => item.metadata.name).sort()).toEqual([
+      'sweep-a',
+      'sweep-b',
+      'sweep-held',
+    ]);
     const left = await call(env, 'GET', `${cms}?labelSelector=sweep`);
-    expect(left.body.items.map((item: any) => item.metadata.name)).toEqual(['sweep-keep']);
+    expect(left.body.items.map((item: any) => item.metadata.name)).toEqual([
+      'sweep-held',
+      'sweep-keep',
+    ]);
+    const marked = left.body.items.find((item: any) => item.metadata.name === 'sweep-held');
+    expect(marked.metadata.deletionTimestamp).toEqual(expect.any(String));
+    const release = structuredClone(marked);
+    release.metadata.finalizers = [];
+    expect((await call(env, 'PUT', `${cms}/sweep-held`, { body: release })).status).toBe(200);
+    expect((await call(env, 'GET', `${cms}/sweep-held`)).status).toBe(404);
   });
 });
 
