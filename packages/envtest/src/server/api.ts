@@ -1134,7 +1134,8 @@ export class ApiCore {
         `json: cannot unmarshal ${jsonType(options.preconditions)} into Go struct field DeleteOptions.preconditions of type v1.Preconditions`,
       );
     }
-    const propagation = query.get('propagationPolicy');
+    // kube-apiserver reads DeleteOptions from the body when there is one, else from the query.
+    const propagation = request.body.length > 0 ? null : query.get('propagationPolicy');
     if (propagation !== null) options.propagationPolicy = propagation;
     const policy = options.propagationPolicy;
     if (

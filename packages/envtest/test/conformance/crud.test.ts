@@ -301,6 +301,22 @@ describe('delete', () => {
     expect(right.status).toBe(200);
   });
 
+  it('reads DeleteOptions from the body when there is one, from the query otherwise', async () => {
+    await call(env, 'POST', cms, { body: configMap('opts-query') });
+    const fromQuery = await call(env, 'DELETE', `${cms}/opts-query?propagationPolicy=Sideways`);
+    expect(fromQuery.status).toBe(422);
+    expect(fromQuery.body).toMatchObject({
+      reason: 'Invalid',
+      details: { group: 'meta.k8s.io', kind: 'DeleteOptions' },
+    });
+    expect(fromQuery.body.message).toContain('Unsupported value: "Sideways"');
+    const fromBody = await call(env, 'DELETE', `${cms}/opts-query?propagationPolicy=Sideways`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' },
+    });
+    expect(fromBody.status).toBe(200);
+    expect((await call(env, 'GET', `${cms}/opts-query`)).status).toBe(404);
+  });
+
   it('deletes every matching object with deletecollection', async () => {
     const label = unique('sweep');
     for (const name of ['sweep-a', 'sweep-b']) {
