@@ -44,6 +44,7 @@ import {
   notFound,
   pathNotFound,
   StatusError,
+  tooLargeResourceVersion,
   unsupportedMediaType,
 } from './status.ts';
 import { CompactedError, type HistoryEvent, type KubeObject, type Store } from './storage.ts';
@@ -422,6 +423,7 @@ export class ApiCore {
     const scope = info.namespaced ? (namespace ?? undefined) : undefined;
     switch (verb) {
       case 'get': {
+        this.#requireReached(query.get('resourceVersion') ?? '');
         const object = this.#mustGet(info, scope ?? '', name!);
         const body =
           subresource === 'scale' ? this.#toScale(info, object) : this.#toVersion(info, object);
@@ -1293,6 +1295,17 @@ export class ApiCore {
 
   // ---- list ----
 
+  /**
+   * A not-older-than read at a resourceVersion this server has not reached. kube-apiserver's watch
+   * cache waits up to 3 s for it and then answers 504; a single in-process store never catches up,
+   * so this answers at once.
+   */
+  #requireReached(rvText: string): void {
+    if (!/^\d+$/.test(rvText)) return;
+    const current = Number(this.#store.currentRv());
+    if (Number(rvText) > current) throw tooLargeResourceVersion(Number(rvText), current);
+  }
+
   #stripListItem(info: ResourceInfo, object: KubeObject): KubeObject {
     // Typed lists of built-in kinds carry no kind/apiVersion per item; custom resource lists do.
     if (info.builtin) {
@@ -1328,6 +1341,7 @@ export class ApiCore {
         throw badRequest(`invalid resource version "${rvText}"`);
       }
       if (match === 'Exact') atRv = Number(rvText);
+      else this.#requireReached(rvText);
     }
     const key = storageKey(info);
     let objects: KubeObject[];

@@ -256,6 +256,25 @@ export function entityTooLarge(limit: number): StatusError {
   );
 }
 
+/**
+ * 504 Timeout for a read at a resourceVersion the server has not reached
+ * (storage.NewTooLargeResourceVersionError, retry after 1 s).
+ */
+export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+  return new StatusError(
+    failure(
+      504,
+      'Timeout',
+      `Timeout: Too large resource version: ${requested}, current: ${current}`,
+      {
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: 1,
+      },
+    ),
+    { 'Retry-After': '1' },
+  );
+}
+
 /** 500 InternalError. */
 export function internalError(message: string): StatusError {
   return new StatusError(

@@ -251,6 +251,31 @@ describe('list resourceVersion semantics', () => {
     expect(reply.body.details.name).toBeUndefined();
   });
 
+  it('answers 504 Timeout with a ResourceVersionTooLarge cause for a resourceVersion not reached yet', async () => {
+    const list = await call(env, 'GET', cms);
+    const future = Number(list.body.metadata.resourceVersion) + 1_000_000;
+    for (const path of [
+      `${cms}?resourceVersion=${future}`,
+      `${cms}/sel-a?resourceVersion=${future}`,
+    ]) {
+      const reply = await call(env, 'GET', path);
+      expect(reply.status).toBe(504);
+      expect(reply.headers['retry-after']).toBe('1');
+      expect(reply.body).toMatchObject({
+        kind: 'Status',
+        reason: 'Timeout',
+        code: 504,
+        details: {
+          causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+          retryAfterSeconds: 1,
+        },
+      });
+      expect(reply.body.message).toMatch(
+        new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`),
+      );
+    }
+  });
+
   it('answers 422 Invalid ListOptions for a watch with resourceVersionMatch but no sendInitialEvents', async () => {
     const reply = await call(
       env,
