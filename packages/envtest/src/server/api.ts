@@ -1576,6 +1576,6 @@ function decodeContinue(token: string): { rv: number; start: string } {
     // fall through to the Status kube-apiserver sends for any undecodable token
   }
   throw badRequest(
-    'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
   );
 }

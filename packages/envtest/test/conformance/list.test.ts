@@ -164,6 +164,7 @@ describe('list pagination', () => {
     const reply = await call(env, 'GET', `${cms}?limit=1&continue=not-a-token`);
     expect(reply.status).toBe(400);
     expect(reply.body.reason).toBe('BadRequest');
+    expect(reply.body.message).toMatch(/^invalid continue token: continue key is not valid: /);
   });
 
   it('answers 410 Expired for a continue token older than the retained history', async ({
