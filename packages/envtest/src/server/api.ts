@@ -1340,8 +1340,9 @@ export class ApiCore {
       if (rvText !== '' && !/^\d+$/.test(rvText)) {
         throw badRequest(`invalid resource version "${rvText}"`);
       }
+      // An Exact list past the newest revision fails on etcd too; never label old state with it.
+      this.#requireReached(rvText);
       if (match === 'Exact') atRv = Number(rvText);
-      else this.#requireReached(rvText);
     }
     const key = storageKey(info);
     let objects: KubeObject[];

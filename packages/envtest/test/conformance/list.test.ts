@@ -228,6 +228,18 @@ describe('list resourceVersion semantics', () => {
     expect(names(reply)).toEqual([`${label}-a`]);
   });
 
+  it('never answers an Exact list past the newest resourceVersion with data', async () => {
+    const list = await call(env, 'GET', cms);
+    const future = Number(list.body.metadata.resourceVersion) + 1_000_000;
+    const reply = await call(
+      env,
+      'GET',
+      `${cms}?resourceVersion=${future}&resourceVersionMatch=Exact`,
+    );
+    expect(reply.status).toBeGreaterThanOrEqual(500);
+    expect(reply.body).toMatchObject({ kind: 'Status', status: 'Failure' });
+  });
+
   it.for([
     [
       'resourceVersionMatch=Exact',
