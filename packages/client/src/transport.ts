@@ -328,7 +328,13 @@ function createDispatcher(config: RestConfig, tls: TlsConfig | undefined): Dispa
   // Our own clock-driven timeouts replace undici's real-time ones (a quiet watch is not an error).
   const common = { keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0, allowH2: false };
   if (config.proxyUrl !== undefined) {
-    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, ...common });
+    // As client-go (Go's http.Transport), the cluster's CA and insecure-skip-tls-verify also govern
+    // an https proxy's certificate; the client certificate and tls-server-name are for the server only.
+    const proxyTls = {
+      ...(tls?.caPem !== undefined ? { ca: tls.caPem } : {}),
+      rejectUnauthorized: tls?.insecureSkipTLSVerify !== true,
+    };
+    return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, proxyTls, ...common });
   }
   return new Agent({ connect, ...common });
 }
