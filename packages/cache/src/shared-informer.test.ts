@@ -148,6 +148,68 @@ describe('SharedIndexInformer', () => {
     await t.stop();
   });
 
+  it('delivers every watched update even when the resourceVersion is absent or unchanged', async () => {
+    const t = setup(['a']);
+    const seen: Seen = [];
+    t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    const watch = await t.fake.nextWatch();
+    // Objects of some aggregated APIs carry no resourceVersion; a MODIFIED event is never a resync.
+    watch.push({
+      type: 'ADDED',
+      object: { metadata: { namespace: 'ns', name: 'x' }, data: { v: '1' } },
+    });
+    watch.push({
+      type: 'MODIFIED',
+      object: { metadata: { namespace: 'ns', name: 'x' }, data: { v: '2' } },
+    });
+    watch.push({ type: 'MODIFIED', object: cm('a', { v: '3' }) });
+    await t.settle();
+    const a = t.informer.getStore().getByKey('ns/a');
+    watch.push({
+      type: 'MODIFIED',
+      object: { ...cm('a', { v: '4' }), metadata: { ...a?.metadata } },
+    });
+    await t.settle();
+    expect(seen).toEqual([
+      'add:a:initial',
+      'add:x',
+      'update:x:undefined->undefined',
+      'update:a:2->undefined',
+      `update:a:undefined->${a?.metadata?.resourceVersion}`,
+    ]);
+    expect(t.informer.getStore().getByKey('ns/x')?.data).toEqual({ v: '2' });
+    await t.stop();
+  });
+
+  it('reports a throwing transform, relists and keeps running', async () => {
+    const t = setup(['a']);
+    const seen: Seen = [];
+    const errors: string[] = [];
+    let failing = false;
+    t.informer.setTransform((object) => {
+      if (failing && object.metadata?.name === 'bad') throw new Error('transform failed');
+      return object;
+    });
+    t.informer.setWatchErrorHandler((error) => errors.push(`${error.phase}:${error.willRelist}`));
+    t.informer.addEventHandler(recorder(seen));
+    void t.start();
+    await t.fake.nextWatch();
+    failing = true;
+    t.fake.create(cm('bad'));
+    await t.settle();
+    expect(errors).toEqual(['event:true']);
+    expect(t.informer.isStopped()).toBe(false);
+    failing = false;
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    await t.settle();
+    expect(t.fake.listCalls).toHaveLength(2);
+    expect(seen).toEqual(['add:a:initial', 'add:bad']);
+    expect(t.informer.getStore().listKeys().sort()).toEqual(['ns/a', 'ns/bad']);
+    await t.stop();
+  });
+
   it('gives a handler added after start synthetic adds for what is stored', async () => {
     const t = setup(['a', 'b']);
     void t.start();

@@ -416,9 +416,11 @@ class SharedInformer<T extends KubeObject> implements SharedIndexInformer<T> {
       const old = this.#indexer.getByKey(popped.key);
       if (old !== undefined) {
         this.#indexer.update(object);
-        // An unchanged resourceVersion (resync, or a relist of an unchanged object) is a sync: it goes only
-        // to handlers whose resync is due.
-        const isSync = resourceVersionOf(old) === resourceVersionOf(object);
+        // A resync, or a relist of an unchanged object, is a sync: it goes only to handlers whose resync is
+        // due. Watch events never are, even when the resourceVersion is absent or repeated (client-go).
+        const isSync =
+          delta.type === 'Sync' ||
+          (delta.type === 'Replaced' && resourceVersionOf(old) === resourceVersionOf(object));
         this.#distribute({ type: 'update', oldObject: old, newObject: object }, isSync);
       } else {
         this.#indexer.add(object);
