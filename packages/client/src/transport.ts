@@ -148,11 +148,11 @@ export class RestTransport {
         if (text === '') return undefined as T;
         try {
           return JSON.parse(text) as T;
-        } catch (error) {
+        } catch {
+          // No cause: JSON.parse's message quotes the body, which may hold Secret data.
           throw new LassoError(
             'LASSO_API_ERROR',
             `${request.method} ${request.path}: the server answered ${response.statusCode} with a body that is not JSON`,
-            { cause: error },
           );
         }
       }

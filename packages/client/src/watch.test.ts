@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { isLassoError } from '@lasso/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -116,6 +117,7 @@ describe('decodeWatchEvent', () => {
 
   it.for([
     { name: 'not JSON', line: '{"type":"ADDED","object":{"data":"s3cret"' },
+    { name: 'not JSON near its start', line: '{"s3cret": s3cret}' },
     { name: 'no type', line: '{"object":{}}' },
     { name: 'no object', line: '{"type":"ADDED"}' },
     { name: 'an unknown type', line: '{"type":"EXPLODED","object":{}}' },
@@ -129,5 +131,7 @@ describe('decodeWatchEvent', () => {
     }
     expect(isLassoError(thrown, 'LASSO_WATCH_DECODE')).toBe(true);
     expect((thrown as Error).message).not.toContain('s3cret');
+    // JSON.parse quotes the text around the fault: its SyntaxError must not ride along as cause.
+    expect(inspect(thrown, { depth: Number.POSITIVE_INFINITY })).not.toContain('s3cret');
   });
 });

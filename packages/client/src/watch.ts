@@ -56,11 +56,11 @@ export function decodeWatchEvent<T extends KubeObjectLike = KubeObject>(
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
-  } catch (error) {
+  } catch {
+    // No cause: JSON.parse's message quotes the text around the fault, which may be Secret data.
     throw new LassoError(
       'LASSO_WATCH_DECODE',
       `malformed watch event: a line of ${line.length} characters is not JSON`,
-      { cause: error },
     );
   }
   const event = parsed as { type?: unknown; object?: unknown } | null;

@@ -107,13 +107,25 @@ function parseKubeConfigYaml(text: string, source: string): Record<string, unkno
   try {
     document = parseYaml(text);
   } catch (error) {
-    throw invalid(`${source}: unparsable YAML: ${errorMessage(error)}`, error);
+    // The parser's message quotes the offending source line, which may be a token or password:
+    // keep only its position and code, and no cause.
+    throw invalid(`${source}: unparsable YAML${yamlErrorPosition(error)}`);
   }
   if (document === null || document === undefined) return {};
   if (typeof document !== 'object' || Array.isArray(document)) {
     throw invalid(`${source}: a kubeconfig must be a YAML mapping`);
   }
   return document as Record<string, unknown>;
+}
+
+function yamlErrorPosition(error: unknown): string {
+  const { linePos, code } = error as {
+    linePos?: Array<{ line: number; col: number }>;
+    code?: unknown;
+  };
+  const at = linePos?.[0];
+  const where = at !== undefined ? ` at line ${at.line}, column ${at.col}` : '';
+  return `${where}${typeof code === 'string' ? ` (${code})` : ''}`;
 }
 
 function mergeKubeConfigs(

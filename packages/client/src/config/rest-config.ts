@@ -198,7 +198,8 @@ export function createRestConfig(init: RestConfig): RestConfig {
     try {
       proxy = new URL(init.proxyUrl);
     } catch {
-      throw new TypeError(`createRestConfig: proxyUrl is not a valid URL: ${init.proxyUrl}`);
+      // The URL may carry a proxy password: it is not quoted.
+      throw new TypeError('createRestConfig: proxyUrl is not a valid URL');
     }
     if (proxy.protocol !== 'http:' && proxy.protocol !== 'https:') {
       throw new TypeError(`createRestConfig: proxyUrl must be http(s), got ${proxy.protocol}`);
