@@ -400,7 +400,7 @@ describe('bad requests (seeded fuzz)', () => {
       raw('GET\r\n\r\n'),
       raw(`GET ${path} HTTP/9.9\r\n${host}\r\n`),
       raw(`GET ${path} HTTP/1.1\r\n${host}Bad Header Line\r\n\r\n`),
-      raw(`GET ${path} HTTP/1.1\r\n${host}X-Huge: ${'x'.repeat(20_000)}\r\n\r\n`),
+      raw(`GET ${path}-missing HTTP/1.1\r\n${host}X-Huge: ${'x'.repeat(20_000)}\r\n\r\n`),
       raw(
         `PUT ${path} HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"apiVersion":"v1"`,
       ),

@@ -150,10 +150,13 @@ describe('watch', () => {
 
   it('ends the response cleanly after timeoutSeconds', async () => {
     const stream = await watch(env, `${cms}?watch=1&timeoutSeconds=1&resourceVersion=0`);
+    let deadline: ReturnType<typeof setTimeout> | undefined;
     const clean = await Promise.race([
       stream.ended,
-      new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 4_000)),
-    ]);
+      new Promise<string>((resolve) => {
+        deadline = setTimeout(() => resolve('still open'), 4_000);
+      }),
+    ]).finally(() => clearTimeout(deadline));
     expect(clean).toBe(true);
   });
 
