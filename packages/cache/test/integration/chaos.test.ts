@@ -98,6 +98,8 @@ describe('createCache under faults', () => {
     };
     return {
       informer,
+      fast,
+      slow,
       errors,
       counter,
       converged,
@@ -176,6 +178,21 @@ describe('createCache under faults', () => {
       expect(subject.counter('lasso_reflector_restarts_total')).toBeGreaterThan(0);
       expect(subject.counter('lasso_reflector_relists_total')).toBeGreaterThan(0);
       expect(subject.informer.getStore().size()).toBe(final.size);
+
+      // Without faults every change must arrive through the watch (a relist would hide a lost event).
+      const relists = subject.counter('lasso_reflector_relists_total');
+      const present = [...final.keys()].map((key) => key.split('/')[1] as string);
+      const absent = names.filter((name) => !final.has(`${namespace}/${name}`));
+      for (const name of present.slice(0, 6)) await cluster.configMaps.delete(namespace, name);
+      for (const name of present.slice(6, 12))
+        await cluster.configMaps.update(namespace, configMap(name, 'calm'));
+      for (const name of absent.slice(0, 6))
+        await cluster.configMaps.create(namespace, configMap(name, 'calm'));
+      const calm = await subject.converged();
+      expect(calm.size).toBe(final.size - Math.min(6, present.length) + Math.min(6, absent.length));
+      expect(subject.counter('lasso_reflector_relists_total')).toBe(relists);
+      expect(subject.fast.violations).toEqual([]);
+      expect(subject.slow.violations).toEqual([]);
       expect(unhandled).toEqual([]);
     } finally {
       await subject.stop();
@@ -213,6 +230,8 @@ describe('createCache under faults', () => {
         subject.errors.some((error) => isLassoError(error.cause, 'LASSO_CONNECTION_FAILED')),
       ).toBe(true);
       expect(subject.informer.isStopped()).toBe(false);
+      expect(subject.fast.violations).toEqual([]);
+      expect(subject.slow.violations).toEqual([]);
       expect(unhandled).toEqual([]);
     } finally {
       await subject.stop();

@@ -101,6 +101,11 @@ export function sameState(a: Map<string, string>, b: Map<string, string>): boole
  */
 export class StateRecorder {
   readonly state = new Map<string, string>();
+  /**
+   * Callbacks that contradict what this handler saw before: an add of a key it has, an update whose old
+   * object is not the state it last saw, a delete of a key it does not have.
+   */
+  readonly violations: string[] = [];
   events = 0;
   readonly #waiters = new Set<() => void>();
 
@@ -110,15 +115,24 @@ export class StateRecorder {
       : () => undefined;
     return {
       onAdd: (object) => {
+        const key = metaNamespaceKeyFunc(object);
+        if (this.state.has(key)) this.violations.push(`add of ${key}, already seen`);
         this.#set(object);
         return settle();
       },
-      onUpdate: (_old, object) => {
+      onUpdate: (old, object) => {
+        const key = metaNamespaceKeyFunc(object);
+        const seen = this.state.get(key);
+        const oldVersion = old.metadata?.resourceVersion ?? '';
+        if (seen !== oldVersion) {
+          this.violations.push(`update of ${key} from ${oldVersion}, last seen ${seen ?? 'none'}`);
+        }
         this.#set(object);
         return settle();
       },
       onDelete: (object) => {
         const key = isDeletedFinalStateUnknown(object) ? object.key : metaNamespaceKeyFunc(object);
+        if (!this.state.has(key)) this.violations.push(`delete of ${key}, never seen`);
         this.state.delete(key);
         this.#changed();
         return settle();
