@@ -381,6 +381,27 @@ describe('Client.watch()', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('does not count the time the consumer holds an event as inactivity', async () => {
+    const clock = new EventClock();
+    let write: ((text: string) => void) | undefined;
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      write = (text) => response.write(text);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const iterator = configMaps(server, { clock })
+      .watch('d', { inactivityTimeoutMs: 1000 })
+      [Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.object.metadata?.name).toBe('a');
+    // A slow handler: 5 s pass before the consumer asks for the next event.
+    await clock.advance(5000);
+    write?.(event('MODIFIED', 'a', '2'));
+    expect((await iterator.next()).value?.type).toBe('MODIFIED');
+    await iterator.return?.();
+    await server.closed[0];
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   it('throws LASSO_CONNECTION_FAILED with undici error as cause when the connection is cut', async () => {
     server = await startLoopback((_request, response, raw) => {
       response.writeHead(200);

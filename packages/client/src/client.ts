@@ -375,10 +375,14 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     const combined = anySignal([options.signal, stop.signal]);
     const clock = this.#clock;
     let last = clock.monotonic();
+    // True while the consumer holds an event: a slow handler is not a silent server.
+    let holding = false;
     let timer: { cancel(): void } | undefined;
     const check = (): void => {
       const idle = clock.monotonic() - last;
-      if (idle >= inactivityMs) {
+      if (holding) {
+        timer = clock.schedule(inactivityMs, check);
+      } else if (idle >= inactivityMs) {
         stop.abort(
           new TimeoutError(
             `watch ${this.gvr.resource}: no data for ${inactivityMs} ms`,
@@ -414,7 +418,13 @@ export class Client<T extends KubeObjectLike = KubeObject> {
           last = clock.monotonic();
           for (const line of decoder.push(chunk)) {
             if (line === '') continue;
-            yield this.#event(line);
+            const decoded = this.#event(line);
+            holding = true;
+            try {
+              yield decoded;
+            } finally {
+              holding = false;
+            }
             last = clock.monotonic();
           }
         }

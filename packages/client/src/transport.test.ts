@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { isLassoError, TimeoutError } from '@lasso/core';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -245,6 +246,17 @@ describe('RestTransport', () => {
       isConflict,
     );
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('rejects a 2xx body that is not JSON without quoting the body', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"data": s3cret-payload}');
+    });
+    const t = open({}, server);
+    const error = await t.requestJson({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
+    expect(isLassoError(error, 'LASSO_API_ERROR')).toBe(true);
+    expect(inspect(error, { depth: Number.POSITIVE_INFINITY })).not.toContain('s3cret-payload');
   });
 
   it('reports a refused connection as LASSO_CONNECTION_FAILED with undici error as cause', async () => {
