@@ -357,6 +357,61 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     }
   });
 
+  it('does not throw away a refreshed exec credential when a late 401 answers the old one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lasso-exec401-'));
+    try {
+      const script = join(dir, 'plugin.cjs');
+      await writeFile(
+        script,
+        `const fs = require('node:fs');
+fs.appendFileSync(${JSON.stringify(join(dir, 'runs'))}, 'x');
+const n = fs.readFileSync(${JSON.stringify(join(dir, 'runs'))}, 'utf8').length;
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'token-' + n } }));`,
+      );
+      // Two requests go out with token-1. The first is refused at once; the second's 401 is held
+      // back until the refreshed token-2 has been accepted, as a slow server would answer it.
+      let heldBack: (() => void) | undefined;
+      let refusedFirst = false;
+      server = await startLoopback((request, response) => {
+        if (request.headers.authorization === 'Bearer token-1') {
+          const refuse = () => json(response, 401, status(401, 'Unauthorized', 'Unauthorized'));
+          if (!refusedFirst) {
+            refusedFirst = true;
+            refuse();
+          } else {
+            heldBack = refuse;
+          }
+          return;
+        }
+        json(response, 200, { ok: 1 });
+        heldBack?.();
+        heldBack = undefined;
+      });
+      const t = open(
+        {
+          auth: {
+            type: 'exec',
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command: process.execPath,
+              args: [script],
+            },
+          },
+        },
+        server,
+      );
+      await t.execProvider?.credential();
+      const results = await Promise.all([
+        t.requestJson({ method: 'GET', path: '/a' }),
+        t.requestJson({ method: 'GET', path: '/b' }),
+      ]);
+      expect(results).toEqual([{ ok: 1 }, { ok: 1 }]);
+      expect(t.execProvider?.runs).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('limits requests with the client-side token bucket when qps is set', async () => {
     const clock = new EventClock();
     server = await startLoopback((_request, response) => json(response, 200, {}));

@@ -199,7 +199,7 @@ export class RestTransport {
     for (let attempt = 0; ; attempt++) {
       userSignal?.throwIfAborted();
       if (this.#limiter !== undefined) await this.#limiter.take({ signal: userSignal });
-      const headers = await this.#headers(request, body !== undefined);
+      const { headers, credential } = await this.#headers(request, body !== undefined);
       const timeout = timeoutMs > 0 ? timeoutSignal(this.#clock, timeoutMs) : undefined;
       // Without a timeout the caller's signal goes to undici as is: a stream's body must keep
       // listening to it after this call returned (a disposed combination would not).
@@ -226,7 +226,7 @@ export class RestTransport {
           refreshedAuth = true;
           await drain(response);
           this.#tokenFile?.invalidate();
-          this.#exec?.invalidate();
+          this.#exec?.invalidate(credential);
           this.#logger.debug('credentials refreshed after 401', { path: request.path });
           attempt--;
           continue;
@@ -270,7 +270,8 @@ export class RestTransport {
   async #headers(
     request: RestRequest,
     hasBody: boolean,
-  ): Promise<Record<string, string | string[]>> {
+  ): Promise<{ headers: Record<string, string | string[]>; credential?: ExecCredential }> {
+    let credential: ExecCredential | undefined;
     const headers: Record<string, string | string[]> = {
       accept: 'application/json',
       'user-agent': request.userAgent ?? this.#userAgent,
@@ -284,7 +285,7 @@ export class RestTransport {
     } else if (this.#tokenFile !== undefined) {
       headers.authorization = `Bearer ${await this.#tokenFile.token()}`;
     } else if (this.#exec !== undefined) {
-      const credential = await this.#exec.credential();
+      credential = await this.#exec.credential();
       this.#useExecCertificate(credential);
       if (credential.token !== undefined) headers.authorization = `Bearer ${credential.token}`;
     }
@@ -298,7 +299,7 @@ export class RestTransport {
         headers[`impersonate-extra-${encodeURIComponent(key).toLowerCase()}`] = values;
       }
     }
-    return headers;
+    return credential !== undefined ? { headers, credential } : { headers };
   }
 
   /** An exec plugin may hand out a client certificate: rebuild the Agent when it changes. */

@@ -81,8 +81,13 @@ export class ExecCredentialProvider {
     return this.#running;
   }
 
-  /** Drop the cached credential (after a 401) so the next call runs the plugin. */
-  invalidate(): void {
+  /**
+   * Drop the cached credential (after a 401) so the next call runs the plugin. With `rejected`
+   * (the credential the refused request carried), only that credential is dropped: a late 401 to
+   * an older credential keeps the one a concurrent refresh already fetched (client-go does the same).
+   */
+  invalidate(rejected?: ExecCredential): void {
+    if (rejected !== undefined && rejected !== this.#cached) return;
     this.#cached = undefined;
   }
 
