@@ -377,6 +377,26 @@ describe('SharedIndexInformer', () => {
     await t.stop();
   });
 
+  it('delivers nothing more to a handler that removes itself during delivery, and keeps the others going', async () => {
+    const t = setup(['a', 'b', 'c']);
+    const seen: Seen = [];
+    const other: Seen = [];
+    const registration = t.informer.addEventHandler({
+      onAdd: (object) => {
+        seen.push(`add:${object.metadata?.name}`);
+        registration.remove();
+      },
+    });
+    t.informer.addEventHandler(recorder(other));
+    void t.start();
+    await t.fake.nextWatch();
+    t.fake.create(cm('d'));
+    await t.settle();
+    expect(seen).toEqual(['add:a']);
+    expect(other).toEqual(['add:a:initial', 'add:b:initial', 'add:c:initial', 'add:d']);
+    await t.stop();
+  });
+
   it('waits in run for a removed handler that is still inside a callback', async () => {
     const t = setup(['a']);
     let release: () => void = () => {};

@@ -88,7 +88,11 @@ export interface SharedIndexInformer<T extends KubeObject = KubeObject> {
   getIndexer(): IndexerReader<T>;
   /** Add index functions; after start, objects already stored are indexed at once. */
   addIndexers(indexers: Indexers<T>): void;
-  /** Replace the transform applied before objects are stored (default: drop `metadata.managedFields`). Before `run` only. */
+  /**
+   * Replace the transform applied before objects are stored (default: drop `metadata.managedFields`). Before
+   * `run` only. A transform that throws fails the list (retried after backoff) or the watch event (reported
+   * with phase `event`, then a relist): the object is never stored untransformed.
+   */
   setTransform(transform: TransformFunc<T>): void;
   /** Receive every list/watch failure (they are also logged and counted). */
   setWatchErrorHandler(handler: WatchErrorHandler): void;
