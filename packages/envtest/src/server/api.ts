@@ -185,6 +185,82 @@ function validateListOptions(query: URLSearchParams, watch: boolean): void {
   if (causes.length > 0) throw invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', causes);
 }
 
+const objectMetaFields = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+const specAndStatus = ['spec', 'status'];
+/** Top-level fields of the built-in kinds, by `group/resource` (the rest: spec and status). */
+const builtinTopLevelFields: Record<string, string[]> = {
+  '/configmaps': ['data', 'binaryData', 'immutable'],
+  '/secrets': ['data', 'stringData', 'type', 'immutable'],
+  '/serviceaccounts': ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
+  '/events': [
+    'involvedObject',
+    'reason',
+    'message',
+    'source',
+    'firstTimestamp',
+    'lastTimestamp',
+    'count',
+    'type',
+    'eventTime',
+    'series',
+    'action',
+    'related',
+    'reportingComponent',
+    'reportingInstance',
+  ],
+  'events.k8s.io/events': [
+    'eventTime',
+    'series',
+    'reportingController',
+    'reportingInstance',
+    'action',
+    'reason',
+    'regarding',
+    'related',
+    'note',
+    'type',
+    'deprecatedSource',
+    'deprecatedFirstTimestamp',
+    'deprecatedLastTimestamp',
+    'deprecatedCount',
+  ],
+  'coordination.k8s.io/leases': ['spec'],
+};
+
+/**
+ * Drop top-level and ObjectMeta fields a built-in Go type does not have, as kube-apiserver's typed
+ * decoding does (fieldValidation Warn/Ignore), so what is stored matches a real server.
+ */
+function pruneBuiltinFields(info: ResourceInfo, object: KubeObject): void {
+  const known = builtinTopLevelFields[`${info.group}/${info.resource}`] ?? specAndStatus;
+  for (const key of Object.keys(object)) {
+    if (key !== 'apiVersion' && key !== 'kind' && key !== 'metadata' && !known.includes(key)) {
+      delete object[key];
+    }
+  }
+  if (isRecord(object.metadata)) {
+    for (const key of Object.keys(object.metadata)) {
+      if (!objectMetaFields.has(key)) delete object.metadata[key];
+    }
+  }
+}
+
 function parseJsonBody(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
@@ -652,7 +728,10 @@ export class ApiCore {
       causes.push(...validateCrd(object));
       return;
     }
-    if (info.builtin) return;
+    if (info.builtin) {
+      pruneBuiltinFields(info, object);
+      return;
+    }
     const crd = this.#store.get(crdKey, '', `${info.resource}.${info.group}`);
     const schema = crd === undefined ? undefined : schemaOf(crd, info.version);
     if (schema === undefined) return;
@@ -1228,7 +1307,13 @@ export class ApiCore {
       apiVersion: 'v1',
       metadata: {},
       status: 'Success',
-      details: { name, group: info.group, kind: info.resource, uid: metadata.uid },
+      // StatusDetails.group is omitempty: core resources carry no group key.
+      details: {
+        name,
+        ...(info.group === '' ? {} : { group: info.group }),
+        kind: info.resource,
+        uid: metadata.uid,
+      },
     };
   }
 

@@ -49,6 +49,30 @@ describe('create', () => {
     expect(text.body).toMatchObject({ kind: 'Status', reason: 'UnsupportedMediaType', code: 415 });
   });
 
+  it('drops fields the built-in type does not have, on create and on update', async () => {
+    const body = configMap('unknown-fields', { a: 'b' });
+    body.spec = { replicas: 3 };
+    body.metadata.colour = 'blue';
+    const created = await call(env, 'POST', cms, { body });
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toBeUndefined();
+    expect(created.body.metadata.colour).toBeUndefined();
+    expect(created.body.data).toEqual({ a: 'b' });
+    const update = structuredClone(created.body);
+    update.extra = true;
+    update.data = { a: 'c' };
+    const updated = await call(env, 'PUT', `${cms}/unknown-fields`, { body: update });
+    expect(updated.status).toBe(200);
+    expect(updated.body.extra).toBeUndefined();
+    const stored = await call(env, 'GET', `${cms}/unknown-fields`);
+    expect(stored.body).not.toHaveProperty('spec');
+    expect(stored.body).not.toHaveProperty('extra');
+    expect(stored.body.data).toEqual({ a: 'c' });
+    const fields = JSON.stringify(stored.body.metadata.managedFields ?? []);
+    expect(fields).not.toContain('f:spec');
+    expect(fields).not.toContain('f:extra');
+  });
+
   it('answers 409 AlreadyExists when the name is taken', async () => {
     await call(env, 'POST', cms, { body: configMap('twice') });
     const reply = await call(env, 'POST', cms, { body: configMap('twice') });
@@ -217,13 +241,19 @@ describe('update', () => {
 
 describe('delete', () => {
   it('removes the object and answers a Success Status', async () => {
-    await call(env, 'POST', cms, { body: configMap('doomed') });
+    const created = await call(env, 'POST', cms, { body: configMap('doomed') });
     const reply = await call(env, 'DELETE', `${cms}/doomed`);
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
       kind: 'Status',
       status: 'Success',
       details: { name: 'doomed' },
+    });
+    // StatusDetails as kube-apiserver serializes it: kind is the resource, an empty group is omitted.
+    expect(reply.body.details).toEqual({
+      name: 'doomed',
+      kind: 'configmaps',
+      uid: created.body.metadata.uid,
     });
     expect((await call(env, 'GET', `${cms}/doomed`)).status).toBe(404);
   });
