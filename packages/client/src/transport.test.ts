@@ -165,6 +165,25 @@ describe('RestTransport', () => {
     expect(server.requests.map((r) => r.body)).toEqual(['{"a":1}', '{"a":1}', '{"a":1}']);
   });
 
+  it('reads a Retry-After HTTP date against the injected clock', async () => {
+    const clock = new EventClock(Date.UTC(2024, 0, 1));
+    let calls = 0;
+    server = await startLoopback((_request, response) => {
+      calls++;
+      if (calls === 1) {
+        json(response, 429, status(429, 'TooManyRequests', 'slow'), {
+          'retry-after': new Date(Date.UTC(2024, 0, 1, 0, 0, 5)).toUTCString(),
+        });
+      } else json(response, 200, { done: true });
+    });
+    const t = open({ clock, timeoutMs: 0 }, server);
+    const result = t.requestJson({ method: 'GET', path: '/x' });
+    await clock.untilPending();
+    expect(clock.nextTimerAt()).toBe(clock.monotonic() + 5000);
+    await clock.advance(5000);
+    await expect(result).resolves.toEqual({ done: true });
+  });
+
   it('retries a 503 only when it carries Retry-After', async () => {
     const clock = new EventClock();
     let calls = 0;

@@ -156,7 +156,7 @@ export class RestTransport {
           );
         }
       }
-      throw apiErrorFrom(request, response.statusCode, response.headers, text);
+      throw apiErrorFrom(request, response.statusCode, response.headers, text, this.#clock.now());
     });
   }
 
@@ -170,7 +170,7 @@ export class RestTransport {
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
       const text = await raceSignal(response.body.text(), signal);
-      throw apiErrorFrom(request, response.statusCode, response.headers, text);
+      throw apiErrorFrom(request, response.statusCode, response.headers, text, this.#clock.now());
     });
   }
 
@@ -231,7 +231,7 @@ export class RestTransport {
           attempt--;
           continue;
         }
-        const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after'], this.#clock.now());
         if (
           attempt < MAX_RETRIES &&
           (status === 429 || (status >= 500 && retryAfterMs !== undefined))
@@ -362,14 +362,15 @@ export function parseRetryAfter(
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 
-/** Build the ApiError of a non-2xx answer: from its Status body, or from the HTTP status. */
+/** Build the ApiError of a non-2xx answer: from its Status body, or from the HTTP status (`nowMs` dates a Retry-After HTTP date). */
 export function apiErrorFrom(
   request: Pick<RestRequest, 'method' | 'path'>,
   statusCode: number,
   headers: Record<string, string | string[] | undefined>,
   text: string,
+  nowMs = Date.now(),
 ): ApiError {
-  const retryAfterMs = parseRetryAfter(headers['retry-after']);
+  const retryAfterMs = parseRetryAfter(headers['retry-after'], nowMs);
   let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
