@@ -101,11 +101,13 @@ export class DeltaFIFO<T> {
     return this.#keyFunc(object);
   }
 
+  /** Queue an `Added` delta (a watch ADDED event). */
   add(object: T): void {
     this.#populated = true;
     this.#queueAction('Added', object);
   }
 
+  /** Queue an `Updated` delta (a watch MODIFIED event). */
   update(object: T): void {
     this.#populated = true;
     this.#queueAction('Updated', object);
@@ -235,6 +237,7 @@ export class DeltaFIFO<T> {
     this.#waiter?.();
   }
 
+  /** True once {@link close} was called. */
   isClosed(): boolean {
     return this.#closed;
   }

@@ -64,8 +64,11 @@ export interface StoreReader<T> {
 
 /** A keyed object store (client-go `Store`). */
 export interface Store<T> extends StoreReader<T> {
+  /** Store `object` under its key (replacing any object with that key). */
   add(object: T): void;
+  /** Same as {@link Store.add}: store `object` under its key. */
   update(object: T): void;
+  /** Remove the object with the key of `object`; a no-op when there is none. */
   delete(object: T): void;
   /** Replace the whole content with `list`; `resourceVersion` is the list's version. */
   replace(list: readonly T[], resourceVersion: string): void;

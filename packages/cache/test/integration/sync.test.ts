@@ -59,6 +59,7 @@ describe('createCache against the API server', () => {
       expect(pages).toBeGreaterThanOrEqual(10);
       expect(sameState(versions(informer.getStore().list()), server)).toBe(true);
       expect(sameState(recorder.state, server)).toBe(true);
+      expect(recorder.violations).toEqual([]);
       expect(
         informer
           .getStore()
@@ -103,6 +104,7 @@ describe('createCache against the API server', () => {
         'web-2 added and web-1 gone',
       );
       expect(informer.getStore().listKeys()).toEqual([`${namespace}/web-2`]);
+      expect(recorder.violations).toEqual([]);
     } finally {
       controller.abort();
       await running;
