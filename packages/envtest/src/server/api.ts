@@ -261,6 +261,21 @@ function pruneBuiltinFields(info: ResourceInfo, object: KubeObject): void {
   }
 }
 
+/**
+ * Secret.stringData is write-only: v1 -> internal conversion copies each entry into `data`
+ * (base64 on the wire), overriding `data`, and never stores stringData itself.
+ */
+function foldStringData(secret: KubeObject): void {
+  const stringData = secret.stringData;
+  delete secret.stringData;
+  if (!isRecord(stringData)) return;
+  const data = isRecord(secret.data) ? secret.data : {};
+  for (const [key, value] of Object.entries(stringData)) {
+    if (typeof value === 'string') data[key] = Buffer.from(value, 'utf8').toString('base64');
+  }
+  secret.data = data;
+}
+
 function parseJsonBody(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
@@ -730,6 +745,7 @@ export class ApiCore {
     }
     if (info.builtin) {
       pruneBuiltinFields(info, object);
+      if (info.group === '' && info.resource === 'secrets') foldStringData(object);
       return;
     }
     const crd = this.#store.get(crdKey, '', `${info.resource}.${info.group}`);

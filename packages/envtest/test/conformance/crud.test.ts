@@ -73,6 +73,33 @@ describe('create', () => {
     expect(fields).not.toContain('f:extra');
   });
 
+  it('folds Secret stringData into base64 data and never stores stringData', async () => {
+    const secrets = `/api/v1/namespaces/${ns}/secrets`;
+    const created = await call(env, 'POST', secrets, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'folded' },
+        data: { kept: 'eQ==', user: 'b2xk' },
+        stringData: { user: 'admin' },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.stringData).toBeUndefined();
+    expect(created.body.data).toEqual({ kept: 'eQ==', user: 'YWRtaW4=' });
+    const update = structuredClone(created.body);
+    update.stringData = { token: 'secret value' };
+    const updated = await call(env, 'PUT', `${secrets}/folded`, { body: update });
+    expect(updated.status).toBe(200);
+    const stored = await call(env, 'GET', `${secrets}/folded`);
+    expect(stored.body.stringData).toBeUndefined();
+    expect(stored.body.data).toEqual({
+      kept: 'eQ==',
+      user: 'YWRtaW4=',
+      token: Buffer.from('secret value').toString('base64'),
+    });
+  });
+
   it('answers 409 AlreadyExists when the name is taken', async () => {
     await call(env, 'POST', cms, { body: configMap('twice') });
     const reply = await call(env, 'POST', cms, { body: configMap('twice') });
