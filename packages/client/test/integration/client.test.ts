@@ -93,6 +93,54 @@ describe('Client (integration)', () => {
     await expect(cms.get(env.namespace, name)).rejects.toSatisfy(isNotFound);
   });
 
+  it('refuses a delete whose preconditions do not match, and patches the status subresource', async () => {
+    const deployments = new Client<Deployment>({
+      gvr: DEPLOYMENTS,
+      kind: 'Deployment',
+      namespaced: true,
+      rest: transport(rest),
+    });
+    const name = unique('pre');
+    const created = await deployments.create(env.namespace, {
+      metadata: { name },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: 'c', image: 'nginx' }] },
+        },
+      },
+    });
+    const patched = await deployments.patch(
+      env.namespace,
+      name,
+      'merge',
+      { status: { replicas: 1, observedGeneration: 1 } },
+      {},
+      'status',
+    );
+    expect(patched).toMatchObject({ kind: 'Deployment', status: { replicas: 1 } });
+    expect(patched.spec?.replicas).toBe(1);
+    const stale = await deployments
+      .delete(env.namespace, name, { preconditions: { resourceVersion: '1' } })
+      .catch((e: unknown) => e);
+    expect(isConflict(stale)).toBe(true);
+    const wrongUid = await deployments
+      .delete(env.namespace, name, { preconditions: { uid: 'not-the-uid' } })
+      .catch((e: unknown) => e);
+    expect(isConflict(wrongUid)).toBe(true);
+    await deployments.delete(env.namespace, name, {
+      propagationPolicy: 'Background',
+      gracePeriodSeconds: 0,
+      preconditions: {
+        uid: created.metadata?.uid,
+        resourceVersion: patched.metadata?.resourceVersion,
+      },
+    });
+    await expect(deployments.get(env.namespace, name)).rejects.toSatisfy(isNotFound);
+  });
+
   it('answers 409 for a stale update and for a create of an existing name', async () => {
     const cms = configMaps();
     const name = unique('conflict');
