@@ -55,6 +55,24 @@ function setup(
   };
 }
 
+/** kube-apiserver's storage.NewTooLargeResourceVersionError. */
+const tooLarge = () =>
+  ApiError.fromStatus({
+    apiVersion: 'v1',
+    kind: 'Status',
+    status: 'Failure',
+    code: 504,
+    reason: 'Timeout',
+    message: 'Timeout: Too large resource version: 9, current: 2',
+    details: {
+      // kube-apiserver's JSON; @lasso/client's StatusCause type calls this field `type`.
+      causes: [
+        { reason: 'ResourceVersionTooLarge', message: 'Too large resource version' } as never,
+      ],
+      retryAfterSeconds: 1,
+    },
+  });
+
 const gone = () =>
   new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
 
@@ -159,6 +177,34 @@ describe('Reflector', () => {
     await t.fake.nextWatch();
     expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
     expect(t.errors.map((error) => error.phase)).toEqual(['watch-start', 'list']);
+    await t.stop();
+  });
+
+  it('relists at "" without backoff when the server has not reached the last resourceVersion', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    t.fake.failNextList(tooLarge());
+    watch.fail(gone());
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
+    expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
+      ['watch-start', true, 0],
+      ['list', true, 0],
+    ]);
+    await t.stop();
+  });
+
+  it('relists after backoff when a watch starts from a resourceVersion the server has not reached', async () => {
+    const t = setup(1);
+    (await t.fake.nextWatch()).fail(tooLarge());
+    await t.settle();
+    expect(t.errors.map((error) => [error.phase, error.willRelist])).toEqual([
+      ['watch-start', true],
+    ]);
+    expect(t.errors[0]?.retryInMs).toBe(1_000); // the server's Retry-After beats the 800 ms backoff
+    await t.clock.advance(1_000);
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2']);
     await t.stop();
   });
 

@@ -273,7 +273,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
             next = { kind: 'watch' };
           } catch (error) {
             if (signal.aborted) break;
-            if (isGone(error) && listAt !== '') {
+            // The server forgot that version, or has not reached it (a lagging watch cache, an etcd restored
+            // from a backup): a consistent list at "" always makes progress (client-go
+            // isLastSyncResourceVersionUnavailable).
+            if ((isGone(error) || isTooLargeResourceVersion(error)) && listAt !== '') {
               this.#report('list', error, true, 0);
               next = { kind: 'list', resourceVersion: '' };
               continue;
@@ -314,7 +317,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
           if (delayMs > 0 && !(await wait(delayMs))) break;
           continue;
         }
-        const relist = phase === 'event' || isLassoError(error, 'LASSO_WATCH_DECODE');
+        // A watch from a version the server has not reached cannot succeed by resuming: relist (at that version,
+        // then at "" if the list is refused too).
+        const relist =
+          phase === 'event' ||
+          isLassoError(error, 'LASSO_WATCH_DECODE') ||
+          isTooLargeResourceVersion(error);
         const delayMs = this.#delay(backoff.next(), error);
         this.#report(phase, error, relist, delayMs);
         if (relist) next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
@@ -527,6 +535,20 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.#logger.error('watch error handler threw', { error: errorMessage(handlerError) });
     }
   }
+}
+
+/**
+ * kube-apiserver's answer to a request at a resourceVersion it has not reached yet: 504 Timeout with cause
+ * `ResourceVersionTooLarge` (older servers only say so in the message), as client-go's
+ * isTooLargeResourceVersionError detects it.
+ */
+function isTooLargeResourceVersion(error: unknown): boolean {
+  if (!isApiError(error)) return false;
+  // On the wire the cause type is `reason` (Go's `Type CauseType \`json:"reason"\``); accept `type` too.
+  const causes = error.causes as ReadonlyArray<{ reason?: unknown; type?: unknown }>;
+  if (causes.some((cause) => (cause.reason ?? cause.type) === 'ResourceVersionTooLarge'))
+    return true;
+  return error.status === 504 && error.message.includes('Too large resource version');
 }
 
 function positiveInteger(value: number, name: string): number {
