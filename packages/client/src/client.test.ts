@@ -121,6 +121,46 @@ describe('Client', () => {
     ).toEqual(['1', '1', '1']);
   });
 
+  it('sends resourceVersion only with the first page of listAll, as the server refuses it with continue', async () => {
+    server = await startLoopback((request, response) => {
+      const url = new URL(request.url, 'http://x');
+      const page = Number(url.searchParams.get('continue') ?? '0');
+      if (page > 0 && url.searchParams.has('resourceVersion')) {
+        json(
+          response,
+          400,
+          status(
+            400,
+            'BadRequest',
+            'specifying resource version is not allowed when using continue',
+          ),
+        );
+        return;
+      }
+      json(response, 200, {
+        metadata: page < 1 ? { continue: '1', resourceVersion: '7' } : { resourceVersion: '7' },
+        items: [{ metadata: { name: `item-${page}` } }],
+      });
+    });
+    const names = (
+      await collect(
+        configMaps(server).listAll('d', {
+          limit: 1,
+          resourceVersion: '7',
+          resourceVersionMatch: 'Exact',
+          labelSelector: 'a=b',
+        }),
+      )
+    ).map((o) => o.metadata?.name);
+    expect(names).toEqual(['item-0', 'item-1']);
+    const queries = server.requests.map((r) => new URL(r.url, 'http://x').searchParams);
+    expect(queries.map((q) => [q.get('resourceVersion'), q.get('resourceVersionMatch')])).toEqual([
+      ['7', 'Exact'],
+      [null, null],
+    ]);
+    expect(queries.map((q) => q.get('labelSelector'))).toEqual(['a=b', 'a=b']);
+  });
+
   it('sends writes with the right verbs, paths, queries and bodies', async () => {
     server = await startLoopback((request, response) => {
       if (request.method === 'DELETE') json(response, 200, { kind: 'Status', status: 'Success' });

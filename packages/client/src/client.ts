@@ -168,12 +168,23 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     return list;
   }
 
-  /** Every object over all pages (`limit` is the page size, default 500), fetched page by page. */
+  /**
+   * Every object over all pages (`limit` is the page size, default 500), fetched page by page.
+   * `resourceVersion`/`resourceVersionMatch` go with the first page only: the continue token pins
+   * the later pages to the same snapshot, and the server refuses both together (client-go's pager).
+   */
   async *listAll(namespace: string | undefined, options: ListOptions = {}): AsyncIterable<T> {
     let continueToken = options.continue;
     const limit = options.limit ?? 500;
+    const { resourceVersion: _rv, resourceVersionMatch: _match, ...later } = options;
+    let first = continueToken === undefined;
     do {
-      const page = await this.list(namespace, { ...options, limit, continue: continueToken });
+      const page = await this.list(namespace, {
+        ...(first ? options : later),
+        limit,
+        continue: continueToken,
+      });
+      first = false;
       yield* page.items;
       continueToken = page.metadata.continue || undefined;
     } while (continueToken !== undefined);

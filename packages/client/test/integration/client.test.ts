@@ -236,6 +236,16 @@ describe('Client (integration)', () => {
       names.push(item.metadata?.name ?? '');
     }
     expect(names.sort()).toEqual([0, 1, 2, 3, 4].map((i) => `${label}-${i}`));
+    // From a resourceVersion: later pages must not repeat it next to the continue token.
+    const pinned: string[] = [];
+    for await (const item of cms.listAll(env.namespace, {
+      labelSelector: `batch=${label}`,
+      limit: 2,
+      resourceVersion: first.metadata.resourceVersion,
+    })) {
+      pinned.push(item.metadata?.name ?? '');
+    }
+    expect(pinned.sort()).toEqual([0, 1, 2, 3, 4].map((i) => `${label}-${i}`));
     await cms.deleteCollection(env.namespace, { labelSelector: `batch=${label}` });
     expect((await cms.list(env.namespace, { labelSelector: `batch=${label}` })).items).toHaveLength(
       0,
