@@ -359,6 +359,15 @@ describe('Client (integration)', () => {
     await expect(bad.list(env.namespace)).rejects.toSatisfy(isUnauthorized);
   });
 
+  it('grants an impersonated user the rights of its impersonated groups', async () => {
+    const asAdmin = configMaps().withImpersonation({
+      user: 'someone',
+      groups: ['system:authenticated', 'system:masters'],
+      extra: { 'example.com/reason': ['debugging', 'on call'] },
+    });
+    await expect(asAdmin.list(env.namespace)).resolves.toMatchObject({ kind: 'ConfigMapList' });
+  });
+
   it('answers 403 to an impersonated unprivileged user', async () => {
     const error = await configMaps()
       .withImpersonation({ user: 'nobody' })
