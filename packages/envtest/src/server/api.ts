@@ -276,6 +276,69 @@ function foldStringData(secret: KubeObject): void {
   secret.data = data;
 }
 
+/** Go's %#v of a map[string]string, as field.Invalid prints it in kube-apiserver 1.30. */
+function goStringMap(value: unknown): string {
+  if (!isRecord(value)) return 'map[string]string(nil)';
+  const entries = Object.keys(value)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${JSON.stringify(String(value[key]))}`);
+  return `map[string]string{${entries.join(', ')}}`;
+}
+
+/**
+ * The selector rules every apps/v1 workload shares (ValidateDeploymentSpec and its ReplicaSet,
+ * StatefulSet and DaemonSet siblings): a selector is required and must match the template labels.
+ */
+function validateWorkloadSelector(
+  object: KubeObject,
+): Array<{ type: string; message: string; field: string }> {
+  const spec = isRecord(object.spec) ? object.spec : {};
+  const selector = spec.selector;
+  if (!isRecord(selector)) {
+    return [{ type: 'FieldValueRequired', message: 'Required value', field: 'spec.selector' }];
+  }
+  const requirements: LabelRequirement[] = [];
+  if (isRecord(selector.matchLabels)) {
+    for (const [key, value] of Object.entries(selector.matchLabels)) {
+      requirements.push({ key, operator: '=', values: [String(value)] });
+    }
+  }
+  const operators: Record<string, LabelRequirement['operator']> = {
+    In: 'in',
+    NotIn: 'notin',
+    Exists: 'exists',
+    DoesNotExist: '!',
+  };
+  for (const expression of Array.isArray(selector.matchExpressions)
+    ? selector.matchExpressions
+    : []) {
+    if (!isRecord(expression)) continue;
+    const operator = operators[String(expression.operator)];
+    if (operator === undefined) return []; // the selector itself is invalid; other checks report it
+    requirements.push({
+      key: String(expression.key),
+      operator,
+      values: Array.isArray(expression.values) ? expression.values.map(String) : [],
+    });
+  }
+  if (requirements.length === 0) return []; // an empty selector has its own message in kube
+  const template = isRecord(spec.template) ? spec.template : {};
+  const templateMeta = isRecord(template.metadata) ? template.metadata : {};
+  const labels = isRecord(templateMeta.labels) ? templateMeta.labels : undefined;
+  const asStrings =
+    labels === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, String(value)]));
+  if (matchesLabelSelector(requirements, asStrings)) return [];
+  return [
+    {
+      type: 'FieldValueInvalid',
+      message: `Invalid value: ${goStringMap(labels)}: \`selector\` does not match template \`labels\``,
+      field: 'spec.template.metadata.labels',
+    },
+  ];
+}
+
 function parseJsonBody(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8'));
@@ -746,6 +809,7 @@ export class ApiCore {
     if (info.builtin) {
       pruneBuiltinFields(info, object);
       if (info.group === '' && info.resource === 'secrets') foldStringData(object);
+      if (info.group === 'apps') causes.push(...validateWorkloadSelector(object));
       return;
     }
     const crd = this.#store.get(crdKey, '', `${info.resource}.${info.group}`);

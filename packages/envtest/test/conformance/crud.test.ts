@@ -100,6 +100,34 @@ describe('create', () => {
     });
   });
 
+  it('answers 422 Invalid for a deployment whose selector does not match its template', async () => {
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const body = deployment('mismatch');
+    body.spec.template.metadata.labels = { app: 'other' };
+    const reply = await call(env, 'POST', deployments, { body });
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({
+      reason: 'Invalid',
+      details: { name: 'mismatch', group: 'apps', kind: 'Deployment' },
+    });
+    expect(reply.body.message).toMatch(/^Deployment\.apps "mismatch" is invalid: /);
+    expect(reply.body.message).toContain('`selector` does not match template `labels`');
+    expect(reply.body.details.causes).toContainEqual(
+      expect.objectContaining({
+        reason: 'FieldValueInvalid',
+        field: 'spec.template.metadata.labels',
+      }),
+    );
+    const noSelector = deployment('no-selector');
+    delete noSelector.spec.selector;
+    const missing = await call(env, 'POST', deployments, { body: noSelector });
+    expect(missing.status).toBe(422);
+    expect(missing.body.details.causes).toContainEqual(
+      expect.objectContaining({ reason: 'FieldValueRequired', field: 'spec.selector' }),
+    );
+    expect((await call(env, 'GET', `${deployments}/mismatch`)).status).toBe(404);
+  });
+
   it('answers 409 AlreadyExists when the name is taken', async () => {
     await call(env, 'POST', cms, { body: configMap('twice') });
     const reply = await call(env, 'POST', cms, { body: configMap('twice') });
