@@ -122,6 +122,7 @@ export class RestTransport {
           insecureSkipTLSVerify: config.tls?.insecureSkipTLSVerify,
           caPem: config.tls?.caPem,
           proxyUrl: config.proxyUrl,
+          ...(auth.exec.clusterConfig !== undefined ? { config: auth.exec.clusterConfig } : {}),
         },
       });
     }

@@ -1,9 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { inspect } from 'node:util';
 import { isLassoError } from '@lasso/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { json, startLoopback } from '../../test/helpers/loopback.ts';
+import { RestTransport } from '../transport.ts';
 import { loadDefaultConfig } from './default-config.ts';
 import { loadInClusterConfig } from './in-cluster.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
@@ -175,6 +177,74 @@ describe('loadKubeConfig', () => {
   ])('names the file and field for $name', async ({ path, context, expected }) => {
     const error = await configError(loadKubeConfig({ path: fixture(path), context }));
     expect(error.message).toMatch(expected);
+  });
+
+  it('gives a provideClusterInfo plugin the cluster and its client.authentication.k8s.io/exec extension', async () => {
+    const server = await startLoopback((_request, response) => json(response, 200, {}));
+    const dir = await mkdtemp(join(tmpdir(), 'lasso-exec-ext-'));
+    try {
+      const plugin = join(dir, 'plugin.cjs');
+      await writeFile(
+        plugin,
+        `require('node:fs').writeFileSync(${JSON.stringify(join(dir, 'info.json'))}, process.env.KUBERNETES_EXEC_INFO);
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 't' } }));`,
+      );
+      const file = join(dir, 'config');
+      await writeFile(
+        file,
+        JSON.stringify({
+          'current-context': 'x',
+          clusters: [
+            {
+              name: 'c',
+              cluster: {
+                server: server.url,
+                extensions: [
+                  { name: 'other', extension: { ignored: true } },
+                  {
+                    name: 'client.authentication.k8s.io/exec',
+                    extension: { audience: 'k8s', region: 'eu' },
+                  },
+                ],
+              },
+            },
+          ],
+          users: [
+            {
+              name: 'u',
+              user: {
+                exec: {
+                  apiVersion: 'client.authentication.k8s.io/v1',
+                  command: process.execPath,
+                  args: [plugin],
+                  provideClusterInfo: true,
+                  interactiveMode: 'Never',
+                },
+              },
+            },
+          ],
+          contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+        }),
+      );
+      const transport = new RestTransport(await loadKubeConfig({ path: file }));
+      try {
+        await transport.requestJson({ method: 'GET', path: '/api' });
+      } finally {
+        await transport.close();
+      }
+      expect(server.requests[0]?.headers.authorization).toBe('Bearer t');
+      expect(JSON.parse(await readFile(join(dir, 'info.json'), 'utf8'))).toEqual({
+        apiVersion: 'client.authentication.k8s.io/v1',
+        kind: 'ExecCredential',
+        spec: {
+          interactive: false,
+          cluster: { server: server.url, config: { audience: 'k8s', region: 'eu' } },
+        },
+      });
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('never shows secrets in util.inspect or JSON of a config', async () => {

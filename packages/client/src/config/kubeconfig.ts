@@ -254,6 +254,10 @@ async function restConfigFromKubeConfig(
       tls.keyPem = keyPem;
     }
     auth = userAuth(u, uw, user.file);
+    if (auth?.type === 'exec') {
+      const clusterConfig = execExtension(c.extensions, `${cw}.extensions`);
+      if (clusterConfig !== undefined) auth.exec.clusterConfig = clusterConfig;
+    }
     const as = optionalString(u.as, `${uw}.as`);
     if (as !== undefined && as !== '') {
       impersonation = { user: as };
@@ -361,6 +365,19 @@ function execConfig(raw: unknown, where: string, file: string): ExecConfig {
     throw invalid(`${where}.interactiveMode must be Never, IfAvailable or Always`);
   }
   return exec;
+}
+
+/** The `client.authentication.k8s.io/exec` entry of a cluster's `extensions` list, if any. */
+function execExtension(extensions: unknown, where: string): unknown {
+  if (extensions === undefined || extensions === null) return undefined;
+  if (!Array.isArray(extensions)) throw invalid(`${where} must be a list of {name, extension}`);
+  const entry = extensions.find(
+    (e: unknown) =>
+      typeof e === 'object' &&
+      e !== null &&
+      (e as { name?: unknown }).name === 'client.authentication.k8s.io/exec',
+  ) as { extension?: unknown } | undefined;
+  return entry?.extension ?? undefined;
 }
 
 function optionalString(value: unknown, where: string): string | undefined {

@@ -27,6 +27,11 @@ export interface ExecConfig {
   env?: Array<{ name: string; value: string }> | undefined;
   /** Pass the cluster to the plugin in `KUBERNETES_EXEC_INFO`. */
   provideClusterInfo?: boolean | undefined;
+  /**
+   * The cluster's `extensions[client.authentication.k8s.io/exec]`, passed as `spec.cluster.config`
+   * when `provideClusterInfo` is set.
+   */
+  clusterConfig?: unknown;
   installHint?: string | undefined;
   interactiveMode?: 'Never' | 'IfAvailable' | 'Always' | undefined;
   /** Directory relative commands resolve against (the kubeconfig's directory). */
