@@ -25,6 +25,7 @@ import {
 import * as discovery from './discovery.ts';
 import {
   applyConflictError,
+  checkNestingDepth,
   computePatch,
   parseApplyBody,
   recordManagedFields,
@@ -341,7 +342,7 @@ function validateWorkloadSelector(
 
 function parseJsonBody(body: Buffer): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return checkNestingDepth(JSON.parse(body.toString('utf8')));
   } catch (error) {
     throw badRequest(
       `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`,

@@ -48,9 +48,27 @@ function patchFailure(error: unknown): never {
   throw error;
 }
 
+/** Go's encoding/json refuses nesting deeper than this (scanner maxNestingDepth). */
+const maxNestingDepth = 10_000;
+
+/**
+ * Throw a SyntaxError for a document nested deeper than Go's JSON decoder accepts. Iterative on
+ * purpose: every later step (merge, prune, compare) recurses and would overflow the stack.
+ */
+export function checkNestingDepth(value: unknown): unknown {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > maxNestingDepth) throw new SyntaxError('exceeded max depth');
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return value;
+}
+
 function parseJson(body: Buffer): unknown {
   try {
-    return JSON.parse(body.toString('utf8'));
+    return checkNestingDepth(JSON.parse(body.toString('utf8')));
   } catch (error) {
     throw badRequest(
       `error decoding patch: ${error instanceof Error ? error.message : String(error)}`,
@@ -87,7 +105,7 @@ export function computePatch(
 /** An apply-patch+yaml body (YAML or JSON) as an object. */
 export function parseApplyBody(body: Buffer): unknown {
   try {
-    return parseYaml(body.toString('utf8')) as unknown;
+    return checkNestingDepth(parseYaml(body.toString('utf8')));
   } catch (error) {
     throw badRequest(
       `error decoding YAML: ${error instanceof Error ? error.message : String(error)}`,

@@ -177,6 +177,26 @@ describe('bad input', () => {
     expect(reply.body).toMatchObject({ kind: 'Status', reason: 'NotFound', code: 404 });
   });
 
+  it('answers 400 BadRequest for bodies nested deeper than the JSON decoder allows', async () => {
+    const depth = 200_000;
+    const nested = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const create = await call(env, 'POST', cms, {
+      body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep","labels":${nested}}}`,
+    });
+    expect(create.status).toBe(400);
+    expect(create.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400 });
+    const patch = await call(env, 'PATCH', `${cms}/survivor`, {
+      contentType: 'application/merge-patch+json',
+      body: `{"data":${nested}}`,
+    });
+    // kube-apiserver's merge-patch path may report the decoder error as 400 or 500; never a write.
+    expect(patch.status).toBeGreaterThanOrEqual(400);
+    expect(patch.body).toMatchObject({ kind: 'Status', status: 'Failure' });
+    if (env.server !== undefined) expect(patch.status).toBe(400);
+    expect((await call(env, 'GET', `${cms}/deep`)).status).toBe(404);
+    expect((await call(env, 'GET', `${cms}/survivor`)).body.data).toEqual({ keep: 'me' });
+  });
+
   it('keeps every stored object after bad requests', async () => {
     const reply = await call(env, 'GET', `${cms}/survivor`);
     expect(reply.status).toBe(200);
