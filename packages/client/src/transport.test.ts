@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -371,6 +371,41 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
         'Bearer token-2',
       ]);
       expect(t.execProvider?.runs).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('spawns the exec plugin once for concurrent first requests', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'lasso-exec-once-'));
+    try {
+      const script = join(dir, 'plugin.cjs');
+      await writeFile(
+        script,
+        `require('node:fs').appendFileSync(${JSON.stringify(join(dir, 'runs'))}, 'x');
+process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'only' } }));`,
+      );
+      server = await startLoopback((_request, response) => json(response, 200, { ok: 1 }));
+      const t = open(
+        {
+          auth: {
+            type: 'exec',
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command: process.execPath,
+              args: [script],
+            },
+          },
+        },
+        server,
+      );
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) => t.requestJson({ method: 'GET', path: `/${i}` })),
+      );
+      expect(await readFile(join(dir, 'runs'), 'utf8')).toBe('x');
+      expect(server.requests.map((r) => r.headers.authorization)).toEqual(
+        Array.from({ length: 8 }, () => 'Bearer only'),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
