@@ -32,8 +32,6 @@ function seeded(seed: number): () => number {
   };
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 describe('createCache under faults', () => {
   let cluster: TestCluster;
   const unhandled: unknown[] = [];
@@ -124,34 +122,95 @@ describe('createCache under faults', () => {
       await waitForCacheSync(AbortSignal.timeout(10_000), subject.informer);
       const path = new RegExp(`/namespaces/${namespace}/configmaps`);
       let writing = true;
-      const faults = [
-        () => server.faults.closeWatches(),
-        () => server.faults.failNext(2, { path, watch: true, status: 500 }),
-        () => server.faults.failNext(1, { path, method: 'GET', watch: false, status: 500 }),
-        () => server.faults.failNext(2, { path, watch: true, status: 429, retryAfterSeconds: 0 }),
+      let writes = 0;
+      // Run by the first write started after it was set: lets a fault act once the server has moved on without
+      // the informer (a write already in flight may still reach the informer's closing watch).
+      let afterNextWrite: { from: number; run: () => void } | undefined;
+      let writesStarted = 0;
+      const watches = () => subject.counter('lasso_reflector_watches_total');
+      const relists = () => subject.counter('lasso_reflector_relists_total');
+      /** Keep the informer away; once a write lands, forget history so its next watch gets a 410 and it relists. */
+      const awayThenExpire = (): void => {
+        server.faults.failNext(3, { path, watch: true, status: 500 });
+        server.faults.closeWatches();
+        afterNextWrite = { from: writesStarted, run: () => server.faults.expireHistory() };
+      };
+      // Each fault returns when it has taken effect: a fault waiting for a future request is only ever useful
+      // when the informer makes that request, so most faults also close the current watch.
+      const faults: Array<() => () => boolean> = [
         () => {
-          // Keep the informer away while writes go on, then forget that history: its next watch gets a 410.
+          const before = watches();
           server.faults.closeWatches();
-          server.faults.failNext(3, { path, watch: true, status: 500 });
+          return () => watches() > before;
         },
-        () => server.faults.expireHistory(),
-        () => server.faults.cutNext(1, { path, watch: true, afterBytes: 64 }),
-        () => server.faults.sendBookmarks(),
-        () => server.faults.cutNext(1, { path, method: 'GET', watch: false, afterBytes: 100 }),
+        () => {
+          const before = watches();
+          server.faults.failNext(2, { path, watch: true, status: 500 });
+          server.faults.closeWatches();
+          return () => watches() > before + 2;
+        },
+        () => {
+          const before = watches();
+          server.faults.failNext(2, { path, watch: true, status: 429, retryAfterSeconds: 0 });
+          server.faults.closeWatches();
+          // The client itself retries a 429 (client-go's MaxRetries), so the reflector may see one watch.
+          return () => watches() > before;
+        },
+        () => {
+          const before = relists();
+          server.faults.failNext(1, { path, method: 'GET', watch: false, status: 500 });
+          awayThenExpire();
+          return () => relists() > before;
+        },
+        () => {
+          const before = watches();
+          server.faults.cutNext(1, { path, watch: true, afterBytes: 64 });
+          server.faults.closeWatches();
+          return () => watches() > before + 1;
+        },
+        () => {
+          server.faults.sendBookmarks();
+          return () => true;
+        },
+        () => {
+          const before = relists();
+          server.faults.cutNext(1, { path, method: 'GET', watch: false, afterBytes: 100 });
+          awayThenExpire();
+          return () => relists() > before;
+        },
+        () => {
+          const before = watches();
+          server.faults.expireHistory();
+          server.faults.closeWatches();
+          return () => watches() > before;
+        },
       ];
       const chaos = (async () => {
-        for (let round = 0; writing; round++) {
-          faults[round % faults.length]?.();
-          await realSleep(30 + Math.floor(random() * 60));
+        // No wall-clock pacing: each fault comes once the informer has delivered a few events through its
+        // current watch, and the next waits until it took effect (each wait bounded by the recorder's deadline).
+        // The writers go on until every fault has run twice.
+        try {
+          for (let round = 0; round <= 2 * faults.length; round++) {
+            const mark = subject.fast.events;
+            await subject.fast.until(
+              () => subject.fast.events >= mark + 3,
+              `events before fault ${round}`,
+            );
+            if (round === 2 * faults.length) break;
+            const tookEffect = (faults[round % faults.length] as () => () => boolean)();
+            await subject.fast.until(tookEffect, `fault ${round} to take effect`);
+          }
+        } finally {
+          writing = false;
         }
       })();
       // Each writer owns the names congruent to its index, so writes never conflict with each other.
-      const deadline = performance.now() + 2_500;
       const writers = Array.from({ length: 4 }, async (_, writer) => {
         const mine = names.filter((_, i) => i % 4 === writer);
         const exists = new Set(mine.filter((name) => names.indexOf(name) < 20));
-        for (let op = 0; performance.now() < deadline; op++) {
+        for (let op = 0; writing; op++) {
           const name = mine[Math.floor(random() * mine.length)] as string;
+          const started = ++writesStarted;
           try {
             if (!exists.has(name)) {
               await cluster.configMaps.create(namespace, configMap(name, `v${op}`));
@@ -162,17 +221,22 @@ describe('createCache under faults', () => {
               await cluster.configMaps.delete(namespace, name);
               exists.delete(name);
             }
+            writes++;
+            if (afterNextWrite !== undefined && started > afterNextWrite.from) {
+              const hook = afterNextWrite;
+              afterNextWrite = undefined;
+              hook.run();
+            }
           } catch {
             // A write hit by an injected fault: the server state is read back at the end anyway.
           }
         }
       });
-      await Promise.all(writers);
-      writing = false;
-      await chaos;
+      await Promise.all([chaos, ...writers]);
       server.faults.reset();
       const final = await subject.converged();
       expect(final.size).toBeGreaterThan(0);
+      expect(writes).toBeGreaterThan(100);
       expect(subject.errors.length).toBeGreaterThan(0);
       expect(subject.counter('lasso_reflector_errors_total')).toBe(subject.errors.length);
       expect(subject.counter('lasso_reflector_restarts_total')).toBeGreaterThan(0);
@@ -180,7 +244,7 @@ describe('createCache under faults', () => {
       expect(subject.informer.getStore().size()).toBe(final.size);
 
       // Without faults every change must arrive through the watch (a relist would hide a lost event).
-      const relists = subject.counter('lasso_reflector_relists_total');
+      const relistsBeforeCalm = relists();
       const present = [...final.keys()].map((key) => key.split('/')[1] as string);
       const absent = names.filter((name) => !final.has(`${namespace}/${name}`));
       for (const name of present.slice(0, 6)) await cluster.configMaps.delete(namespace, name);
@@ -190,7 +254,7 @@ describe('createCache under faults', () => {
         await cluster.configMaps.create(namespace, configMap(name, 'calm'));
       const calm = await subject.converged();
       expect(calm.size).toBe(final.size - Math.min(6, present.length) + Math.min(6, absent.length));
-      expect(subject.counter('lasso_reflector_relists_total')).toBe(relists);
+      expect(relists()).toBe(relistsBeforeCalm);
       expect(subject.fast.violations).toEqual([]);
       expect(subject.slow.violations).toEqual([]);
       expect(unhandled).toEqual([]);

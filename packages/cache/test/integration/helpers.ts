@@ -161,6 +161,11 @@ export class StateRecorder {
     });
   }
 
+  /** Re-check the pending `until` predicates now (after a change they depend on that is not a callback). */
+  recheck(): void {
+    for (const check of [...this.#waiters]) check();
+  }
+
   #set(object: KubeObject): void {
     this.state.set(metaNamespaceKeyFunc(object), object.metadata?.resourceVersion ?? '');
     this.#changed();
