@@ -236,11 +236,15 @@ describe('Client', () => {
     );
   });
 
-  it('rejects an apply patch without fieldManager and a namespaced call without namespace', async () => {
+  it('rejects an apply patch without fieldManager, a namespaced call without namespace and a named call without name', async () => {
     server = await startLoopback((_request, response) => json(response, 200, {}));
     const cms = configMaps(server);
     await expect(cms.patch('d', 'a', 'apply', {})).rejects.toThrow(TypeError);
     await expect(cms.get(undefined, 'a')).rejects.toThrow(/namespace is required/);
+    // An empty name would turn GET .../configmaps/ into a list answered as if it were one object.
+    await expect(cms.get('d', '')).rejects.toThrow(/non-empty name/);
+    await expect(cms.delete('d', '')).rejects.toThrow(/non-empty name/);
+    await expect(cms.patch('d', '', 'merge', {})).rejects.toThrow(/non-empty name/);
     expect(server.requests).toHaveLength(0);
   });
 
@@ -370,6 +374,19 @@ describe('Client.watch()', () => {
       response.write(event('ADDED', 'a', '1'));
     });
     for await (const _ of configMaps(server).watch('d')) break;
+    await server.closed[0];
+  });
+
+  it('destroys the HTTP body when the loop body throws', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const failure = new Error('handler failed');
+    const error = await (async () => {
+      for await (const _ of configMaps(server as Loopback).watch('d')) throw failure;
+    })().catch((e: unknown) => e);
+    expect(error).toBe(failure);
     await server.closed[0];
   });
 

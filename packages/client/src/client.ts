@@ -205,7 +205,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
   /** One object by name. */
   async get(namespace: string | undefined, name: string, options: RequestOptions = {}): Promise<T> {
     const object = await this.#json<T>(
-      { method: 'GET', path: this.#path(this.#requireNamespace(namespace), name) },
+      { method: 'GET', path: this.#path(this.#requireNamespace(namespace), requireName(name)) },
       options,
     );
     return this.#fill(object);
