@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLassoError } from '@lasso/core';
@@ -115,6 +115,37 @@ describe('ExecCredentialProvider', () => {
     expect((error as Error).message).toBe(
       `test: users[u].user.exec: exec plugin "${process.execPath}" exited with code 3: token service said no`,
     );
+  });
+
+  it('refuses interactiveMode Always without running the plugin (it would get no terminal)', async () => {
+    await rm(join(dir, 'runs.log'), { force: true });
+    const provider = new ExecCredentialProvider(plugin({}, { interactiveMode: 'Always' }));
+    const error = await provider.credential().catch((e: unknown) => e);
+    expect(isLassoError(error, 'LASSO_EXEC_PLUGIN_FAILED')).toBe(true);
+    expect((error as Error).message).toMatch(
+      /^test: users\[u\]\.user\.exec\.interactiveMode: .*needs a terminal/,
+    );
+    expect(provider.runs).toBe(0);
+    expect(await runs()).toBe(0);
+  });
+
+  it('resolves a relative command against the kubeconfig directory but runs it in the process directory', async () => {
+    const bin = join(dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    const script = join(bin, 'cwd-plugin');
+    await writeFile(
+      script,
+      `#!${process.execPath}
+process.stdout.write(JSON.stringify({ apiVersion: '${V1}', kind: 'ExecCredential', status: { token: process.cwd() } }));
+`,
+    );
+    await chmod(script, 0o755);
+    const provider = new ExecCredentialProvider({
+      apiVersion: V1,
+      command: './bin/cwd-plugin',
+      workingDirectory: dir,
+    });
+    await expect(provider.credential()).resolves.toEqual({ token: process.cwd() });
   });
 
   it('reports a missing command with the install hint', async () => {

@@ -92,9 +92,17 @@ export class ExecCredentialProvider {
   }
 
   async #run(): Promise<ExecCredential> {
-    this.#runs++;
     const exec = this.#exec;
     const where = exec.source ?? 'exec plugin';
+    if (exec.interactiveMode === 'Always') {
+      // client-go refuses too when stdin is not a terminal; here it never is (a library has no
+      // user to prompt), and a plugin that must prompt would otherwise fail on an empty stdin.
+      throw new LassoError(
+        'LASSO_EXEC_PLUGIN_FAILED',
+        `${where}.interactiveMode: exec plugin "${exec.command}" needs a terminal (Always), but plugins run without stdin here; use Never or IfAvailable`,
+      );
+    }
+    this.#runs++;
     const command =
       exec.workingDirectory !== undefined && !isAbsolute(exec.command) && exec.command.includes('/')
         ? resolve(exec.workingDirectory, exec.command)
@@ -121,11 +129,9 @@ export class ExecCredentialProvider {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let errBytes = 0;
-      const child = spawn(command, exec.args ?? [], {
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        ...(exec.workingDirectory !== undefined ? { cwd: exec.workingDirectory } : {}),
-      });
+      // The plugin runs in the process's directory, as under kubectl: only a relative command
+      // path resolves against the kubeconfig's directory.
+      const child = spawn(command, exec.args ?? [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
       child.stderr.on('data', (chunk: Buffer) => {
         if (errBytes < STDERR_LIMIT) err.push(chunk);

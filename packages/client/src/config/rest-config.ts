@@ -33,8 +33,15 @@ export interface ExecConfig {
    */
   clusterConfig?: unknown;
   installHint?: string | undefined;
+  /**
+   * Plugins never get a terminal here (`spec.interactive` is false, stdin is empty), so `Always`
+   * fails the credential request with `LASSO_EXEC_PLUGIN_FAILED`, as client-go does without a TTY.
+   */
   interactiveMode?: 'Never' | 'IfAvailable' | 'Always' | undefined;
-  /** Directory relative commands resolve against (the kubeconfig's directory). */
+  /**
+   * Directory a relative command path (one with a `/`, as `./bin/plugin`) resolves against: the
+   * kubeconfig's directory. The plugin itself runs in the process's working directory (as kubectl).
+   */
   workingDirectory?: string | undefined;
   /** Where this plugin was configured, for error messages (`<file>: users[name].user.exec`). */
   source?: string | undefined;
