@@ -96,6 +96,18 @@ async function discoveryServer(state: { crdInstalled: boolean }): Promise<Loopba
               kind: 'Icecream',
               verbs: ['get'],
             },
+            // Served by the older version only.
+            ...(request.url.endsWith('v1beta1')
+              ? [
+                  {
+                    name: 'sundaes',
+                    singularName: 'sundae',
+                    namespaced: false,
+                    kind: 'Sundae',
+                    verbs: ['get'],
+                  },
+                ]
+              : []),
           ],
         });
       default:
@@ -173,6 +185,29 @@ describe('createRestMapper', () => {
     ).resolves.toMatchObject({
       gvr: { group: 'example.com', version: 'v1', resource: 'icecreams' },
     });
+  });
+
+  it('falls back to a non-preferred version serving the kind when no version is given', async () => {
+    server = await discoveryServer({ crdInstalled: true });
+    const mapper = createRestMapper(open(server));
+    await expect(mapper.resourceFor({ group: 'example.com', kind: 'Sundae' })).resolves.toEqual({
+      gvr: { group: 'example.com', version: 'v1beta1', resource: 'sundaes' },
+      gvk: { group: 'example.com', version: 'v1beta1', kind: 'Sundae' },
+      namespaced: false,
+    });
+    await expect(mapper.kindFor({ group: 'example.com', resource: 'sundae' })).resolves.toEqual({
+      group: 'example.com',
+      version: 'v1beta1',
+      kind: 'Sundae',
+    });
+    // The preferred version still wins when it serves the kind; an explicit version is exact.
+    await expect(
+      mapper.resourceFor({ group: 'example.com', kind: 'Icecream' }),
+    ).resolves.toMatchObject({ gvr: { version: 'v1' } });
+    const error = await mapper
+      .resourceFor({ group: 'example.com', version: 'v1', kind: 'Sundae' })
+      .catch((e: unknown) => e);
+    expect(isLassoError(error, 'LASSO_NO_KIND_MATCH')).toBe(true);
   });
 
   it('throws LASSO_NO_KIND_MATCH after one refresh when the kind does not exist', async () => {

@@ -12,7 +12,10 @@ export interface RestMapping {
   namespaced: boolean;
 }
 
-/** A resource to resolve; an empty or missing `version` means the group's preferred version. */
+/**
+ * A resource to resolve; an empty or missing `version` means the group's preferred version, or
+ * the first other version (in discovery order) serving it.
+ */
 export interface PartialGroupVersionResource {
   group: string;
   version?: string | undefined;
@@ -20,7 +23,10 @@ export interface PartialGroupVersionResource {
   resource: string;
 }
 
-/** A kind to resolve; an empty or missing `version` means the group's preferred version. */
+/**
+ * A kind to resolve; an empty or missing `version` means the group's preferred version, or the
+ * first other version (in discovery order) serving it.
+ */
 export interface PartialGroupVersionKind {
   group: string;
   version?: string | undefined;
@@ -100,8 +106,25 @@ export function createRestMapper(source: DiscoveryClient | RestConfig | RestTran
     throw new LassoError('LASSO_NO_KIND_MATCH', `no matches for ${describe}`);
   }
 
-  const versionOf = (result: DiscoveryResult, group: string, version: string | undefined) =>
-    version || result.groups.find((g) => g.name === group)?.preferredVersion;
+  // Without a version: the preferred one first, then the group's other versions in discovery order,
+  // so a kind served only by a non-preferred version still resolves (client-go's priority mapper).
+  const versionsOf = (result: DiscoveryResult, group: string, version: string | undefined) =>
+    version ? [version] : (result.groups.find((g) => g.name === group)?.versions ?? []);
+
+  const findIn = (
+    result: DiscoveryResult,
+    group: string,
+    version: string | undefined,
+    matches: (r: ApiResourceInfo) => boolean,
+  ): ApiResourceInfo | undefined => {
+    for (const v of versionsOf(result, group, version)) {
+      const match = result.resources.find(
+        (r) => r.group === group && r.version === v && !r.name.includes('/') && matches(r),
+      );
+      if (match !== undefined) return match;
+    }
+    return undefined;
+  };
 
   const mapping = (r: ApiResourceInfo): RestMapping => ({
     gvr: { group: r.group, version: r.version, resource: r.name },
@@ -114,15 +137,12 @@ export function createRestMapper(source: DiscoveryClient | RestConfig | RestTran
       const resource = gvr.resource.toLowerCase();
       return lookup(
         (result) => {
-          const version = versionOf(result, gvr.group, gvr.version);
-          const match = result.resources.find(
+          const match = findIn(
+            result,
+            gvr.group,
+            gvr.version,
             (r) =>
-              r.group === gvr.group &&
-              r.version === version &&
-              !r.name.includes('/') &&
-              (r.name === resource ||
-                r.singularName === resource ||
-                r.shortNames.includes(resource)),
+              r.name === resource || r.singularName === resource || r.shortNames.includes(resource),
           );
           return match === undefined ? undefined : mapping(match).gvk;
         },
@@ -134,14 +154,7 @@ export function createRestMapper(source: DiscoveryClient | RestConfig | RestTran
     resourceFor(gvk, options = {}) {
       return lookup(
         (result) => {
-          const version = versionOf(result, gvk.group, gvk.version);
-          const match = result.resources.find(
-            (r) =>
-              r.group === gvk.group &&
-              r.version === version &&
-              !r.name.includes('/') &&
-              r.kind === gvk.kind,
-          );
+          const match = findIn(result, gvk.group, gvk.version, (r) => r.kind === gvk.kind);
           return match === undefined ? undefined : mapping(match);
         },
         gvk.group,
