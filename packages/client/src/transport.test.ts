@@ -7,6 +7,7 @@ import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventClock } from '../test/helpers/clock.ts';
 import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
+import { Client } from './client.ts';
 import { createRestConfig, type RestConfig } from './config/rest-config.ts';
 import { isApiError, isConflict, isNotFound, isTooManyRequests } from './errors.ts';
 import { apiErrorFrom, parseRetryAfter, RestTransport } from './transport.ts';
@@ -477,6 +478,38 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     await clock.advance(1000);
     await results[2];
     expect(server.requests).toHaveLength(3);
+  });
+
+  it('never shows the secrets of a plain-object config in util.inspect or JSON of a transport or client', async () => {
+    // A spread copy of a loaded config (`{ ...rest, timeoutMs: 0 }`) loses the redacting hooks.
+    for (const auth of [
+      { type: 'token', token: 's3cr3t-token' },
+      { type: 'basic', username: 'u', password: 's3cr3t-password' },
+    ] as const) {
+      const config: RestConfig = {
+        server: 'https://k8s.example:6443',
+        auth,
+        tls: { certPem: 'CERT', keyPem: 's3cr3t-key' },
+      };
+      transport = new RestTransport(config);
+      const client = new Client({
+        gvr: { group: '', version: 'v1', resource: 'configmaps' },
+        kind: 'ConfigMap',
+        namespaced: true,
+        rest: transport,
+      });
+      for (const printed of [
+        inspect(transport, { depth: Number.POSITIVE_INFINITY }),
+        inspect(client, { depth: Number.POSITIVE_INFINITY }),
+        inspect({ nested: { client } }, { depth: Number.POSITIVE_INFINITY }),
+        JSON.stringify(client),
+      ]) {
+        expect(printed).not.toMatch(/s3cr3t/);
+        expect(printed).toContain('k8s.example:6443');
+      }
+      await transport.close();
+    }
+    transport = undefined;
   });
 
   it('sends through an injected dispatcher (undici MockAgent)', async () => {

@@ -1,4 +1,6 @@
 // RestTransport: one undici Agent per (cluster, user), auth, timeouts, Retry-After retries (client-go rest.Request).
+
+import { inspect } from 'node:util';
 import {
   abortReason,
   anySignal,
@@ -17,7 +19,12 @@ import { createTokenBucket } from '@lasso/workqueue';
 import { Agent, type Dispatcher, ProxyAgent } from 'undici';
 import { type ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
 import { TokenFileSource } from './auth/token-file.ts';
-import type { Impersonation, RestConfig, TlsConfig } from './config/rest-config.ts';
+import {
+  type Impersonation,
+  type RestConfig,
+  redactRestConfig,
+  type TlsConfig,
+} from './config/rest-config.ts';
 import { ApiError } from './errors.ts';
 import type { Status } from './types.ts';
 import { defaultUserAgent } from './version.ts';
@@ -128,6 +135,19 @@ export class RestTransport {
     }
     this.#ownsDispatcher = config.dispatcher === undefined;
     this.#dispatcher = config.dispatcher ?? createDispatcher(config, config.tls);
+  }
+
+  /**
+   * `util.inspect` (and so loggers and `console.log` of a transport or a {@link Client}) shows the
+   * config redacted, even when it is a plain object that lacks the loaders' redacting hooks.
+   */
+  [inspect.custom](_depth: number, options: object, inspectFn: typeof inspect): string {
+    return `RestTransport ${inspectFn(redactRestConfig(this.config), options)}`;
+  }
+
+  /** `JSON.stringify` of a transport: its config, redacted. */
+  toJSON(): Record<string, unknown> {
+    return redactRestConfig(this.config);
   }
 
   /** The exec credential provider, when the config authenticates with an exec plugin. */
