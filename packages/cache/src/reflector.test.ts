@@ -122,6 +122,17 @@ describe('Reflector', () => {
     await t.stop();
   });
 
+  it('starts the next watch from the resourceVersion of the last bookmark', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    watch.push({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '999' } } });
+    await t.clock.advance(5_000);
+    watch.end();
+    expect((await t.fake.nextWatch()).options.resourceVersion).toBe('999');
+    expect(t.fake.listCalls).toHaveLength(1);
+    await t.stop();
+  });
+
   it('resumes at once from the last resourceVersion when a watch ends normally', async () => {
     const t = setup(1);
     const first = await t.fake.nextWatch();
@@ -166,6 +177,55 @@ describe('Reflector', () => {
     expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: true, retryInMs: 0 });
     expect(t.counter('lasso_reflector_relists_total')).toBe(1);
     expect(t.logger.find('resource version expired')).toHaveLength(1);
+    await t.stop();
+  });
+
+  it('treats a yielded 410 ERROR event like a thrown 410 and backs off when the next watch gets one too', async () => {
+    const t = setup(1);
+    const expired = {
+      type: 'ERROR',
+      object: {
+        apiVersion: 'v1',
+        kind: 'Status',
+        status: 'Failure',
+        code: 410,
+        reason: 'Expired',
+        message: 'too old resource version: 2 (3)',
+      },
+    };
+    (await t.fake.nextWatch()).push(expired);
+    const second = await t.fake.nextWatch();
+    expect(t.fake.listCalls[1]).toMatchObject({
+      resourceVersion: '2',
+      resourceVersionMatch: 'NotOlderThan',
+    });
+    second.push(expired);
+    await t.settle();
+    expect(t.reflector.state()).toBe('backoff');
+    expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
+      ['watch-start', true, 0],
+      ['watch-start', true, 800],
+    ]);
+    expect(t.errors[0]?.cause).toMatchObject({ status: 410, reason: 'Expired' });
+    await t.clock.advance(800);
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls).toHaveLength(3);
+    await t.stop();
+  });
+
+  it('resumes without relisting after a yielded ERROR event other than 410', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    watch.push({
+      type: 'ERROR',
+      object: { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError' },
+    });
+    await t.settle();
+    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: false, retryInMs: 800 });
+    await t.clock.advance(800);
+    expect((await t.fake.nextWatch()).options.resourceVersion).toBe('3');
+    expect(t.fake.listCalls).toHaveLength(1);
     await t.stop();
   });
 
@@ -331,6 +391,36 @@ describe('Reflector', () => {
     expect(t.errors[0]?.cause).toBeInstanceOf(TimeoutError);
     await t.clock.advance(800);
     await t.fake.nextWatch();
+    await t.stop();
+  });
+
+  it('restarts the inactivity deadline with every event', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    await t.clock.advance(300_000);
+    t.fake.sendBookmarks();
+    await t.clock.advance(329_999);
+    expect(watch.closed).toBe(false);
+    expect(t.errors).toEqual([]);
+    await t.clock.advance(1);
+    expect(watch.closed).toBe(true);
+    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: false });
+    expect(t.errors[0]?.cause).toBeInstanceOf(TimeoutError);
+    await t.stop();
+  });
+
+  it('caps the backoff at 30 s', async () => {
+    const t = setup(1, {}, (fake) => fake.failNextWatch(new ApiError({ status: 503 }), 8));
+    const expected = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000];
+    for (const delayMs of expected) {
+      await t.settle();
+      expect(t.reflector.state()).toBe('backoff');
+      await t.clock.advance(delayMs);
+    }
+    await t.settle();
+    expect(t.errors.map((error) => error.retryInMs)).toEqual(expected);
+    expect(t.reflector.state()).toBe('watching');
+    expect(t.fake.listCalls).toHaveLength(1);
     await t.stop();
   });
 

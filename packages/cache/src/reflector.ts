@@ -42,6 +42,7 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /**
    * A watch from `options.resourceVersion`. Ends normally when the server closes the stream; throws an
    * `ApiError` for HTTP errors and ERROR events (410 -> `isGone`); must stop when `options.signal` aborts.
+   * An ERROR event yielded instead of thrown is handled as if it had been thrown.
    */
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
 }
@@ -434,6 +435,17 @@ export class Reflector<T extends KubeObject = KubeObject> {
         if (result.done) {
           return { kind: 'ended', events, durationMs: this.#clock.monotonic() - started };
         }
+        // An ERROR event yielded instead of thrown is the failure of the watch, not progress: counting it as an
+        // event would reset the 410 streak, so a server answering every watch with 410 could never be backed off.
+        const status = errorEventStatus(result.value);
+        if (status !== undefined) {
+          return {
+            kind: 'failed',
+            phase: events === 0 ? 'watch-start' : 'watch',
+            error: ApiError.fromStatus(status),
+            events,
+          };
+        }
         events++;
         timer.cancel();
         timer = this.#clock.schedule(inactivityTimeoutMs, expire);
@@ -482,9 +494,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
       case 'BOOKMARK':
         break;
-      case 'ERROR':
-        // A lister-watcher that yields ERROR events instead of throwing them.
-        throw ApiError.fromStatus(object as Status);
       default:
         throw new LassoError(
           'LASSO_WATCH_DECODE',
@@ -535,6 +544,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.#logger.error('watch error handler threw', { error: errorMessage(handlerError) });
     }
   }
+}
+
+/** The Status of an ERROR event (a lister-watcher that yields them instead of throwing), else undefined. */
+function errorEventStatus(event: unknown): Status | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const { type, object } = event as { type?: unknown; object?: unknown };
+  if (type !== 'ERROR' || typeof object !== 'object' || object === null) return undefined;
+  return object as Status;
 }
 
 /**

@@ -307,6 +307,24 @@ describe('SharedIndexInformer', () => {
     expect(t.clock.pendingTimers()).toBe(0);
   });
 
+  it('resyncs a handler added after start on its own period, counted from when it was added', async () => {
+    const t = setup(['a']);
+    const early: Seen = [];
+    t.informer.addEventHandler(recorder(early));
+    void t.start();
+    await t.fake.nextWatch();
+    await t.clock.advance(500);
+    const late: Seen = [];
+    t.informer.addEventHandler(recorder(late), { resyncPeriodMs: 1_000 });
+    await t.clock.advance(999);
+    expect(late).toEqual(['add:a:initial']);
+    await t.clock.advance(1);
+    expect(late).toEqual(['add:a:initial', 'update:a:2->2']);
+    expect(early).toEqual(['add:a:initial']);
+    await t.stop();
+    expect(t.clock.pendingTimers()).toBe(0);
+  });
+
   it('never resyncs with a period of 0', async () => {
     const t = setup(['a'], { resyncPeriodMs: 0 });
     const seen: Seen = [];

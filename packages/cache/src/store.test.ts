@@ -123,6 +123,26 @@ describe('createIndexer', () => {
     expect(() => indexer.add(pod('ns', 'boom'))).toThrow('index failed');
     expect(indexer.listKeys()).toEqual(['ns/a']);
     expect(indexer.indexKeys('bad', 'ok')).toEqual(['ns/a']);
+    expect(() => indexer.replace([pod('ns', 'b'), pod('ns', 'boom')], '9')).toThrow('index failed');
+    expect(indexer.listKeys()).toEqual(['ns/a']);
+    expect(indexer.indexKeys('bad', 'ok')).toEqual(['ns/a']);
+  });
+
+  it('adds no indexer when one of the new index functions throws on a stored object', () => {
+    const indexer = createIndexer<KubeObject>();
+    indexer.add(pod('ns', 'a'));
+    expect(() =>
+      indexer.addIndexers({
+        good: () => ['g'],
+        bad: () => {
+          throw new Error('index failed');
+        },
+      }),
+    ).toThrow('index failed');
+    expect(indexer.getIndexers()).toEqual({});
+    expect(() => indexer.byIndex('good', 'g')).toThrow(RangeError);
+    indexer.addIndexers({ good: () => ['g'] });
+    expect(indexer.indexKeys('good', 'g')).toEqual(['ns/a']);
   });
 
   it('agrees with a model under any sequence of operations', () => {

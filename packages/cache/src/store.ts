@@ -70,7 +70,10 @@ export interface Store<T> extends StoreReader<T> {
   update(object: T): void;
   /** Remove the object with the key of `object`; a no-op when there is none. */
   delete(object: T): void;
-  /** Replace the whole content with `list`; `resourceVersion` is the list's version. */
+  /**
+   * Replace the whole content with `list`; `resourceVersion` is the list's version. When a key or index
+   * function throws, the previous content stays.
+   */
   replace(list: readonly T[], resourceVersion: string): void;
   /** A no-op for a plain store; the DeltaFIFO re-queues every known object as a Sync delta. */
   resync(): void;
@@ -91,7 +94,10 @@ export interface IndexerReader<T> extends StoreReader<T> {
 
 /** A store with secondary indexes (client-go `Indexer`). */
 export interface Indexer<T> extends Store<T>, IndexerReader<T> {
-  /** Add index functions; objects already stored are indexed at once. Throws a TypeError on a name clash. */
+  /**
+   * Add index functions; objects already stored are indexed at once. Throws a TypeError on a name clash; when
+   * an index function throws on a stored object, none of `indexers` is added.
+   */
   addIndexers(indexers: Indexers<T>): void;
 }
 
@@ -144,9 +150,16 @@ class MapIndexer<T> implements Indexer<T> {
   }
 
   replace(list: readonly T[], _resourceVersion: string): void {
+    // Built aside and swapped in, so a throwing key or index function leaves the previous content intact.
+    const items = new Map<string, T>();
+    for (const object of list) items.set(this.#keyFunc(object), object);
+    const indices = new Map<string, Map<string, Set<string>>>();
+    for (const [name, indexFunc] of Object.entries(this.#indexers)) {
+      indices.set(name, buildIndex(items, indexFunc));
+    }
     this.#items.clear();
-    for (const index of this.#indices.values()) index.clear();
-    for (const object of list) this.#put(this.#keyFunc(object), object);
+    for (const [key, object] of items) this.#items.set(key, object);
+    for (const [name, index] of indices) this.#indices.set(name, index);
   }
 
   resync(): void {}
@@ -208,11 +221,13 @@ class MapIndexer<T> implements Indexer<T> {
         throw new TypeError(`addIndexers: indexer "${name}" is not a function`);
       }
     }
-    for (const [name, indexFunc] of Object.entries(indexers)) {
+    // Every new index is built before any is registered: a throwing index function adds none of them.
+    const built = Object.entries(indexers).map(
+      ([name, indexFunc]) => [name, indexFunc, buildIndex(this.#items, indexFunc)] as const,
+    );
+    for (const [name, indexFunc, index] of built) {
       this.#indexers[name] = indexFunc;
-      const index = new Map<string, Set<string>>();
       this.#indices.set(name, index);
-      for (const [key, object] of this.#items) addToIndex(index, indexFunc(object), key);
     }
   }
 
@@ -254,6 +269,15 @@ class MapIndexer<T> implements Indexer<T> {
       }
     }
   }
+}
+
+function buildIndex<T>(
+  items: ReadonlyMap<string, T>,
+  indexFunc: IndexFunc<T>,
+): Map<string, Set<string>> {
+  const index = new Map<string, Set<string>>();
+  for (const [key, object] of items) addToIndex(index, indexFunc(object), key);
+  return index;
 }
 
 function addToIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {
