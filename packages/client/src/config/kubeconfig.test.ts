@@ -119,11 +119,59 @@ describe('loadKubeConfig', () => {
     expect(fromA.auth).toEqual({ type: 'token', token: 'token-a' });
   });
 
+  it('resolves relative paths of a merged KUBECONFIG against the file that names them', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'lasso-merge-'));
+    try {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(join(root, 'a'));
+      await mkdir(join(root, 'b'));
+      // Only b/ holds the files: resolving against a/ (the first file) or the cwd would fail.
+      await writeFile(join(root, 'b', 'ca.crt'), await readFile(fixture('pki/ca.crt'), 'utf8'));
+      await writeFile(join(root, 'b', 'token'), 'b-token\n');
+      await writeFile(
+        join(root, 'a', 'config'),
+        'current-context: x\ncontexts:\n- name: x\n  context: { cluster: c, user: u, namespace: from-a }\n',
+      );
+      await writeFile(
+        join(root, 'b', 'config'),
+        [
+          'current-context: ignored',
+          'clusters:',
+          '- name: c',
+          '  cluster: { server: "https://b.example.com", certificate-authority: ca.crt }',
+          'users:',
+          '- name: u',
+          '  user: { tokenFile: ./token }',
+          'contexts:',
+          '- name: x',
+          '  context: { cluster: other, user: other }',
+        ].join('\n'),
+      );
+      const config = await loadKubeConfig({
+        env: { KUBECONFIG: [join(root, 'a', 'config'), join(root, 'b', 'config')].join(delimiter) },
+      });
+      expect(config.server).toBe('https://b.example.com');
+      expect(config.namespace).toBe('from-a');
+      expect(config.tls?.caPem).toContain('MIIBfakeCA');
+      expect(config.auth).toEqual({ type: 'tokenFile', path: join(root, 'b', 'token') });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
   it('reads ~/.kube/config when neither path nor KUBECONFIG is given', async () => {
     const home = await mkdtemp(join(tmpdir(), 'lasso-home-'));
     try {
       await expect(loadKubeConfig({ env: {}, homeDir: home })).rejects.toThrow(
         join(home, '.kube', 'config'),
+      );
+      const { mkdir, copyFile } = await import('node:fs/promises');
+      await mkdir(join(home, '.kube'));
+      await copyFile(fixture('gke.yaml'), join(home, '.kube', 'config'));
+      const config = await loadKubeConfig({ env: {}, homeDir: home });
+      expect(config.server).toBe('https://34.1.2.3');
+      expect(config.source).toBe(
+        `kubeconfig:${join(home, '.kube', 'config')}#gke_my-project_europe-west1_autopilot`,
       );
     } finally {
       await rm(home, { recursive: true, force: true });
