@@ -49,6 +49,7 @@ import {
   unsupportedMediaType,
 } from './status.ts';
 import { CompactedError, type HistoryEvent, type KubeObject, type Store } from './storage.ts';
+import { ServiceAccountTokens } from './tokens.ts';
 
 type Json = Record<string, unknown>;
 
@@ -407,6 +408,7 @@ export class ApiCore {
   readonly #store: Store;
   readonly #serverAddress: () => string;
   readonly #watches = new Set<{ key: string; end: () => void }>();
+  readonly #tokens: ServiceAccountTokens;
   #nextClusterIp = 10;
 
   constructor(options: {
@@ -419,6 +421,12 @@ export class ApiCore {
     this.#registry = options.registry;
     this.#store = options.store;
     this.#serverAddress = options.serverAddress;
+    this.#tokens = new ServiceAccountTokens({ store: this.#store, clock: this.#clock });
+  }
+
+  /** The service account a TokenRequest token authenticates as; undefined once expired or revoked. */
+  authenticateToken(token: string): UserInfo | undefined {
+    return this.#tokens.authenticate(token);
   }
 
   /** Create what kube-apiserver creates at startup: the default, kube-system, kube-public and kube-node-lease namespaces. */
@@ -527,11 +535,14 @@ export class ApiCore {
     if (subresource !== undefined && !info.subresources.includes(subresource)) {
       throw pathNotFound();
     }
+    // TokenRequest is the one create-only subresource served; the rest of the connect/create ones are not.
+    const tokenRequest = subresource === 'token' && group === '' && resource === 'serviceaccounts';
     if (
       subresource !== undefined &&
       subresource !== 'status' &&
       subresource !== 'scale' &&
-      subresource !== 'finalize'
+      subresource !== 'finalize' &&
+      !tokenRequest
     ) {
       throw methodNotAllowed();
     }
@@ -545,7 +556,7 @@ export class ApiCore {
         break;
       case 'POST':
         verb = 'create';
-        if (name !== undefined) throw methodNotAllowed();
+        if (name !== undefined && !tokenRequest) throw methodNotAllowed();
         break;
       case 'PUT':
         verb = 'update';
@@ -561,7 +572,8 @@ export class ApiCore {
       default:
         throw methodNotAllowed();
     }
-    if (subresource !== undefined && !['get', 'update', 'patch'].includes(verb)) {
+    if (tokenRequest && verb !== 'create') throw methodNotAllowed();
+    if (subresource !== undefined && !tokenRequest && !['get', 'update', 'patch'].includes(verb)) {
       throw methodNotAllowed();
     }
     if (subresource === 'finalize' && verb !== 'update') throw methodNotAllowed();
@@ -589,6 +601,10 @@ export class ApiCore {
       case 'watch':
         return { type: 'watch', plan: this.#watch(info, scope, query, name) };
       case 'create':
+        if (tokenRequest) {
+          const body = this.#tokens.issue(scope ?? '', name!, decodeBody(request));
+          return { type: 'json', code: 201, body };
+        }
         return { type: 'json', code: 201, body: this.#create(info, scope ?? '', request) };
       case 'update':
         return this.#update(info, scope ?? '', name!, subresource, request);

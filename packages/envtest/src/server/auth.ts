@@ -25,12 +25,12 @@ function asList(value: unknown): string[] {
  */
 export function authenticate(
   request: IncomingMessage,
-  tokens: ReadonlyMap<string, UserInfo>,
+  lookupToken: (token: string) => UserInfo | undefined,
 ): UserInfo | undefined {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    const user = match === null ? undefined : tokens.get(match[1]!);
+    const user = match === null ? undefined : lookupToken(match[1]!);
     if (user === undefined) throw unauthorized();
     return user;
   }

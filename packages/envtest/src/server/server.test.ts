@@ -93,6 +93,59 @@ describe('startLocalApiServer', () => {
     expect((await call(env, 'GET', `${path}/dry`)).status).toBe(404);
   });
 
+  it('expires TokenRequest tokens on the clock and revokes those bound to a deleted pod', async () => {
+    const clock = new FakeClock(Date.UTC(2030, 0, 1));
+    const { env } = await start(clock);
+    const base = '/api/v1/namespaces/default';
+    await call(env, 'POST', `${base}/serviceaccounts`, {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } },
+    });
+    const request = (spec: Record<string, unknown>) =>
+      call(env, 'POST', `${base}/serviceaccounts/default/token`, {
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec },
+      });
+    const timed = await request({ expirationSeconds: 600 });
+    expect(timed.body.status.expirationTimestamp).toBe('2030-01-01T00:10:00Z');
+    const claims = JSON.parse(
+      Buffer.from(timed.body.status.token.split('.')[1], 'base64url').toString('utf8'),
+    );
+    expect(claims).toMatchObject({
+      sub: 'system:serviceaccount:default:default',
+      exp: Date.UTC(2030, 0, 1, 0, 10) / 1000,
+    });
+    const token: string = timed.body.status.token;
+    expect((await call(env, 'GET', '/api', { token })).status).toBe(200);
+    await clock.advance(599_999);
+    expect((await call(env, 'GET', '/api', { token })).status).toBe(200);
+    await clock.advance(1);
+    expect((await call(env, 'GET', '/api', { token })).status).toBe(401);
+
+    const pod = await call(env, 'POST', `${base}/pods`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'holder' },
+        spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9' }] },
+      },
+    });
+    const wrongUid = await request({
+      boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'holder', uid: 'not-the-uid' },
+    });
+    expect(wrongUid.status).toBe(409);
+    const bound = await request({
+      boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'holder', uid: pod.body.metadata.uid },
+    });
+    expect(bound.status).toBe(201);
+    const boundToken: string = bound.body.status.token;
+    expect((await call(env, 'GET', '/api', { token: boundToken })).status).toBe(200);
+    await call(env, 'DELETE', `${base}/pods/holder`);
+    expect((await call(env, 'GET', '/api', { token: boundToken })).status).toBe(401);
+    const unbindable = await request({
+      boundObjectRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'x' },
+    });
+    expect(unbindable.status).toBe(400);
+  });
+
   it('rejects a non-positive bookmark interval with RangeError', async () => {
     await expect(startLocalApiServer({ bookmarkIntervalMs: 0 })).rejects.toThrow(RangeError);
   });

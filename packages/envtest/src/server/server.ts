@@ -344,7 +344,10 @@ class LocalServer implements RunningLocalApiServer {
         throw new StatusError(failure(fault.status, reason, message, details), headers);
       }
       const body = await this.#readBody(request);
-      let user = authenticate(request, this.#tokens);
+      let user = authenticate(
+        request,
+        (token) => this.#tokens.get(token) ?? this.#api.authenticateToken(token),
+      );
       if (user === undefined) {
         if (!publicPaths.test(url.pathname)) throw unauthorized();
         user = { name: 'system:anonymous', groups: ['system:unauthenticated'] };

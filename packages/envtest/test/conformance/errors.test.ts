@@ -2,7 +2,7 @@
 // with the metav1.Status kube-apiserver sends; the server keeps serving and keeps its objects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap } from './helpers.ts';
+import { call, configMap, eventually, unique } from './helpers.ts';
 
 let env: Environment;
 let ns: string;
@@ -77,6 +77,88 @@ describe('authorization', () => {
       headers: { 'Impersonate-User': 'carol', 'Impersonate-Group': 'system:masters' },
     });
     expect(reply.status).toBe(200);
+  });
+});
+
+describe('service-account tokens (TokenRequest)', () => {
+  const accounts = () => `/api/v1/namespaces/${ns}/serviceaccounts`;
+  const tokenRequest = (spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec,
+  });
+
+  it('issues a token that authenticates without rights (403) and stops working with its account (401)', async () => {
+    const account = unique('robot');
+    const created = await call(env, 'POST', accounts(), {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account } },
+    });
+    expect(created.status).toBe(201);
+    const issued = await call(env, 'POST', `${accounts()}/${account}/token`, {
+      body: tokenRequest({ expirationSeconds: 600 }),
+    });
+    expect(issued.status).toBe(201);
+    expect(issued.body).toMatchObject({
+      kind: 'TokenRequest',
+      apiVersion: 'authentication.k8s.io/v1',
+      spec: { expirationSeconds: 600, audiences: [expect.any(String)] },
+      status: { token: expect.any(String), expirationTimestamp: expect.any(String) },
+    });
+    const issuedAt = Date.parse(issued.body.metadata?.creationTimestamp ?? '');
+    const expiresAt = Date.parse(issued.body.status.expirationTimestamp);
+    if (!Number.isNaN(issuedAt)) expect(expiresAt - issuedAt).toBe(600_000);
+    const token: string = issued.body.status.token;
+
+    // Discovery is open to every authenticated user; resources need an RBAC grant it does not have.
+    expect((await call(env, 'GET', '/api', { token })).status).toBe(200);
+    const denied = await call(env, 'GET', cms, { token });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message: `configmaps is forbidden: User "system:serviceaccount:${ns}:${account}" cannot list resource "configmaps" in API group "" in the namespace "${ns}"`,
+      details: { kind: 'configmaps' },
+    });
+    const write = await call(env, 'POST', cms, { token, body: configMap(unique('denied')) });
+    expect(write.status).toBe(403);
+    expect(write.body.message).toContain(
+      `User "system:serviceaccount:${ns}:${account}" cannot create resource "configmaps"`,
+    );
+
+    expect((await call(env, 'DELETE', `${accounts()}/${account}`)).status).toBe(200);
+    // kube-apiserver caches a successful token authentication for up to 10 s.
+    await eventually(async () => (await call(env, 'GET', cms, { token })).status === 401, 30_000);
+  });
+
+  it('answers 404 for a missing account, 422 for a too short duration and 405 for GET', async () => {
+    const missing = await call(env, 'POST', `${accounts()}/no-such-account/token`, {
+      body: tokenRequest(),
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({
+      reason: 'NotFound',
+      message: 'serviceaccounts "no-such-account" not found',
+    });
+    const account = unique('short');
+    await call(env, 'POST', accounts(), {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account } },
+    });
+    const short = await call(env, 'POST', `${accounts()}/${account}/token`, {
+      body: tokenRequest({ expirationSeconds: 60 }),
+    });
+    expect(short.status).toBe(422);
+    expect(short.body).toMatchObject({
+      reason: 'Invalid',
+      details: { group: 'authentication.k8s.io', kind: 'TokenRequest' },
+    });
+    expect(short.body.message).toContain(
+      'spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+    );
+    const get = await call(env, 'GET', `${accounts()}/${account}/token`);
+    expect(get.status).toBe(405);
+    expect(get.body).toMatchObject({ kind: 'Status', reason: 'MethodNotAllowed', code: 405 });
   });
 });
 
