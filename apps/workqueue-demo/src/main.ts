@@ -102,14 +102,11 @@ async function main(): Promise<void> {
     }
   };
 
-  // systemClock timers are unref'd and pending promises hold nothing: keep the process up while we run.
-  const keepAlive = setInterval(() => {}, 60_000);
   const started = performance.now();
   run.signal.addEventListener('abort', () => queue.shutDown(), { once: true });
   for (const key of keys) queue.add(key);
   await Promise.all(Array.from({ length: workers }, (_, i) => worker(i + 1)));
   await queue.shutDownWithDrain();
-  clearInterval(keepAlive);
   deadline.clear();
   run.dispose();
   process.off('SIGINT', onSignal);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anySignal, isAbortError, raceSignal, sleep, timeoutSignal } from './abort.ts';
+import type { Clock } from './clock.ts';
 import { isLassoError, LassoError, TimeoutError } from './errors.ts';
 import { FakeClock } from './testing/fake-clock.ts';
 
@@ -25,6 +26,23 @@ describe('sleep()', () => {
     controller.abort(reason);
     await expect(wait).rejects.toBe(reason);
     expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('asks the clock to keep the process alive while it waits', async () => {
+    const clock = new FakeClock();
+    const keepAlive: Array<boolean | undefined> = [];
+    const spyClock: Clock = {
+      now: () => clock.now(),
+      monotonic: () => clock.monotonic(),
+      schedule: (delayMs, callback, options) => {
+        keepAlive.push(options?.keepAlive);
+        return clock.schedule(delayMs, callback);
+      },
+    };
+    const wait = sleep(spyClock, 10);
+    await clock.advance(10);
+    await wait;
+    expect(keepAlive).toEqual([true]);
   });
 
   it('rejects at once for an already aborted signal', async () => {
@@ -86,6 +104,17 @@ describe('isLassoError()', () => {
     expect(isLassoError(foreign, 'LASSO_API_ERROR')).toBe(true);
     expect(isLassoError(foreign, 'LASSO_TIMEOUT')).toBe(false);
     expect(isLassoError(new Error('plain'))).toBe(false);
+  });
+
+  it('recognises an error built by a second instance of the module', async () => {
+    // A query string makes vitest load errors.ts again: the same situation as two installed copies.
+    const specifier = './errors.ts?second-copy';
+    const copy = (await import(specifier)) as typeof import('./errors.ts');
+    expect(copy.LassoError).not.toBe(LassoError);
+    const foreign = new copy.TimeoutError('late', 5);
+    expect(foreign).not.toBeInstanceOf(LassoError);
+    expect(isLassoError(foreign, 'LASSO_TIMEOUT')).toBe(true);
+    expect(copy.isLassoError(new LassoError('LASSO_ABORTED', 'x'), 'LASSO_ABORTED')).toBe(true);
   });
 
   it('names subclasses after themselves and keeps the cause', () => {

@@ -25,7 +25,8 @@ export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
 
 /**
  * Resolve after `delayMs` on `clock`; reject with the signal's reason when it aborts first.
- * The timer and the abort listener are both released however the wait ends.
+ * The timer and the abort listener are both released however the wait ends. On `systemClock` the
+ * pending sleep keeps the process alive, as `setTimeout` does.
  */
 export function sleep(clock: Clock, delayMs: number, options: SignalOptions = {}): Promise<void> {
   const { signal } = options;
@@ -35,10 +36,15 @@ export function sleep(clock: Clock, delayMs: number, options: SignalOptions = {}
       timer.cancel();
       reject(abortReason(signal as AbortSignal));
     };
-    const timer = clock.schedule(delayMs, () => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    });
+    // keepAlive: a script whose only pending work is this sleep must not exit before it ends.
+    const timer = clock.schedule(
+      delayMs,
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      { keepAlive: true },
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

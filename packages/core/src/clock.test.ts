@@ -30,6 +30,42 @@ describe('systemClock', () => {
     expect(fired).toBe(false);
   });
 
+  it('unrefs a timer unless it is scheduled with keepAlive', () => {
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const housekeeping = systemClock.schedule(10_000, () => {});
+    const awaited = systemClock.schedule(10_000, () => {}, { keepAlive: true });
+    const [first, second] = spy.mock.results.map((result) => result.value as NodeJS.Timeout);
+    housekeeping.cancel();
+    awaited.cancel();
+    expect(first?.hasRef()).toBe(false);
+    expect(second?.hasRef()).toBe(true);
+  });
+
+  it("keeps a long keepAlive timer ref'd across its re-armed steps", () => {
+    vi.useFakeTimers();
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const timer = systemClock.schedule(2 ** 31 + 1_000, () => {}, { keepAlive: true });
+    vi.advanceTimersByTime(2 ** 31);
+    const steps = spy.mock.results.map((result) => result.value as NodeJS.Timeout);
+    timer.cancel();
+    expect(steps).toHaveLength(2);
+    expect(steps.every((step) => step.hasRef())).toBe(true);
+  });
+
+  it('never fires an infinite delay and fires NaN or -Infinity on the next turn', () => {
+    vi.useFakeTimers();
+    const seen: string[] = [];
+    const never = systemClock.schedule(Number.POSITIVE_INFINITY, () => seen.push('infinite'));
+    systemClock.schedule(Number.NaN, () => seen.push('nan'));
+    systemClock.schedule(Number.NEGATIVE_INFINITY, () => seen.push('-infinite'));
+    vi.advanceTimersByTime(0);
+    expect(seen).toEqual(['nan', '-infinite']);
+    vi.advanceTimersByTime(4 * 2 ** 31);
+    expect(seen).toEqual(['nan', '-infinite']);
+    never.cancel();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('fires a zero or negative delay on the next turn', () => {
     vi.useFakeTimers();
     const seen: number[] = [];

@@ -1,5 +1,17 @@
 // Clock: the only source of time inside lasso, so tests can advance time instead of sleeping.
 
+/** Options of {@link Clock.schedule}. */
+export interface ScheduleOptions {
+  /**
+   * Keep the process alive while the timer is pending (Node's default for `setTimeout`). Default
+   * `false`: housekeeping timers (metric refreshes, resyncs) never hold a process open on their own.
+   * Pass `true` for a wait that something awaits, such as `sleep` or a delayed queue item, so
+   * a script that only awaits it does not exit early (Node ends a process with nothing ref'd, even
+   * with promises pending).
+   */
+  keepAlive?: boolean | undefined;
+}
+
 /** A timer handle returned by {@link Clock.schedule}. */
 export interface TimerHandle {
   /** Cancel the timer; a no-op when it already fired or was cancelled. */
@@ -20,8 +32,11 @@ export interface Clock {
   now(): number;
   /** Monotonic ms from an arbitrary origin: subtract two readings to get elapsed time. */
   monotonic(): number;
-  /** Run `callback` once after `delayMs` (clamped to >= 0). */
-  schedule(delayMs: number, callback: () => void): TimerHandle;
+  /**
+   * Run `callback` once after `delayMs` (negative and NaN mean 0; `Infinity` never fires). The
+   * timer does not keep the process alive unless `options.keepAlive` is set.
+   */
+  schedule(delayMs: number, callback: () => void, options?: ScheduleOptions): TimerHandle;
 }
 
 /**
@@ -31,8 +46,9 @@ export interface Clock {
  * Delays longer than setTimeout's 2^31-1 ms limit are honoured (re-armed in steps); an infinite delay never
  * fires.
  *
- * **Gotchas**: timers are `unref`'d, so a pending lasso timer never keeps a process alive on its own;
- * whatever waits on it (a worker, an informer run) holds the process through its own I/O or promise.
+ * **Gotchas**: timers are `unref`'d unless scheduled with `{ keepAlive: true }`, so a housekeeping timer
+ * never keeps a process alive on its own. A pending promise does not hold a Node process either: waits
+ * that a caller awaits (`sleep`, delayed queue items) ask for `keepAlive`.
  */
 // setTimeout fires at once (with a warning) for delays above 2^31-1 ms, so longer waits re-arm in steps.
 const maxTimerDelayMs = 2_147_483_647;
@@ -40,14 +56,16 @@ const maxTimerDelayMs = 2_147_483_647;
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
   monotonic: () => performance.now(),
-  schedule: (delayMs: number, callback: () => void): TimerHandle => {
-    let remainingMs = Math.max(0, Number.isFinite(delayMs) ? delayMs : maxTimerDelayMs);
+  schedule: (delayMs: number, callback: () => void, options?: ScheduleOptions): TimerHandle => {
+    // Infinity stays Infinity, so it re-arms forever and never fires; NaN fires at once, like setTimeout.
+    let remainingMs = Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs);
+    const keepAlive = options?.keepAlive === true;
     let timer: ReturnType<typeof setTimeout>;
     const arm = (): void => {
       const stepMs = Math.min(remainingMs, maxTimerDelayMs);
-      remainingMs -= stepMs;
+      if (remainingMs !== Number.POSITIVE_INFINITY) remainingMs -= stepMs;
       timer = setTimeout(remainingMs > 0 ? arm : callback, stepMs);
-      timer.unref?.();
+      if (!keepAlive) timer.unref?.();
     };
     arm();
     return { cancel: () => clearTimeout(timer) };

@@ -8,7 +8,7 @@ export {
   sleep,
   timeoutSignal,
 } from './abort.ts';
-export { type Clock, systemClock, type TimerHandle } from './clock.ts';
+export { type Clock, type ScheduleOptions, systemClock, type TimerHandle } from './clock.ts';
 export {
   errorMessage,
   isLassoError,

@@ -9,7 +9,8 @@ export interface DelayingQueue<T> extends WorkQueue<T> {
   /**
    * Add `item` after `delayMs` of the queue's clock; `0` adds it now. If the item is already
    * waiting, the earlier of the two deadlines wins. A no-op after shutdown; waiting items are
-   * dropped by shutdown. Counts one `workqueue_retries_total`.
+   * dropped by shutdown. Counts one `workqueue_retries_total`. While an item waits, the queue's
+   * timer keeps the process alive (shut the queue down to let it exit).
    *
    * @throws RangeError when `delayMs` is negative or not finite.
    */
@@ -73,7 +74,9 @@ export class DelayingQueueImpl<T> extends WorkQueueImpl<T> implements DelayingQu
     this.#timer?.cancel();
     const delayMs = Math.min(Math.max(0, head.readyAt - this.clock.monotonic()), maxTimerDelayMs);
     this.#timerAt = this.clock.monotonic() + delayMs;
-    this.#timer = this.clock.schedule(delayMs, () => this.#fire());
+    // keepAlive: like a goroutine in client-go, a pending delayed item keeps the program running, so a
+    // worker awaiting get() in a plain script is not cut off by Node exiting with only promises left.
+    this.#timer = this.clock.schedule(delayMs, () => this.#fire(), { keepAlive: true });
   }
 
   #fire(): void {

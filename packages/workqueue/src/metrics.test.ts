@@ -1,4 +1,5 @@
 // Ports the behaviours of client-go util/workqueue/metrics_test.go (TestMetrics, TestMetricShutdown).
+import type { Clock } from '@lasso/core';
 import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createDelayingQueue } from './delaying-queue.ts';
@@ -100,6 +101,26 @@ describe('workqueue metrics', () => {
     limited.addRateLimited('a');
     expect(metrics.value(n.retries, { name: 'limited' })).toBe(1);
     limited.shutDown();
+  });
+
+  it('refreshes the gauges on a timer that does not keep the process alive', () => {
+    const clock = new FakeClock();
+    const keepAlive: Array<boolean | undefined> = [];
+    const spyClock: Clock = {
+      now: () => clock.now(),
+      monotonic: () => clock.monotonic(),
+      schedule: (delayMs, callback, options) => {
+        keepAlive.push(options?.keepAlive);
+        return clock.schedule(delayMs, callback);
+      },
+    };
+    const queue = createQueue<string>({
+      name: 'test',
+      metrics: createTestMetricsProvider(),
+      clock: spyClock,
+    });
+    expect(keepAlive).toEqual([undefined]);
+    queue.shutDown();
   });
 
   // TestMetricShutdown.

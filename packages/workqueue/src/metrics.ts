@@ -130,7 +130,7 @@ export class QueueMetrics<T> {
   }
 
   #schedule(): void {
-    // One timer at a time, re-armed after each tick; systemClock timers are unref'd.
+    // One timer at a time, re-armed after each tick; without keepAlive, so a refresh never holds the process open.
     this.#timer = this.#clock.schedule(unfinishedWorkUpdatePeriodMs, () => {
       this.#timer = undefined;
       if (this.#stopped) return;

@@ -64,7 +64,45 @@ describe('FakeClock', () => {
     expect(clock.monotonic()).toBe(500);
   });
 
-  it('rejects a negative advance', async () => {
+  it('rejects a negative or non-finite advance', async () => {
     await expect(new FakeClock().advance(-1)).rejects.toThrow(RangeError);
+    await expect(new FakeClock().advance(Number.NaN)).rejects.toThrow(RangeError);
+    await expect(new FakeClock().advance(Number.POSITIVE_INFINITY)).rejects.toThrow(RangeError);
+  });
+
+  it('reads odd delays as systemClock does: NaN and negatives now, Infinity never', async () => {
+    const clock = new FakeClock();
+    const fired: string[] = [];
+    clock.schedule(Number.POSITIVE_INFINITY, () => fired.push('infinite'));
+    clock.schedule(Number.NaN, () => fired.push('nan'));
+    clock.schedule(-5, () => fired.push('negative'));
+    await clock.advance(0);
+    expect(fired).toEqual(['nan', 'negative']);
+    await clock.runAll();
+    await clock.advance(1e12);
+    expect(fired).toEqual(['nan', 'negative']);
+    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.monotonic()).toBe(1e12);
+  });
+
+  it('runs every timer, including those a timer schedules, with runAll', async () => {
+    const clock = new FakeClock();
+    const at: number[] = [];
+    clock.schedule(100, () => {
+      at.push(clock.monotonic());
+      clock.schedule(1_000, () => at.push(clock.monotonic()));
+    });
+    await clock.runAll();
+    expect(at).toEqual([100, 1_100]);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('stops runAll when a timer keeps rescheduling itself', async () => {
+    const clock = new FakeClock();
+    const tick = (): void => {
+      clock.schedule(1, tick);
+    };
+    tick();
+    await expect(clock.runAll(50)).rejects.toThrow(/more than 50 timers/);
   });
 });

@@ -49,7 +49,8 @@ export class FakeClock implements Clock {
   schedule(delayMs: number, callback: () => void): TimerHandle {
     const timer: FakeTimer = {
       id: this.#nextId++,
-      at: this.#monotonic + Math.max(0, Number.isFinite(delayMs) ? delayMs : 0),
+      // Same reading of odd delays as systemClock: NaN and negatives are 0, Infinity never falls due.
+      at: this.#monotonic + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs)),
       callback,
       cancelled: false,
     };
@@ -78,7 +79,9 @@ export class FakeClock implements Clock {
    * too when they fall within the window.
    */
   async advance(ms: number): Promise<void> {
-    if (!(ms >= 0)) throw new RangeError(`FakeClock.advance: ms must be >= 0, got ${ms}`);
+    if (!(ms >= 0) || !Number.isFinite(ms)) {
+      throw new RangeError(`FakeClock.advance: ms must be a finite number >= 0, got ${ms}`);
+    }
     const target = this.#monotonic + ms;
     await settle();
     for (;;) {
@@ -93,12 +96,15 @@ export class FakeClock implements Clock {
     await settle();
   }
 
-  /** Fire every pending timer (and those they schedule), up to `limit` of them, moving time as needed. */
+  /**
+   * Fire every pending timer (and those they schedule), up to `limit` of them, moving time as needed.
+   * Timers with an infinite delay stay pending.
+   */
   async runAll(limit = 10_000): Promise<void> {
     await settle();
     for (let fired = 0; fired < limit; fired++) {
       const next = this.#next();
-      if (next === undefined) return;
+      if (next === undefined || next.at === Number.POSITIVE_INFINITY) return;
       await this.advance(next.at - this.#monotonic);
     }
     throw new Error(
