@@ -442,6 +442,46 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
     }
   });
 
+  it('authenticates with a client certificate handed out by an exec plugin', async ({ skip }) => {
+    const { clientCertPem, clientKeyPem, caPem, server } = env.credentials;
+    if (clientCertPem === undefined || clientKeyPem === undefined) skip('no client certificate');
+    const dir = await mkdtemp(join(tmpdir(), 'lasso-exec-cert-'));
+    try {
+      const script = join(dir, 'plugin.cjs');
+      await writeFile(
+        script,
+        `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential',
+  status: { clientCertificateData: process.env.CERT, clientKeyData: process.env.KEY } }));`,
+      );
+      // Without the plugin's certificate the same server refuses the anonymous request.
+      const anonymous = await configMaps(createRestConfig({ server, tls: { caPem } }))
+        .list(env.namespace)
+        .catch((e: unknown) => e);
+      expect(isUnauthorized(anonymous) || isForbidden(anonymous)).toBe(true);
+      const cms = configMaps(
+        createRestConfig({
+          server,
+          tls: { caPem },
+          auth: {
+            type: 'exec',
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command: process.execPath,
+              args: [script],
+              env: [
+                { name: 'CERT', value: clientCertPem ?? '' },
+                { name: 'KEY', value: clientKeyPem ?? '' },
+              ],
+            },
+          },
+        }),
+      );
+      await expect(cms.list(env.namespace)).resolves.toMatchObject({ kind: 'ConfigMapList' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports a refused connection as LASSO_CONNECTION_FAILED with ECONNREFUSED as cause', async () => {
     const closed = configMaps(
       createRestConfig({ server: 'https://127.0.0.1:1', tls: { caPem: env.credentials.caPem } }),
