@@ -1,0 +1,110 @@
+// The layer rules behind check-layers.mjs: a package may import only packages below it in the layer
+// order, and only packages it declares in its package.json. Kept apart so tests can run it on fixtures.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, relative } from 'node:path';
+
+// Lower number = lower layer. A package may import only packages with a strictly lower rank.
+// envtest stands beside the stack on purpose: it must not share @lasso/client's bugs.
+const layers = {
+  '@lasso/core': 0,
+  '@lasso/workqueue': 1,
+  '@lasso/envtest': 1,
+  '@lasso/client': 2,
+  '@lasso/cache': 3,
+  '@lasso/controller': 4,
+  '@lasso/factory': 5,
+};
+const forbidden = { '@lasso/envtest': ['@lasso/client', '@lasso/workqueue'] };
+
+const builtins = new Set(builtinModules);
+const importPattern =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+function walk(dir, out = []) {
+  let entries;
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (entry === 'node_modules' || entry === 'dist') continue;
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) walk(path, out);
+    else if (/\.(ts|mts|js|mjs)$/.test(entry)) out.push(path);
+  }
+  return out;
+}
+
+function packageNameOf(specifier) {
+  if (specifier.startsWith('.') || specifier.startsWith('/')) return undefined;
+  if (specifier.startsWith('node:') || builtins.has(specifier.split('/')[0])) return undefined;
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+/**
+ * Every layer problem of the workspace at `root` (a directory holding packages/, apps/, tooling/),
+ * one message per offending import; empty when the layers hold.
+ */
+export function checkLayers(root) {
+  const problems = [];
+  for (const group of ['packages', 'apps', 'tooling']) {
+    let dirs;
+    try {
+      dirs = readdirSync(join(root, group));
+    } catch {
+      continue;
+    }
+    for (const dir of dirs) {
+      const pkgDir = join(root, group, dir);
+      let manifest;
+      try {
+        manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+      } catch {
+        continue;
+      }
+      const name = manifest.name;
+      const runtime = new Set([
+        ...Object.keys(manifest.dependencies ?? {}),
+        ...Object.keys(manifest.peerDependencies ?? {}),
+      ]);
+      const dev = new Set(Object.keys(manifest.devDependencies ?? {}));
+      const rank = layers[name];
+      // A library without a rank would escape the check entirely.
+      if (group === 'packages' && rank === undefined) {
+        problems.push(
+          `${relative(root, pkgDir)}: ${name} has no layer in tooling/scripts/layer-rules.mjs`,
+        );
+      }
+      for (const file of walk(pkgDir)) {
+        const rel = relative(root, file);
+        const isTestOnly =
+          /\.test\.ts$|\.test-d\.ts$|[/\\]test[/\\]|[/\\]testing[/\\]|config\.ts$/.test(rel);
+        const source = readFileSync(file, 'utf8');
+        for (const match of source.matchAll(importPattern)) {
+          const specifier = match[1] ?? match[2];
+          const dependency = packageNameOf(specifier);
+          if (dependency === undefined || dependency === name) continue;
+          const declared = runtime.has(dependency) || (isTestOnly && dev.has(dependency));
+          if (!declared) {
+            problems.push(
+              `${rel}: imports '${dependency}', which ${name} does not declare in ${isTestOnly ? 'dependencies or devDependencies' : 'dependencies'}`,
+            );
+          }
+          const target = layers[dependency];
+          if (rank !== undefined && target !== undefined && target >= rank) {
+            problems.push(
+              `${rel}: ${name} (layer ${rank}) imports ${dependency} (layer ${target}), which is not below it`,
+            );
+          }
+          if ((forbidden[name] ?? []).includes(dependency)) {
+            problems.push(`${rel}: ${name} must not import ${dependency}`);
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
