@@ -948,7 +948,7 @@ export class ApiCore {
     const parsed = decodeBody(request);
     if (subresource === 'scale') {
       const scale = isRecord(parsed) ? parsed : {};
-      const existing = this.#mustGet(info, namespace, name);
+      const existing = this.#uidPrecondition(info, namespace, name, scale);
       const result = this.#applyScale(info, existing, scale, request);
       return { type: 'json', code: 200, body: this.#toScale(info, result) };
     }
@@ -968,13 +968,40 @@ export class ApiCore {
         );
       }
     }
-    const existing = this.#mustGet(info, namespace, name);
+    const existing = this.#uidPrecondition(info, namespace, name, incoming);
     const result = this.#updateObject(info, existing, incoming, {
       subresource,
       fieldManager: this.#fieldManager(request),
       requireResourceVersion: !info.builtin,
     });
     return { type: 'json', code: 200, body: this.#toVersion(info, result) };
+  }
+
+  /**
+   * The live object a PUT replaces. A body carrying metadata.uid is a UID precondition (checked before
+   * the resourceVersion), so a PUT of an object that was deleted, or deleted and recreated, is 409
+   * Conflict like kube-apiserver's storage answers, not 404; only a body without a uid gets 404.
+   */
+  #uidPrecondition(info: ResourceInfo, namespace: string, name: string, body: Json): KubeObject {
+    const existing = this.#store.get(storageKey(info), namespace, name);
+    const uid = isRecord(body.metadata) ? (stringOf(body.metadata.uid) ?? '') : '';
+    if (uid !== '') {
+      const liveUid = existing === undefined ? '' : (stringOf(metaOf(existing).uid) ?? '');
+      if (uid !== liveUid) {
+        const at = info.namespaced ? { namespace, name } : { name };
+        throw conflict(
+          info,
+          name,
+          storageInvalid(
+            info,
+            at,
+            `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${liveUid}`,
+          ),
+        );
+      }
+    }
+    if (existing === undefined) throw notFound(info, name);
+    return existing;
   }
 
   #updateObject(
@@ -1016,6 +1043,17 @@ export class ApiCore {
       spec.finalizers = isRecord(incoming.spec) ? incoming.spec.finalizers : undefined;
       next.spec = spec;
     } else {
+      const incomingUid = stringOf(incomingMeta.uid) ?? '';
+      if (incomingUid !== '' && incomingUid !== existingMeta.uid) {
+        // A patch that rewrites the uid (a PUT already failed its UID precondition above).
+        throw invalid(info, name, [
+          {
+            type: 'FieldValueInvalid',
+            message: `Invalid value: ${JSON.stringify(incomingUid)}: field is immutable`,
+            field: 'metadata.uid',
+          },
+        ]);
+      }
       next = structuredClone(incoming);
       if (hasStatus) {
         if (existing.status === undefined) delete next.status;

@@ -203,6 +203,57 @@ describe('update', () => {
     });
   });
 
+  it('answers 409 Conflict (UID precondition), not 404, to a PUT carrying the uid of a deleted object', async () => {
+    const created = await call(env, 'POST', cms, { body: configMap('recreated', { n: '0' }) });
+    const uid = created.body.metadata.uid;
+    expect((await call(env, 'DELETE', `${cms}/recreated`)).status).toBe(200);
+    const gone = await call(env, 'PUT', `${cms}/recreated`, {
+      body: { ...created.body, data: { n: '1' } },
+    });
+    expect(gone.status).toBe(409);
+    expect(gone.body).toMatchObject({
+      kind: 'Status',
+      reason: 'Conflict',
+      code: 409,
+      details: { name: 'recreated', kind: 'configmaps' },
+    });
+    expect(gone.body.message).toMatch(/^Operation cannot be fulfilled on configmaps "recreated": /);
+    expect(gone.body.message).toContain(
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: `,
+    );
+    // Recreated under the same name: the old uid still fails, even with the live resourceVersion.
+    const again = await call(env, 'POST', cms, { body: configMap('recreated') });
+    const body = structuredClone(created.body);
+    body.metadata.resourceVersion = again.body.metadata.resourceVersion;
+    const stale = await call(env, 'PUT', `${cms}/recreated`, { body });
+    expect(stale.status).toBe(409);
+    expect(stale.body.message).toContain(
+      `UID in precondition: ${uid}, UID in object meta: ${again.body.metadata.uid}`,
+    );
+    // The status subresource checks the same precondition.
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const deployed = await call(env, 'POST', path, { body: deployment('status-gone') });
+    await call(env, 'DELETE', `${path}/status-gone`);
+    const status = structuredClone(deployed.body);
+    status.status = { replicas: 1 };
+    const statusReply = await call(env, 'PUT', `${path}/status-gone/status`, { body: status });
+    expect(statusReply.status).toBe(409);
+    expect(statusReply.body.message).toContain('Precondition failed: UID in precondition');
+  });
+
+  it('answers 422 Invalid to a patch that changes metadata.uid', async () => {
+    await call(env, 'POST', cms, { body: configMap('fixed-uid') });
+    const reply = await call(env, 'PATCH', `${cms}/fixed-uid`, {
+      body: { metadata: { uid: '00000000-0000-0000-0000-000000000000' } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({ reason: 'Invalid', details: { name: 'fixed-uid' } });
+    expect(reply.body.details.causes).toContainEqual(
+      expect.objectContaining({ field: 'metadata.uid' }),
+    );
+  });
+
   it('bumps resourceVersion on change and keeps uid and creationTimestamp', async () => {
     const created = await call(env, 'POST', cms, { body: configMap('changing', { n: '0' }) });
     const reply = await call(env, 'PUT', `${cms}/changing`, {
