@@ -843,7 +843,27 @@ export class ApiCore {
       if (info.subresources.includes('status')) delete object.status;
       return;
     }
+    // Every built-in strategy with a status subresource resets status in PrepareForCreate (only the
+    // status subresource writes it); the kinds below then set the zero status Go serializes.
+    if (info.subresources.includes('status')) delete object.status;
     switch (`${info.group}/${info.resource}`) {
+      case 'apps/replicasets':
+        object.status = { replicas: 0 };
+        break;
+      case 'apps/statefulsets':
+        object.status = { replicas: 0, availableReplicas: 0 };
+        break;
+      case 'apps/daemonsets':
+        object.status = {
+          currentNumberScheduled: 0,
+          numberMisscheduled: 0,
+          desiredNumberScheduled: 0,
+          numberReady: 0,
+        };
+        break;
+      case 'batch/jobs':
+        object.status = {};
+        break;
       case '/namespaces': {
         const labels = isRecord(metadata.labels) ? metadata.labels : {};
         labels['kubernetes.io/metadata.name'] = metadata.name;

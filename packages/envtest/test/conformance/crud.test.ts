@@ -153,6 +153,18 @@ describe('create', () => {
     });
   });
 
+  it('drops the status sent with a create of a kind that has a status subresource', async () => {
+    const replicaSets = `/apis/apps/v1/namespaces/${ns}/replicasets`;
+    const body = deployment('rs-status');
+    body.kind = 'ReplicaSet';
+    body.status = { replicas: 3, readyReplicas: 3, observedGeneration: 7 };
+    const reply = await call(env, 'POST', replicaSets, { body });
+    expect(reply.status).toBe(201);
+    expect(reply.body.status ?? {}).not.toHaveProperty('readyReplicas');
+    expect(reply.body.status ?? {}).not.toHaveProperty('observedGeneration');
+    expect(reply.body.status?.replicas ?? 0).toBe(0);
+  });
+
   it('sets generation 1 on a deployment', async () => {
     const reply = await call(env, 'POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
       body: deployment('gen-one'),
