@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { anySignal, isAbortError, raceSignal, sleep, timeoutSignal } from './abort.ts';
 import type { Clock } from './clock.ts';
@@ -88,9 +89,22 @@ describe('anySignal()', () => {
     const a = new AbortController();
     const b = new AbortController();
     const { signal } = anySignal([a.signal, undefined, b.signal]);
+    expect(getEventListeners(a.signal, 'abort')).toHaveLength(1);
     b.abort('why');
     expect(signal.aborted).toBe(true);
     expect(signal.reason).toBe('why');
+    expect(getEventListeners(a.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('removes its listeners from long-lived parents on dispose', () => {
+    const parent = new AbortController();
+    for (let i = 0; i < 3; i++) anySignal([parent.signal]).dispose();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('is aborted at once when a source already is', () => {
+    const { signal } = anySignal([new AbortController().signal, AbortSignal.abort('early')]);
+    expect(signal.reason).toBe('early');
   });
 });
 
