@@ -140,6 +140,29 @@ describe('RestTransport', () => {
     expect(sockets.size).toBeLessThanOrEqual(2);
   });
 
+  it('keeps reusing connections through retried 429s and error answers (every body is read)', async () => {
+    const sockets = new Set<unknown>();
+    let throttled = 0;
+    server = await startLoopback((request, response, raw) => {
+      sockets.add(raw.socket);
+      const padding = 'x'.repeat(64 * 1024);
+      if (request.url === '/throttled' && ++throttled % 2 === 1) {
+        json(response, 429, status(429, 'TooManyRequests', padding), { 'retry-after': '0' });
+      } else if (request.url === '/missing') {
+        json(response, 404, status(404, 'NotFound', padding));
+      } else json(response, 200, { padding });
+    });
+    const t = open({}, server);
+    for (let i = 0; i < 10; i++) {
+      await t.requestJson({ method: 'GET', path: '/throttled' });
+      await expect(t.requestJson({ method: 'GET', path: '/missing' })).rejects.toSatisfy(
+        isNotFound,
+      );
+    }
+    expect(server.requests).toHaveLength(30);
+    expect(sockets.size).toBeLessThanOrEqual(2);
+  });
+
   it('retries a 429 after its Retry-After on the injected clock', async () => {
     const clock = new EventClock();
     let calls = 0;
