@@ -1,6 +1,6 @@
 // Ports the intent of rancher/lasso pkg/cache/cache.go behaviours (deferred lister-watcher, RV "0" rewrite, resync).
 import type { KubeObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '@lasso/client';
-import { FakeClock } from '@lasso/core/testing';
+import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
   type CacheClient,
@@ -113,6 +113,32 @@ describe('createCache', () => {
     }
   });
 
+  it('reports a failing waitHealthy through its logger and keeps retrying the list', async () => {
+    const clock = new FakeClock();
+    const client = fakeClient(true, [deployment('a', 'x')]);
+    client.backend.failNextList(new Error('connection refused'));
+    const logger = createTestLogger();
+    const informer = createCache(client, {
+      clock,
+      random: () => 0,
+      logger,
+      waitHealthy: async () => {
+        throw new Error('health check failed');
+      },
+    });
+    const controller = new AbortController();
+    const running = informer.run({ signal: controller.signal });
+    await clock.advance(800);
+    await client.backend.nextWatch();
+    expect(logger.find('waitHealthy failed')).toHaveLength(1);
+    expect(logger.find('list failed, retrying')[0]?.attributes).toMatchObject({
+      error: 'connection refused',
+    });
+    expect(informer.getStore().size()).toBe(1);
+    controller.abort();
+    await running;
+  });
+
   it('rejects a negative resyncMs', () => {
     expect(() => createCache(fakeClient(true), { resyncMs: -1 })).toThrow(RangeError);
   });
@@ -141,5 +167,23 @@ describe('createClientListerWatcher', () => {
     });
     await expect(listerWatcher.list({})).rejects.toThrow('connection refused');
     expect(order).toEqual(['waitHealthy']);
+  });
+
+  it('throws the list error, not the waitHealthy failure, and logs the latter', async () => {
+    const client = fakeClient(true);
+    const listError = new Error('too old resource version');
+    client.backend.failNextList(listError);
+    const logger = createTestLogger();
+    const listerWatcher = createClientListerWatcher(client, {
+      logger,
+      waitHealthy: async () => {
+        throw new Error('health check failed');
+      },
+    });
+    await expect(listerWatcher.list({})).rejects.toBe(listError);
+    expect(logger.find('waitHealthy failed')[0]?.attributes).toMatchObject({
+      error: 'health check failed',
+      listError: 'too old resource version',
+    });
   });
 });

@@ -8,7 +8,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '@lasso/client';
-import { abortReason } from '@lasso/core';
+import { abortReason, errorMessage, type Logger, noopLogger } from '@lasso/core';
 import { CacheNotSyncedError } from './errors.ts';
 import type { ListerWatcher } from './reflector.ts';
 import {
@@ -51,6 +51,8 @@ export interface ClientListerWatcherOptions {
   namespace?: string;
   tweakList?: TweakListOptionsFunc;
   waitHealthy?: WaitHealthyFunc;
+  /** Where a failing `waitHealthy` is reported (the list error is still the one thrown). */
+  logger?: Logger;
 }
 
 /** lasso's default resync (`Options.Resync == 0` in Go, which could not mean "never"). */
@@ -91,6 +93,8 @@ export function createCache<T extends KubeObject = KubeObject>(
   if (namespace !== undefined) deferredOptions.namespace = namespace;
   if (tweakList !== undefined) deferredOptions.tweakList = tweakList;
   if (waitHealthy !== undefined) deferredOptions.waitHealthy = waitHealthy;
+  if (informerOptions.logger !== undefined)
+    deferredOptions.logger = informerOptions.logger.child({ informer: name });
   return createSharedIndexInformer<T>(createClientListerWatcher(client, deferredOptions), {
     ...informerOptions,
     name,
@@ -101,7 +105,8 @@ export function createCache<T extends KubeObject = KubeObject>(
 
 /**
  * The lister-watcher `createCache` uses: `client.list`/`client.watch` in `namespace` (none for cluster-scoped
- * kinds) with `tweakList` applied, `"0"` lists rewritten to `""`, and `waitHealthy` awaited after a failed list.
+ * kinds) with `tweakList` applied, `"0"` lists rewritten to `""`, and `waitHealthy` awaited after a failed list
+ * (the list error is thrown afterwards even when `waitHealthy` rejects; that rejection is logged).
  */
 export function createClientListerWatcher<T extends KubeObject = KubeObject>(
   client: CacheClient<T>,
@@ -109,6 +114,7 @@ export function createClientListerWatcher<T extends KubeObject = KubeObject>(
 ): ListerWatcher<T> {
   const namespace = client.namespaced && options.namespace ? options.namespace : undefined;
   const { tweakList, waitHealthy } = options;
+  const logger = options.logger ?? noopLogger;
   return {
     async list(listOptions) {
       const tweaked: ListOptions = { ...listOptions };
@@ -122,7 +128,17 @@ export function createClientListerWatcher<T extends KubeObject = KubeObject>(
       } catch (error) {
         if (waitHealthy !== undefined && !listOptions.signal?.aborted) {
           const signal = listOptions.signal;
-          await waitHealthy(signal === undefined ? {} : { signal });
+          try {
+            await waitHealthy(signal === undefined ? {} : { signal });
+          } catch (healthError) {
+            // The list error decides how the reflector recovers (410 -> relist at ""): it stays the one thrown.
+            if (!signal?.aborted) {
+              logger.warn('waitHealthy failed after a failed list', {
+                error: errorMessage(healthError),
+                listError: errorMessage(error),
+              });
+            }
+          }
         }
         throw error;
       }
