@@ -438,6 +438,35 @@ describe('Client.watch()', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('never applies the per-request timeout to a watch (a quiet watch is not a slow request)', async () => {
+    const clock = new EventClock();
+    let write: ((text: string) => void) | undefined;
+    server = await startLoopback((request, response) => {
+      if (!request.url.includes('watch=true')) return; // a get that never answers
+      response.writeHead(200);
+      write = (text) => response.write(text);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const cms = new Client({
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      kind: 'ConfigMap',
+      namespaced: true,
+      rest: configMaps(server, { clock, timeoutMs: 1000 }).transport,
+      defaultTimeoutMs: 1000,
+    });
+    const iterator = cms.watch('d')[Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.type).toBe('ADDED');
+    // The timeout is armed for ordinary requests: a get on the same client times out.
+    const get = cms.get('d', 'a');
+    get.catch(() => {});
+    await clock.untilPending();
+    await clock.advance(10_000);
+    await expect(get).rejects.toBeInstanceOf(TimeoutError);
+    write?.(event('MODIFIED', 'a', '2'));
+    expect((await iterator.next()).value?.type).toBe('MODIFIED');
+    await iterator.return?.();
+  });
+
   it('does not count the time the consumer holds an event as inactivity', async () => {
     const clock = new EventClock();
     let write: ((text: string) => void) | undefined;
