@@ -1150,10 +1150,20 @@ export class ApiCore {
     };
     const key = storageKey(info);
     const nextMeta = metaOf(tracked);
+    // A namespace also waits for its spec.finalizers (emptied through /finalize, by the namespace
+    // controller on a real cluster or by a test here): ShouldDeleteNamespaceDuringUpdate.
+    const namespaceFinalizers =
+      key === namespacesKey && isRecord(tracked.spec) && Array.isArray(tracked.spec.finalizers)
+        ? tracked.spec.finalizers.length
+        : 0;
+    // ShouldDeleteDuringUpdate: a gracefully terminating object (a scheduled Pod) waits for its
+    // grace period to be cut to 0 by a delete, whatever its finalizers.
+    const grace = Number(existingMeta.deletionGracePeriodSeconds ?? 0);
     if (
       nextMeta.deletionTimestamp !== undefined &&
       (!Array.isArray(nextMeta.finalizers) || nextMeta.finalizers.length === 0) &&
-      !(info.resource === 'namespaces' && info.group === '')
+      namespaceFinalizers === 0 &&
+      grace === 0
     ) {
       return this.#store.delete(key, tracked);
     }
@@ -1373,6 +1383,19 @@ export class ApiCore {
     // kube-apiserver reads DeleteOptions from the body when there is one, else from the query.
     const propagation = request.body.length > 0 ? null : query.get('propagationPolicy');
     if (propagation !== null) options.propagationPolicy = propagation;
+    const graceText = request.body.length > 0 ? null : query.get('gracePeriodSeconds');
+    if (graceText !== null && graceText !== '') {
+      if (!/^-?\d+$/.test(graceText)) {
+        throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(graceText)}: invalid syntax`);
+      }
+      options.gracePeriodSeconds = Number(graceText);
+    }
+    const grace = options.gracePeriodSeconds;
+    if (grace !== undefined && grace !== null && !Number.isInteger(grace)) {
+      throw badRequest(
+        `json: cannot unmarshal ${jsonType(grace)} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`,
+      );
+    }
     const policy = options.propagationPolicy;
     if (
       policy !== undefined &&
@@ -1439,13 +1462,12 @@ export class ApiCore {
     }
     if (key === crdKey) return this.#deleteCrd(info, existing);
     const finalizers = Array.isArray(metadata.finalizers) ? metadata.finalizers.map(String) : [];
+    if (key === '/pods') {
+      const graceful = this.#deletePodGracefully(info, existing, options, finalizers);
+      if (graceful !== undefined) return graceful;
+    }
     if (metadata.deletionTimestamp !== undefined) return this.#toVersion(info, existing);
-    if (options.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion')) {
-      finalizers.push('foregroundDeletion');
-    }
-    if (options.propagationPolicy === 'Orphan' && !finalizers.includes('orphan')) {
-      finalizers.push('orphan');
-    }
+    addPropagationFinalizer(finalizers, options);
     if (finalizers.length > 0) {
       const next = structuredClone(existing);
       const nextMeta = metaOf(next);
@@ -1470,6 +1492,60 @@ export class ApiCore {
         uid: metadata.uid,
       },
     };
+  }
+
+  /**
+   * Graceful deletion of a Pod (podStrategy.CheckGracefulDelete + rest.BeforeDelete): a scheduled,
+   * unfinished Pod gets deletionTimestamp = now + grace period and stays until a kubelet (or a test)
+   * deletes it with a shorter grace period; 0 removes it. Undefined: delete it like any object.
+   */
+  #deletePodGracefully(
+    info: ResourceInfo,
+    existing: KubeObject,
+    options: Json,
+    finalizers: string[],
+  ): unknown {
+    const key = storageKey(info);
+    const metadata = metaOf(existing);
+    const spec = isRecord(existing.spec) ? existing.spec : {};
+    const phase = isRecord(existing.status) ? existing.status.phase : undefined;
+    const requested =
+      typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined;
+    let period =
+      requested ??
+      (typeof spec.terminationGracePeriodSeconds === 'number'
+        ? spec.terminationGracePeriodSeconds
+        : 30);
+    if ((stringOf(spec.nodeName) ?? '') === '' || phase === 'Failed' || phase === 'Succeeded') {
+      period = 0;
+    }
+    if (period < 0) period = 1;
+    const current = Number(metadata.deletionGracePeriodSeconds ?? 0);
+    const deletionMs =
+      metadata.deletionTimestamp === undefined
+        ? undefined
+        : Date.parse(String(metadata.deletionTimestamp));
+    if (deletionMs !== undefined && current === 0) return undefined;
+    if (deletionMs !== undefined && (requested === undefined || period >= current)) {
+      return this.#toVersion(info, existing); // graceful deletion already pending
+    }
+    if (deletionMs === undefined && period === 0) return undefined;
+    // Only a shorter grace period may follow: the deadline moves back by the difference.
+    const deadline =
+      deletionMs === undefined
+        ? this.#clock.now() + period * 1000
+        : deletionMs - current * 1000 + period * 1000;
+    const next = structuredClone(existing);
+    const nextMeta = metaOf(next);
+    nextMeta.deletionTimestamp = new Date(deadline).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    nextMeta.deletionGracePeriodSeconds = period;
+    if (deletionMs === undefined) {
+      addPropagationFinalizer(finalizers, options);
+      if (finalizers.length > 0) nextMeta.finalizers = finalizers;
+    }
+    if (period === 0 && finalizers.length === 0)
+      return this.#toVersion(info, this.#store.delete(key, next));
+    return this.#toVersion(info, this.#store.update(key, next));
   }
 
   /** CRD deletion as kube's finalizer controller does it: delete every custom object, stop serving, remove. */
@@ -1734,6 +1810,16 @@ export class ApiCore {
         };
       },
     };
+  }
+}
+
+/** The finalizer the garbage collector would act on for a Foreground or Orphan propagation policy. */
+function addPropagationFinalizer(finalizers: string[], options: Json): void {
+  if (options.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion')) {
+    finalizers.push('foregroundDeletion');
+  }
+  if (options.propagationPolicy === 'Orphan' && !finalizers.includes('orphan')) {
+    finalizers.push('orphan');
   }
 }
 

@@ -2,7 +2,7 @@
 // preconditions), deletecollection and namespace termination.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, deployment, unique } from './helpers.ts';
+import { call, configMap, deployment, eventually, unique } from './helpers.ts';
 
 let env: Environment;
 let ns: string;
@@ -524,7 +524,100 @@ describe('pods', () => {
   });
 });
 
+describe('pod deletion', () => {
+  it('keeps a scheduled pod terminating for its grace period until a delete with a shorter one', async () => {
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    const account = await call(env, 'POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } },
+    });
+    expect([201, 409]).toContain(account.status);
+    const name = unique('scheduled');
+    const created = await call(env, 'POST', pods, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        // Bound to a node no kubelet runs: nothing ever confirms the termination.
+        spec: {
+          nodeName: 'lasso-no-such-node',
+          containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9' }],
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const deleted = await call(env, 'DELETE', `${pods}/${name}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.kind).toBe('Pod');
+    expect(deleted.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    const first = Date.parse(deleted.body.metadata.deletionTimestamp);
+    const live = await call(env, 'GET', `${pods}/${name}`);
+    expect(live.status).toBe(200);
+    expect(live.body.metadata.deletionTimestamp).toBe(deleted.body.metadata.deletionTimestamp);
+    // Writes to a terminating pod (a kubelet's, a controller's) do not complete the deletion.
+    const labelled = await call(env, 'PATCH', `${pods}/${name}`, {
+      body: { metadata: { labels: { touched: 'yes' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(labelled.status).toBe(200);
+    expect((await call(env, 'GET', `${pods}/${name}`)).status).toBe(200);
+
+    // A longer grace period changes nothing; a shorter one moves the deadline back.
+    const longer = await call(env, 'DELETE', `${pods}/${name}?gracePeriodSeconds=60`);
+    expect(longer.body.metadata.deletionGracePeriodSeconds).toBe(30);
+    const shorter = await call(env, 'DELETE', `${pods}/${name}`, {
+      body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 10 },
+    });
+    expect(shorter.status).toBe(200);
+    expect(shorter.body.metadata.deletionGracePeriodSeconds).toBe(10);
+    expect(first - Date.parse(shorter.body.metadata.deletionTimestamp)).toBe(20_000);
+
+    const now = await call(env, 'DELETE', `${pods}/${name}?gracePeriodSeconds=0`);
+    expect(now.status).toBe(200);
+    expect((await call(env, 'GET', `${pods}/${name}`)).status).toBe(404);
+  });
+
+  it('deletes an unscheduled pod at once', async ({ skip }) => {
+    if (env.mode === 'existing') skip('a cluster with a scheduler binds the pod first');
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    await call(env, 'POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } },
+    });
+    const name = unique('unscheduled');
+    await call(env, 'POST', pods, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9' }] },
+      },
+    });
+    expect((await call(env, 'DELETE', `${pods}/${name}`)).status).toBe(200);
+    expect((await call(env, 'GET', `${pods}/${name}`)).status).toBe(404);
+  });
+});
+
 describe('namespaces', () => {
+  it('disappears once its spec.finalizers are emptied through /finalize', async () => {
+    const name = unique('finalized');
+    await call(env, 'POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+    });
+    expect((await call(env, 'DELETE', `/api/v1/namespaces/${name}`)).status).toBe(200);
+    const live = await call(env, 'GET', `/api/v1/namespaces/${name}`);
+    if (live.status === 200) {
+      expect(live.body.spec.finalizers).toEqual(['kubernetes']);
+      const body = structuredClone(live.body);
+      body.spec.finalizers = [];
+      const finalized = await call(env, 'PUT', `/api/v1/namespaces/${name}/finalize`, { body });
+      // On a cluster with a namespace controller it may have finalized the namespace first.
+      if (env.mode !== 'existing') expect(finalized.status).toBe(200);
+    }
+    await eventually(
+      async () => (await call(env, 'GET', `/api/v1/namespaces/${name}`)).status === 404,
+      30_000,
+    );
+  });
+
   it('terminates instead of disappearing and refuses new content', async () => {
     const name = unique('terminating');
     const created = await call(env, 'POST', '/api/v1/namespaces', {
