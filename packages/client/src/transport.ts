@@ -119,6 +119,7 @@ export class RestTransport {
       this.#tokenFile = new TokenFileSource(auth.path, {
         clock: this.#clock,
         refreshMs: auth.refreshMs,
+        logger: this.#logger,
       });
     } else if (auth?.type === 'exec') {
       this.#exec = new ExecCredentialProvider(auth.exec, {

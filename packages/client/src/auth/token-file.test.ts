@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLassoError } from '@lasso/core';
-import { FakeClock } from '@lasso/core/testing';
+import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenFileSource } from './token-file.ts';
 
@@ -34,6 +34,27 @@ describe('TokenFileSource', () => {
     await writeFile(file, 'two');
     source.invalidate();
     await expect(source.token()).resolves.toBe('two');
+  });
+
+  it('keeps the token read before when a periodic re-read fails, and tries again on the next call', async () => {
+    const file = join(dir, 'being-rewritten');
+    await writeFile(file, 'one\n');
+    const clock = new FakeClock();
+    const logger = createTestLogger();
+    const source = new TokenFileSource(file, { clock, logger });
+    await expect(source.token()).resolves.toBe('one');
+    await writeFile(file, ''); // truncated by a writer that has not written the new token yet
+    await clock.advance(60_000);
+    await expect(source.token()).resolves.toBe('one');
+    expect(logger.entries).toMatchObject([
+      { level: 'warn', attributes: { path: file, error: `token file ${file} is empty` } },
+    ]);
+    await writeFile(file, 'two\n');
+    await expect(source.token()).resolves.toBe('two');
+    // After a 401 the refused token is not kept: the failure surfaces.
+    await rm(file);
+    source.invalidate();
+    await expect(source.token()).rejects.toThrow(`cannot read token file ${file}`);
   });
 
   it('names the file when it cannot be read or is empty', async () => {
