@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { isLassoError, TimeoutError } from '@lasso/core';
+import { createTestMetricsProvider } from '@lasso/core/testing';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventClock } from '../test/helpers/clock.ts';
@@ -161,6 +162,46 @@ describe('RestTransport', () => {
     }
     expect(server.requests).toHaveLength(30);
     expect(sockets.size).toBeLessThanOrEqual(2);
+  });
+
+  it('counts requests, retries and latency in client-go metrics', async () => {
+    const clock = new EventClock();
+    const metrics = createTestMetricsProvider();
+    let calls = 0;
+    server = await startLoopback((_request, response) => {
+      if (++calls === 1)
+        json(response, 429, status(429, 'TooManyRequests', 'slow'), { 'retry-after': '1' });
+      else json(response, 200, {});
+    });
+    const t = open({ clock, metrics, timeoutMs: 0 }, server);
+    const host = new URL(server.url).host;
+    const result = t.requestJson({ method: 'PUT', path: '/a', body: {} });
+    await clock.untilPending();
+    await clock.advance(1000);
+    await result;
+    expect(metrics.value('rest_client_requests_total', { code: '429', method: 'PUT', host })).toBe(
+      1,
+    );
+    expect(metrics.value('rest_client_requests_total', { code: '200', method: 'PUT', host })).toBe(
+      1,
+    );
+    expect(
+      metrics.value('rest_client_request_retries_total', { code: '429', verb: 'PUT', host }),
+    ).toBe(1);
+    expect(
+      metrics.observations('rest_client_request_duration_seconds', { verb: 'PUT', host }),
+    ).toHaveLength(2);
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    await t.close();
+    transport = new RestTransport(createRestConfig({ server: url, metrics }));
+    await expect(transport.requestJson({ method: 'GET', path: '/a' })).rejects.toSatisfy((e) =>
+      isLassoError(e, 'LASSO_CONNECTION_FAILED'),
+    );
+    expect(
+      metrics.value('rest_client_requests_total', { code: '<error>', method: 'GET', host }),
+    ).toBe(1);
   });
 
   it('retries a 429 after its Retry-After on the injected clock', async () => {

@@ -8,7 +8,9 @@ import {
   errorMessage,
   LassoError,
   type Logger,
+  type MetricsProvider,
   noopLogger,
+  noopMetricsProvider,
   raceSignal,
   sleep,
   systemClock,
@@ -65,6 +67,16 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /** Retry-After of a 429 that carries none (client-go waits 1 s too). */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
 
+const HELP: Record<string, string> = {
+  rest_client_requests_total:
+    'Number of HTTP requests, partitioned by status code, method, and host.',
+  rest_client_request_duration_seconds: 'Request latency in seconds (to the response headers).',
+  rest_client_request_retries_total:
+    'Number of request retries, partitioned by status code, verb, and host.',
+};
+/** client-go's request latency buckets. */
+const DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
+
 /** A client-side request limiter: `take` resolves when a request may be sent. */
 export interface RequestRateLimiter {
   take(options: { signal?: AbortSignal | undefined }): Promise<unknown>;
@@ -96,11 +108,16 @@ export class RestTransport {
   #execCert: string | undefined;
   #limiter: RequestRateLimiter | undefined;
   #closed = false;
+  readonly #metrics: MetricsProvider;
+  readonly #host: string;
+  readonly #series = new Map<string, { inc(): void; observe(value: number): void }>();
 
   constructor(config: RestConfig, options: { rateLimiter?: RequestRateLimiter } = {}) {
     const url = new URL(config.server);
     this.config = config;
     this.#origin = url.origin;
+    this.#host = url.host;
+    this.#metrics = config.metrics ?? noopMetricsProvider;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#clock = config.clock ?? systemClock;
     this.#logger = config.logger ?? noopLogger;
@@ -231,6 +248,7 @@ export class RestTransport {
           : { signal: userSignal, dispose: () => {} };
       try {
         let response: Dispatcher.ResponseData;
+        const started = this.#clock.monotonic();
         try {
           response = await this.#dispatcher.request({
             origin: this.#origin,
@@ -241,9 +259,11 @@ export class RestTransport {
             signal: combined.signal,
           });
         } catch (error) {
+          this.#record(request.method, '<error>', started);
           throw failure(request, error, combined.signal);
         }
         const status = response.statusCode;
+        this.#record(request.method, String(status), started);
         if (status === 401 && !refreshedAuth && this.#canRefreshAuth()) {
           refreshedAuth = true;
           await drain(response);
@@ -259,6 +279,10 @@ export class RestTransport {
           (status === 429 || (status >= 500 && retryAfterMs !== undefined))
         ) {
           await drain(response);
+          this.#seriesOf('counter', 'rest_client_request_retries_total', {
+            code: String(status),
+            verb: request.method,
+          }).inc();
           const delayMs = retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
           this.#logger.debug('request throttled, retrying', {
             path: request.path,
@@ -283,6 +307,40 @@ export class RestTransport {
         combined.dispose();
       }
     }
+  }
+
+  /** client-go's `rest_client_requests_total` and `rest_client_request_duration_seconds` (to the headers). */
+  #record(method: string, code: string, started: number): void {
+    this.#seriesOf('counter', 'rest_client_requests_total', { code, method }).inc();
+    this.#seriesOf('histogram', 'rest_client_request_duration_seconds', { verb: method }).observe(
+      (this.#clock.monotonic() - started) / 1000,
+    );
+  }
+
+  #seriesOf(
+    type: 'counter' | 'histogram',
+    name: string,
+    labels: Record<string, string>,
+  ): { inc(): void; observe(value: number): void } {
+    const all = { ...labels, host: this.#host };
+    const key = `${name}${JSON.stringify(all)}`;
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      if (type === 'counter') {
+        const counter = this.#metrics.counter({ name, help: HELP[name] ?? name, labels: all });
+        series = { inc: () => counter.inc(), observe: () => {} };
+      } else {
+        const histogram = this.#metrics.histogram({
+          name,
+          help: HELP[name] ?? name,
+          labels: all,
+          buckets: DURATION_BUCKETS,
+        });
+        series = { inc: () => {}, observe: (value) => histogram.observe(value) };
+      }
+      this.#series.set(key, series);
+    }
+    return series;
   }
 
   #canRefreshAuth(): boolean {

@@ -1,6 +1,12 @@
 // In-cluster config (client-go rest.InClusterConfig): service env, service-account CA, rotating token file.
 import { access, readFile } from 'node:fs/promises';
-import { type Clock, errorMessage, LassoError, type Logger } from '@lasso/core';
+import {
+  type Clock,
+  errorMessage,
+  LassoError,
+  type Logger,
+  type MetricsProvider,
+} from '@lasso/core';
 import { createRestConfig, type RestConfig } from './rest-config.ts';
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -13,6 +19,8 @@ export interface InClusterConfigOptions {
   namespacePath?: string | undefined;
   clock?: Clock | undefined;
   logger?: Logger | undefined;
+  /** Passed into the RestConfig (request counts of the transport). */
+  metrics?: MetricsProvider | undefined;
   timeoutMs?: number | undefined;
 }
 
@@ -72,6 +80,7 @@ export async function loadInClusterConfig(
     ...(namespace !== undefined ? { namespace } : {}),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     source: 'in-cluster',
   });

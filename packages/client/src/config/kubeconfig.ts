@@ -2,7 +2,13 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
-import { type Clock, errorMessage, LassoError, type Logger } from '@lasso/core';
+import {
+  type Clock,
+  errorMessage,
+  LassoError,
+  type Logger,
+  type MetricsProvider,
+} from '@lasso/core';
 import { parse as parseYaml } from 'yaml';
 import {
   type AuthConfig,
@@ -26,6 +32,7 @@ export interface LoadKubeConfigOptions {
   /** Passed into the RestConfig. */
   clock?: Clock | undefined;
   logger?: Logger | undefined;
+  metrics?: MetricsProvider | undefined;
   timeoutMs?: number | undefined;
 }
 
@@ -295,6 +302,7 @@ async function restConfigFromKubeConfig(
     ...(proxyUrl !== undefined ? { proxyUrl } : {}),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     source: `kubeconfig:${merged.files.join(delimiter)}#${contextName}`,
   });

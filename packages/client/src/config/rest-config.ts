@@ -1,7 +1,7 @@
 // RestConfig: where and how to reach one API server as one user (client-go rest.Config), secrets redacted
 // from util.inspect and JSON.
 import { inspect } from 'node:util';
-import type { Clock, Logger } from '@lasso/core';
+import type { Clock, Logger, MetricsProvider } from '@lasso/core';
 import type { Dispatcher } from 'undici';
 
 /** TLS settings of a cluster and the client certificate of a user, all PEM text. */
@@ -100,6 +100,12 @@ export interface RestConfig {
   /** Time source of timeouts, retries and credential expiry. */
   clock?: Clock | undefined;
   logger?: Logger | undefined;
+  /**
+   * Where the transport counts requests: client-go's `rest_client_requests_total` (code, method,
+   * host; code `<error>` for a connection failure), `rest_client_request_duration_seconds` (verb,
+   * host; to the response headers) and `rest_client_request_retries_total` (code, verb, host).
+   */
+  metrics?: MetricsProvider | undefined;
   /** Replace the undici Agent (tests pass a MockAgent). */
   dispatcher?: Dispatcher | undefined;
 }
@@ -110,7 +116,13 @@ const REDACTED = '<redacted>';
 export function redactRestConfig(config: RestConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    if (value === undefined || key === 'clock' || key === 'logger' || key === 'dispatcher') {
+    if (
+      value === undefined ||
+      key === 'clock' ||
+      key === 'logger' ||
+      key === 'metrics' ||
+      key === 'dispatcher'
+    ) {
       continue;
     }
     out[key] = value;
