@@ -17,14 +17,17 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.md') && f !== 'RE
   const text = readFileSync(join(dir, file), 'utf8');
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$/.exec(text);
   if (!match) {
-    problems.push(`${file}: no front matter (expected '---', package bumps, '---', then the summary)`);
+    problems.push(
+      `${file}: no front matter (expected '---', package bumps, '---', then the summary)`,
+    );
     continue;
   }
   const lines = match[1].split(/\r?\n/).filter((l) => l.trim() !== '');
   if (lines.length === 0) problems.push(`${file}: front matter names no package`);
   for (const line of lines) {
     const bump = /^['"]?(@[\w.-]+\/[\w.-]+)['"]?:\s*(major|minor|patch)\s*$/.exec(line.trim());
-    if (!bump) problems.push(`${file}: cannot read '${line.trim()}' as "'<package>': major|minor|patch"`);
+    if (!bump)
+      problems.push(`${file}: cannot read '${line.trim()}' as "'<package>': major|minor|patch"`);
     else if (!known.has(bump[1])) problems.push(`${file}: unknown package ${bump[1]}`);
   }
   if (match[2].trim() === '') problems.push(`${file}: empty summary`);
