@@ -8,7 +8,8 @@ export interface FieldCause {
     | 'FieldValueRequired'
     | 'FieldValueNotSupported'
     | 'FieldValueTooLong'
-    | 'FieldValueDuplicate';
+    | 'FieldValueDuplicate'
+    | 'FieldValueForbidden';
   /** The error text without the field path, e.g. `Invalid value: "A": a lowercase RFC 1123 ...`. */
   message: string;
   /** The field path, e.g. `metadata.name` or `metadata.labels`. */

@@ -12,7 +12,7 @@ import {
   parseLabelSelector,
   SelectorParseError,
 } from '../selectors.ts';
-import { validateObjectMeta } from '../validation.ts';
+import { type FieldCause, validateObjectMeta } from '../validation.ts';
 import { authorize, type UserInfo } from './auth.ts';
 import {
   crdResources,
@@ -1113,6 +1113,9 @@ export class ApiCore {
       }
       if (info.resource === 'namespaces' && info.group === '') next.spec = existing.spec;
       this.#validateBody(info, next, causes);
+      if (info.builtin && (storageKey(info) === '/configmaps' || storageKey(info) === '/secrets')) {
+        causes.push(...validateImmutableData(existing, next, storageKey(info) === '/secrets'));
+      }
       if (causes.length > 0) throw invalid(info, name, causes);
       // Deployments also bump generation on annotation changes (they are copied to ReplicaSets).
       const annotationsChanged =
@@ -1811,6 +1814,40 @@ export class ApiCore {
       },
     };
   }
+}
+
+/**
+ * ValidateConfigMapUpdate / ValidateSecretUpdate: once `immutable: true` is stored, data, binaryData
+ * and the flag itself cannot change; a Secret's type never can.
+ */
+function validateImmutableData(
+  existing: KubeObject,
+  next: KubeObject,
+  secret: boolean,
+): FieldCause[] {
+  const causes: FieldCause[] = [];
+  if (secret && (existing.type ?? 'Opaque') !== (next.type ?? 'Opaque')) {
+    causes.push({
+      type: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(next.type ?? '')}: field is immutable`,
+      field: 'type',
+    });
+  }
+  if (existing.immutable !== true) return causes;
+  const forbidden = (field: string): void => {
+    causes.push({
+      type: 'FieldValueForbidden',
+      message: 'Forbidden: field is immutable when `immutable` is set',
+      field,
+    });
+  };
+  if (next.immutable !== true) forbidden('immutable');
+  // reflect.DeepEqual: an absent map and an empty one differ, as in Go.
+  if (canonical(existing.data ?? null) !== canonical(next.data ?? null)) forbidden('data');
+  if (!secret && canonical(existing.binaryData ?? null) !== canonical(next.binaryData ?? null)) {
+    forbidden('binaryData');
+  }
+  return causes;
 }
 
 /** The finalizer the garbage collector would act on for a Foreground or Orphan propagation policy. */

@@ -266,6 +266,47 @@ describe('update', () => {
     );
   });
 
+  it('refuses to change the data of an immutable ConfigMap or Secret and the type of a Secret', async () => {
+    const body = configMap('frozen', { a: '1' });
+    body.immutable = true;
+    const created = await call(env, 'POST', cms, { body });
+    expect(created.status).toBe(201);
+    const changed = structuredClone(created.body);
+    changed.data = { a: '2' };
+    const reply = await call(env, 'PUT', `${cms}/frozen`, { body: changed });
+    expect(reply.status).toBe(422);
+    expect(reply.body).toMatchObject({ reason: 'Invalid', details: { name: 'frozen' } });
+    expect(reply.body.details.causes).toContainEqual(
+      expect.objectContaining({ reason: 'FieldValueForbidden', field: 'data' }),
+    );
+    expect(reply.body.message).toContain('field is immutable when `immutable` is set');
+    const thawed = await call(env, 'PATCH', `${cms}/frozen`, {
+      body: { immutable: false },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(thawed.status).toBe(422);
+    // Metadata stays writable.
+    const labelled = await call(env, 'PATCH', `${cms}/frozen`, {
+      body: { metadata: { labels: { still: 'writable' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(labelled.status).toBe(200);
+    expect((await call(env, 'GET', `${cms}/frozen`)).body.data).toEqual({ a: '1' });
+
+    const secrets = `/api/v1/namespaces/${ns}/secrets`;
+    await call(env, 'POST', secrets, {
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'typed' }, data: { k: 'dg==' } },
+    });
+    const retyped = await call(env, 'PATCH', `${secrets}/typed`, {
+      body: { type: 'example.com/other' },
+      contentType: 'application/merge-patch+json',
+    });
+    expect(retyped.status).toBe(422);
+    expect(retyped.body.details.causes).toContainEqual(
+      expect.objectContaining({ reason: 'FieldValueInvalid', field: 'type' }),
+    );
+  });
+
   it('bumps resourceVersion on change and keeps uid and creationTimestamp', async () => {
     const created = await call(env, 'POST', cms, { body: configMap('changing', { n: '0' }) });
     const reply = await call(env, 'PUT', `${cms}/changing`, {
