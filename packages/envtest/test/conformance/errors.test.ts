@@ -101,7 +101,7 @@ describe('service-account tokens (TokenRequest)', () => {
     expect(issued.body).toMatchObject({
       kind: 'TokenRequest',
       apiVersion: 'authentication.k8s.io/v1',
-      spec: { expirationSeconds: 600, audiences: [expect.any(String)] },
+      spec: { expirationSeconds: 600, audiences: expect.arrayContaining([expect.any(String)]) },
       status: { token: expect.any(String), expirationTimestamp: expect.any(String) },
     });
     const issuedAt = Date.parse(issued.body.metadata?.creationTimestamp ?? '');
