@@ -222,6 +222,12 @@ describe('loadKubeConfig', () => {
       context: 'legacy',
       expected: /users\[legacy\]\.user\.auth-provider is not supported/,
     },
+    {
+      name: 'a name repeated within one file',
+      path: 'duplicate-user.yaml',
+      context: undefined,
+      expected: /duplicate-user\.yaml: users\[1\]\.name "u" appears twice in users$/,
+    },
   ])('names the file and field for $name', async ({ path, context, expected }) => {
     const error = await configError(loadKubeConfig({ path: fixture(path), context }));
     expect(error.message).toMatch(expected);

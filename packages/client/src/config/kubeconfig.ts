@@ -158,6 +158,7 @@ function mergeKubeConfigs(
       const list = document[field];
       if (list === undefined || list === null) continue;
       if (!Array.isArray(list)) throw invalid(`${file}: ${field} must be a list`);
+      const seen = new Set<string>();
       list.forEach((item: unknown, index) => {
         const entry = item as { name?: unknown } & Record<string, unknown>;
         if (
@@ -168,6 +169,13 @@ function mergeKubeConfigs(
         ) {
           throw invalid(`${file}: ${field}[${index}].name must be a non-empty string`);
         }
+        // Across files the first wins; within one file client-go refuses a repeated name.
+        if (seen.has(entry.name)) {
+          throw invalid(
+            `${file}: ${field}[${index}].name "${entry.name}" appears twice in ${field}`,
+          );
+        }
+        seen.add(entry.name);
         const value = entry[inner] ?? {};
         if (typeof value !== 'object' || value === null || Array.isArray(value)) {
           throw invalid(`${file}: ${field}[${entry.name}].${inner} must be a mapping`);
