@@ -223,6 +223,13 @@ describe('loadKubeConfig', () => {
       expected: /users\[legacy\]\.user\.auth-provider is not supported/,
     },
     {
+      name: 'a CA together with insecure-skip-tls-verify',
+      path: 'ca-and-insecure.yaml',
+      context: undefined,
+      expected:
+        /ca-and-insecure\.yaml: clusters\[c\]\.cluster: certificate-authority\(-data\) and insecure-skip-tls-verify cannot be used together/,
+    },
+    {
       name: 'a name repeated within one file',
       path: 'duplicate-user.yaml',
       context: undefined,

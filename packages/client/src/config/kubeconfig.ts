@@ -238,7 +238,15 @@ async function restConfigFromKubeConfig(
   const tls: TlsConfig = {};
   const caPem = await pemFrom(c, 'certificate-authority', cluster.file, cw, 'CERTIFICATE');
   if (caPem !== undefined) tls.caPem = caPem;
-  if (c['insecure-skip-tls-verify'] === true) tls.insecureSkipTLSVerify = true;
+  if (c['insecure-skip-tls-verify'] === true) {
+    // client-go: "specifying a root certificates file with the insecure flag is not allowed".
+    if (caPem !== undefined) {
+      throw invalid(
+        `${cw}: certificate-authority(-data) and insecure-skip-tls-verify cannot be used together`,
+      );
+    }
+    tls.insecureSkipTLSVerify = true;
+  }
   const serverName = optionalString(c['tls-server-name'], `${cw}.tls-server-name`);
   if (serverName) tls.serverName = serverName;
   const proxyUrl = optionalString(c['proxy-url'], `${cw}.proxy-url`);
