@@ -45,6 +45,28 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 describe('Client', () => {
+  it.for([
+    { name: 'gvr.resource', patch: { gvr: { group: '', version: 'v1', resource: '' } } },
+    { name: 'gvr.version', patch: { gvr: { group: '', version: '', resource: 'pods' } } },
+    { name: 'kind', patch: { kind: '' } },
+    { name: 'namespaced', patch: { namespaced: undefined } },
+    { name: 'defaultTimeoutMs', patch: { defaultTimeoutMs: -1 } },
+  ])('names $name when the constructor gets a bad one', ({ name, patch }) => {
+    const transport = new RestTransport(createRestConfig({ server: 'https://k8s.example:6443' }));
+    transports.push(transport);
+    const options = {
+      gvr: { group: '', version: 'v1', resource: 'pods' },
+      kind: 'Pod',
+      namespaced: true,
+      rest: transport,
+      ...patch,
+    };
+    expect(() => new Client(options as ConstructorParameters<typeof Client>[0])).toThrow(
+      name === 'defaultTimeoutMs' ? RangeError : TypeError,
+    );
+    expect(() => new Client(options as ConstructorParameters<typeof Client>[0])).toThrow(name);
+  });
+
   it('builds namespaced, all-namespace and cluster-scoped URLs (cluster scope ignores the namespace)', async () => {
     server = await startLoopback((request, response) =>
       json(

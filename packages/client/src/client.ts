@@ -133,6 +133,10 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     if (typeof kind !== 'string' || kind === '') {
       throw new TypeError('Client: kind must be a non-empty string');
     }
+    // A missing flag would silently make a namespaced resource cluster-scoped.
+    if (typeof options.namespaced !== 'boolean') {
+      throw new TypeError('Client: namespaced must be true or false');
+    }
     if (
       options.defaultTimeoutMs !== undefined &&
       !(Number.isFinite(options.defaultTimeoutMs) && options.defaultTimeoutMs >= 0)
