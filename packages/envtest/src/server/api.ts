@@ -535,14 +535,18 @@ export class ApiCore {
     if (subresource !== undefined && !info.subresources.includes(subresource)) {
       throw pathNotFound();
     }
-    // TokenRequest is the one create-only subresource served; the rest of the connect/create ones are not.
-    const tokenRequest = subresource === 'token' && group === '' && resource === 'serviceaccounts';
+    // TokenRequest and Eviction are the create-only subresources served; log, binding, proxy and
+    // ephemeralcontainers are listed by discovery but answer 405.
+    const createSubresource =
+      group === '' &&
+      ((subresource === 'token' && resource === 'serviceaccounts') ||
+        (subresource === 'eviction' && resource === 'pods'));
     if (
       subresource !== undefined &&
       subresource !== 'status' &&
       subresource !== 'scale' &&
       subresource !== 'finalize' &&
-      !tokenRequest
+      !createSubresource
     ) {
       throw methodNotAllowed();
     }
@@ -556,7 +560,7 @@ export class ApiCore {
         break;
       case 'POST':
         verb = 'create';
-        if (name !== undefined && !tokenRequest) throw methodNotAllowed();
+        if (name !== undefined && !createSubresource) throw methodNotAllowed();
         break;
       case 'PUT':
         verb = 'update';
@@ -572,8 +576,12 @@ export class ApiCore {
       default:
         throw methodNotAllowed();
     }
-    if (tokenRequest && verb !== 'create') throw methodNotAllowed();
-    if (subresource !== undefined && !tokenRequest && !['get', 'update', 'patch'].includes(verb)) {
+    if (createSubresource && verb !== 'create') throw methodNotAllowed();
+    if (
+      subresource !== undefined &&
+      !createSubresource &&
+      !['get', 'update', 'patch'].includes(verb)
+    ) {
       throw methodNotAllowed();
     }
     if (subresource === 'finalize' && verb !== 'update') throw methodNotAllowed();
@@ -601,9 +609,12 @@ export class ApiCore {
       case 'watch':
         return { type: 'watch', plan: this.#watch(info, scope, query, name) };
       case 'create':
-        if (tokenRequest) {
+        if (subresource === 'token') {
           const body = this.#tokens.issue(scope ?? '', name!, decodeBody(request));
           return { type: 'json', code: 201, body };
+        }
+        if (subresource === 'eviction') {
+          return { type: 'json', code: 201, body: this.#evict(info, scope ?? '', name!, request) };
         }
         return { type: 'json', code: 201, body: this.#create(info, scope ?? '', request) };
       case 'update':
@@ -1415,6 +1426,33 @@ export class ApiCore {
       ]);
     }
     return options;
+  }
+
+  /**
+   * The Eviction subresource (policy/v1): with no PodDisruptionBudgets served nothing blocks it, so it
+   * deletes the Pod with the Eviction's deleteOptions (gracefully when the Pod is scheduled).
+   */
+  #evict(info: ResourceInfo, namespace: string, name: string, request: ApiRequest): unknown {
+    const eviction = decodeBody(request);
+    if (!isRecord(eviction)) throw badRequest('the body of an eviction must be an Eviction object');
+    const apiVersion = stringOf(eviction.apiVersion) ?? '';
+    const kind = stringOf(eviction.kind) ?? '';
+    if (
+      (kind !== '' && kind !== 'Eviction') ||
+      (apiVersion !== '' && apiVersion !== 'policy/v1' && apiVersion !== 'policy/v1beta1')
+    ) {
+      throw badRequest(
+        `${kind} in version "${apiVersion}" cannot be handled as a Eviction: no kind "${kind}" is registered for version "${apiVersion}"`,
+      );
+    }
+    const evictionName = isRecord(eviction.metadata) ? stringOf(eviction.metadata.name) : undefined;
+    if (evictionName !== undefined && evictionName !== '' && evictionName !== name) {
+      throw badRequest('name in URL does not match name in Eviction object');
+    }
+    const options = isRecord(eviction.deleteOptions) ? eviction.deleteOptions : {};
+    const existing = this.#mustGet(info, namespace, name);
+    this.#deleteObject(info, existing, options);
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
   }
 
   #delete(info: ResourceInfo, namespace: string, name: string, request: ApiRequest): ApiResult {

@@ -637,6 +637,43 @@ describe('pod deletion', () => {
   });
 });
 
+describe('pod eviction', () => {
+  it('evicts a pod through the eviction subresource (no disruption budget blocks it)', async ({
+    skip,
+  }) => {
+    if (env.mode === 'existing') skip('a cluster with a scheduler binds the pod first');
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    await call(env, 'POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+      body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } },
+    });
+    const name = unique('evicted');
+    await call(env, 'POST', pods, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9' }] },
+      },
+    });
+    const eviction = (podName: string) => ({
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name: podName, namespace: ns },
+    });
+    const mismatch = await call(env, 'POST', `${pods}/${name}/eviction`, {
+      body: eviction('someone-else'),
+    });
+    expect(mismatch.status).toBe(400);
+    const evicted = await call(env, 'POST', `${pods}/${name}/eviction`, { body: eviction(name) });
+    expect(evicted.status).toBe(201);
+    expect(evicted.body).toMatchObject({ kind: 'Status', status: 'Success' });
+    expect((await call(env, 'GET', `${pods}/${name}`)).status).toBe(404);
+    const missing = await call(env, 'POST', `${pods}/${name}/eviction`, { body: eviction(name) });
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toBe(`pods "${name}" not found`);
+  });
+});
+
 describe('namespaces', () => {
   it('disappears once its spec.finalizers are emptied through /finalize', async () => {
     const name = unique('finalized');
