@@ -1307,6 +1307,8 @@ export class ApiCore {
         );
       }
       const existing = this.#store.get(storageKey(info), namespace, name);
+      // Subresources never create on update (kube's StatusREST passes forceAllowCreate=false).
+      if (existing === undefined && subresource !== undefined) throw notFound(info, name);
       const force = truthy(query.get('force'));
       const time = this.#now();
       const versioned = existing === undefined ? undefined : this.#toVersion(info, existing);

@@ -233,6 +233,25 @@ describe('server-side apply', () => {
     expect(again.body.message).toContain('conflict with "editor" using v1');
   });
 
+  it('answers 404 for an apply to the status of an object that does not exist', async () => {
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments/ssa-missing/status`;
+    const reply = await call(env, 'PATCH', `${path}?fieldManager=ctrl&force=true`, {
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'ssa-missing' },
+        status: { replicas: 1 },
+      },
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({
+      reason: 'NotFound',
+      message: 'deployments.apps "ssa-missing" not found',
+    });
+    expect((await call(env, 'GET', `${deployments}/ssa-missing`)).status).toBe(404);
+  });
+
   it('answers 422 Invalid without a fieldManager', async () => {
     const reply = await call(env, 'PATCH', `${cms}/ssa-nomanager`, {
       body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa-nomanager' } },
