@@ -23,6 +23,7 @@ import {
   validateCrd,
 } from './crds.ts';
 import * as discovery from './discovery.ts';
+import { eventsV1ToEvent, eventToEventsV1, isEventsV1 } from './events.ts';
 import {
   applyConflictError,
   checkNestingDepth,
@@ -249,7 +250,10 @@ const builtinTopLevelFields: Record<string, string[]> = {
  * Drop top-level and ObjectMeta fields a built-in Go type does not have, as kube-apiserver's typed
  * decoding does (fieldValidation Warn/Ignore), so what is stored matches a real server.
  */
-function pruneBuiltinFields(info: ResourceInfo, object: KubeObject): void {
+function pruneBuiltinFields(
+  info: Pick<ResourceInfo, 'group' | 'resource'>,
+  object: KubeObject,
+): void {
   const known = builtinTopLevelFields[`${info.group}/${info.resource}`] ?? specAndStatus;
   for (const key of Object.keys(object)) {
     if (key !== 'apiVersion' && key !== 'kind' && key !== 'metadata' && !known.includes(key)) {
@@ -632,9 +636,20 @@ export class ApiCore {
 
   #toVersion(info: ResourceInfo, object: KubeObject): KubeObject {
     const copy = structuredClone(object);
+    if (isEventsV1(info)) return eventToEventsV1(copy, apiVersionOf(info));
     copy.apiVersion = apiVersionOf(info);
     copy.kind = info.kind;
     return copy;
+  }
+
+  /**
+   * A decoded body in the shape it is stored in: an events.k8s.io/v1 Event loses the fields that
+   * version does not have, then becomes a v1 Event; every other kind is stored as sent.
+   */
+  #toStored(info: ResourceInfo, object: KubeObject): KubeObject {
+    if (!isEventsV1(info)) return object;
+    pruneBuiltinFields(info, object);
+    return eventsV1ToEvent(object);
   }
 
   #mustGet(info: ResourceInfo, namespace: string, name: string): KubeObject {
@@ -714,8 +729,12 @@ export class ApiCore {
       'metadata.name': stringOf(metadata.name) ?? '',
       'metadata.namespace': stringOf(metadata.namespace) ?? '',
     };
+    const shaped = isEventsV1(info) ? this.#toVersion(info, object) : object;
     for (const field of info.fieldSelectors) {
-      const value = getPath(object, field);
+      // A v1 Event's `source` field label selects on source.component (event strategy).
+      const path =
+        field === 'source' && storageKey(info) === '/events' ? 'source.component' : field;
+      const value = getPath(shaped, path);
       fields[field] = value === undefined || value === null ? '' : String(value);
     }
     return matchesFieldSelector(selectors.fields, fields);
@@ -724,7 +743,7 @@ export class ApiCore {
   // ---- create ----
 
   #create(info: ResourceInfo, namespace: string, request: ApiRequest): KubeObject {
-    const object = this.#decodeObject(info, request);
+    const object = this.#toStored(info, this.#decodeObject(info, request));
     const created = this.#createObject(info, namespace, object, (prepared) =>
       recordManagedFields(undefined, prepared, {
         fieldManager: this.#fieldManager(request),
@@ -835,7 +854,8 @@ export class ApiCore {
       return;
     }
     if (info.builtin) {
-      pruneBuiltinFields(info, object);
+      // By now an events.k8s.io Event is in the v1 shape it is stored in (#toStored).
+      pruneBuiltinFields(isEventsV1(info) ? { group: '', resource: 'events' } : info, object);
       if (info.group === '' && info.resource === 'secrets') foldStringData(object);
       if (info.group === 'apps') causes.push(...validateWorkloadSelector(object));
       return;
@@ -983,7 +1003,7 @@ export class ApiCore {
       const result = this.#applyScale(info, existing, scale, request);
       return { type: 'json', code: 200, body: this.#toScale(info, result) };
     }
-    const incoming = this.#checkKind(info, parsed);
+    const incoming = this.#toStored(info, this.#checkKind(info, parsed));
     const metadata = metaOf(incoming);
     const bodyName = stringOf(metadata.name) ?? '';
     if (bodyName !== name) {
@@ -1322,6 +1342,7 @@ export class ApiCore {
       if (applied.conflicts.length > 0) {
         throw applyConflictError(applied.conflicts);
       }
+      applied.object = this.#toStored(info, applied.object);
       if (existing === undefined) {
         const created = this.#createObject(info, namespace, applied.object, (prepared) => {
           metaOf(prepared).managedFields = metaOf(applied.object).managedFields;
@@ -1362,7 +1383,7 @@ export class ApiCore {
       const result = this.#applyScale(info, existing, patched, request);
       return { type: 'json', code: 200, body: this.#toScale(info, result) };
     }
-    const checked = this.#checkKind(info, patched);
+    const checked = this.#toStored(info, this.#checkKind(info, patched));
     const patchedMeta = metaOf(checked);
     if (patchedMeta.name !== name) {
       throw badRequest(
@@ -1738,6 +1759,7 @@ export class ApiCore {
       metadata,
       // The store already handed out copies: convert them in place.
       items: page.map((object) => {
+        if (isEventsV1(info)) return this.#stripListItem(info, this.#toVersion(info, object));
         object.apiVersion = apiVersionOf(info);
         object.kind = info.kind;
         return this.#stripListItem(info, object);

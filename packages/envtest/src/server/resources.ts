@@ -213,6 +213,19 @@ export function builtinResources(): ResourceInfo[] {
       kind: 'Event',
       namespaced: true,
       shortNames: ['ev'],
+      // AddFieldLabelConversionsForEvent of events.k8s.io/v1.
+      fieldSelectors: [
+        'reason',
+        'regarding.kind',
+        'regarding.namespace',
+        'regarding.name',
+        'regarding.uid',
+        'regarding.apiVersion',
+        'regarding.resourceVersion',
+        'regarding.fieldPath',
+        'reportingController',
+        'type',
+      ],
       nameRule: 'path-segment',
     }),
     builtin({
@@ -237,6 +250,8 @@ export function builtinResources(): ResourceInfo[] {
 
 /** The key objects of a resource are stored under, shared by all its versions. */
 export function storageKey(info: Pick<ResourceInfo, 'group' | 'resource'>): string {
+  // events.k8s.io/v1 Events are the v1 Events, seen through another API group.
+  if (info.group === 'events.k8s.io' && info.resource === 'events') return '/events';
   return `${info.group}/${info.resource}`;
 }
 

@@ -674,6 +674,96 @@ describe('pod eviction', () => {
   });
 });
 
+describe('events', () => {
+  it('serves one storage through v1 and events.k8s.io/v1, converting the field names', async () => {
+    const core = `/api/v1/namespaces/${ns}/events`;
+    const grouped = `/apis/events.k8s.io/v1/namespaces/${ns}/events`;
+    const target = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: unique('target') };
+    const legacy = await call(env, 'POST', core, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: unique('legacy') },
+        involvedObject: target,
+        reason: 'Created',
+        message: 'made by the v1 API',
+        type: 'Normal',
+        count: 2,
+        source: { component: 'legacy-controller' },
+      },
+    });
+    expect(legacy.status).toBe(201);
+    const asGrouped = await call(env, 'GET', `${grouped}/${legacy.body.metadata.name}`);
+    expect(asGrouped.status).toBe(200);
+    expect(asGrouped.body).toMatchObject({
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      regarding: target,
+      reason: 'Created',
+      note: 'made by the v1 API',
+      deprecatedCount: 2,
+    });
+    expect(asGrouped.body).not.toHaveProperty('message');
+    expect(asGrouped.body).not.toHaveProperty('involvedObject');
+
+    const modern = await call(env, 'POST', grouped, {
+      body: {
+        apiVersion: 'events.k8s.io/v1',
+        kind: 'Event',
+        metadata: { name: unique('modern') },
+        eventTime: '2026-01-02T03:04:05.000000Z',
+        reportingController: 'example.com/controller',
+        reportingInstance: 'controller-0',
+        action: 'Reconcile',
+        reason: 'Synced',
+        regarding: target,
+        note: 'made by the events.k8s.io API',
+        type: 'Normal',
+      },
+    });
+    expect(modern.status).toBe(201);
+    expect(modern.body.note).toBe('made by the events.k8s.io API');
+    const asCore = await call(env, 'GET', `${core}/${modern.body.metadata.name}`);
+    expect(asCore.status).toBe(200);
+    expect(asCore.body).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Event',
+      involvedObject: target,
+      message: 'made by the events.k8s.io API',
+      reportingComponent: 'example.com/controller',
+      reportingInstance: 'controller-0',
+      action: 'Reconcile',
+    });
+    expect(asCore.body.metadata.resourceVersion).toBe(modern.body.metadata.resourceVersion);
+
+    // Field selectors use each version's names.
+    const byGroupedField = await call(
+      env,
+      'GET',
+      `${grouped}?fieldSelector=${encodeURIComponent(`regarding.name=${target.name}`)}`,
+    );
+    expect(byGroupedField.status).toBe(200);
+    expect(byGroupedField.body.items.map((item: any) => item.metadata.name).sort()).toEqual(
+      [legacy.body.metadata.name, modern.body.metadata.name].sort(),
+    );
+    expect(byGroupedField.body.items[0]).toHaveProperty('regarding');
+    const byCoreField = await call(
+      env,
+      'GET',
+      `${core}?fieldSelector=${encodeURIComponent(`involvedObject.name=${target.name},reportingComponent=example.com/controller`)}`,
+    );
+    expect(byCoreField.body.items.map((item: any) => item.metadata.name)).toEqual([
+      modern.body.metadata.name,
+    ]);
+    const bySource = await call(env, 'GET', `${core}?fieldSelector=source%3Dlegacy-controller`);
+    expect(bySource.body.items.map((item: any) => item.metadata.name)).toEqual([
+      legacy.body.metadata.name,
+    ]);
+    expect((await call(env, 'DELETE', `${grouped}/${legacy.body.metadata.name}`)).status).toBe(200);
+    expect((await call(env, 'GET', `${core}/${legacy.body.metadata.name}`)).status).toBe(404);
+  });
+});
+
 describe('namespaces', () => {
   it('disappears once its spec.finalizers are emptied through /finalize', async () => {
     const name = unique('finalized');
