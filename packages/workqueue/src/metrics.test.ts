@@ -1,5 +1,4 @@
 // Ports the behaviours of client-go util/workqueue/metrics_test.go (TestMetrics, TestMetricShutdown).
-import type { Clock } from '@lasso/core';
 import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createDelayingQueue } from './delaying-queue.ts';
@@ -105,21 +104,13 @@ describe('workqueue metrics', () => {
 
   it('refreshes the gauges on a timer that does not keep the process alive', () => {
     const clock = new FakeClock();
-    const keepAlive: Array<boolean | undefined> = [];
-    const spyClock: Clock = {
-      now: () => clock.now(),
-      monotonic: () => clock.monotonic(),
-      schedule: (delayMs, callback, options) => {
-        keepAlive.push(options?.keepAlive);
-        return clock.schedule(delayMs, callback);
-      },
-    };
     const queue = createQueue<string>({
       name: 'test',
       metrics: createTestMetricsProvider(),
-      clock: spyClock,
+      clock,
     });
-    expect(keepAlive).toEqual([undefined]);
+    expect(clock.pendingTimers()).toBe(1);
+    expect(clock.pendingTimers({ keepAlive: false })).toBe(1);
     queue.shutDown();
   });
 

@@ -1,10 +1,11 @@
 // FakeClock: a Clock whose time moves only when a test advances it.
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { Clock, ScheduleOptions, TimerHandle } from '../clock.ts';
 
 interface FakeTimer {
   readonly id: number;
   readonly at: number;
   readonly callback: () => void;
+  readonly keepAlive: boolean;
   cancelled: boolean;
 }
 
@@ -46,12 +47,13 @@ export class FakeClock implements Clock {
     return this.#monotonic;
   }
 
-  schedule(delayMs: number, callback: () => void): TimerHandle {
+  schedule(delayMs: number, callback: () => void, options?: ScheduleOptions): TimerHandle {
     const timer: FakeTimer = {
       id: this.#nextId++,
       // Same reading of odd delays as systemClock: NaN and negatives are 0, Infinity never falls due.
       at: this.#monotonic + (Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs)),
       callback,
+      keepAlive: options?.keepAlive === true,
       cancelled: false,
     };
     this.#timers.push(timer);
@@ -63,9 +65,13 @@ export class FakeClock implements Clock {
     };
   }
 
-  /** Number of timers scheduled and not yet fired or cancelled. */
-  pendingTimers(): number {
-    return this.#timers.length;
+  /**
+   * Number of timers scheduled and not yet fired or cancelled; with `filter.keepAlive`, only those
+   * that would (true) or would not (false) keep a real process alive.
+   */
+  pendingTimers(filter?: { keepAlive: boolean }): number {
+    if (filter === undefined) return this.#timers.length;
+    return this.#timers.filter((t) => t.keepAlive === filter.keepAlive).length;
   }
 
   /** Deadline (monotonic ms) of the next timer, or undefined when none is pending. */
