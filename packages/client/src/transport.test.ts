@@ -1,17 +1,18 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { isLassoError, TimeoutError } from '@lasso/core';
-import { createTestMetricsProvider } from '@lasso/core/testing';
-import { MockAgent } from 'undici';
+import { createTestLogger, createTestMetricsProvider } from '@lasso/core/testing';
+import { type Dispatcher, errors, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventClock } from '../test/helpers/clock.ts';
 import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
 import { createRestConfig, type RestConfig } from './config/rest-config.ts';
 import { isApiError, isConflict, isNotFound, isTooManyRequests } from './errors.ts';
-import { apiErrorFrom, parseRetryAfter, RestTransport } from './transport.ts';
+import { apiErrorFrom, isConnectionLoss, parseRetryAfter, RestTransport } from './transport.ts';
 
 let server: Loopback | undefined;
 let transport: RestTransport | undefined;
@@ -21,6 +22,17 @@ afterEach(async () => {
   transport = undefined;
   server = undefined;
 });
+
+/** Headers and the start of a body promising 1000 bytes, then a destroyed socket. */
+function cutBody(response: ServerResponse, statusCode: number): void {
+  response.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': '1000' });
+  response.write('{"kind":"ConfigMapList","items":[');
+  setImmediate(() => response.socket?.destroy());
+}
+
+function withCode(error: Error, code: string): Error {
+  return Object.assign(error, { code });
+}
 
 function open(config: Omit<RestConfig, 'server'>, loopback: Loopback): RestTransport {
   transport = new RestTransport(createRestConfig({ server: loopback.url, ...config }));
@@ -360,19 +372,176 @@ describe('RestTransport', () => {
   it.for([
     { name: 'a success body', statusCode: 200 },
     { name: 'an error body', statusCode: 500 },
-  ])('reports $name cut mid-read as LASSO_CONNECTION_FAILED', async ({ statusCode }) => {
-    server = await startLoopback((_request, response) => {
-      response.writeHead(statusCode, {
-        'content-type': 'application/json',
-        'content-length': '1000',
-      });
-      response.write('{"kind":"ConfigMapList","items":[');
-      setImmediate(() => response.socket?.destroy());
+  ])(
+    'reports $name of a POST cut mid-read as LASSO_CONNECTION_FAILED, never retried',
+    async ({ statusCode }) => {
+      server = await startLoopback((_request, response) => cutBody(response, statusCode));
+      const t = open({}, server);
+      const error = await t
+        .requestJson({ method: 'POST', path: '/x', body: {} })
+        .catch((e: unknown) => e);
+      expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
+      expect((error as Error).cause).toBeInstanceOf(Error);
+      expect(server.requests).toHaveLength(1);
+    },
+  );
+
+  describe('a lost connection', () => {
+    it.for([
+      { name: 'reset before the answer', fault: 'reset' },
+      { name: 'closed before the answer', fault: 'close' },
+      { name: 'cut mid-body', fault: 'cut' },
+    ] as const)(
+      'retries a GET $name after 1 s on the clock, counted and logged',
+      async ({ fault }) => {
+        const clock = new EventClock();
+        const metrics = createTestMetricsProvider();
+        const logger = createTestLogger();
+        let calls = 0;
+        server = await startLoopback((_request, response, raw) => {
+          if (++calls > 1) json(response, 200, { kind: 'ConfigMapList', items: [] });
+          else if (fault === 'reset') raw.socket.resetAndDestroy();
+          else if (fault === 'close') raw.socket.destroy();
+          else cutBody(response, 200);
+        });
+        const t = open({ clock, metrics, logger, timeoutMs: 0 }, server);
+        const result = t.requestJson({ method: 'GET', path: '/api/v1/configmaps' });
+        await clock.untilPending();
+        expect(calls).toBe(1);
+        expect(clock.nextTimerAt()).toBe(clock.monotonic() + 1000);
+        await clock.advance(1000);
+        await expect(result).resolves.toEqual({ kind: 'ConfigMapList', items: [] });
+        expect(calls).toBe(2);
+        const host = new URL(server.url).host;
+        expect(
+          metrics.value('rest_client_request_retries_total', {
+            code: '<error>',
+            verb: 'GET',
+            host,
+          }),
+        ).toBe(1);
+        const [entry] = logger.find('connection lost, retrying');
+        expect(entry?.attributes).toMatchObject({ path: '/api/v1/configmaps', attempt: 1 });
+        expect(clock.pendingTimers()).toBe(0);
+      },
+    );
+
+    it.for(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
+      'never retries a %s that may have reached the server',
+      async (method) => {
+        server = await startLoopback((_request, _response, raw) => raw.socket.resetAndDestroy());
+        const clock = new EventClock();
+        const t = open({ clock, timeoutMs: 0 }, server);
+        const error = await t
+          .requestJson({ method, path: '/x', body: {} })
+          .catch((e: unknown) => e);
+        expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
+        expect(server.requests).toHaveLength(1);
+        expect(clock.pendingTimers()).toBe(0);
+      },
+    );
+
+    it('never retries a watch stream (the Reflector lists again)', async () => {
+      server = await startLoopback((_request, _response, raw) => raw.socket.resetAndDestroy());
+      const clock = new EventClock();
+      const t = open({ clock, timeoutMs: 0 }, server);
+      const error = await t
+        .stream({ method: 'GET', path: '/api/v1/pods', query: { watch: 'true' } })
+        .catch((e: unknown) => e);
+      expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
+      expect(server.requests).toHaveLength(1);
     });
-    const t = open({}, server);
-    const error = await t.requestJson({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
-    expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
-    expect((error as Error).cause).toBeInstanceOf(Error);
+
+    it('gives up after 10 retries and throws the last connection failure', async () => {
+      const clock = new EventClock();
+      server = await startLoopback((_request, _response, raw) => raw.socket.destroy());
+      const t = open({ clock, timeoutMs: 0 }, server);
+      const result = t.requestJson({ method: 'GET', path: '/api' });
+      result.catch(() => {});
+      for (let i = 0; i < 10; i++) {
+        await clock.untilPending();
+        await clock.advance(1000);
+      }
+      await expect(result).rejects.toSatisfy((e) => isLassoError(e, 'LASSO_CONNECTION_FAILED'));
+      expect(server.requests).toHaveLength(11);
+    });
+
+    it('stops waiting for the retry when the signal aborts', async () => {
+      const clock = new EventClock();
+      server = await startLoopback((_request, _response, raw) => raw.socket.destroy());
+      const t = open({ clock, timeoutMs: 0 }, server);
+      const controller = new AbortController();
+      const result = t.requestJson({ method: 'GET', path: '/api', signal: controller.signal });
+      await clock.untilPending();
+      const reason = new Error('shutting down');
+      controller.abort(reason);
+      await expect(result).rejects.toBe(reason);
+      expect(clock.pendingTimers()).toBe(0);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it.for([
+      {
+        name: 'ECONNRESET',
+        error: withCode(new Error('read ECONNRESET'), 'ECONNRESET'),
+        retried: true,
+      },
+      { name: 'EPIPE', error: withCode(new Error('write EPIPE'), 'EPIPE'), retried: true },
+      {
+        name: 'other side closed',
+        error: new errors.SocketError('other side closed'),
+        retried: true,
+      },
+      { name: 'socket closed', error: new errors.SocketError('closed'), retried: true },
+      { name: 'short body', error: new errors.ResponseContentLengthMismatchError(), retried: true },
+      {
+        name: 'a reset as cause',
+        error: new Error('fetch failed', { cause: withCode(new Error('reset'), 'ECONNRESET') }),
+        retried: true,
+      },
+      { name: 'a malformed answer', error: new errors.SocketError('bad response'), retried: false },
+      {
+        name: 'ECONNREFUSED',
+        error: withCode(new Error('connect ECONNREFUSED'), 'ECONNREFUSED'),
+        retried: false,
+      },
+      { name: 'a connect timeout', error: new errors.ConnectTimeoutError(), retried: false },
+      {
+        name: 'a TLS failure',
+        error: withCode(new Error('bad cert'), 'CERT_HAS_EXPIRED'),
+        retried: false,
+      },
+    ])('classifies $name from the dispatcher (retried: $retried)', async ({ error, retried }) => {
+      const clock = new EventClock();
+      let calls = 0;
+      const dispatcher = {
+        request: async () => {
+          calls++;
+          if (calls === 1) throw error;
+          return {
+            statusCode: 200,
+            headers: {},
+            body: { text: async () => '{"ok":true}', destroy: () => {} },
+          };
+        },
+        close: async () => {},
+      } as unknown as Dispatcher;
+      transport = new RestTransport(
+        createRestConfig({ server: 'https://cluster.invalid', clock, dispatcher, timeoutMs: 0 }),
+      );
+      const result = transport.requestJson({ method: 'GET', path: '/x' });
+      result.catch(() => {});
+      if (retried) {
+        await clock.untilPending();
+        await clock.advance(1000);
+        await expect(result).resolves.toEqual({ ok: true });
+        expect(calls).toBe(2);
+      } else {
+        await expect(result).rejects.toSatisfy((e) => isLassoError(e, 'LASSO_CONNECTION_FAILED'));
+        expect(calls).toBe(1);
+        expect(isConnectionLoss(error)).toBe(false);
+      }
+    });
   });
 
   it('re-reads a token file after a 401 and retries once', async () => {

@@ -61,11 +61,30 @@ export interface StreamResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
-/** Retries on 429 / 5xx with Retry-After, as client-go's `Request.MaxRetries`. */
+/**
+ * Retries on 429 / 5xx with Retry-After and of GETs that lost their connection, as client-go's
+ * `Request.MaxRetries`.
+ */
 const MAX_RETRIES = 10;
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** Retry-After of a 429 that carries none (client-go waits 1 s too). */
+/**
+ * Retry-After of a 429 that carries none, and the wait before a GET that lost its connection is
+ * sent again (client-go waits 1 s for both: its `retryAfterResponse()`).
+ */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
+/**
+ * undici's errors for a connection reset or closed before the whole answer was read: client-go's
+ * `net.IsConnectionReset` / `net.IsProbableEOF` (ECONNRESET, EOF, unexpected EOF, a write on a
+ * broken connection). A refused connection, a TLS failure or a timeout are not among them, as in
+ * client-go.
+ */
+const CONNECTION_LOSS_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
+/** `SocketError` messages of undici meaning the peer closed the socket (EOF), not a malformed answer. */
+const SOCKET_CLOSED_MESSAGES = new Set(['other side closed', 'closed']);
 
 const HELP: Record<string, string> = {
   rest_client_requests_total:
@@ -89,6 +108,13 @@ export interface RequestRateLimiter {
  * clock, retries of 429 and of 5xx carrying Retry-After (up to 10, honouring the signal), and a
  * 401 that refreshes a token file or exec credential once before failing. Every response body is
  * read or destroyed.
+ *
+ * A GET sent with {@link RestTransport.requestJson} whose connection is reset or closed before
+ * the whole answer was read (before the headers or mid-body) is sent again after 1 s, within the
+ * same 10 retries (client-go's `isErrRetryableFunc`). Nothing else is retried after a connection
+ * failure: not POST, PUT, PATCH or DELETE, which may have reached the server, not a refused
+ * connection, not a timeout, and not a watch ({@link RestTransport.stream}), whose body belongs
+ * to the caller (a Reflector lists and watches again).
  *
  * Get the shared instance of a config with {@link restTransportFor}; `close()` it when done.
  */
@@ -178,10 +204,15 @@ export class RestTransport {
     this.#limiter = limiter;
   }
 
-  /** Send a request and parse the JSON answer; a non-2xx answer throws an {@link ApiError}. */
+  /**
+   * Send a request and parse the JSON answer; a non-2xx answer throws an {@link ApiError}. The
+   * body is read whole before anything is returned, so a GET whose connection is lost (even
+   * mid-body) is retried; other methods are not.
+   */
   async requestJson<T>(request: RestRequest): Promise<T> {
     const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
-    return this.#send(request, timeoutMs, async (response, signal) => {
+    const retryConnectionLoss = request.method === 'GET';
+    return this.#send(request, timeoutMs, retryConnectionLoss, async (response, signal) => {
       const text = await raceSignal(response.body.text(), signal);
       if (response.statusCode >= 200 && response.statusCode < 300) {
         if (text === '') return undefined as T;
@@ -204,7 +235,7 @@ export class RestTransport {
    * its own inactivity timer and destroys the body. A non-2xx answer throws an {@link ApiError}.
    */
   async stream(request: RestRequest): Promise<StreamResponse> {
-    return this.#send(request, 0, async (response, signal) => {
+    return this.#send(request, 0, false, async (response, signal) => {
       if (response.statusCode >= 200 && response.statusCode < 300) {
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
@@ -223,6 +254,7 @@ export class RestTransport {
   async #send<R>(
     request: RestRequest,
     timeoutMs: number,
+    retryConnectionLoss: boolean,
     handle: (response: Dispatcher.ResponseData, signal: AbortSignal | undefined) => Promise<R>,
   ): Promise<R> {
     if (this.#closed) {
@@ -260,7 +292,13 @@ export class RestTransport {
           });
         } catch (error) {
           this.#record(request.method, '<error>', started);
-          throw failure(request, error, combined.signal);
+          const thrown = failure(request, error, combined.signal);
+          if (retryConnectionLoss && attempt < MAX_RETRIES && !combined.signal?.aborted) {
+            if (await this.#retryConnectionLoss(request, error, attempt, timeout, userSignal)) {
+              continue;
+            }
+          }
+          throw thrown;
         }
         const status = response.statusCode;
         this.#record(request.method, String(status), started);
@@ -298,15 +336,52 @@ export class RestTransport {
           return await handle(response, combined.signal);
         } catch (error) {
           response.body.destroy();
-          // A body cut mid-read surfaces as undici's raw SocketError: report it as a connection failure.
-          if (!isApiOrLasso(error)) throw failure(request, error, combined.signal);
-          throw error;
+          if (isApiOrLasso(error)) throw error;
+          // A body cut mid-read surfaces as undici's raw SocketError: report it as a connection
+          // failure. requestJson reads the whole body before returning, so nothing reached the
+          // caller yet and a GET can be sent again.
+          const thrown = failure(request, error, combined.signal);
+          if (retryConnectionLoss && attempt < MAX_RETRIES && !combined.signal?.aborted) {
+            if (await this.#retryConnectionLoss(request, error, attempt, timeout, userSignal)) {
+              continue;
+            }
+          }
+          throw thrown;
         }
       } finally {
         timeout?.clear();
         combined.dispose();
       }
     }
+  }
+
+  /**
+   * When `error` is a lost connection (client-go's `IsConnectionReset` / `IsProbableEOF`): count
+   * and log the retry, wait 1 s on the clock (the caller's signal cuts it short) and say so.
+   */
+  async #retryConnectionLoss(
+    request: RestRequest,
+    error: unknown,
+    attempt: number,
+    timeout: { clear(): void } | undefined,
+    userSignal: AbortSignal | undefined,
+  ): Promise<boolean> {
+    if (!isConnectionLoss(error)) return false;
+    this.#seriesOf('counter', 'rest_client_request_retries_total', {
+      code: '<error>',
+      verb: request.method,
+    }).inc();
+    const code = (error as { code?: unknown }).code;
+    this.#logger.debug('connection lost, retrying', {
+      path: request.path,
+      error: errorMessage(error),
+      ...(typeof code === 'string' ? { code } : {}),
+      attempt: attempt + 1,
+      delayMs: DEFAULT_RETRY_AFTER_MS,
+    });
+    timeout?.clear();
+    await sleep(this.#clock, DEFAULT_RETRY_AFTER_MS, { signal: userSignal });
+    return true;
   }
 
   /** client-go's `rest_client_requests_total` and `rest_client_request_duration_seconds` (to the headers). */
@@ -466,6 +541,28 @@ export function apiErrorFrom(
     message: `${request.method} ${request.path}: the server responded ${statusCode}${snippet}`,
     retryAfterMs,
   });
+}
+
+/**
+ * Whether undici's `error` (or an error in its `cause` chain) says the connection was reset or
+ * closed before the answer was complete: client-go's `net.IsConnectionReset(err) ||
+ * net.IsProbableEOF(err)`.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && CONNECTION_LOSS_CODES.has(code)) return true;
+    if (
+      code === 'UND_ERR_SOCKET' &&
+      typeof message === 'string' &&
+      SOCKET_CLOSED_MESSAGES.has(message)
+    ) {
+      return true;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 function isApiOrLasso(error: unknown): boolean {
