@@ -1,10 +1,11 @@
 import { isLassoError, TimeoutError } from '@lasso/core';
+import { createTestLogger } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventClock } from '../test/helpers/clock.ts';
 import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
 import { createRestConfig, type RestConfig } from './config/rest-config.ts';
-import { isGone, isNotFound } from './errors.ts';
+import { isGone, isNotFound, isResourceExpired } from './errors.ts';
 import { RestTransport } from './transport.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 
@@ -141,6 +142,128 @@ describe('Client', () => {
     expect(
       server.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('limit')),
     ).toEqual(['1', '1', '1']);
+  });
+
+  describe('listAll when the continue token expires', () => {
+    const expired = status(
+      410,
+      'Expired',
+      'The provided continue parameter is too old to display a consistent list result.',
+      { metadata: { continue: 'newer' } },
+    );
+    /** Page 0 (ns1/a, ns1/b) is served; the continue token then answers 410; a full list has everything now. */
+    async function expiringServer(): Promise<Loopback> {
+      return startLoopback((request, response) => {
+        const url = new URL(request.url, 'http://x');
+        if (url.searchParams.get('continue') === '1') {
+          json(response, 410, expired);
+        } else if (url.searchParams.has('limit')) {
+          json(response, 200, {
+            metadata: { continue: '1', resourceVersion: '7' },
+            items: [
+              { metadata: { namespace: 'ns1', name: 'a', resourceVersion: '3' } },
+              { metadata: { namespace: 'ns1', name: 'b', resourceVersion: '4' } },
+            ],
+          });
+        } else {
+          json(response, 200, {
+            metadata: { resourceVersion: '20' },
+            items: [
+              { metadata: { namespace: 'ns1', name: 'a', resourceVersion: '15' } },
+              { metadata: { namespace: 'ns1', name: 'c', resourceVersion: '16' } },
+              { metadata: { namespace: 'ns2', name: 'a', resourceVersion: '17' } },
+            ],
+          });
+        }
+      });
+    }
+
+    it('falls back to one full list at the requested resourceVersion, yielding every object once', async () => {
+      server = await expiringServer();
+      const logger = createTestLogger();
+      const items = await collect(
+        configMaps(server, { logger }).listAll('', {
+          limit: 2,
+          resourceVersion: '7',
+          resourceVersionMatch: 'NotOlderThan',
+          labelSelector: 'app=x',
+        }),
+      );
+      expect(items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`)).toEqual([
+        'ns1/a',
+        'ns1/b',
+        'ns1/c',
+        'ns2/a',
+      ]);
+      // Objects yielded before the expiry stay as they were then; the rest come from the full list.
+      expect(items.map((o) => o.metadata?.resourceVersion)).toEqual(['3', '4', '16', '17']);
+      expect(items.every((o) => o.kind === 'ConfigMap' && o.apiVersion === 'v1')).toBe(true);
+      const queries = server.requests.map((r) =>
+        Object.fromEntries(new URL(r.url, 'http://x').searchParams),
+      );
+      expect(queries).toEqual([
+        {
+          limit: '2',
+          resourceVersion: '7',
+          resourceVersionMatch: 'NotOlderThan',
+          labelSelector: 'app=x',
+        },
+        { limit: '2', continue: '1', labelSelector: 'app=x' },
+        { resourceVersion: '7', resourceVersionMatch: 'NotOlderThan', labelSelector: 'app=x' },
+      ]);
+      expect(logger.find('continue token expired')).toHaveLength(1);
+    });
+
+    it('throws the 410 when fullListIfExpired is false', async () => {
+      server = await expiringServer();
+      const names: string[] = [];
+      const error = await (async () => {
+        for await (const item of configMaps(server).listAll('', {
+          limit: 2,
+          fullListIfExpired: false,
+        })) {
+          names.push(item.metadata?.name ?? '');
+        }
+      })().catch((e: unknown) => e);
+      expect(isResourceExpired(error)).toBe(true);
+      expect(names).toEqual(['a', 'b']);
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('throws the 410 of a continue token the caller passed in (nothing to go on from)', async () => {
+      server = await expiringServer();
+      const error = await collect(
+        configMaps(server).listAll('', { limit: 2, continue: '1' }),
+      ).catch((e: unknown) => e);
+      expect(isResourceExpired(error)).toBe(true);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('throws a failure of the full list itself', async () => {
+      let calls = 0;
+      server = await startLoopback((_request, response) => {
+        calls++;
+        if (calls === 1) json(response, 200, { metadata: { continue: '1' }, items: [] });
+        else json(response, 410, expired);
+      });
+      const error = await collect(configMaps(server).listAll('d', { limit: 1 })).catch(
+        (e: unknown) => e,
+      );
+      expect(isResourceExpired(error)).toBe(true);
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('names fullListIfExpired when it is not a boolean', async () => {
+      server = await expiringServer();
+      await expect(
+        collect(
+          configMaps(server).listAll('', {
+            fullListIfExpired: 'yes' as unknown as boolean,
+          }),
+        ),
+      ).rejects.toThrow(new TypeError('Client.listAll: fullListIfExpired must be true or false'));
+      expect(server.requests).toHaveLength(0);
+    });
   });
 
   it('sends resourceVersion only with the first page of listAll, as the server refuses it with continue', async () => {

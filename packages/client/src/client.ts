@@ -6,10 +6,13 @@ import {
   errorMessage,
   isLassoError,
   LassoError,
+  type Logger,
+  noopLogger,
   systemClock,
   TimeoutError,
 } from '@lasso/core';
 import type { Impersonation, RestConfig } from './config/rest-config.ts';
+import { isResourceExpired } from './errors.ts';
 import {
   type QueryParams,
   type RestRequest,
@@ -20,6 +23,7 @@ import type {
   GroupVersionResource,
   KubeObject,
   KubeObjectLike,
+  ListAllOptions,
   ListOptions,
   ObjectList,
   WatchEvent,
@@ -173,23 +177,65 @@ export class Client<T extends KubeObjectLike = KubeObject> {
   }
 
   /**
-   * Every object over all pages (`limit` is the page size, default 500), fetched page by page.
-   * `resourceVersion`/`resourceVersionMatch` go with the first page only: the continue token pins
-   * the later pages to the same snapshot, and the server refuses both together (client-go's pager).
+   * Every object over all pages (`limit` is the page size, default 500), fetched page by page as
+   * the iteration goes. `resourceVersion`/`resourceVersionMatch` go with the first page only: the
+   * continue token pins the later pages to the same snapshot, and the server refuses both together
+   * (client-go's pager).
+   *
+   * **Expired continue token**: when a later page answers 410 `Expired` (the first page's snapshot
+   * was compacted while the caller was slow), `fullListIfExpired` (default `true`, as client-go's
+   * `ListPager`) lists again in one request, without `continue` and `limit`, at the
+   * `resourceVersion`/`resourceVersionMatch` asked for, and yields the objects of that list whose
+   * namespace/name was not yielded yet. So every object is yielded at most once and the iteration
+   * goes on where it was, but the objects come from two snapshots: those yielded before the expiry
+   * as they were then (one may have been deleted since), the rest as they are in the full list.
+   * A caller that needs one snapshot (a cache that will watch from its resourceVersion) pages
+   * with {@link Client.list} itself, or sets `fullListIfExpired: false` and lists again on
+   * `isResourceExpired`. A 410 on the first request (including one for a `continue` token the
+   * caller passed in) is always thrown.
    */
-  async *listAll(namespace: string | undefined, options: ListOptions = {}): AsyncIterable<T> {
-    let continueToken = options.continue;
-    const limit = options.limit ?? 500;
-    const { resourceVersion: _rv, resourceVersionMatch: _match, ...later } = options;
+  async *listAll(namespace: string | undefined, options: ListAllOptions = {}): AsyncIterable<T> {
+    const { fullListIfExpired = true, ...listOptions } = options;
+    if (typeof fullListIfExpired !== 'boolean') {
+      throw new TypeError('Client.listAll: fullListIfExpired must be true or false');
+    }
+    let continueToken = listOptions.continue;
+    const limit = listOptions.limit ?? 500;
+    const { resourceVersion: _rv, resourceVersionMatch: _match, ...later } = listOptions;
     let first = continueToken === undefined;
+    // Keys yielded so far, kept only when a fallback may need them to skip repeats.
+    const yielded = fullListIfExpired ? new Set<string>() : undefined;
+    let paged = false;
     do {
-      const page = await this.list(namespace, {
-        ...(first ? options : later),
-        limit,
-        continue: continueToken,
-      });
+      let page: ObjectList<T>;
+      try {
+        page = await this.list(namespace, {
+          ...(first ? listOptions : later),
+          limit,
+          continue: continueToken,
+        });
+      } catch (error) {
+        if (yielded === undefined || !paged || !isResourceExpired(error)) throw error;
+        this.#logger().info('continue token expired, listing in full', {
+          resource: this.gvr.resource,
+          namespace: namespace ?? '',
+          yielded: yielded.size,
+        });
+        const { limit: _limit, continue: _continue, ...full } = listOptions;
+        const rest = await this.list(namespace, full);
+        for (const item of rest.items) {
+          const key = objectKey(item);
+          if (key === undefined || !yielded.has(key)) yield item;
+        }
+        return;
+      }
       first = false;
-      yield* page.items;
+      paged = true;
+      for (const item of page.items) {
+        const key = yielded !== undefined ? objectKey(item) : undefined;
+        if (key !== undefined) yielded?.add(key);
+        yield item;
+      }
       continueToken = page.metadata.continue || undefined;
     } while (continueToken !== undefined);
   }
@@ -369,6 +415,10 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     return this.#fill(updated);
   }
 
+  #logger(): Logger {
+    return this.transport.config.logger ?? noopLogger;
+  }
+
   #json<R>(request: RestRequest, options: RequestOptions): Promise<R> {
     return this.transport.requestJson<R>({
       ...request,
@@ -506,6 +556,12 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     for (const sub of subresources) path += `/${encodeURIComponent(sub)}`;
     return path;
   }
+}
+
+/** `namespace/name`, the identity an object keeps across list snapshots. */
+function objectKey(object: KubeObjectLike): string | undefined {
+  const name = object.metadata?.name;
+  return name ? `${object.metadata?.namespace ?? ''}/${name}` : undefined;
 }
 
 function requireName(name: string | undefined): string {

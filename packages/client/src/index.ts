@@ -64,6 +64,7 @@ export type {
   GroupVersionResource,
   KubeObject,
   KubeObjectLike,
+  ListAllOptions,
   ListMeta,
   ListOptions,
   ObjectList,

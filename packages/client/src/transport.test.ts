@@ -429,7 +429,9 @@ describe('RestTransport', () => {
     it.for(['POST', 'PUT', 'PATCH', 'DELETE'] as const)(
       'never retries a %s that may have reached the server',
       async (method) => {
-        server = await startLoopback((_request, _response, raw) => raw.socket.resetAndDestroy());
+        server = await startLoopback((_request, _response, raw) => {
+          raw.socket.resetAndDestroy();
+        });
         const clock = new EventClock();
         const t = open({ clock, timeoutMs: 0 }, server);
         const error = await t
@@ -442,7 +444,9 @@ describe('RestTransport', () => {
     );
 
     it('never retries a watch stream (the Reflector lists again)', async () => {
-      server = await startLoopback((_request, _response, raw) => raw.socket.resetAndDestroy());
+      server = await startLoopback((_request, _response, raw) => {
+        raw.socket.resetAndDestroy();
+      });
       const clock = new EventClock();
       const t = open({ clock, timeoutMs: 0 }, server);
       const error = await t
@@ -454,7 +458,9 @@ describe('RestTransport', () => {
 
     it('gives up after 10 retries and throws the last connection failure', async () => {
       const clock = new EventClock();
-      server = await startLoopback((_request, _response, raw) => raw.socket.destroy());
+      server = await startLoopback((_request, _response, raw) => {
+        raw.socket.destroy();
+      });
       const t = open({ clock, timeoutMs: 0 }, server);
       const result = t.requestJson({ method: 'GET', path: '/api' });
       result.catch(() => {});
@@ -468,7 +474,9 @@ describe('RestTransport', () => {
 
     it('stops waiting for the retry when the signal aborts', async () => {
       const clock = new EventClock();
-      server = await startLoopback((_request, _response, raw) => raw.socket.destroy());
+      server = await startLoopback((_request, _response, raw) => {
+        raw.socket.destroy();
+      });
       const t = open({ clock, timeoutMs: 0 }, server);
       const controller = new AbortController();
       const result = t.requestJson({ method: 'GET', path: '/api', signal: controller.signal });

@@ -75,6 +75,18 @@ export interface ListOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of {@link Client.listAll}: a list's options (`limit` is the page size, default 500) and the pager's. */
+export interface ListAllOptions extends ListOptions {
+  /**
+   * When a continue token expires mid-way (410 `Expired`: the snapshot of the first page was
+   * compacted, typically after 5-15 minutes), list once more without `continue` and without
+   * `limit`, at the `resourceVersion`/`resourceVersionMatch` asked for, and go on with the objects
+   * of that full list not yielded yet (client-go's `ListPager.FullListIfExpired`). Default `true`;
+   * `false` throws the 410 `ApiError` instead.
+   */
+  fullListIfExpired?: boolean | undefined;
+}
+
 /** Options of a watch call. */
 export interface WatchOptions {
   /** Start after this resourceVersion; `""`/`"0"` send synthetic ADDED events for current state first. */
