@@ -16,6 +16,7 @@ import {
   isForbidden,
   isGone,
   isNotFound,
+  isResourceExpired,
   isUnauthorized,
   loadKubeConfig,
   type RestConfig,
@@ -350,6 +351,91 @@ describe('Client (integration)', () => {
     await clock.advance(2000);
     await expect(result).resolves.toMatchObject({ metadata: { name } });
   });
+
+  it.for([
+    { name: 'right after the headers', afterBytes: 0 },
+    { name: 'mid-body', afterBytes: 10 },
+  ])(
+    'retries a GET whose answer is cut $name, after 1 s on the injected clock',
+    async ({ afterBytes }, { skip }) => {
+      if (env.server === undefined) skip('needs the fault API');
+      const clock = new EventClock();
+      const cms = configMaps({ ...rest, clock, timeoutMs: 0 } as RestConfig);
+      const name = unique('cut-get');
+      await cms.create(env.namespace, { metadata: { name }, data: { a: '1' } });
+      env.server?.faults.cutNext(1, {
+        method: 'GET',
+        path: new RegExp(`/configmaps/${name}$`),
+        afterBytes,
+      });
+      const result = cms.get(env.namespace, name);
+      await clock.untilPending();
+      expect(clock.nextTimerAt()).toBe(clock.monotonic() + 1000);
+      await clock.advance(1000);
+      await expect(result).resolves.toMatchObject({ metadata: { name }, data: { a: '1' } });
+    },
+  );
+
+  it('never retries a POST whose answer is cut: the object is created once', async ({ skip }) => {
+    if (env.server === undefined) skip('needs the fault API');
+    const clock = new EventClock();
+    const cms = configMaps({ ...rest, clock, timeoutMs: 0 } as RestConfig);
+    const label = unique('cut-post');
+    env.server?.faults.cutNext(1, {
+      method: 'POST',
+      path: `/api/v1/namespaces/${env.namespace}/configmaps`,
+      afterBytes: 10,
+    });
+    const error = await cms
+      .create(env.namespace, { metadata: { generateName: 'cut-', labels: { batch: label } } })
+      .catch((e: unknown) => e);
+    expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
+    expect(clock.pendingTimers()).toBe(0);
+    // The server had created it before the answer was cut; a second POST would have made another.
+    const list = await cms.list(env.namespace, { labelSelector: `batch=${label}` });
+    expect(list.items).toHaveLength(1);
+  });
+
+  it.for([
+    { name: 'lists in full and yields every object once', fullListIfExpired: true },
+    { name: 'throws the 410 with fullListIfExpired: false', fullListIfExpired: false },
+  ])(
+    'listAll whose continue token expires mid-way $name',
+    async ({ fullListIfExpired }, { skip }) => {
+      if (env.server === undefined) skip('needs the fault API');
+      const cms = configMaps();
+      const label = unique('expire');
+      const expected = [0, 1, 2, 3, 4].map((i) => `${label}-${i}`);
+      for (const name of expected) {
+        await cms.create(env.namespace, { metadata: { name, labels: { batch: label } } });
+      }
+      const names: string[] = [];
+      const error = await (async () => {
+        for await (const item of cms.listAll(env.namespace, {
+          labelSelector: `batch=${label}`,
+          limit: 2,
+          fullListIfExpired,
+        })) {
+          names.push(item.metadata?.name ?? '');
+          if (names.length === 2) {
+            // The first page's snapshot is compacted while the caller holds it.
+            const late = `${label}-late`;
+            await cms.create(env.namespace, { metadata: { name: late, labels: { batch: label } } });
+            expected.push(late);
+            env.server?.faults.expireHistory();
+          }
+        }
+      })().catch((e: unknown) => e);
+      if (fullListIfExpired) {
+        expect(error).toBeUndefined();
+        expect(names).toHaveLength(new Set(names).size);
+        expect(names.sort()).toEqual(expected.sort());
+      } else {
+        expect(isResourceExpired(error)).toBe(true);
+        expect(names).toHaveLength(2);
+      }
+    },
+  );
 
   it('authenticates with a bearer token and rejects an unknown one with 401', async ({ skip }) => {
     if (env.credentials.token === undefined) skip('no admin token in this mode');
