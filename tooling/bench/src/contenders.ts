@@ -1,0 +1,113 @@
+// The two informers compared by W2 and W3, behind one small interface: @lasso/cache's `createCache` on a
+// @lasso/client `Client`, and @kubernetes/client-node's `makeInformer` (its ListWatch) on `CoreV1Api`.
+import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
+import { createCache } from '@lasso/cache';
+import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+
+/** Counting handlers the benchmark gives to an informer. */
+export interface BenchHandlers {
+  onAdd(): void;
+  onUpdate(): void;
+}
+
+/** A started informer. */
+export interface BenchInformer {
+  /** Resolves when the informer reports its initial list in the store; rejects on the informer's first error. */
+  readonly synced: Promise<void>;
+  /** Rejects on the informer's first error (list, watch or decode) after it started. */
+  readonly failed: Promise<never>;
+  /** Objects in the store. */
+  size(): number;
+  /** The stored object's resourceVersion, by name. */
+  resourceVersionOf(name: string): string | undefined;
+  /** Stop the informer and release its connections. */
+  stop(): Promise<void>;
+}
+
+/** One side of the comparison: what it is called and how to start it on a kubeconfig and namespace. */
+export interface Contender {
+  readonly name: string;
+  /** Load the kubeconfig (not timed), then return a function that starts the informer (timed). */
+  prepare(
+    kubeconfigPath: string,
+    namespace: string,
+    handlers: BenchHandlers,
+  ): Promise<() => BenchInformer>;
+}
+
+function failurePromise(): { promise: Promise<never>; fail(error: unknown): void } {
+  let fail: (error: unknown) => void = () => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  // Observed by the benchmark through `failed`; never an unhandled rejection when nobody waits.
+  promise.catch(() => undefined);
+  return { promise, fail };
+}
+
+/** `createCache` from @lasso/cache (resync off, its defaults otherwise: 500-item list pages). */
+export const lassoContender: Contender = {
+  name: '@lasso/cache',
+  async prepare(kubeconfigPath, namespace, handlers) {
+    const rest = await loadKubeConfig({ path: kubeconfigPath });
+    return () => {
+      const client = new Client({
+        gvr: { group: '', version: 'v1', resource: 'configmaps' },
+        kind: 'ConfigMap',
+        namespaced: true,
+        rest,
+      });
+      const informer = createCache<KubeObject>(client, { namespace, resyncMs: 0 });
+      const failure = failurePromise();
+      informer.setWatchErrorHandler((error) => failure.fail(error));
+      informer.addEventHandler({ onAdd: handlers.onAdd, onUpdate: handlers.onUpdate });
+      const controller = new AbortController();
+      const running = informer.run({ signal: controller.signal });
+      running.catch((error: unknown) => failure.fail(error));
+      const store = informer.getStore();
+      const synced = Promise.race([informer.whenSynced(), failure.promise]);
+      synced.catch((error: unknown) => failure.fail(error));
+      return {
+        synced,
+        failed: failure.promise,
+        size: () => store.size(),
+        resourceVersionOf: (name) =>
+          store.getByKey(`${namespace}/${name}`)?.metadata?.resourceVersion,
+        stop: async () => {
+          controller.abort();
+          await running;
+          await restTransportFor(rest).close();
+        },
+      };
+    };
+  },
+};
+
+/** `makeInformer` from @kubernetes/client-node with `listNamespacedConfigMap` as its list function. */
+export const clientNodeContender: Contender = {
+  name: 'client-node',
+  async prepare(kubeconfigPath, namespace, handlers) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+    const api = kubeConfig.makeApiClient(CoreV1Api);
+    return () => {
+      const informer = makeInformer(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, () =>
+        api.listNamespacedConfigMap({ namespace }),
+      );
+      const failure = failurePromise();
+      informer.on('error', (error) => failure.fail(error));
+      informer.on('add', handlers.onAdd);
+      informer.on('update', handlers.onUpdate);
+      // start() rejects when the first list fails; the error handlers only hear of later failures.
+      const synced = Promise.race([informer.start(), failure.promise]);
+      synced.catch((error: unknown) => failure.fail(error));
+      return {
+        synced,
+        failed: failure.promise,
+        size: () => informer.list(namespace).length,
+        resourceVersionOf: (name) => informer.get(name, namespace)?.metadata?.resourceVersion,
+        stop: () => informer.stop(),
+      };
+    };
+  },
+};

@@ -1,0 +1,209 @@
+// `pnpm bench:informer-sync`: W2 (ARCHITECTURE.md section 5). 20,000 ConfigMaps (1 KiB of data, 3 labels) in
+// one namespace of the @lasso/envtest API server, run in a child process; for @lasso/cache and client-node's
+// informer, the time from informer start to synced and the heap its store holds after a forced GC, several
+// rounds each (median), one informer alive at a time. Sizes: --objects N --rounds N.
+import { performance } from 'node:perf_hooks';
+import { KubeConfig } from '@kubernetes/client-node';
+import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { Agent, request } from 'undici';
+import { startServerChild } from './child.ts';
+import { type Contender, clientNodeContender, lassoContender } from './contenders.ts';
+import { benchConfigMap } from './fixtures.ts';
+import { machineNote, median, mib, parseSizes, settledHeapUsed } from './measure.ts';
+
+const sizes = parseSizes(process.argv.slice(2), { objects: 20_000, rounds: 5, parallel: 32 });
+
+interface SyncResult {
+  syncMs: number;
+  heapBytes: number;
+}
+
+async function seed(kubeconfigPath: string, namespace: string): Promise<number> {
+  const rest = await loadKubeConfig({ path: kubeconfigPath });
+  const client = new Client({
+    gvr: { group: '', version: 'v1', resource: 'configmaps' },
+    kind: 'ConfigMap',
+    namespaced: true,
+    rest,
+  });
+  const started = performance.now();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < sizes.objects) {
+      const index = next++;
+      await client.create(namespace, benchConfigMap(index, namespace));
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: sizes.parallel }, worker));
+  } finally {
+    await restTransportFor(rest).close();
+  }
+  return performance.now() - started;
+}
+
+/** The floor under both informers: the same server's list over undici + JSON.parse, no cache. */
+async function rawList(
+  kubeconfigPath: string,
+  namespace: string,
+  limit: number,
+): Promise<{ ms: number; items: number }> {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfigPath);
+  const cluster = config.getCurrentCluster();
+  const user = config.getCurrentUser();
+  const decode = (data: string | undefined): string | undefined =>
+    data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+  const agent = new Agent({
+    connect: {
+      ca: decode(cluster?.caData),
+      cert: decode(user?.certData),
+      key: decode(user?.keyData),
+    },
+  });
+  const headers: Record<string, string> = {};
+  if (user?.token !== undefined) headers.authorization = `Bearer ${user.token}`;
+  const started = performance.now();
+  let items = 0;
+  let token = '';
+  try {
+    do {
+      const query = new URLSearchParams();
+      if (limit > 0) query.set('limit', String(limit));
+      if (token !== '') query.set('continue', token);
+      const url = `${cluster?.server}/api/v1/namespaces/${namespace}/configmaps?${query}`;
+      const response = await request(url, { dispatcher: agent, headers });
+      const list = JSON.parse(await response.body.text()) as {
+        metadata?: { continue?: string };
+        items?: unknown[];
+      };
+      if (response.statusCode !== 200) throw new Error(`list: HTTP ${response.statusCode}`);
+      items += list.items?.length ?? 0;
+      token = list.metadata?.continue ?? '';
+    } while (token !== '');
+  } finally {
+    await agent.close();
+  }
+  return { ms: performance.now() - started, items };
+}
+
+async function syncOnce(
+  contender: Contender,
+  kubeconfigPath: string,
+  namespace: string,
+): Promise<SyncResult> {
+  let added = 0;
+  let allAdded: () => void = () => undefined;
+  const handled = new Promise<void>((resolve) => {
+    allAdded = resolve;
+  });
+  const start = await contender.prepare(kubeconfigPath, namespace, {
+    onAdd: () => {
+      if (++added === sizes.objects) allAdded();
+    },
+    onUpdate: () => undefined,
+  });
+  const baseline = settledHeapUsed();
+  const started = performance.now();
+  const informer = start();
+  try {
+    await informer.synced;
+    const syncMs = performance.now() - started;
+    await Promise.race([handled, informer.failed]);
+    if (informer.size() !== sizes.objects) {
+      throw new Error(`${contender.name} stored ${informer.size()} of ${sizes.objects} objects`);
+    }
+    return { syncMs, heapBytes: settledHeapUsed() - baseline };
+  } finally {
+    await informer.stop();
+  }
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`.padStart(8);
+
+/** Rounds that also time the raw-list floors (enough for a median, without doubling the run). */
+const floorRounds = 3;
+
+/** Both informers, `sizes.rounds` times each after a warm-up, against one server; prints rounds and medians. */
+async function compare(kubeconfigPath: string, namespace: string): Promise<void> {
+  const contenders = [lassoContender, clientNodeContender];
+  const results = new Map<string, SyncResult[]>(contenders.map((c) => [c.name, []]));
+  const floors = { paged: [] as number[], single: [] as number[] };
+  for (const contender of contenders) await syncOnce(contender, kubeconfigPath, namespace); // warm-up
+  for (let round = 1; round <= sizes.rounds; round++) {
+    const order = round % 2 === 1 ? contenders : [...contenders].reverse();
+    const line: string[] = [];
+    for (const contender of order) {
+      const result = await syncOnce(contender, kubeconfigPath, namespace);
+      results.get(contender.name)?.push(result);
+      line.push(
+        `${contender.name} ${seconds(result.syncMs)} ${mib(result.heapBytes).padStart(10)}`,
+      );
+    }
+    if (round <= floorRounds) {
+      const paged = await rawList(kubeconfigPath, namespace, 500);
+      const single = await rawList(kubeconfigPath, namespace, 0);
+      if (paged.items !== sizes.objects || single.items !== sizes.objects) {
+        throw new Error(`raw lists saw ${paged.items} / ${single.items} objects`);
+      }
+      floors.paged.push(paged.ms);
+      floors.single.push(single.ms);
+    }
+    console.log(`  round ${round}: ${line.join('   ')}`);
+  }
+  const lasso = results.get(lassoContender.name) ?? [];
+  const peer = results.get(clientNodeContender.name) ?? [];
+  const lassoMs = median(lasso.map((r) => r.syncMs));
+  const peerMs = median(peer.map((r) => r.syncMs));
+  const lassoHeap = median(lasso.map((r) => r.heapBytes));
+  const peerHeap = median(peer.map((r) => r.heapBytes));
+  const pagedMs = median(floors.paged);
+  const singleMs = median(floors.single);
+  console.log(`  @lasso/cache  median sync ${seconds(lassoMs)}, heap after sync ${mib(lassoHeap)}`);
+  console.log(`  client-node   median sync ${seconds(peerMs)}, heap after sync ${mib(peerHeap)}`);
+  console.log(
+    `  ratio (client-node / lasso): sync time ${(peerMs / lassoMs).toFixed(2)}x, heap ${(peerHeap / lassoHeap).toFixed(2)}x (above 1: lasso is faster / smaller)`,
+  );
+  console.log(
+    `  (floor) raw undici list + JSON.parse, no cache: 500 per page (as lasso lists) ${seconds(pagedMs)}, ` +
+      `one page (as client-node lists) ${seconds(singleMs)}`,
+  );
+  console.log(
+    `  above its floor: lasso ${seconds(lassoMs - pagedMs)}, client-node ${seconds(peerMs - singleMs)}`,
+  );
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `W2 informer-sync: ${sizes.objects.toLocaleString('en-US')} ConfigMaps (1 KiB data, 3 labels), one namespace; ` +
+      `${sizes.rounds} rounds (+1 warm-up) per server; heap = heapUsed after forced GC with only that ` +
+      `informer alive, minus before its start; ${machineNote()}`,
+  );
+  const envtest = await startServerChild(['envtest', 'bench-w2']);
+  try {
+    console.log(`A. ${envtest.description}, in a child process (the workload as defined)`);
+    const seedMs = await seed(envtest.kubeconfigPath, envtest.namespace);
+    console.log(
+      `  seeded ${sizes.objects} ConfigMaps through POST (${sizes.parallel} in flight) in ${seconds(seedMs).trim()}`,
+    );
+    await compare(envtest.kubeconfigPath, envtest.namespace);
+  } finally {
+    await envtest.stop();
+  }
+  // The built-in server copies the whole namespace for every list page, so A charges lasso's 500-item pages
+  // with the server's time; B serves pages by slicing, which leaves the client side.
+  const stream = await startServerChild(['stream', 'bench-w2', String(sizes.objects), '0']);
+  try {
+    console.log(
+      `B. ${stream.description} in a child process: the same objects from a pre-built list, pages by slicing`,
+    );
+    await compare(stream.kubeconfigPath, stream.namespace);
+  } finally {
+    await stream.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
