@@ -72,6 +72,25 @@ describe('LineDecoder', () => {
     expect(decoder.end()).toBeUndefined();
   });
 
+  it('keeps an unfinished line when the producer reuses the chunk memory', () => {
+    const decoder = new LineDecoder();
+    const chunk = Buffer.from('{"a":1}\n{"b"');
+    expect(decoder.push(chunk)).toEqual(['{"a":1}']);
+    chunk.fill(0x20);
+    expect(decoder.push(Buffer.from(':2}\n'))).toEqual(['{"b":2}']);
+  });
+
+  it('decodes like a non-fatal TextDecoder: a leading BOM dropped, invalid bytes replaced', () => {
+    const decoder = new LineDecoder();
+    const bom = [0xef, 0xbb, 0xbf];
+    expect(decoder.push(Uint8Array.from([...bom, 0x61, 0x0a, ...bom, 0x62, 0xff, 0x0a]))).toEqual([
+      'a',
+      '\ufeffb\ufffd',
+    ]);
+    expect(decoder.push(Uint8Array.from([0x63, 0xe2, 0x82]))).toEqual([]);
+    expect(decoder.end()).toBe('c\ufffd');
+  });
+
   it('joins a long line spread over many chunks once', () => {
     const decoder = new LineDecoder();
     const piece = 'x'.repeat(1000);

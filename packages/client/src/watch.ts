@@ -6,42 +6,66 @@ import type { KubeObject, KubeObjectLike, Status, WatchEvent } from './types.ts'
 
 const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const BYTE_ORDER_MARK = 0xfeff;
+
 /**
- * Splits a byte stream into lines. Bytes are decoded with a streaming TextDecoder, so a multi-byte
- * UTF-8 character cut between chunks is decoded whole; a line spread over many chunks is joined
- * once when its newline arrives (no re-scanning of the part already seen).
+ * Splits a byte stream into lines. The split is on the newline byte, which never occurs inside a multi-byte
+ * UTF-8 character, so only whole lines are decoded and a character cut between chunks is decoded whole; a
+ * line spread over many chunks is joined once when its newline arrives (no re-scanning of the part already
+ * seen). Decoding matches a non-fatal `TextDecoder`: invalid bytes become U+FFFD, a leading BOM is dropped.
  */
 export class LineDecoder {
-  readonly #decoder = new TextDecoder('utf-8', { fatal: false });
-  #pending: string[] = [];
+  // Bytes of the unfinished line, copied: a producer may reuse a chunk's memory once it is handed over.
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #atStart = true;
 
   /** Feed one chunk; returns the lines it completed (without their `\n`, `\r\n` tolerated). */
   push(chunk: Uint8Array): string[] {
-    const text = this.#decoder.decode(chunk, { stream: true });
+    const bytes = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const lines: string[] = [];
     let start = 0;
-    for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', start)) {
-      let line = text.slice(start, index);
-      if (this.#pending.length > 0) {
-        this.#pending.push(line);
-        line = this.#pending.join('');
+    for (let index = bytes.indexOf(NEWLINE); index !== -1; index = bytes.indexOf(NEWLINE, start)) {
+      let line: Buffer = bytes;
+      let lineStart = start;
+      let lineEnd = index;
+      if (this.#pendingBytes > 0) {
+        this.#pending.push(bytes.subarray(start, index));
+        line = Buffer.concat(this.#pending, this.#pendingBytes + index - start);
+        lineStart = 0;
+        lineEnd = line.length;
         this.#pending = [];
+        this.#pendingBytes = 0;
       }
-      lines.push(line.endsWith('\r') ? line.slice(0, -1) : line);
+      if (lineEnd > lineStart && line[lineEnd - 1] === CARRIAGE_RETURN) lineEnd--;
+      lines.push(this.#decode(line, lineStart, lineEnd));
       start = index + 1;
     }
-    if (start < text.length) this.#pending.push(start === 0 ? text : text.slice(start));
+    if (start < bytes.length) {
+      this.#pending.push(Buffer.from(bytes.subarray(start)));
+      this.#pendingBytes += bytes.length - start;
+    }
     return lines;
   }
 
   /** The end of the stream: the last line when it had no trailing newline. */
   end(): string | undefined {
-    const tail = this.#decoder.decode();
-    if (tail !== '') this.#pending.push(tail);
-    if (this.#pending.length === 0) return undefined;
-    const line = this.#pending.join('');
+    if (this.#pendingBytes === 0) return undefined;
+    const line = Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
-    return line;
+    this.#pendingBytes = 0;
+    return this.#decode(line, 0, line.length);
+  }
+
+  #decode(bytes: Buffer, start: number, end: number): string {
+    const text = bytes.toString('utf8', start, end);
+    if (!this.#atStart) return text;
+    this.#atStart = false;
+    return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
   }
 }
 
