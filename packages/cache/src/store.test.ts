@@ -90,6 +90,19 @@ describe('createIndexer', () => {
     expect(indexer.listIndexFuncValues('app')).toEqual([]);
   });
 
+  it('moves only the index values an update changed', () => {
+    const indexer = createIndexer({ indexers: { app: byApp } });
+    indexer.add(pod('ns', 'a', { app: 'web,api' }));
+    indexer.add(pod('ns', 'b', { app: 'api' }));
+    indexer.update(pod('ns', 'a', { app: 'api,db' }));
+    expect(indexer.listIndexFuncValues('app').sort()).toEqual(['api', 'db']);
+    expect(indexer.indexKeys('app', 'api').sort()).toEqual(['ns/a', 'ns/b']);
+    expect(indexer.indexKeys('app', 'db')).toEqual(['ns/a']);
+    const same = pod('ns', 'b', { app: 'api' });
+    indexer.update(same);
+    expect(indexer.byIndex('app', 'api')).toContain(same);
+  });
+
   it('indexes stored objects when indexers are added later', () => {
     const indexer = createIndexer();
     indexer.add(pod('ns', 'a', { app: 'web' }));

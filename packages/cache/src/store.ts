@@ -247,15 +247,29 @@ class MapIndexer<T> implements Indexer<T> {
   }
 
   #put(key: string, object: T): void {
-    // Index values are computed before anything changes so a throwing index function leaves the store intact.
-    const computed: Array<[Map<string, Set<string>>, readonly string[]]> = [];
-    for (const [name, indexFunc] of Object.entries(this.#indexers)) {
-      computed.push([this.#indices.get(name) as Map<string, Set<string>>, indexFunc(object)]);
-    }
     const old = this.#items.get(key);
+    // Index values are computed before anything changes so a throwing index function leaves the store intact.
+    const computed: Array<[Map<string, Set<string>>, readonly string[], readonly string[]]> = [];
+    for (const name in this.#indexers) {
+      const indexFunc = this.#indexers[name] as IndexFunc<T>;
+      const values = indexFunc(object);
+      const oldValues = old === undefined ? noValues : indexFunc(old);
+      // Most updates leave every index value as it was (client-go updateIndices): nothing to touch.
+      if (!sameValues(oldValues, values)) {
+        computed.push([this.#indices.get(name) as Map<string, Set<string>>, oldValues, values]);
+      }
+    }
     this.#items.set(key, object);
-    if (old !== undefined) this.#unindex(key, old);
-    for (const [index, values] of computed) addToIndex(index, values, key);
+    for (const [index, oldValues, values] of computed) {
+      for (const value of oldValues) {
+        if (values.includes(value)) continue;
+        const keys = index.get(value);
+        if (keys === undefined) continue;
+        keys.delete(key);
+        if (keys.size === 0) index.delete(value);
+      }
+      addToIndex(index, values, key);
+    }
   }
 
   #unindex(key: string, object: T): void {
@@ -269,6 +283,15 @@ class MapIndexer<T> implements Indexer<T> {
       }
     }
   }
+}
+
+const noValues: readonly string[] = [];
+
+/** True when both lists hold the same values in the same order (the usual case of an update). */
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function buildIndex<T>(
