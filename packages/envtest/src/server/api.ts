@@ -49,7 +49,13 @@ import {
   tooLargeResourceVersion,
   unsupportedMediaType,
 } from './status.ts';
-import { CompactedError, type HistoryEvent, type KubeObject, type Store } from './storage.ts';
+import {
+  CompactedError,
+  type HistoryEvent,
+  type KubeObject,
+  type Snapshot,
+  type Store,
+} from './storage.ts';
 import { ServiceAccountTokens } from './tokens.ts';
 
 type Json = Record<string, unknown>;
@@ -1725,9 +1731,9 @@ export class ApiCore {
       if (match === 'Exact') atRv = Number(rvText);
     }
     const key = storageKey(info);
-    let objects: KubeObject[];
+    let snapshot: Snapshot;
     try {
-      objects = this.#store.list(key, namespace, atRv);
+      snapshot = this.#store.snapshot(key, atRv);
     } catch (error) {
       if (error instanceof CompactedError) {
         if (continueToken !== '') {
@@ -1744,25 +1750,34 @@ export class ApiCore {
     const snapshotRv = atRv ?? this.#store.currentRv();
     const idOf = (object: KubeObject): string =>
       `${stringOf(metaOf(object).namespace) ?? ''}/${stringOf(metaOf(object).name) ?? ''}`;
-    let matching = objects.filter((object) => this.#matches(info, selectors, object));
-    if (start !== undefined) matching = matching.filter((object) => idOf(object) >= start);
+    // Walk in key order only as far as the page needs: one more match than the limit says whether
+    // anything is left, so a page costs its own size, not the resource's.
+    const page: KubeObject[] = [];
+    let more = false;
+    for (const object of snapshot.objects(namespace, start)) {
+      if (!this.#matches(info, selectors, object)) continue;
+      if (limit > 0 && page.length === limit) {
+        more = true;
+        break;
+      }
+      page.push(object);
+    }
     const metadata: Json = { resourceVersion: String(snapshotRv) };
-    let page = matching;
-    if (limit > 0 && matching.length > limit) {
-      page = matching.slice(0, limit);
+    if (more) {
       metadata.continue = encodeContinue(snapshotRv, `${idOf(page[page.length - 1]!)}\u0000`);
-      if (selectors.empty) metadata.remainingItemCount = matching.length - limit;
+      if (selectors.empty) metadata.remainingItemCount = snapshot.count(namespace, start) - limit;
     }
     return {
       kind: info.listKind,
       apiVersion: apiVersionOf(info),
       metadata,
-      // The store already handed out copies: convert them in place.
+      // The snapshot hands out the stored objects: every item is a copy.
       items: page.map((object) => {
         if (isEventsV1(info)) return this.#stripListItem(info, this.#toVersion(info, object));
-        object.apiVersion = apiVersionOf(info);
-        object.kind = info.kind;
-        return this.#stripListItem(info, object);
+        const copy = structuredClone(object);
+        copy.apiVersion = apiVersionOf(info);
+        copy.kind = info.kind;
+        return this.#stripListItem(info, copy);
       }),
     };
   }
@@ -1839,7 +1854,8 @@ export class ApiCore {
         };
         let backlog: HistoryEvent[] = [];
         if (rvText === '' || rvText === '0' || sendInitialEvents) {
-          for (const object of store.list(key, namespace)) {
+          // emit copies each object: read the stored ones in place.
+          for (const object of store.snapshot(key).objects(namespace)) {
             if (this.#matches(info, selectors, object)) emit('ADDED', object);
           }
           if (sendInitialEvents && bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
