@@ -409,6 +409,24 @@ describe('Reflector', () => {
     await t.stop();
   });
 
+  it('measures the inactivity deadline from the last of several events', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    await t.clock.advance(100_000);
+    t.fake.sendBookmarks();
+    await t.clock.advance(250_000);
+    t.fake.sendBookmarks();
+    await t.clock.advance(10_000);
+    t.fake.sendBookmarks();
+    await t.clock.advance(329_999);
+    expect(watch.closed).toBe(false);
+    expect(t.errors).toEqual([]);
+    await t.clock.advance(1);
+    expect(watch.closed).toBe(true);
+    expect(t.errors[0]?.cause).toBeInstanceOf(TimeoutError);
+    await t.stop();
+  });
+
   it('caps the backoff at 30 s', async () => {
     const t = setup(1, {}, (fake) => fake.failNextWatch(new ApiError({ status: 503 }), 8));
     const expected = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000];

@@ -12,6 +12,7 @@ import {
   type WatchOptions,
 } from '@lasso/client';
 import {
+  abortReason,
   anySignal,
   type Clock,
   type Counter,
@@ -406,12 +407,38 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    let timer = this.#clock.schedule(inactivityTimeoutMs, () => expire());
-    const expire = (): void =>
+    const started = this.#clock.monotonic();
+    // A lazy deadline: events only record their time, and the one timer, when it fires before the watch has
+    // been silent long enough, re-arms for the remainder. It expires exactly when a timer re-armed by every
+    // event would, without a cancel and a schedule per event.
+    let lastEventAt = started;
+    const check = (): void => {
+      const silentMs = this.#clock.monotonic() - lastEventAt;
+      if (silentMs < inactivityTimeoutMs) {
+        timer = this.#clock.schedule(inactivityTimeoutMs - silentMs, check);
+        return;
+      }
       controller.abort(
         new TimeoutError(`watch silent for ${inactivityTimeoutMs} ms`, inactivityTimeoutMs),
       );
-    const started = this.#clock.monotonic();
+    };
+    let timer = this.#clock.schedule(inactivityTimeoutMs, check);
+    // One abort listener for the whole watch rejects whichever next() is pending, instead of a listener added
+    // and removed around every event (raceSignal). The pending next() itself is released by the abort.
+    let rejectNext: ((reason: Error) => void) | undefined;
+    const onWatchAbort = (): void => rejectNext?.(abortReason(controller.signal));
+    controller.signal.addEventListener('abort', onWatchAbort, { once: true });
+    const next = (source: AsyncIterator<WatchEvent<T>>): Promise<IteratorResult<WatchEvent<T>>> => {
+      const result = source.next();
+      if (controller.signal.aborted) {
+        result.catch(() => {});
+        return Promise.reject(abortReason(controller.signal));
+      }
+      return new Promise((resolve, reject) => {
+        rejectNext = reject;
+        result.then(resolve, reject);
+      });
+    };
     let events = 0;
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;
     let pending = false;
@@ -430,7 +457,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         [Symbol.asyncIterator]();
       for (;;) {
         pending = true;
-        const result = await raceSignal(iterator.next(), controller.signal);
+        const result = await next(iterator);
         pending = false;
         if (result.done) {
           return { kind: 'ended', events, durationMs: this.#clock.monotonic() - started };
@@ -447,8 +474,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           };
         }
         events++;
-        timer.cancel();
-        timer = this.#clock.schedule(inactivityTimeoutMs, expire);
+        lastEventAt = this.#clock.monotonic();
         try {
           this.#handleEvent(result.value);
         } catch (error) {
@@ -461,6 +487,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     } finally {
       timer.cancel();
       signal.removeEventListener('abort', onAbort);
+      controller.signal.removeEventListener('abort', onWatchAbort);
       // Aborting releases the HTTP body of the real client even while a next() is still pending.
       if (!controller.signal.aborted)
         controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
