@@ -160,6 +160,59 @@ describe('list pagination', () => {
     ]);
   });
 
+  it('pages a selector list, namespaced and across namespaces, to what one list returns', async () => {
+    const pageNs = unique('selpages');
+    const run = unique('run');
+    await call(env, 'POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: pageNs } },
+    });
+    const scoped = `/api/v1/namespaces/${pageNs}/configmaps`;
+    for (let index = 0; index < 7; index++) {
+      const labels = { run, parity: index % 2 === 0 ? 'even' : 'odd' };
+      const created = await call(env, 'POST', scoped, { body: configMap(`p${index}`, {}, labels) });
+      expect(created.status).toBe(201);
+    }
+    const everything = await call(env, 'GET', `${scoped}?limit=3`);
+    expect(everything.body.metadata.remainingItemCount).toBe(4);
+
+    const selector = `labelSelector=${encodeURIComponent(`run=${run},parity=even`)}`;
+    for (const [path, written] of [
+      [scoped, 'pa'],
+      ['/api/v1/configmaps', 'pb'],
+    ] as const) {
+      const whole = await call(env, 'GET', `${path}?${selector}`);
+      const pages: any[] = [];
+      let token = '';
+      do {
+        const suffix = token === '' ? '' : `&continue=${encodeURIComponent(token)}`;
+        const reply = await call(env, 'GET', `${path}?${selector}&limit=2${suffix}`);
+        expect(reply.status).toBe(200);
+        expect(reply.body.items.length).toBeLessThanOrEqual(2);
+        expect(reply.body.metadata.remainingItemCount).toBeUndefined();
+        pages.push(reply.body);
+        if (pages.length === 1) {
+          // Written after the first page: later pages still show the first page's snapshot.
+          await call(env, 'POST', scoped, {
+            body: configMap(written, {}, { run, parity: 'even' }),
+          });
+        }
+        token = reply.body.metadata.continue ?? '';
+      } while (token !== '');
+      const paged = pages.flatMap((body) => body.items.map((item: any) => item.metadata.name));
+      expect(paged).toEqual(whole.body.items.map((item: any) => item.metadata.name));
+      expect(paged.filter((name: string) => name.length === 2 && name < 'pa')).toEqual([
+        'p0',
+        'p2',
+        'p4',
+        'p6',
+      ]);
+      expect(paged).not.toContain(written);
+      for (const body of pages) {
+        expect(body.metadata.resourceVersion).toBe(pages[0].metadata.resourceVersion);
+      }
+    }
+  });
+
   it('answers 400 BadRequest for a garbled continue token', async () => {
     const reply = await call(env, 'GET', `${cms}?limit=1&continue=not-a-token`);
     expect(reply.status).toBe(400);
