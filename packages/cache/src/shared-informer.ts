@@ -383,14 +383,23 @@ class SharedInformer<T extends KubeObject> implements SharedIndexInformer<T> {
   }
 
   async #processLoop(fifo: DeltaFIFO<T>, signal: AbortSignal): Promise<void> {
+    // An abort closes the FIFO, which ends a waiting pop: one listener for the loop instead of one added and
+    // removed by every pop that finds the FIFO empty (most of them, as each event is processed on arrival).
+    const onAbort = (): void => fifo.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.#drain(fifo, signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async #drain(fifo: DeltaFIFO<T>, signal: AbortSignal): Promise<void> {
     for (;;) {
-      let popped: PoppedDeltas<T> | undefined;
-      try {
-        popped = await fifo.pop({ signal });
-      } catch {
-        return; // aborted: listeners stop; what is still queued is dropped with the informer
-      }
-      if (popped === undefined) return;
+      // Aborted: listeners stop; what is still queued is dropped with the informer.
+      if (signal.aborted) return;
+      let popped = await fifo.pop();
+      if (popped === undefined || signal.aborted) return;
       // Drain what is ready without a promise turn per key.
       while (popped !== undefined) {
         try {
