@@ -566,7 +566,14 @@ export class ApiCore {
     switch (request.method) {
       case 'GET':
       case 'HEAD':
-        verb = watch ? 'watch' : name === undefined ? 'list' : 'get';
+        // kube-apiserver honours ?watch only on collections: a named GET answers the object even with it
+        // (only the deprecated /watch/ path prefix watches one object).
+        verb =
+          watchPath || (watch && name === undefined)
+            ? 'watch'
+            : name === undefined
+              ? 'list'
+              : 'get';
         break;
       case 'POST':
         verb = 'create';

@@ -53,6 +53,14 @@ describe('watch', () => {
     }
   });
 
+  it('answers a named GET with ?watch=1 with the object itself, not a stream', async () => {
+    const name = unique('named-get');
+    await call(env, 'POST', cms, { body: configMap(name, { k: 'v' }) });
+    const reply = await call(env, 'GET', `${cms}/${name}?watch=1`);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ kind: 'ConfigMap', metadata: { name }, data: { k: 'v' } });
+  });
+
   it.for(['0', ''])(
     'sends synthetic ADDED events for the current state from resourceVersion "%s"',
     async (rv) => {
