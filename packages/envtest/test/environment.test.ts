@@ -125,8 +125,22 @@ describe('startEnvironment (built-in server)', () => {
       expect(env.server!.url).toBe(env.credentials.server);
       const reply = await call(env, 'GET', '/api/v1/namespaces/default');
       expect(reply.status).toBe(200);
+      // No credentials: system:anonymous, as kube-apiserver's default --anonymous-auth=true, whom RBAC refuses.
       const anonymous = await call(env, 'GET', '/api/v1/namespaces', { anonymous: true });
-      expect(anonymous.status).toBe(401);
+      expect(anonymous.status).toBe(403);
+      expect(anonymous.body).toMatchObject({
+        reason: 'Forbidden',
+        message:
+          'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope',
+      });
+      const discovery = await call(env, 'GET', '/apis', { anonymous: true });
+      expect(discovery.status).toBe(403);
+      expect(discovery.body).toMatchObject({
+        reason: 'Forbidden',
+        message: 'forbidden: User "system:anonymous" cannot get path "/apis"',
+        details: {},
+      });
+      expect((await call(env, 'GET', '/version', { anonymous: true })).status).toBe(200);
     } finally {
       await env.stop();
     }

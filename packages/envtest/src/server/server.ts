@@ -27,10 +27,10 @@ import {
   badRequest,
   entityTooLarge,
   failure,
+  forbiddenPath,
   internalError,
   reasonForCode,
   StatusError,
-  unauthorized,
 } from './status.ts';
 import { Store } from './storage.ts';
 
@@ -89,6 +89,8 @@ function truthy(value: string | null): boolean {
 }
 
 const publicPaths = /^\/(version|healthz|readyz|livez)(\/.*)?$/;
+/** Paths the API handler authorizes as resource requests (403 with RBAC's resource wording). */
+const resourcePath = /^\/(api\/[^/]+|apis\/[^/]+\/[^/]+)\/[^/]+/;
 
 /**
  * Start the built-in Kubernetes API server in-process on a random loopback port.
@@ -349,8 +351,12 @@ class LocalServer implements RunningLocalApiServer {
         (token) => this.#tokens.get(token) ?? this.#api.authenticateToken(token),
       );
       if (user === undefined) {
-        if (!publicPaths.test(url.pathname)) throw unauthorized();
+        // kube-apiserver's default --anonymous-auth=true: no credentials make system:anonymous, whom RBAC
+        // lets read only the health and version paths (system:public-info-viewer); everything else is 403.
         user = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+        if (!publicPaths.test(url.pathname) && !resourcePath.test(url.pathname)) {
+          throw forbiddenPath(user.name, method.toLowerCase(), url.pathname);
+        }
       } else {
         try {
           user = impersonate(request, user);

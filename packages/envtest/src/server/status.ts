@@ -222,6 +222,13 @@ export function forbidden(options: {
   return new StatusError(failure(403, 'Forbidden', message, details));
 }
 
+/** 403 Forbidden for a non-resource path (discovery, `/`, `/openapi/...`), as the RBAC authorizer words it. */
+export function forbiddenPath(user: string, verb: string, path: string): StatusError {
+  return new StatusError(
+    failure(403, 'Forbidden', `forbidden: User "${user}" cannot ${verb} path "${path}"`, {}),
+  );
+}
+
 /** 403 Forbidden for creating in a terminating namespace. */
 export function namespaceTerminating(
   info: Pick<ResourceInfo, 'group' | 'resource'>,

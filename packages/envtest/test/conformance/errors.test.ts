@@ -32,6 +32,18 @@ describe('authentication', () => {
     });
   });
 
+  it('lets a request without credentials read only the public paths', async () => {
+    // kube-apiserver refuses it as system:anonymous (403, the default) or, with --anonymous-auth=false, as
+    // unauthenticated (401): assert what both share.
+    expect([200, 401]).toContain((await call(env, 'GET', '/version', { anonymous: true })).status);
+    for (const path of [cms, '/api', '/apis']) {
+      const reply = await call(env, 'GET', path, { anonymous: true });
+      expect([401, 403]).toContain(reply.status);
+      expect(reply.body).toMatchObject({ kind: 'Status', status: 'Failure', code: reply.status });
+      if (reply.status === 403) expect(reply.body.message).toContain('User "system:anonymous"');
+    }
+  });
+
   it('accepts the admin bearer token when there is one', async ({ skip }) => {
     if (env.credentials.token === undefined) skip('no admin token in this mode');
     const reply = await call(env, 'GET', cms, { token: env.credentials.token! });
