@@ -643,3 +643,131 @@ describe('Client.watch()', () => {
     expect((error as Error).cause).toBeInstanceOf(Error);
   });
 });
+
+describe('Client.watchBatches()', () => {
+  const event = (type: string, name: string, rv: string) =>
+    `${JSON.stringify({ type, object: { metadata: { name, resourceVersion: rv } } })}\n`;
+
+  it('yields the events of one chunk as one batch, in order, filled like watch', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(
+        event('ADDED', 'a', '1') + event('MODIFIED', 'a', '2') + event('ADDED', 'b', '3'),
+      );
+    });
+    const batches = await collect(configMaps(server).watchBatches('d', { resourceVersion: '0' }));
+    expect(batches).toHaveLength(1);
+    expect(
+      batches[0]?.map((e) => [e.type, e.object.metadata?.resourceVersion, e.object.kind]),
+    ).toEqual([
+      ['ADDED', '1', 'ConfigMap'],
+      ['MODIFIED', '2', 'ConfigMap'],
+      ['ADDED', '3', 'ConfigMap'],
+    ]);
+    expect(server.requests[0]?.url).toBe(
+      '/api/v1/namespaces/d/configmaps?watch=true&resourceVersion=0',
+    );
+  });
+
+  it('never yields an empty batch and joins a line split across chunks', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      const text = event('ADDED', 'a', '1') + event('ADDED', 'b', '2');
+      const cut = text.indexOf('\n') + 5;
+      response.write(text.slice(0, 3), () => {
+        response.write(text.slice(3, cut), () => response.end(text.slice(cut)));
+      });
+    });
+    const batches = await collect(configMaps(server).watchBatches('d'));
+    expect(batches.every((batch) => batch.length > 0)).toBe(true);
+    expect(batches.flat().map((e) => e.object.metadata?.name)).toEqual(['a', 'b']);
+  });
+
+  it('delivers the events before an ERROR event of the same chunk, then throws it on the next pull', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(
+        `${event('ADDED', 'a', '1')}${event('ADDED', 'b', '2')}${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'gone') })}\n${event('ADDED', 'c', '3')}`,
+      );
+    });
+    const iterator = configMaps(server).watchBatches('d')[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.value?.map((e: WatchEvent<KubeObject>) => e.object.metadata?.name)).toEqual([
+      'a',
+      'b',
+    ]);
+    await expect(iterator.next()).rejects.toSatisfy(isGone);
+    await server.closed[0];
+  });
+
+  it('delivers the events before a malformed line, then throws LASSO_WATCH_DECODE', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(`${event('ADDED', 'a', '1')}{not json\n${event('ADDED', 'b', '2')}`);
+    });
+    const iterator = configMaps(server).watchBatches('d')[Symbol.asyncIterator]();
+    expect(
+      (await iterator.next()).value?.map((e: WatchEvent<KubeObject>) => e.object.metadata?.name),
+    ).toEqual(['a']);
+    await expect(iterator.next()).rejects.toSatisfy((e) => isLassoError(e, 'LASSO_WATCH_DECODE'));
+    await server.closed[0];
+  });
+
+  it('destroys the HTTP body when the consumer breaks out of the loop', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    for await (const _ of configMaps(server).watchBatches('d')) break;
+    await server.closed[0];
+  });
+
+  it('destroys the HTTP body and rejects with the reason when the signal aborts', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const error = await (async () => {
+      for await (const _ of configMaps(server as Loopback).watchBatches('d', {
+        signal: controller.signal,
+      }))
+        controller.abort(reason);
+    })().catch((e: unknown) => e);
+    expect(error).toBe(reason);
+    await server.closed[0];
+  });
+
+  it('throws a TimeoutError when no bytes arrive for inactivityTimeoutMs, not counting held batches', async () => {
+    const clock = new EventClock();
+    let write: ((text: string) => void) | undefined;
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      write = (text) => response.write(text);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const iterator = configMaps(server, { clock })
+      .watchBatches('d', { inactivityTimeoutMs: 1000 })
+      [Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.[0]?.object.metadata?.name).toBe('a');
+    // A slow consumer holds the batch for 5 s: not inactivity.
+    await clock.advance(5000);
+    write?.(event('MODIFIED', 'a', '2'));
+    expect((await iterator.next()).value?.[0]?.type).toBe('MODIFIED');
+    const pending = iterator.next();
+    pending.catch(() => {});
+    await clock.advance(999);
+    let settled = false;
+    pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await clock.advance(0);
+    expect(settled).toBe(false);
+    await clock.advance(1);
+    await expect(pending).rejects.toBeInstanceOf(TimeoutError);
+    await server.closed[0];
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});
