@@ -44,49 +44,6 @@ const deployment = (namespace: string, name: string): KubeObject => ({
   metadata: { namespace, name },
 });
 
-describe('createClientListerWatcher', () => {
-  it('offers watchBatches only when the client has it, with the namespace and tweaks applied', async () => {
-    const plain = createClientListerWatcher(fakeClient(true));
-    expect(plain.watchBatches).toBeUndefined();
-    const base = fakeClient(true, [deployment('team', 'web')]);
-    const batchesBackend = new FakeListerWatcher<KubeObject>({ batches: true });
-    const calls: Call[] = [];
-    const client: CacheClient = {
-      ...base,
-      watchBatches(namespace, options) {
-        calls.push({ verb: 'watch', namespace, options });
-        return (batchesBackend.watchBatches as NonNullable<typeof batchesBackend.watchBatches>)(
-          options ?? {},
-        );
-      },
-    };
-    const listerWatcher = createClientListerWatcher(client, {
-      namespace: 'team',
-      tweakList: (options) => {
-        options.labelSelector = 'app=web';
-      },
-    });
-    const iterator = (listerWatcher.watchBatches as NonNullable<typeof listerWatcher.watchBatches>)(
-      { resourceVersion: '1' },
-    )[Symbol.asyncIterator]();
-    const first = iterator.next();
-    batchesBackend.create(deployment('team', 'a'));
-    batchesBackend.create(deployment('team', 'b'));
-    expect((await first).value?.map((event: WatchEvent) => event.object.metadata?.name)).toEqual([
-      'a',
-      'b',
-    ]);
-    await iterator.return?.();
-    expect(
-      calls.map((call) => [
-        call.namespace,
-        call.options?.labelSelector,
-        call.options?.resourceVersion,
-      ]),
-    ).toEqual([['team', 'app=web', '1']]);
-  });
-});
-
 describe('createCache', () => {
   it('makes no API call before run, then lists and watches in the namespace with the tweaks applied', async () => {
     const clock = new FakeClock();

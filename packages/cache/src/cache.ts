@@ -25,11 +25,6 @@ export interface CacheClient<T extends KubeObject = KubeObject> {
   readonly namespaced: boolean;
   list(namespace: string | undefined, options?: ListOptions): Promise<ObjectList<T>>;
   watch(namespace: string | undefined, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
-  /** The watch in batches (`Client.watchBatches`); the reflector uses it when present. */
-  watchBatches?(
-    namespace: string | undefined,
-    options?: WatchOptions,
-  ): AsyncIterable<WatchEvent<T>[]>;
 }
 
 /** Mutates the options of every list and watch (label/field selectors), lasso's `TweakListOptionsFunc`. */
@@ -109,10 +104,9 @@ export function createCache<T extends KubeObject = KubeObject>(
 }
 
 /**
- * The lister-watcher `createCache` uses: `client.list`/`client.watch` (and `client.watchBatches` when the
- * client has it) in `namespace` (none for cluster-scoped kinds) with `tweakList` applied, `"0"` lists
- * rewritten to `""`, and `waitHealthy` awaited after a failed list (the list error is thrown afterwards even
- * when `waitHealthy` rejects; that rejection is logged).
+ * The lister-watcher `createCache` uses: `client.list`/`client.watch` in `namespace` (none for cluster-scoped
+ * kinds) with `tweakList` applied, `"0"` lists rewritten to `""`, and `waitHealthy` awaited after a failed list
+ * (the list error is thrown afterwards even when `waitHealthy` rejects; that rejection is logged).
  */
 export function createClientListerWatcher<T extends KubeObject = KubeObject>(
   client: CacheClient<T>,
@@ -121,7 +115,7 @@ export function createClientListerWatcher<T extends KubeObject = KubeObject>(
   const namespace = client.namespaced && options.namespace ? options.namespace : undefined;
   const { tweakList, waitHealthy } = options;
   const logger = options.logger ?? noopLogger;
-  const listerWatcher: ListerWatcher<T> = {
+  return {
     async list(listOptions) {
       const tweaked: ListOptions = { ...listOptions };
       tweakList?.(tweaked);
@@ -155,18 +149,6 @@ export function createClientListerWatcher<T extends KubeObject = KubeObject>(
       return client.watch(namespace, tweaked);
     },
   };
-  // Only when the client has it: the reflector falls back to `watch` for a client without batches.
-  if (client.watchBatches !== undefined) {
-    listerWatcher.watchBatches = (watchOptions) => {
-      const tweaked: WatchOptions = { ...watchOptions };
-      tweakList?.(tweaked);
-      return (client.watchBatches as NonNullable<CacheClient<T>['watchBatches']>)(
-        namespace,
-        tweaked,
-      );
-    };
-  }
-  return listerWatcher;
 }
 
 /**

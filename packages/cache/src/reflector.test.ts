@@ -2,7 +2,7 @@
 import { ApiError, type KubeObject } from '@lasso/client';
 import { LassoError, TimeoutError } from '@lasso/core';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WatchError } from './errors.ts';
 import { Reflector, type ReflectorOptions } from './reflector.ts';
 import { createStore } from './store.ts';
@@ -12,9 +12,6 @@ function cm(name: string, data: Record<string, string> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name }, data };
 }
 
-// Every test runs twice: over `watch` (one event per next()) and over `watchBatches`.
-let batchMode = false;
-
 function setup(
   count = 0,
   options: ReflectorOptions = {},
@@ -23,7 +20,6 @@ function setup(
   const clock = new FakeClock();
   const fake = new FakeListerWatcher({
     objects: Array.from({ length: count }, (_, i) => cm(`cm-${i}`)),
-    batches: batchMode,
   });
   prepare(fake);
   const store = createStore();
@@ -80,11 +76,7 @@ const tooLarge = () =>
 const gone = () =>
   new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
 
-describe.each([false, true])('Reflector (batches: %s)', (batches) => {
-  beforeEach(() => {
-    batchMode = batches;
-  });
-
+describe('Reflector', () => {
   it('lists at resourceVersion "" in pages of 500, then watches from the list version with bookmarks', async () => {
     const t = setup(1200);
     const watch = await t.fake.nextWatch();
@@ -549,120 +541,5 @@ describe.each([false, true])('Reflector (batches: %s)', (batches) => {
     expect(() => new Reflector(fake, createStore(), { initialBackoffMs: -1 })).toThrow(
       /initialBackoffMs/,
     );
-  });
-});
-
-describe('Reflector over watchBatches', () => {
-  beforeEach(() => {
-    batchMode = true;
-  });
-
-  it('applies every event of a batch in order and advances the resourceVersion to the last one', async () => {
-    const t = setup(1);
-    const watch = await t.fake.nextWatch();
-    const a = t.fake.create(cm('a'));
-    const b = t.fake.create(cm('b'));
-    t.fake.modify({ ...a, data: { k: 'v' } });
-    t.fake.remove(b);
-    t.fake.sendBookmarks();
-    await t.settle();
-    expect(t.store.listKeys().sort()).toEqual(['ns/a', 'ns/cm-0']);
-    expect(t.store.getByKey('ns/a')?.data).toEqual({ k: 'v' });
-    expect(t.reflector.lastSyncResourceVersion()).toBe(t.fake.resourceVersion());
-    expect(watch.closed).toBe(false);
-    expect(t.errors).toEqual([]);
-    await t.stop();
-  });
-
-  it('fails the watch at an ERROR event mid-batch after applying the events before it', async () => {
-    const t = setup(1);
-    const watch = await t.fake.nextWatch();
-    watch.push({
-      type: 'ADDED',
-      object: { ...cm('a'), metadata: { namespace: 'ns', name: 'a', resourceVersion: '5' } },
-    });
-    watch.push({
-      type: 'ERROR',
-      object: { kind: 'Status', code: 500, reason: 'InternalError', message: 'boom' },
-    });
-    watch.push({
-      type: 'ADDED',
-      object: { ...cm('b'), metadata: { namespace: 'ns', name: 'b', resourceVersion: '6' } },
-    });
-    await t.settle();
-    expect(t.store.listKeys().sort()).toEqual(['ns/a', 'ns/cm-0']);
-    expect(t.reflector.lastSyncResourceVersion()).toBe('5');
-    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: false, resourceVersion: '5' });
-    expect(watch.closed).toBe(true);
-    await t.stop();
-  });
-
-  it('fails the watch at a malformed event mid-batch after applying the events before it, and relists', async () => {
-    const t = setup(1);
-    const watch = await t.fake.nextWatch();
-    watch.push({
-      type: 'ADDED',
-      object: { ...cm('a'), metadata: { namespace: 'ns', name: 'a', resourceVersion: '5' } },
-    });
-    watch.push({ type: 'SURPRISE', object: {} });
-    watch.push({
-      type: 'ADDED',
-      object: { ...cm('b'), metadata: { namespace: 'ns', name: 'b', resourceVersion: '6' } },
-    });
-    await t.settle();
-    expect(t.store.listKeys().sort()).toEqual(['ns/a', 'ns/cm-0']);
-    expect(t.errors[0]).toMatchObject({ phase: 'event', willRelist: true, resourceVersion: '5' });
-    expect(t.errors[0]?.cause).toMatchObject({ code: 'LASSO_WATCH_DECODE' });
-    await t.clock.advance(800);
-    await t.fake.nextWatch();
-    expect(t.fake.listCalls).toHaveLength(2);
-    await t.stop();
-  });
-
-  it('ignores an empty batch', async () => {
-    const clock = new FakeClock();
-    const store = createStore();
-    let drained: () => void = () => {};
-    const allApplied = new Promise<void>((resolve) => {
-      drained = resolve;
-    });
-    const batches: KubeObject[][] = [
-      [],
-      [{ ...cm('a'), metadata: { namespace: 'ns', name: 'a', resourceVersion: '2' } }],
-    ];
-    const errors: WatchError[] = [];
-    const reflector = new Reflector(
-      {
-        list: async () => ({
-          apiVersion: 'v1',
-          kind: 'List',
-          metadata: { resourceVersion: '1' },
-          items: [],
-        }),
-        watch: () => {
-          throw new Error('watch must not be used when watchBatches exists');
-        },
-        watchBatches: (options) => ({
-          async *[Symbol.asyncIterator]() {
-            for (const batch of batches) {
-              yield batch.map((object) => ({ type: 'ADDED' as const, object }));
-            }
-            // Pulled again: the reflector has applied the last batch.
-            drained();
-            await new Promise((resolve) => options.signal?.addEventListener('abort', resolve));
-          },
-        }),
-      },
-      store,
-      { clock, random: () => 0, watchErrorHandler: (error) => errors.push(error) },
-    );
-    const controller = new AbortController();
-    const running = reflector.run({ signal: controller.signal });
-    await allApplied;
-    expect(store.listKeys()).toEqual(['ns/a']);
-    expect(reflector.lastSyncResourceVersion()).toBe('2');
-    expect(errors).toEqual([]);
-    controller.abort();
-    await running;
   });
 });

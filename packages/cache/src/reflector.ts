@@ -46,12 +46,6 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
    * An ERROR event yielded instead of thrown is handled as if it had been thrown.
    */
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
-  /**
-   * The same watch as `watch`, delivered in batches (for `Client.watchBatches`: the events of one network
-   * chunk): the reflector applies a batch synchronously, so it pays one promise per batch instead of one per
-   * event. Same contract as `watch`; a batch may be empty. Optional: without it the reflector uses `watch`.
-   */
-  watchBatches?(options: WatchOptions): AsyncIterable<WatchEvent<T>[]>;
 }
 
 /** What a reflector writes to (a `DeltaFIFO` in an informer, or any `Store`). */
@@ -434,9 +428,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     let rejectNext: ((reason: Error) => void) | undefined;
     const onWatchAbort = (): void => rejectNext?.(abortReason(controller.signal));
     controller.signal.addEventListener('abort', onWatchAbort, { once: true });
-    const next = (
-      source: AsyncIterator<WatchEvent<T>[]>,
-    ): Promise<IteratorResult<WatchEvent<T>[]>> => {
+    const next = (source: AsyncIterator<WatchEvent<T>>): Promise<IteratorResult<WatchEvent<T>>> => {
       const result = source.next();
       if (controller.signal.aborted) {
         result.catch(() => {});
@@ -448,23 +440,21 @@ export class Reflector<T extends KubeObject = KubeObject> {
       });
     };
     let events = 0;
-    let iterator: AsyncIterator<WatchEvent<T>[]> | undefined;
+    let iterator: AsyncIterator<WatchEvent<T>> | undefined;
     let pending = false;
     if (this.#watchesStarted > 0) this.#metrics.restarts.inc();
     this.#watchesStarted++;
     this.#metrics.watches.inc();
     try {
-      const watchOptions: WatchOptions = {
-        resourceVersion: this.#lastSyncResourceVersion,
-        allowWatchBookmarks: true,
-        timeoutSeconds,
-        inactivityTimeoutMs,
-        signal: controller.signal,
-      };
-      iterator =
-        this.#listerWatcher.watchBatches !== undefined
-          ? this.#listerWatcher.watchBatches(watchOptions)[Symbol.asyncIterator]()
-          : singletonBatches(this.#listerWatcher.watch(watchOptions)[Symbol.asyncIterator]());
+      iterator = this.#listerWatcher
+        .watch({
+          resourceVersion: this.#lastSyncResourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          inactivityTimeoutMs,
+          signal: controller.signal,
+        })
+        [Symbol.asyncIterator]();
       for (;;) {
         pending = true;
         const result = await next(iterator);
@@ -472,32 +462,23 @@ export class Reflector<T extends KubeObject = KubeObject> {
         if (result.done) {
           return { kind: 'ended', events, durationMs: this.#clock.monotonic() - started };
         }
-        const batch = result.value;
-        if (batch.length === 0) continue;
+        // An ERROR event yielded instead of thrown is the failure of the watch, not progress: counting it as an
+        // event would reset the 410 streak, so a server answering every watch with 410 could never be backed off.
+        const status = errorEventStatus(result.value);
+        if (status !== undefined) {
+          return {
+            kind: 'failed',
+            phase: events === 0 ? 'watch-start' : 'watch',
+            error: ApiError.fromStatus(status),
+            events,
+          };
+        }
+        events++;
         lastEventAt = this.#clock.monotonic();
-        // One batch is applied synchronously, each event as if it had come alone: an abort, an ERROR event or
-        // a bad event stops it after the events before it were applied.
-        for (let index = 0; index < batch.length; index++) {
-          if (controller.signal.aborted) throw abortReason(controller.signal);
-          const event = batch[index] as WatchEvent<T>;
-          // An ERROR event yielded instead of thrown is the failure of the watch, not progress: counting it as an
-          // event would reset the 410 streak, so a server answering every watch with 410 could never be backed
-          // off.
-          const status = errorEventStatus(event);
-          if (status !== undefined) {
-            return {
-              kind: 'failed',
-              phase: events === 0 ? 'watch-start' : 'watch',
-              error: ApiError.fromStatus(status),
-              events,
-            };
-          }
-          events++;
-          try {
-            this.#handleEvent(event);
-          } catch (error) {
-            return { kind: 'failed', phase: 'event', error, events };
-          }
+        try {
+          this.#handleEvent(result.value);
+        } catch (error) {
+          return { kind: 'failed', phase: 'event', error, events };
         }
       }
     } catch (error) {
@@ -590,27 +571,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.#logger.error('watch error handler threw', { error: errorMessage(handlerError) });
     }
   }
-}
-
-/** A one-event-per-`next()` watch as batches of one, so the reflector has a single watch loop. */
-function singletonBatches<T>(source: AsyncIterator<T>): AsyncIterator<T[]> {
-  return {
-    next: () =>
-      source
-        .next()
-        .then((result) =>
-          result.done === true
-            ? { done: true, value: undefined }
-            : { done: false, value: [result.value] },
-        ),
-    return: () => {
-      const closing = source.return?.();
-      return (closing ?? Promise.resolve({ done: true, value: undefined })).then(() => ({
-        done: true as const,
-        value: undefined,
-      }));
-    },
-  };
 }
 
 /** The Status of an ERROR event (a lister-watcher that yields them instead of throwing), else undefined. */

@@ -246,25 +246,10 @@ export class Client<T extends KubeObjectLike = KubeObject> {
    * malformed line throws `LASSO_WATCH_DECODE`; no bytes for `inactivityTimeoutMs` throws a
    * `LASSO_TIMEOUT` TimeoutError; a broken connection throws `LASSO_CONNECTION_FAILED` (undici's
    * error as `cause`). The stream ending normally ends the iteration. Breaking out, throwing or
-   * aborting `signal` destroys the HTTP body. One event per `next()`: see {@link Client.watchBatches}
-   * for the same stream at one `next()` per network chunk.
+   * aborting `signal` destroys the HTTP body.
    */
   watch(namespace: string | undefined, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.#watch(namespace, options) };
-  }
-
-  /**
-   * The stream of {@link Client.watch} delivered in batches: each `next()` yields the events of all the
-   * complete lines one network chunk brought (never an empty array), so a consumer that handles events
-   * synchronously pays one promise per chunk instead of one per event. Same options and errors as
-   * `watch`, in stream order: when a chunk holds an `ERROR` event or a malformed line, the events before
-   * it come as one batch and the error is thrown by the following `next()`.
-   */
-  watchBatches(
-    namespace: string | undefined,
-    options: WatchOptions = {},
-  ): AsyncIterable<WatchEvent<T>[]> {
-    return { [Symbol.asyncIterator]: () => this.#watchBatches(namespace, options) };
   }
 
   /** One object by name. */
@@ -448,16 +433,6 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     namespace: string | undefined,
     options: WatchOptions,
   ): AsyncGenerator<WatchEvent<T>> {
-    // Leaving this loop (break, throw) returns the batch generator, which destroys the body.
-    for await (const batch of this.#watchBatches(namespace, options)) {
-      for (const event of batch) yield event;
-    }
-  }
-
-  async *#watchBatches(
-    namespace: string | undefined,
-    options: WatchOptions,
-  ): AsyncGenerator<WatchEvent<T>[]> {
     const inactivityMs =
       options.inactivityTimeoutMs ??
       (options.timeoutSeconds !== undefined ? options.timeoutSeconds * 1000 + 30_000 : 0);
@@ -465,7 +440,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     const combined = anySignal([options.signal, stop.signal]);
     const clock = this.#clock;
     let last = clock.monotonic();
-    // True while the consumer holds a batch: a slow handler is not a silent server.
+    // True while the consumer holds an event: a slow handler is not a silent server.
     let holding = false;
     let timer: { cancel(): void } | undefined;
     const check = (): void => {
@@ -506,34 +481,20 @@ export class Client<T extends KubeObjectLike = KubeObject> {
       try {
         for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
           last = clock.monotonic();
-          const batch: WatchEvent<T>[] = [];
-          // A bad line ends the stream after the events before it: they are delivered first, as `watch`
-          // delivered them one by one before it threw.
-          let failure: unknown;
-          let failed = false;
           for (const line of decoder.push(chunk)) {
             if (line === '') continue;
-            try {
-              batch.push(this.#event(line));
-            } catch (error) {
-              failure = error;
-              failed = true;
-              break;
-            }
-          }
-          if (batch.length > 0) {
+            const decoded = this.#event(line);
             holding = true;
             try {
-              yield batch;
+              yield decoded;
             } finally {
               holding = false;
             }
             last = clock.monotonic();
           }
-          if (failed) throw failure;
         }
         const tail = decoder.end();
-        if (tail !== undefined && tail.trim() !== '') yield [this.#event(tail)];
+        if (tail !== undefined && tail.trim() !== '') yield this.#event(tail);
       } catch (error) {
         if (combined.signal.aborted) throw abortReason(combined.signal);
         if (isLassoError(error)) throw error;

@@ -76,62 +76,12 @@ export class FakeWatch<T extends KubeObject = KubeObject> {
       onClose();
     }
   }
-
-  /**
-   * @internal
-   * Like `iterate`, but every event queued when the consumer pulls comes as one batch (a network chunk); an
-   * end or a failure queued after events comes on the following pull, as from `Client.watchBatches`.
-   */
-  async *iterateBatches(
-    signal: AbortSignal | undefined,
-    onClose: () => void,
-  ): AsyncGenerator<WatchEvent<T>[]> {
-    try {
-      for (;;) {
-        const batch: WatchEvent<T>[] = [];
-        let item = this.#queue[0];
-        while (item !== undefined && 'event' in item) {
-          batch.push(item.event);
-          this.#queue.shift();
-          item = this.#queue[0];
-        }
-        if (batch.length > 0) {
-          yield batch;
-          continue;
-        }
-        if (item !== undefined) {
-          this.#queue.shift();
-          if ('end' in item) return;
-          throw (item as { error: unknown }).error;
-        }
-        if (signal?.aborted) throw abortReason(signal);
-        await new Promise<void>((resolve) => {
-          const onAbort = (): void => resolve();
-          this.#wake = () => {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          };
-          signal?.addEventListener('abort', onAbort, { once: true });
-        });
-        this.#wake = undefined;
-      }
-    } finally {
-      this.#closed = true;
-      onClose();
-    }
-  }
 }
 
 /** Options of {@link FakeListerWatcher}. */
 export interface FakeListerWatcherOptions<T> {
   /** Objects present at the start (resourceVersions are assigned). */
   objects?: T[];
-  /**
-   * Also offer `watchBatches` (as `createClientListerWatcher` over a real `Client` does), so the reflector
-   * takes its batch path: the events pushed into a watch before the consumer pulls come as one batch.
-   * Default false: only `watch`.
-   */
-  batches?: boolean;
 }
 
 /**
@@ -164,19 +114,8 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
   #watchWaiters: Array<(watch: FakeWatch<T>) => void> = [];
   #unclaimed: FakeWatch<T>[] = [];
 
-  /** Present when constructed with `batches: true`: the same watches as `watch`, as batches. */
-  readonly watchBatches?: (options: WatchOptions) => AsyncIterable<WatchEvent<T>[]>;
-
   constructor(options: FakeListerWatcherOptions<T> = {}) {
     for (const object of options.objects ?? []) this.create(object);
-    if (options.batches === true) {
-      this.watchBatches = (watchOptions) => ({
-        [Symbol.asyncIterator]: () => {
-          const { watch, signal, onClose } = this.#startWatch(watchOptions);
-          return watch.iterateBatches(signal, onClose);
-        },
-      });
-    }
   }
 
   /** The current resourceVersion. */
@@ -285,18 +224,11 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
 
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>> {
     return {
-      [Symbol.asyncIterator]: () => {
-        const { watch, signal, onClose } = this.#startWatch(options);
-        return watch.iterate(signal, onClose);
-      },
+      [Symbol.asyncIterator]: () => this.#startWatch(options)[Symbol.asyncIterator](),
     };
   }
 
-  #startWatch(options: WatchOptions): {
-    watch: FakeWatch<T>;
-    signal: AbortSignal | undefined;
-    onClose: () => void;
-  } {
+  #startWatch(options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
     const { signal, ...recorded } = options;
     this.watchCalls.push(recorded);
     const watch = new FakeWatch<T>(options);
@@ -317,7 +249,7 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
     const waiter = this.#watchWaiters.shift();
     if (waiter !== undefined) waiter(watch);
     else this.#unclaimed.push(watch);
-    return { watch, signal, onClose: () => this.#open.delete(watch) };
+    return watch.iterate(signal, () => this.#open.delete(watch));
   }
 
   #write(type: 'ADDED' | 'MODIFIED', input: T): T {
