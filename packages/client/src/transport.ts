@@ -293,10 +293,12 @@ export class RestTransport {
         } catch (error) {
           this.#record(request.method, '<error>', started);
           const thrown = failure(request, error, combined.signal);
-          if (retryConnectionLoss && attempt < MAX_RETRIES && !combined.signal?.aborted) {
-            if (await this.#retryConnectionLoss(request, error, attempt, timeout, userSignal)) {
-              continue;
-            }
+          if (
+            retryConnectionLoss &&
+            !combined.signal?.aborted &&
+            (await this.#retryConnectionLoss(request, error, attempt, timeout, userSignal))
+          ) {
+            continue;
           }
           throw thrown;
         }
@@ -341,10 +343,12 @@ export class RestTransport {
           // failure. requestJson reads the whole body before returning, so nothing reached the
           // caller yet and a GET can be sent again.
           const thrown = failure(request, error, combined.signal);
-          if (retryConnectionLoss && attempt < MAX_RETRIES && !combined.signal?.aborted) {
-            if (await this.#retryConnectionLoss(request, error, attempt, timeout, userSignal)) {
-              continue;
-            }
+          if (
+            retryConnectionLoss &&
+            !combined.signal?.aborted &&
+            (await this.#retryConnectionLoss(request, error, attempt, timeout, userSignal))
+          ) {
+            continue;
           }
           throw thrown;
         }
@@ -366,7 +370,7 @@ export class RestTransport {
     timeout: { clear(): void } | undefined,
     userSignal: AbortSignal | undefined,
   ): Promise<boolean> {
-    if (!isConnectionLoss(error)) return false;
+    if (attempt >= MAX_RETRIES || !isConnectionLoss(error)) return false;
     this.#seriesOf('counter', 'rest_client_request_retries_total', {
       code: '<error>',
       verb: request.method,
