@@ -3,6 +3,7 @@
 import type {
   GroupVersionResource,
   KubeObject,
+  KubeObjectLike,
   ListOptions,
   ObjectList,
   WatchEvent,
@@ -19,7 +20,7 @@ import {
 import { metaNamespaceIndexFunc, namespaceIndex } from './store.ts';
 
 /** The part of `@lasso/client`'s `Client` a cache uses (structural, so fakes and wrappers fit). */
-export interface CacheClient<T extends KubeObject = KubeObject> {
+export interface CacheClient<T extends KubeObjectLike = KubeObject> {
   readonly gvr: GroupVersionResource;
   readonly kind: string;
   readonly namespaced: boolean;
@@ -75,7 +76,7 @@ export const defaultCacheResyncMs = 600 * 60 * 1000;
  * await running;
  * ```
  */
-export function createCache<T extends KubeObject = KubeObject>(
+export function createCache<T extends KubeObjectLike = KubeObject>(
   client: CacheClient<T>,
   options: CacheOptions<T> = {},
 ): SharedIndexInformer<T> {
@@ -108,7 +109,7 @@ export function createCache<T extends KubeObject = KubeObject>(
  * kinds) with `tweakList` applied, `"0"` lists rewritten to `""`, and `waitHealthy` awaited after a failed list
  * (the list error is thrown afterwards even when `waitHealthy` rejects; that rejection is logged).
  */
-export function createClientListerWatcher<T extends KubeObject = KubeObject>(
+export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>(
   client: CacheClient<T>,
   options: ClientListerWatcherOptions = {},
 ): ListerWatcher<T> {

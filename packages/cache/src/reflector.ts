@@ -5,6 +5,7 @@ import {
   isApiError,
   isGone,
   type KubeObject,
+  type KubeObjectLike,
   type ListOptions,
   type ObjectList,
   type Status,
@@ -37,7 +38,7 @@ import { WatchError, type WatchErrorPhase } from './errors.ts';
  * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
  * (`FakeListerWatcher` from `@lasso/cache/testing`).
  */
-export interface ListerWatcher<T extends KubeObject = KubeObject> {
+export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
   /** One page of the list. */
   list(options: ListOptions): Promise<ObjectList<T>>;
   /**
@@ -124,7 +125,7 @@ const veryShortWatchMs = 1_000;
  * await done;
  * ```
  */
-export class Reflector<T extends KubeObject = KubeObject> {
+export class Reflector<T extends KubeObjectLike = KubeObject> {
   /** Name in logs, metrics and errors. */
   readonly name: string;
   readonly #listerWatcher: ListerWatcher<T>;

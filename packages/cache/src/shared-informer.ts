@@ -1,6 +1,6 @@
 // SharedIndexInformer: one list/watch feeding an indexer and any number of event handlers.
 // Ports client-go tools/cache shared_informer.go and controller.go (processDeltas, processorListener).
-import type { KubeObject } from '@lasso/client';
+import type { KubeObject, KubeObjectLike } from '@lasso/client';
 import {
   abortReason,
   type Clock,
@@ -71,7 +71,7 @@ export interface EventHandlerRegistration {
  * An informer shared by several handlers: one list/watch, one indexer, one buffer and loop per handler.
  * Created by {@link createSharedIndexInformer} or `createCache`.
  */
-export interface SharedIndexInformer<T extends KubeObject = KubeObject> {
+export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
   /** Name in logs, metrics and errors (usually the GVK). */
   readonly name: string;
   /**
@@ -125,7 +125,7 @@ export interface SharedIndexInformerOptions<T> extends ReflectorOptions {
 }
 
 /** The default transform: the object without `metadata.managedFields` (a shallow copy; the input is untouched). */
-export function dropManagedFields<T extends KubeObject>(object: T): T {
+export function dropManagedFields<T extends KubeObjectLike>(object: T): T {
   const metadata = object?.metadata;
   if (metadata === undefined || metadata === null || !('managedFields' in metadata)) return object;
   const { managedFields: _dropped, ...rest } = metadata;
@@ -151,7 +151,7 @@ export function dropManagedFields<T extends KubeObject>(object: T): T {
  * await running;
  * ```
  */
-export function createSharedIndexInformer<T extends KubeObject = KubeObject>(
+export function createSharedIndexInformer<T extends KubeObjectLike = KubeObject>(
   listerWatcher: ListerWatcher<T>,
   options: SharedIndexInformerOptions<T> = {},
 ): SharedIndexInformer<T> {
@@ -163,7 +163,7 @@ type Notification<T> =
   | { type: 'update'; oldObject: T; newObject: T }
   | { type: 'delete'; object: T | DeletedFinalStateUnknown<T> };
 
-class SharedInformer<T extends KubeObject> implements SharedIndexInformer<T> {
+class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T> {
   readonly name: string;
   readonly #listerWatcher: ListerWatcher<T>;
   readonly #options: SharedIndexInformerOptions<T>;

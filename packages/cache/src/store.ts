@@ -1,6 +1,6 @@
 // Store and Indexer: an O(1) keyed object store with secondary indexes.
 // Ports client-go tools/cache store.go, index.go and thread_safe_store.go.
-import type { KubeObject } from '@lasso/client';
+import type { KubeObject, KubeObjectLike } from '@lasso/client';
 
 /** Computes the store key of an object (`namespace/name` or `name` by default). */
 export type KeyFunc = (object: unknown) => string;
@@ -43,7 +43,7 @@ export function splitMetaNamespaceKey(key: string): { namespace: string; name: s
 }
 
 /** Index function of {@link namespaceIndex}: the object's namespace (`''` for cluster-scoped ones). */
-export function metaNamespaceIndexFunc(object: KubeObject): string[] {
+export function metaNamespaceIndexFunc(object: KubeObjectLike): string[] {
   return [object.metadata?.namespace ?? ''];
 }
 

@@ -2,6 +2,7 @@
 import {
   ApiError,
   type KubeObject,
+  type KubeObjectLike,
   type ListOptions,
   type ObjectList,
   type WatchEvent,
@@ -12,7 +13,7 @@ import type { ListerWatcher } from '../reflector.ts';
 import { metaNamespaceKeyFunc } from '../store.ts';
 
 /** One watch opened on a {@link FakeListerWatcher}: push events into it, end it or fail it. */
-export class FakeWatch<T extends KubeObject = KubeObject> {
+export class FakeWatch<T extends KubeObjectLike = KubeObject> {
   /** The options the reflector sent. */
   readonly options: WatchOptions;
   #queue: Array<{ event: WatchEvent<T> } | { end: true } | { error: unknown }> = [];
@@ -99,7 +100,7 @@ export interface FakeListerWatcherOptions<T> {
  * fake.create(configMap('b')); // delivered to the open watch as ADDED
  * ```
  */
-export class FakeListerWatcher<T extends KubeObject = KubeObject> implements ListerWatcher<T> {
+export class FakeListerWatcher<T extends KubeObjectLike = KubeObject> implements ListerWatcher<T> {
   /** Every list call, in order. */
   readonly listCalls: ListOptions[] = [];
   /** Every watch call, in order (recorded when iteration starts, as the real client sends the request). */
@@ -273,7 +274,7 @@ export class FakeListerWatcher<T extends KubeObject = KubeObject> implements Lis
   }
 }
 
-function withResourceVersion<T extends KubeObject>(object: T, resourceVersion: number): T {
+function withResourceVersion<T extends KubeObjectLike>(object: T, resourceVersion: number): T {
   const copy = structuredClone(object);
   copy.metadata = { ...copy.metadata, resourceVersion: String(resourceVersion) };
   return copy;
