@@ -18,7 +18,11 @@ export type LassoErrorCode =
   | 'LASSO_DISCOVERY_FAILED'
   | 'LASSO_NO_KIND_MATCH'
   | 'LASSO_INVALID_OBJECT'
-  | 'LASSO_ENVTEST_FAILED';
+  | 'LASSO_ENVTEST_FAILED'
+  | 'LASSO_HANDLER_FAILED'
+  | 'LASSO_HANDLER_IGNORED'
+  | 'LASSO_RETRY_AFTER'
+  | 'LASSO_CONTROLLER_FAILED';
 
 const lassoBrand: unique symbol = Symbol.for('lasso.error') as never;
 
