@@ -22,7 +22,8 @@ export type LassoErrorCode =
   | 'LASSO_HANDLER_FAILED'
   | 'LASSO_HANDLER_IGNORED'
   | 'LASSO_RETRY_AFTER'
-  | 'LASSO_CONTROLLER_FAILED';
+  | 'LASSO_CONTROLLER_FAILED'
+  | 'LASSO_ALREADY_OWNED';
 
 const lassoBrand: unique symbol = Symbol.for('lasso.error') as never;
 
