@@ -2,7 +2,8 @@ import { defineProject } from 'vitest/config';
 
 /**
  * Per-package vitest project: reads sibling packages from `src` through the private `@lasso/source`
- * condition, runs unit tests always and integration tests unless `LASSO_INTEGRATION=0`.
+ * condition, runs unit tests always, type tests (`*.test-d.ts`) through tsc, and integration tests unless
+ * `LASSO_INTEGRATION=0`.
  */
 export function lassoProject(name: string) {
   const integration = process.env.LASSO_INTEGRATION !== '0';
@@ -13,6 +14,9 @@ export function lassoProject(name: string) {
       name,
       include: integration ? ['src/**/*.test.ts', 'test/**/*.test.ts'] : ['src/**/*.test.ts'],
       restoreMocks: true,
+      // `*.test-d.ts` files pin types with expectTypeOf and @ts-expect-error; vitest runs them through tsc
+      // (only in projects that have some), so `pnpm test` fails when a public type regresses.
+      typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: 'tsconfig.json' },
       testTimeout: 10_000,
       hookTimeout: 30_000,
     },
