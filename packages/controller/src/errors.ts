@@ -1,0 +1,167 @@
+// The handler outcomes a controller gives meaning to (ignore, retry after a delay, conflict) and the
+// aggregate error of a shared handler. Ports rancher/lasso pkg/controller (ErrIgnore, retryAfterError,
+// errorList) with a cause-chain walk in place of Go's errors.Is / errors.As.
+import { errorMessage, LassoError } from '@lasso/core';
+
+// Bounds the cause-chain walk: a cyclic or absurdly deep chain must not hang a worker.
+const maxCauseDepth = 32;
+
+/** Reads `key` of a caught value without ever throwing (getters and revoked proxies may throw). */
+function safeGet(value: unknown, key: string): unknown {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null)
+    return undefined;
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when `error`, something in its `cause` chain, or one failure of a {@link HandlerError} satisfies
+ * `predicate`. Total: never throws, whatever was thrown.
+ */
+export function someError(error: unknown, predicate: (error: unknown) => boolean): boolean {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [error];
+  while (pending.length > 0 && seen.size < maxCauseDepth) {
+    const current = pending.pop();
+    if (current === undefined || current === null || seen.has(current)) continue;
+    seen.add(current);
+    try {
+      if (predicate(current)) return true;
+    } catch {
+      // A predicate that throws on a hostile value has simply not matched it.
+    }
+    pending.push(safeGet(current, 'cause'));
+    if (current instanceof HandlerError) {
+      for (const failure of current.failures) pending.push(failure.error);
+    }
+  }
+  return false;
+}
+
+/**
+ * The error a handler returns (throws) to say "not an error": the key is not retried and its backoff is
+ * reset, and the execution counts as successful (`has_error="false"`). Throw {@link ErrIgnore} itself or
+ * any error whose `cause` chain contains it.
+ */
+export class IgnoreError extends LassoError {
+  constructor(message = 'ignore handler error', options?: { cause?: unknown }) {
+    super('LASSO_HANDLER_IGNORED', message, options);
+  }
+}
+
+/**
+ * lasso's `ErrIgnore`: throw it (or an error caused by it) from a handler to stop processing a key
+ * without an error and without a retry.
+ *
+ * @example
+ * ```ts
+ * if (object === undefined) throw new Error('already gone', { cause: ErrIgnore });
+ * ```
+ */
+export const ErrIgnore: IgnoreError = new IgnoreError();
+
+/** True when `error` is {@link ErrIgnore}, another {@link IgnoreError}, or wraps one in its `cause` chain. */
+export function isIgnoreError(error: unknown): boolean {
+  return someError(error, (current) => current instanceof IgnoreError);
+}
+
+/**
+ * Thrown by a handler to have its key processed again after `delayMs`, without raising the key's
+ * rate-limiter backoff and without an error log. Create it with {@link retryAfter}.
+ */
+export class RetryAfterError extends LassoError {
+  /** How long to wait before the key is processed again, in ms. */
+  readonly delayMs: number;
+
+  constructor(delayMs: number, message?: string, options?: { cause?: unknown }) {
+    super('LASSO_RETRY_AFTER', message ?? `retry after ${delayMs} ms`, options);
+    this.delayMs = delayMs;
+  }
+}
+
+/**
+ * An error that requeues the key after `delayMs` without rate limiting (lasso's `retryAfterError`).
+ *
+ * @example
+ * ```ts
+ * if (!deployment.status?.readyReplicas) throw retryAfter(5_000, 'waiting for replicas');
+ * ```
+ */
+export function retryAfter(delayMs: number, message?: string): RetryAfterError {
+  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
+    throw new RangeError(
+      `retryAfter: delayMs must be a finite number >= 0, got ${String(delayMs)}`,
+    );
+  }
+  return new RetryAfterError(delayMs, message);
+}
+
+/**
+ * The delay asked for by `error` when every failure in it is a {@link RetryAfterError} (the shortest one
+ * wins); `undefined` when it holds any other error, which then goes through the rate limiter.
+ */
+export function retryAfterDelay(error: unknown): number | undefined {
+  if (error instanceof RetryAfterError) return error.delayMs;
+  if (error instanceof HandlerError) {
+    let delayMs: number | undefined;
+    for (const failure of error.failures) {
+      const own = retryAfterDelay(failure.error);
+      if (own === undefined) return undefined;
+      delayMs = delayMs === undefined ? own : Math.min(delayMs, own);
+    }
+    return delayMs;
+  }
+  return undefined;
+}
+
+// The text apimachinery puts in every optimistic-concurrency conflict; lasso matches on it too, so a
+// conflict reported by a wrapper that lost the ApiError still reads as one.
+const conflictText = 'please apply your changes to the latest version and try again';
+
+/**
+ * True when `error` is an optimistic-concurrency conflict (409 Conflict, anywhere in its cause chain or
+ * among a {@link HandlerError}'s failures): the controller requeues it without an error log.
+ */
+export function isConflictError(error: unknown): boolean {
+  return someError(error, (current) => {
+    if (safeGet(current, 'code') === 'LASSO_API_ERROR' && safeGet(current, 'reason') === 'Conflict')
+      return true;
+    const message = safeGet(current, 'message');
+    return typeof message === 'string' && message.includes(conflictText);
+  });
+}
+
+/** One failed handler of a shared handler run. */
+export interface HandlerFailure {
+  /** The handler's registered name. */
+  readonly handler: string;
+  /** What it threw (any value). */
+  readonly error: unknown;
+}
+
+/**
+ * The handlers of one key that failed during one run of a shared handler, in registration order
+ * (lasso's `errorList`). The message reads `handler <name>: <message>, handler <name>: <message>`;
+ * `cause` is the first failure's error.
+ */
+export class HandlerError extends LassoError {
+  /** The controller whose handlers failed. */
+  readonly controller: string;
+  /** Every failure, in registration order. */
+  readonly failures: readonly HandlerFailure[];
+
+  constructor(controller: string, failures: readonly HandlerFailure[]) {
+    super(
+      'LASSO_HANDLER_FAILED',
+      failures
+        .map((failure) => `handler ${failure.handler}: ${errorMessage(failure.error)}`)
+        .join(', '),
+      { cause: failures[0]?.error },
+    );
+    this.controller = controller;
+    this.failures = failures;
+  }
+}

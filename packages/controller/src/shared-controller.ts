@@ -1,0 +1,227 @@
+// SharedController: a controller built on first use, whose handler is a SharedHandler that any number of
+// named handlers join and leave. Ports rancher/lasso pkg/controller/sharedcontroller.go.
+import type { SharedIndexInformer } from '@lasso/cache';
+import type { Client, KubeObjectLike } from '@lasso/client';
+import {
+  type Clock,
+  errorMessage,
+  LassoError,
+  type Logger,
+  type MetricsProvider,
+  noopLogger,
+} from '@lasso/core';
+import type { Controller, Handler } from './controller.ts';
+import {
+  type HandlerTransaction,
+  isHandlerTransaction,
+  registerInTransaction,
+} from './handler-transaction.ts';
+import {
+  createSharedHandler,
+  type SharedControllerHandler,
+  type SharedHandler,
+} from './shared-handler.ts';
+
+/** A controller shared by named handlers (lasso `SharedController`). */
+export interface SharedController<T extends KubeObjectLike> extends Controller<T> {
+  /**
+   * Add a named handler until `signal` (or the transaction's signal) aborts. Handlers run in registration
+   * order. Registering after the cache synced queues every cached key (without rate limiting) so the new
+   * handler sees the existing objects. Under a {@link HandlerTransaction} the registration waits for its
+   * commit. Throws on an empty name, a non-function handler or a name already registered here.
+   */
+  registerHandler(
+    signal: AbortSignal | HandlerTransaction,
+    name: string,
+    handler: SharedControllerHandler<T>,
+  ): void;
+  /** The client of the controller's resource; does not build the controller (no informer, no API traffic). */
+  client(): Client<T>;
+  /** The error that building the controller failed with, once it was built; undefined otherwise. */
+  startError(): unknown;
+}
+
+/** Options of {@link createSharedController}. */
+export interface SharedControllerOptions<T extends KubeObjectLike> {
+  /** Names the handler metrics' `controller_name` and log entries (lasso uses the GVR). */
+  name: string;
+  /** The client {@link SharedController.client} returns. */
+  client: Client<T>;
+  /**
+   * Builds the controller around `handler` (the shared handler's `onChange`), on the first
+   * `registerHandler`, `enqueue*` or `informer()` call. When it throws, `start` rejects with that error and
+   * enqueues are no-ops: a kind that does not exist fails only the code that uses it.
+   */
+  createController(handler: Handler<T>): Controller<T>;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  metrics?: MetricsProvider | undefined;
+}
+
+/** Why a shared controller could not be built: `cause` is what its constructor threw. */
+export class ControllerInitError extends LassoError {
+  /** The shared controller's name. */
+  readonly controller: string;
+  constructor(controller: string, cause: unknown) {
+    super('LASSO_CONTROLLER_FAILED', `controller ${controller}: ${errorMessage(cause)}`, { cause });
+    this.controller = controller;
+  }
+}
+
+type Built<T extends KubeObjectLike> = { controller: Controller<T> } | { error: unknown };
+
+class SharedControllerImpl<T extends KubeObjectLike> implements SharedController<T> {
+  readonly name: string;
+  readonly #client: Client<T>;
+  readonly #create: (handler: Handler<T>) => Controller<T>;
+  readonly #logger: Logger;
+  readonly #handler: SharedHandler<T>;
+  #built: Built<T> | undefined;
+
+  constructor(options: SharedControllerOptions<T>) {
+    this.name = options.name;
+    this.#client = options.client;
+    this.#create = options.createController;
+    this.#logger = (options.logger ?? noopLogger).child({ controller: options.name });
+    this.#handler = createSharedHandler<T>({
+      controllerName: options.name,
+      clock: options.clock,
+      logger: this.#logger,
+      metrics: options.metrics,
+    });
+  }
+
+  #build(): Built<T> {
+    if (this.#built !== undefined) return this.#built;
+    try {
+      const controller = this.#create((key, object) => this.#handler.onChange(key, object));
+      this.#built = { controller };
+    } catch (error) {
+      const wrapped =
+        error instanceof LassoError ? error : new ControllerInitError(this.name, error);
+      // Loud now, fatal at start: the user learns about a missing kind before nothing happens.
+      this.#logger.warn('controller could not be built; start will fail', {
+        error: errorMessage(wrapped),
+      });
+      this.#built = { error: wrapped };
+    }
+    return this.#built;
+  }
+
+  #controller(): Controller<T> | undefined {
+    const built = this.#build();
+    return 'controller' in built ? built.controller : undefined;
+  }
+
+  enqueue(namespace: string, name: string): void {
+    this.#controller()?.enqueue(namespace, name);
+  }
+
+  enqueueAfter(namespace: string, name: string, delayMs: number): void {
+    this.#controller()?.enqueueAfter(namespace, name, delayMs);
+  }
+
+  enqueueKey(key: string): void {
+    this.#controller()?.enqueueKey(key);
+  }
+
+  informer(): SharedIndexInformer<T> {
+    const built = this.#build();
+    if ('error' in built) throw built.error;
+    return built.controller.informer();
+  }
+
+  client(): Client<T> {
+    return this.#client;
+  }
+
+  startError(): unknown {
+    const built = this.#built;
+    return built !== undefined && 'error' in built ? built.error : undefined;
+  }
+
+  registerHandler(
+    signal: AbortSignal | HandlerTransaction,
+    name: string,
+    handler: SharedControllerHandler<T>,
+  ): void {
+    const transaction = isHandlerTransaction(signal) ? signal : undefined;
+    const handlerSignal = transaction?.signal ?? signal;
+    if (!(handlerSignal instanceof AbortSignal)) {
+      throw new TypeError(
+        `registerHandler(${String(name)}): the first argument must be an AbortSignal or a HandlerTransaction`,
+      );
+    }
+    if (typeof name !== 'string' || name === '') {
+      throw new TypeError(
+        `controller ${this.name}: registerHandler name must be a non-empty string`,
+      );
+    }
+    if (typeof handler !== 'function') {
+      throw new TypeError(
+        `controller ${this.name}: registerHandler(${name}) handler must be a function`,
+      );
+    }
+    const controller = this.#controller();
+    const register = (): void => {
+      this.#handler.register(handlerSignal, name, handler);
+      if (controller === undefined || handlerSignal.aborted) return;
+      const informer = controller.informer();
+      // Keys the handler missed because they were processed before it joined; not rate-limited, since a
+      // rate-limited replay of every key pushed backoffs to hours in lasso (its PR #5).
+      if (informer.hasSynced()) {
+        for (const key of informer.getStore().listKeys()) controller.enqueueKey(key);
+      }
+    };
+    if (transaction !== undefined) registerInTransaction(transaction, register);
+    else register();
+  }
+
+  async start(signal: AbortSignal, workers: number): Promise<void> {
+    const built = this.#built;
+    // Nobody used this controller: nothing to list or watch.
+    if (built === undefined) return;
+    if ('error' in built) throw built.error;
+    await built.controller.start(signal, workers);
+  }
+
+  stopped(): Promise<void> {
+    const controller = this.#built !== undefined ? this.#controller() : undefined;
+    return controller?.stopped() ?? Promise.resolve();
+  }
+
+  isRunning(): boolean {
+    const built = this.#built;
+    return built !== undefined && 'controller' in built && built.controller.isRunning();
+  }
+}
+
+/**
+ * Create a shared controller (lasso `SharedController`). Nothing is built until the first
+ * `registerHandler`, `enqueue*` or `informer()` call (`client()` does not count), and `start` does
+ * nothing for a controller nobody used, so unused kinds are never listed or watched.
+ *
+ * @example
+ * ```ts
+ * const shared = createSharedController<ConfigMap>({
+ *   name: 'v1, Resource=configmaps',
+ *   client: configMaps,
+ *   createController: (handler) => createController('v1, Kind=ConfigMap', informer, startInformer, handler),
+ * });
+ * shared.registerHandler(stop.signal, 'log', (key, configMap) => console.log(key, configMap?.data));
+ * await shared.start(stop.signal, 2);
+ * ```
+ */
+export function createSharedController<T extends KubeObjectLike>(
+  options: SharedControllerOptions<T>,
+): SharedController<T> {
+  if (typeof options?.name !== 'string' || options.name === '') {
+    throw new TypeError('createSharedController: name must be a non-empty string');
+  }
+  if (typeof options.createController !== 'function') {
+    throw new TypeError(
+      `createSharedController(${options.name}): createController must be a function`,
+    );
+  }
+  return new SharedControllerImpl<T>(options);
+}

@@ -1,0 +1,218 @@
+// SharedHandler: the fan-out of one controller to named handlers, run in registration order with each one's
+// returned object passed on. Ports rancher/lasso pkg/controller/sharedhandler.go (copy-on-write list in place
+// of lasso's spliced slice).
+import type { KubeObjectLike } from '@lasso/client';
+import {
+  type Clock,
+  type Counter,
+  errorMessage,
+  type Histogram,
+  type Logger,
+  type MetricsProvider,
+  noopLogger,
+  noopMetricsProvider,
+  systemClock,
+} from '@lasso/core';
+import { HandlerError, type HandlerFailure, isIgnoreError, retryAfter } from './errors.ts';
+
+/**
+ * A handler of a shared controller (lasso `SharedControllerHandler`). It gets the key and the object as the
+ * previous handler left it (`undefined` once deleted) and may return the object it wrote, which the next
+ * handler then receives (only an object with a `metadata.uid`; anything else leaves the input unchanged).
+ */
+export type SharedControllerHandler<T> = (
+  key: string,
+  object: T | undefined,
+) => SharedHandlerResult<T> | Promise<SharedHandlerResult<T>>;
+
+/** What a {@link SharedControllerHandler} returns: the object it wrote, or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: handlers that return nothing are plain (async) functions
+export type SharedHandlerResult<T> = T | undefined | void;
+
+/** Options of {@link createSharedHandler}. */
+export interface SharedHandlerOptions {
+  /** The `controller_name` label of the handler metrics (lasso uses the GVR, e.g. `apps/v1, Resource=deployments`). */
+  controllerName: string;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  /** Records `lasso_controller_total_handler_execution` and `lasso_controller_reconcile_time_seconds`. */
+  metrics?: MetricsProvider | undefined;
+}
+
+/** The named handlers of one controller, run as one controller handler. */
+export interface SharedHandler<T> {
+  /**
+   * Add `handler` under `name` until `signal` aborts (then it is removed; a key being processed keeps the
+   * list it started with). Throws a RangeError when a live handler already has `name`. An already-aborted
+   * signal registers nothing.
+   */
+  register(signal: AbortSignal, name: string, handler: SharedControllerHandler<T>): void;
+  /** Names of the live handlers, in run order. */
+  names(): string[];
+  /**
+   * Run every handler for `key` (the controller's handler). Throws a {@link HandlerError} listing the failed
+   * handlers after all of them ran, or a `retryAfter` error when `object` is a stale copy of an object the
+   * handlers already finalized.
+   */
+  onChange(key: string, object: T | undefined): Promise<void>;
+}
+
+/** How long the uid of an object whose last finalizer was removed is remembered (lasso: 1 minute). */
+export const recentDeletionMemoryMs = 60_000;
+/** When a stale copy of a finalized object is retried (lasso: 10 s). */
+export const recentDeletionRetryMs = 10_000;
+
+interface Entry<T> {
+  readonly name: string;
+  readonly handler: SharedControllerHandler<T>;
+  removed: boolean;
+  executions: Map<boolean, { count: Counter; time: Histogram }>;
+}
+
+function metadataOf(object: unknown): KubeObjectLike['metadata'] {
+  return typeof object === 'object' && object !== null
+    ? (object as KubeObjectLike).metadata
+    : undefined;
+}
+
+class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
+  readonly #controllerName: string;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #metrics: MetricsProvider;
+  // Replaced, never mutated: a run iterates the array it read, so (un)registering during a run is safe.
+  #handlers: ReadonlyArray<Entry<T>> = [];
+  // uid -> monotonic expiry of objects whose last finalizer a run saw removed. Purged as it is read, so no
+  // timer outlives the controller.
+  readonly #finalized = new Map<string, number>();
+
+  constructor(options: SharedHandlerOptions) {
+    this.#controllerName = options.controllerName;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? noopLogger;
+    this.#metrics = options.metrics ?? noopMetricsProvider;
+  }
+
+  register(signal: AbortSignal, name: string, handler: SharedControllerHandler<T>): void {
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError(`registerHandler(${String(name)}): signal must be an AbortSignal`);
+    }
+    if (typeof name !== 'string' || name === '') {
+      throw new TypeError('registerHandler: name must be a non-empty string');
+    }
+    if (typeof handler !== 'function') {
+      throw new TypeError(`registerHandler(${name}): handler must be a function`);
+    }
+    if (this.#handlers.some((entry) => entry.name === name)) {
+      throw new RangeError(
+        `registerHandler(${name}): controller ${this.#controllerName} already has a handler named ${JSON.stringify(name)}`,
+      );
+    }
+    if (signal.aborted) {
+      this.#logger.debug('handler not registered: its signal is already aborted', {
+        handler: name,
+      });
+      return;
+    }
+    const entry: Entry<T> = { name, handler, removed: false, executions: new Map() };
+    this.#handlers = [...this.#handlers, entry];
+    signal.addEventListener(
+      'abort',
+      () => {
+        entry.removed = true;
+        this.#handlers = this.#handlers.filter((other) => other !== entry);
+      },
+      { once: true },
+    );
+  }
+
+  names(): string[] {
+    return this.#handlers.map((entry) => entry.name);
+  }
+
+  async onChange(key: string, object: T | undefined): Promise<void> {
+    const uid = metadataOf(object)?.uid;
+    if (uid && metadataOf(object)?.deletionTimestamp && this.#wasFinalized(uid)) {
+      // The informer still holds a copy from before the last finalizer was removed; running the handlers on
+      // it would redo finalization against an object that is gone (lasso PR #160).
+      throw retryAfter(recentDeletionRetryMs, `${key} was finalized, waiting for its deletion`);
+    }
+    const failures: HandlerFailure[] = [];
+    let current = object;
+    for (const entry of this.#handlers) {
+      if (entry.removed) continue;
+      const started = this.#clock.monotonic();
+      let hasError = false;
+      try {
+        const result = await entry.handler(key, current);
+        if (metadataOf(result)?.uid) current = result as T;
+      } catch (error) {
+        if (!isIgnoreError(error)) {
+          hasError = true;
+          failures.push({ handler: entry.name, error });
+        }
+      }
+      this.#record(entry, hasError, (this.#clock.monotonic() - started) / 1000);
+    }
+    const metadata = metadataOf(current);
+    if (metadata?.uid && metadata.deletionTimestamp && (metadata.finalizers?.length ?? 0) === 0) {
+      this.#finalized.set(metadata.uid, this.#clock.monotonic() + recentDeletionMemoryMs);
+    }
+    if (failures.length > 0) throw new HandlerError(this.#controllerName, failures);
+  }
+
+  #wasFinalized(uid: string): boolean {
+    const now = this.#clock.monotonic();
+    for (const [known, expiresAt] of this.#finalized) {
+      if (expiresAt <= now) this.#finalized.delete(known);
+    }
+    return this.#finalized.has(uid);
+  }
+
+  #record(entry: Entry<T>, hasError: boolean, seconds: number): void {
+    try {
+      let series = entry.executions.get(hasError);
+      if (series === undefined) {
+        const labels = {
+          controller_name: this.#controllerName,
+          handler_name: entry.name,
+          has_error: String(hasError),
+        };
+        series = {
+          count: this.#metrics.counter({
+            name: 'lasso_controller_total_handler_execution',
+            help: 'Total count of handler executions',
+            labels,
+          }),
+          time: this.#metrics.histogram({
+            name: 'lasso_controller_reconcile_time_seconds',
+            help: 'Histogram of the durations per reconciliation per handler',
+            labels,
+          }),
+        };
+        entry.executions.set(hasError, series);
+      }
+      series.count.inc();
+      series.time.observe(seconds);
+    } catch (error) {
+      // Metrics must never fail a reconcile.
+      this.#logger.warn('recording handler metrics failed', { error: errorMessage(error) });
+    }
+  }
+}
+
+/**
+ * Create the handler fan-out of one controller (lasso `SharedHandler`): handlers run in registration order,
+ * each receiving the object the previous one returned; the remaining handlers still run after one fails,
+ * and the failures are aggregated as `handler <name>: <message>`. `ErrIgnore` is not a failure. After a run
+ * in which the object ends with a deletionTimestamp and no finalizers, a stale copy with the same uid is
+ * skipped and retried 10 s later, for one minute.
+ */
+export function createSharedHandler<T extends KubeObjectLike>(
+  options: SharedHandlerOptions,
+): SharedHandler<T> {
+  if (typeof options?.controllerName !== 'string' || options.controllerName === '') {
+    throw new TypeError('createSharedHandler: controllerName must be a non-empty string');
+  }
+  return new SharedHandlerImpl<T>(options);
+}
