@@ -48,8 +48,14 @@ export class LassoError extends Error {
  * True when `value` is a {@link LassoError} from any copy of `@lasso/core`, optionally with `code`.
  */
 export function isLassoError(value: unknown, code?: LassoErrorCode): value is LassoError {
-  if (typeof value !== 'object' || value === null || !(lassoBrand in value)) return false;
-  return code === undefined || (value as LassoError).code === code;
+  if (typeof value !== 'object' || value === null) return false;
+  // Guards run in catch blocks on whatever was thrown: a revoked Proxy throws from `in`.
+  try {
+    if (!(lassoBrand in value)) return false;
+    return code === undefined || (value as LassoError).code === code;
+  } catch {
+    return false;
+  }
 }
 
 /** Thrown when a timeout (not an abort by the caller) ends an operation. */
@@ -62,12 +68,87 @@ export class TimeoutError extends LassoError {
   }
 }
 
-/** The message of any thrown value, for logs; never throws itself. */
+/**
+ * The message of any thrown value, for logs and error messages. Total: it never throws, whatever was thrown
+ * (a revoked Proxy, an Error whose `message` getter throws, a null-prototype object, a Symbol).
+ *
+ * An object's non-empty string `message` (an Error's, or a plain object's); otherwise `String(value)`, so an
+ * Error without a message gives its name (`'RangeError'`); otherwise its tag (`'[object Object]'`); and
+ * `'unprintable object'` when even that throws.
+ */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
   try {
+    if (typeof error === 'string') return error;
+    if (typeof error === 'object' && error !== null) {
+      const message = (error as { message?: unknown }).message;
+      if (typeof message === 'string' && message !== '') return message;
+    }
     return String(error);
   } catch {
-    return 'unprintable error';
+    try {
+      return Object.prototype.toString.call(error);
+    } catch {
+      return `unprintable ${typeof error}`;
+    }
+  }
+}
+
+/** A thrown value as plain, JSON-safe data: what {@link describeError} returns. */
+export interface ErrorDescription {
+  /** `error.name` (`'ApiError'`, `'TypeError'`); for a value without one, its kind (`'string'`, `'null'`, `'object'`). */
+  readonly name: string;
+  /** {@link errorMessage} of the value. */
+  readonly message: string;
+  /** A string or numeric `code` (`'LASSO_WATCH_FAILED'`, `'ECONNRESET'`), as a string. */
+  readonly code?: string;
+  /** The value's `stack`, when it is a string. */
+  readonly stack?: string;
+  /** The description of the value's `cause`, at most four levels deep (cause chains may be cyclic). */
+  readonly cause?: ErrorDescription;
+}
+
+const maxCauseDepth = 4;
+
+/**
+ * Describe any thrown value for a log attribute (`{ error: describeError(error) }`): plain strings only,
+ * safe to serialize, and total like {@link errorMessage}. Each property is read on its own, so one throwing
+ * getter loses that property, not the description.
+ *
+ * **Gotchas**: loggers that format attributes should pass caught values through this (or
+ * {@link errorMessage}) instead of reading `.message`, `.stack` or calling `String()` themselves.
+ */
+export function describeError(error: unknown): ErrorDescription {
+  return describe(error, 0);
+}
+
+function describe(value: unknown, depth: number): ErrorDescription {
+  const description: {
+    name: string;
+    message: string;
+    code?: string;
+    stack?: string;
+    cause?: ErrorDescription;
+  } = { name: value === null ? 'null' : typeof value, message: errorMessage(value) };
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) {
+    return description;
+  }
+  const name = read(value, 'name');
+  if (typeof name === 'string' && name !== '') description.name = name;
+  const code = read(value, 'code');
+  if (typeof code === 'string' || typeof code === 'number') description.code = String(code);
+  const stack = read(value, 'stack');
+  if (typeof stack === 'string') description.stack = stack;
+  if (depth < maxCauseDepth) {
+    const cause = read(value, 'cause');
+    if (cause !== undefined) description.cause = describe(cause, depth + 1);
+  }
+  return description;
+}
+
+function read(value: object, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
   }
 }
