@@ -13,12 +13,8 @@ import {
 } from '@lasso/core';
 import type { Impersonation, RestConfig } from './config/rest-config.ts';
 import { isResourceExpired } from './errors.ts';
-import {
-  type QueryParams,
-  type RestRequest,
-  RestTransport,
-  restTransportFor,
-} from './transport.ts';
+import { restTransportFor } from './transport/registry.ts';
+import { type QueryParams, type RestRequest, RestTransport } from './transport.ts';
 import type {
   GroupVersionResource,
   KubeObject,

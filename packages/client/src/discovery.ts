@@ -1,7 +1,8 @@
 // Discovery client (client-go discovery.DiscoveryClient): API groups, versions and resources, cached.
 import { errorMessage, LassoError } from '@lasso/core';
 import type { RestConfig } from './config/rest-config.ts';
-import { RestTransport, restTransportFor } from './transport.ts';
+import { restTransportFor } from './transport/registry.ts';
+import { RestTransport } from './transport.ts';
 
 /** One served API group with its versions, preferred first. */
 export interface ApiGroupInfo {

@@ -15,7 +15,7 @@ import {
   isTooManyRequests,
   isUnauthorized,
 } from './errors.ts';
-import { apiErrorFrom } from './transport.ts';
+import { apiErrorFrom } from './transport/error-mapping.ts';
 import { decodeWatchEvent } from './watch.ts';
 
 const GUARDS = {

@@ -51,14 +51,14 @@ export {
   type RestMapper,
   type RestMapping,
 } from './rest-mapper.ts';
-export {
-  type QueryParams,
-  type RequestRateLimiter,
-  type RestRequest,
-  RestTransport,
-  restTransportFor,
-  type StreamResponse,
-} from './transport.ts';
+export { restTransportFor } from './transport/registry.ts';
+export type {
+  QueryParams,
+  RequestRateLimiter,
+  RestRequest,
+  StreamResponse,
+} from './transport/rest-request.ts';
+export { RestTransport } from './transport.ts';
 export type {
   GroupVersionKind,
   GroupVersionResource,

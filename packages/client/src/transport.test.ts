@@ -12,7 +12,8 @@ import { json, type Loopback, startLoopback, status } from '../test/helpers/loop
 import { Client } from './client.ts';
 import { createRestConfig, type RestConfig } from './config/rest-config.ts';
 import { isApiError, isConflict, isNotFound, isTooManyRequests } from './errors.ts';
-import { apiErrorFrom, isConnectionLoss, parseRetryAfter, RestTransport } from './transport.ts';
+import { isConnectionLoss } from './transport/connection-loss.ts';
+import { RestTransport } from './transport.ts';
 
 let server: Loopback | undefined;
 let transport: RestTransport | undefined;
@@ -38,70 +39,6 @@ function open(config: Omit<RestConfig, 'server'>, loopback: Loopback): RestTrans
   transport = new RestTransport(createRestConfig({ server: loopback.url, ...config }));
   return transport;
 }
-
-describe('apiErrorFrom', () => {
-  it('builds the error from a Status body with its reason, details and causes', () => {
-    const error = apiErrorFrom(
-      { method: 'POST', path: '/api/v1/namespaces/default/configmaps' },
-      422,
-      {},
-      JSON.stringify(
-        status(422, 'Invalid', 'ConfigMap "x" is invalid', {
-          details: {
-            name: 'x',
-            kind: 'configmaps',
-            causes: [{ type: 'FieldValueInvalid', field: 'metadata.name', message: 'bad' }],
-          },
-        }),
-      ),
-    );
-    expect(error).toMatchObject({
-      status: 422,
-      reason: 'Invalid',
-      message: 'ConfigMap "x" is invalid',
-    });
-    expect(error.causes).toEqual([
-      { type: 'FieldValueInvalid', field: 'metadata.name', message: 'bad' },
-    ]);
-    expect(error.details?.name).toBe('x');
-  });
-
-  it('derives the reason from the HTTP status for a non-Status body', () => {
-    const error = apiErrorFrom(
-      { method: 'GET', path: '/api/v1/pods' },
-      404,
-      {},
-      '404 page not found',
-    );
-    expect(isNotFound(error)).toBe(true);
-    expect(error.message).toContain('404 page not found');
-    expect(apiErrorFrom({ method: 'GET', path: '/x' }, 409, {}, '').reason).toBe('Conflict');
-  });
-
-  it('takes retryAfterMs from the Retry-After header over the details', () => {
-    const error = apiErrorFrom(
-      { method: 'GET', path: '/x' },
-      429,
-      { 'retry-after': '3' },
-      JSON.stringify(
-        status(429, 'TooManyRequests', 'slow down', { details: { retryAfterSeconds: 7 } }),
-      ),
-    );
-    expect(error.retryAfterMs).toBe(3000);
-    expect(isTooManyRequests(error)).toBe(true);
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it.for([
-    { name: 'delta seconds', value: '5', expected: 5000 },
-    { name: 'an HTTP date', value: new Date(10_000).toUTCString(), expected: 10_000 },
-    { name: 'garbage', value: 'soon', expected: undefined },
-    { name: 'nothing', value: undefined, expected: undefined },
-  ])('parses $name', ({ value, expected }) => {
-    expect(parseRetryAfter(value, 0)).toBe(expected);
-  });
-});
 
 describe('RestTransport', () => {
   it('sends User-Agent, Accept, bearer token and impersonation headers', async () => {
