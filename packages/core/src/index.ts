@@ -10,13 +10,21 @@ export {
 } from './abort.ts';
 export { type Clock, type ScheduleOptions, systemClock, type TimerHandle } from './clock.ts';
 export {
+  type ConsoleLoggerOptions,
+  createConsoleLogger,
+  defaultLogger,
+  type LogStream,
+} from './console-logger.ts';
+export {
+  describeError,
+  type ErrorDescription,
   errorMessage,
   isLassoError,
   LassoError,
   type LassoErrorCode,
   TimeoutError,
 } from './errors.ts';
-export { type LogAttributes, type Logger, noopLogger } from './logger.ts';
+export { type LogAttributes, type Logger, type LogLevel, noopLogger } from './logger.ts';
 export {
   type Counter,
   type Gauge,
