@@ -1,0 +1,143 @@
+// Owner-to-key mapping: a handler on owned objects that enqueues their owners. Ports controller-runtime
+// pkg/handler/enqueue_owner.go (EnqueueRequestForOwner) and rancher/wrangler's relatedresource owner resolver.
+import type { KubeObjectLike } from '@lasso/client';
+import type { Controller } from './controller.ts';
+import { groupOf } from './owner-references.ts';
+import type { SharedControllerHandler } from './shared-handler.ts';
+
+/** Which owners {@link ownerKeysOf} and {@link enqueueOwnerHandler} look for. */
+export interface OwnerKindOptions {
+  /** The owner's kind, e.g. `Deployment`. */
+  kind: string;
+  /** The owner's API group (`''` for the core group); give this or `apiVersion`. Versions are ignored. */
+  group?: string | undefined;
+  /** The owner's `apiVersion` (only its group is compared); give this or `group`. */
+  apiVersion?: string | undefined;
+  /** Only the controller reference counts (default `true`); `false` maps every matching owner reference. */
+  controllerOnly?: boolean | undefined;
+  /**
+   * The owner kind is cluster-scoped (default `false`): keys are then `name`. Otherwise the owner is taken to
+   * be in the object's namespace, the only place a namespaced owner can be.
+   */
+  clusterScoped?: boolean | undefined;
+}
+
+interface OwnerMatcher {
+  readonly group: string;
+  readonly kind: string;
+  readonly controllerOnly: boolean;
+  readonly clusterScoped: boolean;
+}
+
+function ownerMatcher(caller: string, options: OwnerKindOptions): OwnerMatcher {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`${caller}: options must be an object`);
+  }
+  const { kind, group, apiVersion, controllerOnly = true, clusterScoped = false } = options;
+  if (typeof kind !== 'string' || kind === '') {
+    throw new TypeError(`${caller}: options.kind must be a non-empty string`);
+  }
+  if (group !== undefined && typeof group !== 'string') {
+    throw new TypeError(`${caller}: options.group must be a string`);
+  }
+  if (apiVersion !== undefined && (typeof apiVersion !== 'string' || apiVersion === '')) {
+    throw new TypeError(`${caller}: options.apiVersion must be a non-empty string`);
+  }
+  if (group === undefined && apiVersion === undefined) {
+    throw new TypeError(`${caller}: options.group or options.apiVersion is required`);
+  }
+  const resolved = apiVersion === undefined ? (group as string) : groupOf(apiVersion);
+  if (group !== undefined && group !== resolved) {
+    throw new TypeError(
+      `${caller}: options.group ${JSON.stringify(group)} disagrees with options.apiVersion ${JSON.stringify(apiVersion)}`,
+    );
+  }
+  if (typeof controllerOnly !== 'boolean') {
+    throw new TypeError(`${caller}: options.controllerOnly must be a boolean`);
+  }
+  if (typeof clusterScoped !== 'boolean') {
+    throw new TypeError(`${caller}: options.clusterScoped must be a boolean`);
+  }
+  return { group: resolved, kind, controllerOnly, clusterScoped };
+}
+
+function keysOf(object: KubeObjectLike, matcher: OwnerMatcher): string[] {
+  const references = object.metadata?.ownerReferences;
+  if (references === undefined || references.length === 0) return [];
+  const namespace = matcher.clusterScoped ? '' : (object.metadata?.namespace ?? '');
+  const keys: string[] = [];
+  for (const reference of references) {
+    if (matcher.controllerOnly && reference.controller !== true) continue;
+    if (reference.kind !== matcher.kind || groupOf(reference.apiVersion) !== matcher.group)
+      continue;
+    const key = namespace === '' ? reference.name : `${namespace}/${reference.name}`;
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return keys;
+}
+
+/**
+ * The keys (`namespace/name`, or `name` for a cluster-scoped owner kind) of `object`'s owners of the given
+ * group and kind: its controller only, unless `controllerOnly: false`. The namespace is `object`'s own, since
+ * a namespaced owner is always in its dependents' namespace.
+ *
+ * @example
+ * ```ts
+ * ownerKeysOf(replicaSet, { group: 'apps', kind: 'Deployment' }); // ['default/web']
+ * ```
+ *
+ * @throws TypeError when `kind` is missing or neither `group` nor `apiVersion` is given.
+ */
+export function ownerKeysOf(object: KubeObjectLike, options: OwnerKindOptions): string[] {
+  return keysOf(object, ownerMatcher('ownerKeysOf', options));
+}
+
+/**
+ * A shared-controller handler for an owned kind that enqueues the owners of every changed object on the
+ * owner's controller (controller-runtime's `EnqueueRequestForOwner`). It returns nothing, so the next handler
+ * sees the object unchanged.
+ *
+ * - On a change, it enqueues the current owners and those the object had when last seen, so an owner that
+ *   lost the object also reconciles (controller-runtime enqueues the old and the new object's owners).
+ * - On a delete, the shared controller passes `undefined`, and a key says nothing about owners: the handler
+ *   keeps the owner keys last seen per object key and enqueues those, then forgets the key. Its memory holds
+ *   one entry per live object that has a matching owner.
+ *
+ * **Gotchas**: an object deleted before this handler ever saw it (registered while the object was already
+ * gone) cannot be mapped. Use one handler per owner controller: each keeps its own memory.
+ *
+ * @example
+ * ```ts
+ * configMapController.registerHandler(signal, 'enqueue-app', enqueueOwnerHandler(appController, {
+ *   group: 'example.com', kind: 'App',
+ * }));
+ * ```
+ *
+ * @throws TypeError when `ownerController` has no `enqueueKey` or the owner kind is incomplete.
+ */
+export function enqueueOwnerHandler<T extends KubeObjectLike>(
+  ownerController: Pick<Controller<KubeObjectLike>, 'enqueueKey'>,
+  options: OwnerKindOptions,
+): SharedControllerHandler<T> {
+  if (typeof ownerController?.enqueueKey !== 'function') {
+    throw new TypeError('enqueueOwnerHandler: ownerController must have an enqueueKey method');
+  }
+  const matcher = ownerMatcher('enqueueOwnerHandler', options);
+  // Object key -> owner keys last seen; only objects with matching owners, so the map stays small.
+  const lastOwners = new Map<string, string[]>();
+  return (key, object) => {
+    const previous = lastOwners.get(key);
+    if (object === undefined) {
+      lastOwners.delete(key);
+      for (const ownerKey of previous ?? []) ownerController.enqueueKey(ownerKey);
+      return;
+    }
+    const current = keysOf(object, matcher);
+    if (current.length === 0) lastOwners.delete(key);
+    else lastOwners.set(key, current);
+    for (const ownerKey of current) ownerController.enqueueKey(ownerKey);
+    for (const ownerKey of previous ?? []) {
+      if (!current.includes(ownerKey)) ownerController.enqueueKey(ownerKey);
+    }
+  };
+}
