@@ -23,7 +23,8 @@ export type LassoErrorCode =
   | 'LASSO_HANDLER_IGNORED'
   | 'LASSO_RETRY_AFTER'
   | 'LASSO_CONTROLLER_FAILED'
-  | 'LASSO_ALREADY_OWNED';
+  | 'LASSO_ALREADY_OWNED'
+  | 'LASSO_LEADERSHIP_LOST';
 
 const lassoBrand: unique symbol = Symbol.for('lasso.error') as never;
 
