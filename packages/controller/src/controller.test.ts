@@ -1,0 +1,436 @@
+// Ports the intent of rancher/lasso pkg/controller/controller_test.go and client-go's controller tests: every
+// rule of createController driven by a hand-driven informer and a FakeClock.
+import { CacheNotSyncedError } from '@lasso/cache';
+import { ApiError } from '@lasso/client';
+import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
+import { exponentialFailureRateLimiter } from '@lasso/workqueue';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ControllerOptions, createController, type Handler } from './controller.ts';
+import { ErrIgnore, retryAfter } from './errors.ts';
+import { createRecorder } from './internal/recorder.ts';
+import { configMap, createTestInformer } from './internal/test-informer.ts';
+
+const stops: AbortController[] = [];
+afterEach(() => {
+  for (const stop of stops.splice(0)) stop.abort();
+});
+
+function setup(
+  handler: Handler<import('@lasso/client').KubeObject>,
+  options: ControllerOptions = {},
+) {
+  const clock = new FakeClock();
+  const logger = createTestLogger();
+  const metrics = createTestMetricsProvider();
+  const informer = createTestInformer();
+  let cacheStarts = 0;
+  const controller = createController(
+    'v1, Kind=ConfigMap',
+    informer,
+    () => {
+      cacheStarts++;
+    },
+    handler,
+    { clock, logger, metrics, ...options },
+  );
+  const stop = new AbortController();
+  stops.push(stop);
+  return {
+    clock,
+    logger,
+    metrics,
+    informer,
+    controller,
+    stop,
+    cacheStarts: () => cacheStarts,
+    settle: () => clock.advance(0),
+    async start(workers = 1) {
+      informer.sync();
+      await controller.start(stop.signal, workers);
+    },
+  };
+}
+
+describe('createController', () => {
+  it('hands each added, updated and deleted key with its cached object, undefined once deleted', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object));
+    await t.start();
+    t.informer.add(configMap('a', { data: { v: '1' } }));
+    await recorder.until((calls) => calls.length === 1);
+    t.informer.update(configMap('a', { resourceVersion: '2', data: { v: '2' } }));
+    await recorder.until((calls) => calls.length === 2);
+    t.informer.delete(configMap('a'));
+    await recorder.until((calls) => calls.length === 3);
+    expect(recorder.calls.map((call) => [call.key, call.object?.data])).toEqual([
+      ['ns/a', { v: '1' }],
+      ['ns/a', { v: '2' }],
+      ['ns/a', undefined],
+    ]);
+  });
+
+  it('unwraps deletion tombstones to their key', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object));
+    t.informer.add(configMap('gone'));
+    await t.start();
+    await recorder.until((calls) => calls.length === 1);
+    t.informer.delete(configMap('gone'), { tombstone: true });
+    await recorder.until((calls) => calls.length === 2);
+    expect(recorder.calls[1]).toEqual({ key: 'ns/gone', object: undefined });
+  });
+
+  it('skips updates whose resourceVersion did not change when syncOnlyChangedObjects is set', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object), {
+      syncOnlyChangedObjects: true,
+    });
+    await t.start();
+    t.informer.add(configMap('a'));
+    await recorder.until((calls) => calls.length === 1);
+    t.informer.update(configMap('a')); // a resync: same resourceVersion
+    t.informer.update(configMap('a', { resourceVersion: '2' }));
+    await recorder.until((calls) => calls.length === 2);
+    await t.settle();
+    expect(recorder.calls.map((call) => call.object?.metadata?.resourceVersion)).toEqual([
+      '1',
+      '2',
+    ]);
+  });
+
+  it('delivers resyncs (same resourceVersion) by default', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object));
+    await t.start();
+    t.informer.add(configMap('a'));
+    await recorder.until((calls) => calls.length === 1);
+    t.informer.update(configMap('a'));
+    await recorder.until((calls) => calls.length === 2);
+  });
+
+  it('keeps keys enqueued before start, with their delays counted from when they were enqueued', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object));
+    t.controller.enqueue('ns', 'now');
+    t.controller.enqueueKey('ns/key');
+    t.controller.enqueueAfter('ns', 'later', 1_000);
+    await t.clock.advance(600);
+    await t.start();
+    await recorder.until((calls) => calls.length === 2);
+    expect(recorder.keys()).toEqual(['ns/now', 'ns/key']);
+    await t.clock.advance(399);
+    expect(recorder.calls).toHaveLength(2);
+    await t.clock.advance(1);
+    await recorder.until((calls) => calls.length === 3);
+    expect(recorder.keys()[2]).toBe('ns/later');
+  });
+
+  it('retries a failing key through the rate limiter, with a growing backoff, and forgets it on success', async () => {
+    let failures = 3;
+    const recorder = createRecorder(() => {
+      if (failures-- > 0) throw new Error('boom');
+    });
+    const t = setup((key, object) => recorder.handler(key, object), {
+      rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 100, maxDelayMs: 10_000 }),
+    });
+    await t.start();
+    t.controller.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 1);
+    await t.settle();
+    // Backoffs 100, 200, 400 ms: each retry comes exactly when its delay has passed.
+    for (const [index, delayMs] of [100, 200, 400].entries()) {
+      await t.clock.advance(delayMs - 1);
+      expect(recorder.calls).toHaveLength(index + 1);
+      await t.clock.advance(1);
+      await recorder.until((calls) => calls.length === index + 2);
+      await t.settle();
+    }
+    expect(t.logger.entries.filter((entry) => entry.level === 'error')).toHaveLength(3);
+    expect(t.logger.entries.find((entry) => entry.level === 'error')?.attributes).toMatchObject({
+      key: 'ns/a',
+      error: 'boom',
+    });
+    // Success forgot the backoff: the next failure waits the base delay again.
+    failures = 1;
+    t.controller.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 5);
+    await t.settle();
+    await t.clock.advance(100);
+    await recorder.until((calls) => calls.length === 6);
+  });
+
+  it.for([
+    { name: 'ErrIgnore', error: ErrIgnore },
+    { name: 'an error caused by ErrIgnore', error: new Error('skip', { cause: ErrIgnore }) },
+  ])('treats $name as success: no retry, no error log', async ({ error }) => {
+    const recorder = createRecorder(() => {
+      throw error;
+    });
+    const t = setup((key, object) => recorder.handler(key, object));
+    await t.start();
+    t.controller.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 1);
+    await t.clock.advance(60_000);
+    expect(recorder.calls).toHaveLength(1);
+    expect(t.logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+
+  it('requeues a retryAfter error after its delay without raising the backoff or logging an error', async () => {
+    const recorder = createRecorder((_call, index) => {
+      if (index < 2) throw retryAfter(5_000);
+    });
+    const limiter = exponentialFailureRateLimiter({ baseDelayMs: 100, maxDelayMs: 10_000 });
+    const t = setup((key, object) => recorder.handler(key, object), { rateLimiter: limiter });
+    await t.start();
+    t.controller.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 1);
+    await t.settle();
+    await t.clock.advance(4_999);
+    expect(recorder.calls).toHaveLength(1);
+    await t.clock.advance(1);
+    await recorder.until((calls) => calls.length === 2);
+    await t.settle();
+    await t.clock.advance(5_000);
+    await recorder.until((calls) => calls.length === 3);
+    expect(limiter.numRequeues('ns/a')).toBe(0);
+    expect(t.logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+
+  it('requeues a conflict through the rate limiter without an error log', async () => {
+    const conflict = new ApiError({
+      status: 409,
+      reason: 'Conflict',
+      message:
+        'Operation cannot be fulfilled on configmaps "a": the object has been modified; please apply your changes to the latest version and try again',
+    });
+    const recorder = createRecorder((_call, index) => {
+      if (index === 0) throw conflict;
+    });
+    const t = setup((key, object) => recorder.handler(key, object), {
+      rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 10, maxDelayMs: 1_000 }),
+    });
+    await t.start();
+    t.controller.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 1);
+    await t.settle();
+    await t.clock.advance(10);
+    await recorder.until((calls) => calls.length === 2);
+    expect(t.logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+
+  it('rate-limits enqueue, but not enqueueKey', async () => {
+    const recorder = createRecorder();
+    const limiter = exponentialFailureRateLimiter({ baseDelayMs: 1_000, maxDelayMs: 10_000 });
+    const t = setup((key, object) => recorder.handler(key, object), { rateLimiter: limiter });
+    await t.start();
+    t.controller.enqueue('ns', 'limited');
+    t.controller.enqueueKey('ns/free');
+    await recorder.until((calls) => calls.length === 1);
+    expect(recorder.keys()).toEqual(['ns/free']);
+    await t.clock.advance(1_000);
+    await recorder.until((calls) => calls.length === 2);
+    expect(recorder.keys()[1]).toBe('ns/limited');
+  });
+
+  it('delays enqueueAfter', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object));
+    await t.start();
+    t.controller.enqueueAfter('', 'cluster-scoped', 250);
+    await t.clock.advance(249);
+    expect(recorder.calls).toEqual([]);
+    await t.clock.advance(1);
+    await recorder.until((calls) => calls.length === 1);
+    expect(recorder.keys()).toEqual(['cluster-scoped']);
+  });
+
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const throwingMessage = new Error('x');
+  Object.defineProperty(throwingMessage, 'message', {
+    get() {
+      throw new Error('message getter');
+    },
+  });
+  it.for([
+    { name: 'null', value: null as unknown },
+    { name: 'undefined', value: undefined },
+    { name: 'a string', value: 'text' },
+    { name: 'a Symbol', value: Symbol('s') },
+    { name: 'a null-prototype object', value: Object.create(null) },
+    {
+      name: 'an object whose toString throws',
+      value: {
+        toString() {
+          throw new Error('no');
+        },
+      },
+    },
+    { name: 'an Error whose message getter throws', value: throwingMessage },
+    { name: 'a revoked Proxy', value: revoked.proxy },
+  ])('survives a handler throwing $name, synchronously or as a rejection', async ({ value }) => {
+    let calls = 0;
+    const seen: string[] = [];
+    const t = setup((key) => {
+      calls++;
+      seen.push(key);
+      if (calls === 1) throw value;
+      if (calls === 2) return Promise.reject(value);
+      if (calls === 3) {
+        // A thenable whose then throws.
+        return {
+          // biome-ignore lint/suspicious/noThenProperty: the hostile value under test
+          then() {
+            throw value;
+          },
+        } as unknown as Promise<void>;
+      }
+    });
+    await t.start(1);
+    for (const name of ['a', 'b', 'c', 'd']) t.controller.enqueueKey(`ns/${name}`);
+    for (let round = 0; round < 5 && seen.length < 4; round++) await t.settle();
+    expect(seen).toEqual(['ns/a', 'ns/b', 'ns/c', 'ns/d']);
+    expect(t.logger.entries.filter((entry) => entry.level === 'error')).toHaveLength(3);
+  });
+
+  it('rejects start with CacheNotSyncedError when the signal aborts before the cache synced', async () => {
+    const t = setup(() => {});
+    const starting = t.controller.start(t.stop.signal, 1);
+    t.stop.abort(new Error('shutting down'));
+    await expect(starting).rejects.toBeInstanceOf(CacheNotSyncedError);
+    await expect(starting).rejects.toThrow(/v1, Kind=ConfigMap/);
+    expect(t.controller.isRunning()).toBe(false);
+  });
+
+  it('is idempotent while running and runs startCache on every start', async () => {
+    const t = setup(() => {});
+    await t.start();
+    await t.controller.start(t.stop.signal, 3);
+    await Promise.all([t.controller.start(t.stop.signal, 1), t.controller.start(t.stop.signal, 1)]);
+    expect(t.cacheStarts()).toBe(1);
+    expect(t.controller.isRunning()).toBe(true);
+  });
+
+  it('drains in-flight keys on abort, settles stopped() after the last worker, and restarts with the keys left', async () => {
+    const release: Array<() => void> = [];
+    const recorder = createRecorder(
+      () =>
+        new Promise<void>((resolve) => {
+          release.push(resolve);
+        }),
+    );
+    const t = setup((key, object) => recorder.handler(key, object));
+    await t.start(1);
+    t.controller.enqueueKey('ns/in-flight');
+    t.controller.enqueueKey('ns/queued');
+    await t.settle();
+    expect(recorder.keys()).toEqual(['ns/in-flight']);
+    let stopped = false;
+    void t.controller.stopped().then(() => {
+      stopped = true;
+    });
+    t.stop.abort();
+    await t.settle();
+    expect(stopped).toBe(false);
+    t.controller.enqueueKey('ns/while-stopping');
+    release.shift()?.();
+    await t.controller.stopped();
+    expect(stopped).toBe(true);
+    expect(t.controller.isRunning()).toBe(false);
+    expect(recorder.keys()).toEqual(['ns/in-flight']);
+
+    const again = new AbortController();
+    stops.push(again);
+    await t.controller.start(again.signal, 1);
+    await t.settle();
+    release.shift()?.();
+    await t.settle();
+    release.shift()?.();
+    await recorder.until((calls) => calls.length === 3);
+    expect(recorder.keys().slice(1).sort()).toEqual(['ns/queued', 'ns/while-stopping']);
+  });
+
+  it('never hands one key to two workers at once', async () => {
+    let active = 0;
+    let maxActive = 0;
+    const release: Array<() => void> = [];
+    const t = setup(async () => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await new Promise<void>((resolve) => release.push(resolve));
+      active--;
+    });
+    await t.start(4);
+    t.controller.enqueueKey('ns/a');
+    await t.settle();
+    t.controller.enqueueKey('ns/a');
+    t.controller.enqueueKey('ns/a');
+    await t.settle();
+    expect(active).toBe(1);
+    release.shift()?.();
+    await t.settle();
+    release.shift()?.();
+    await t.settle();
+    expect(maxActive).toBe(1);
+    expect(release).toHaveLength(0);
+  });
+
+  it('records the workqueue metrics under the controller name', async () => {
+    const t = setup(() => {});
+    await t.start();
+    t.controller.enqueueKey('ns/a');
+    await t.settle();
+    expect(t.metrics.value('workqueue_adds_total', { name: 'v1, Kind=ConfigMap' })).toBe(1);
+  });
+
+  describe('bad input', () => {
+    const informer = createTestInformer();
+    it.for([
+      {
+        name: 'an empty name',
+        call: () =>
+          createController(
+            '',
+            informer,
+            () => {},
+            () => {},
+          ),
+      },
+      {
+        name: 'a handler that is not a function',
+        call: () => createController('c', informer, () => {}, 'nope' as never),
+      },
+      {
+        name: 'a startCache that is not a function',
+        call: () => createController('c', informer, undefined as never, () => {}),
+      },
+      {
+        name: 'an informer that is not one',
+        call: () =>
+          createController(
+            'c',
+            {} as never,
+            () => {},
+            () => {},
+          ),
+      },
+    ])('throws a TypeError for $name', ({ call }) => {
+      expect(call).toThrow(TypeError);
+    });
+
+    it.for([0, -1, 1.5, Number.NaN])(
+      'rejects start with a RangeError for workers %s',
+      async (workers) => {
+        const t = setup(() => {});
+        await expect(t.controller.start(t.stop.signal, workers)).rejects.toThrow(
+          /workers must be an integer >= 1/,
+        );
+      },
+    );
+
+    it('throws a RangeError for a negative enqueueAfter delay', () => {
+      const t = setup(() => {});
+      expect(() => t.controller.enqueueAfter('ns', 'a', -1)).toThrow(RangeError);
+    });
+  });
+});
