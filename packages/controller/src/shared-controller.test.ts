@@ -1,0 +1,233 @@
+// Ports the intent of rancher/lasso pkg/controller/sharedcontroller.go and transaction.go: the deferred
+// controller, start errors, replay on late registration, and transactions.
+import type { Client, KubeObject } from '@lasso/client';
+import { createTestLogger, FakeClock } from '@lasso/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createController } from './controller.ts';
+import { createHandlerTransaction } from './handler-transaction.ts';
+import { createRecorder } from './internal/recorder.ts';
+import { configMap, createTestInformer } from './internal/test-informer.ts';
+import { ControllerInitError, createSharedController } from './shared-controller.ts';
+
+const stops: AbortController[] = [];
+afterEach(() => {
+  for (const stop of stops.splice(0)) stop.abort();
+});
+
+let nextName = 0;
+const fakeClient = { kind: 'ConfigMap' } as unknown as Client<KubeObject>;
+
+function setup(options: { fail?: unknown } = {}) {
+  const clock = new FakeClock();
+  const logger = createTestLogger();
+  const informer = createTestInformer();
+  let builds = 0;
+  const shared = createSharedController<KubeObject>({
+    name: 'v1, Resource=configmaps',
+    client: fakeClient,
+    clock,
+    logger,
+    createController: (handler) => {
+      builds++;
+      if (options.fail !== undefined) throw options.fail;
+      return createController('v1, Kind=ConfigMap', informer, () => {}, handler, { clock, logger });
+    },
+  });
+  const stop = new AbortController();
+  stops.push(stop);
+  return {
+    clock,
+    logger,
+    informer,
+    shared,
+    stop,
+    signal: stop.signal,
+    builds: () => builds,
+    settle: () => clock.advance(0),
+  };
+}
+
+describe('createSharedController', () => {
+  it('builds nothing for client(), and nothing is started for a controller nobody used', async () => {
+    const t = setup();
+    expect(t.shared.client()).toBe(fakeClient);
+    await t.shared.start(t.signal, 1);
+    expect(t.builds()).toBe(0);
+    expect(t.informer.handlerCount()).toBe(0);
+    expect(t.shared.isRunning()).toBe(false);
+  });
+
+  it.for([
+    {
+      name: 'registerHandler',
+      use: (s: ReturnType<typeof setup>) =>
+        s.shared.registerHandler(s.signal, `h${nextName++}`, () => {}),
+    },
+    { name: 'enqueue', use: (s: ReturnType<typeof setup>) => s.shared.enqueue('ns', 'a') },
+    {
+      name: 'enqueueAfter',
+      use: (s: ReturnType<typeof setup>) => s.shared.enqueueAfter('ns', 'a', 5),
+    },
+    { name: 'enqueueKey', use: (s: ReturnType<typeof setup>) => s.shared.enqueueKey('ns/a') },
+    { name: 'informer', use: (s: ReturnType<typeof setup>) => void s.shared.informer() },
+  ])('builds the controller once, on the first $name', ({ use }) => {
+    const t = setup();
+    use(t);
+    use(t);
+    t.shared.enqueueKey('ns/b');
+    expect(t.builds()).toBe(1);
+    expect(t.informer.handlerCount()).toBe(1);
+  });
+
+  it('runs registered handlers in order on every key', async () => {
+    const t = setup();
+    const first = createRecorder();
+    const second = createRecorder();
+    t.shared.registerHandler(t.signal, 'first', (key, object) => first.handler(key, object));
+    t.shared.registerHandler(t.signal, 'second', (key, object) => second.handler(key, object));
+    t.informer.add(configMap('a'));
+    t.informer.sync();
+    await t.shared.start(t.signal, 2);
+    await second.until((calls) => calls.length === 1);
+    expect(first.keys()).toEqual(['ns/a']);
+  });
+
+  it('replays every cached key, without rate limiting, to a handler registered after the cache synced', async () => {
+    const t = setup();
+    const early = createRecorder();
+    t.shared.registerHandler(t.signal, 'early', (key, object) => early.handler(key, object));
+    t.informer.add(configMap('a'));
+    t.informer.add(configMap('b'));
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    await early.until((calls) => calls.length === 2);
+    const late = createRecorder();
+    t.shared.registerHandler(t.signal, 'late', (key, object) => late.handler(key, object));
+    await late.until((calls) => calls.length === 2);
+    expect(late.keys().sort()).toEqual(['ns/a', 'ns/b']);
+  });
+
+  it('makes start reject with the construction error, logs it, and turns enqueues into no-ops', async () => {
+    const t = setup({ fail: new Error('the server could not find the requested resource') });
+    t.shared.enqueue('ns', 'a');
+    t.shared.registerHandler(t.signal, 'h', () => {});
+    const error = await t.shared.start(t.signal, 1).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ControllerInitError);
+    expect((error as Error).message).toBe(
+      'controller v1, Resource=configmaps: the server could not find the requested resource',
+    );
+    expect(t.shared.startError()).toBe(error);
+    expect(() => t.shared.informer()).toThrow(ControllerInitError);
+    expect(t.logger.entries.some((entry) => entry.level === 'warn')).toBe(true);
+  });
+
+  it('unregisters a handler when its signal aborts', async () => {
+    const t = setup();
+    const scoped = new AbortController();
+    const recorder = createRecorder();
+    t.shared.registerHandler(scoped.signal, 'scoped', (key, object) =>
+      recorder.handler(key, object),
+    );
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.shared.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 1);
+    scoped.abort();
+    t.shared.enqueueKey('ns/b');
+    await t.settle();
+    expect(recorder.keys()).toEqual(['ns/a']);
+  });
+
+  it.for([
+    {
+      name: 'an empty name',
+      call: (t: ReturnType<typeof setup>) => t.shared.registerHandler(t.signal, '', () => {}),
+    },
+    {
+      name: 'a non-function handler',
+      call: (t: ReturnType<typeof setup>) => t.shared.registerHandler(t.signal, 'h', null as never),
+    },
+    {
+      name: 'a missing signal',
+      call: (t: ReturnType<typeof setup>) => t.shared.registerHandler({} as never, 'h', () => {}),
+    },
+  ])('throws a TypeError for $name', ({ call }) => {
+    expect(() => call(setup())).toThrow(TypeError);
+  });
+
+  it('throws a RangeError for a handler name registered twice', () => {
+    const t = setup();
+    t.shared.registerHandler(t.signal, 'h', () => {});
+    expect(() => t.shared.registerHandler(t.signal, 'h', () => {})).toThrow(
+      /already has a handler named "h"/,
+    );
+  });
+});
+
+describe('createHandlerTransaction', () => {
+  it('applies held registrations on commit, in order', async () => {
+    const t = setup();
+    const transaction = createHandlerTransaction(t.signal);
+    const order: string[] = [];
+    t.shared.registerHandler(transaction, 'one', () => void order.push('one'));
+    t.shared.registerHandler(transaction, 'two', () => void order.push('two'));
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.shared.enqueueKey('ns/a');
+    await t.settle();
+    expect(order).toEqual([]);
+    transaction.commit();
+    t.shared.enqueueKey('ns/b');
+    await t.settle();
+    expect(order).toEqual(['one', 'two']);
+    // After commit, registrations under it apply at once.
+    t.shared.registerHandler(transaction, 'three', () => void order.push('three'));
+    t.shared.enqueueKey('ns/c');
+    await t.settle();
+    expect(order).toEqual(['one', 'two', 'one', 'two', 'three']);
+  });
+
+  it('drops held registrations on rollback', async () => {
+    const t = setup();
+    const transaction = createHandlerTransaction(t.signal);
+    const ran: string[] = [];
+    t.shared.registerHandler(transaction, 'dropped', () => void ran.push('dropped'));
+    transaction.rollback();
+    t.shared.registerHandler(transaction, 'after', () => void ran.push('after'));
+    transaction.commit();
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.shared.enqueueKey('ns/a');
+    await t.settle();
+    expect(ran).toEqual([]);
+  });
+
+  it('unregisters committed handlers when the transaction signal aborts', async () => {
+    const t = setup();
+    const scope = new AbortController();
+    const transaction = createHandlerTransaction(scope.signal);
+    const ran: string[] = [];
+    t.shared.registerHandler(transaction, 'h', () => void ran.push('h'));
+    transaction.commit();
+    scope.abort();
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.shared.enqueueKey('ns/a');
+    await t.settle();
+    expect(ran).toEqual([]);
+  });
+
+  it('applies every held registration on commit even when one throws, then rethrows the first error', () => {
+    const t = setup();
+    const transaction = createHandlerTransaction(t.signal);
+    t.shared.registerHandler(t.signal, 'taken', () => {});
+    t.shared.registerHandler(transaction, 'taken', () => {});
+    t.shared.registerHandler(transaction, 'free', () => {});
+    expect(() => transaction.commit()).toThrow(RangeError);
+    expect(t.builds()).toBe(1);
+  });
+
+  it('refuses a missing signal', () => {
+    expect(() => createHandlerTransaction(undefined as never)).toThrow(TypeError);
+  });
+});
