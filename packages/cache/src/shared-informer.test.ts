@@ -21,6 +21,44 @@ function cm(name: string, data: Record<string, string> = {}): KubeObject {
 
 type Seen = Array<string>;
 
+/** Thrown values that break naive formatting (`.message`, `instanceof`, `String()`). */
+function hostileValues(): Array<{ name: string; value: unknown }> {
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const messageThrows = new Error('original');
+  Object.defineProperty(messageThrows, 'message', {
+    get() {
+      throw new Error('message getter');
+    },
+  });
+  return [
+    { name: 'null', value: null },
+    { name: 'undefined', value: undefined },
+    { name: 'a string', value: 'plain words' },
+    { name: 'a Symbol', value: Symbol('boom') },
+    { name: 'a null-prototype object', value: Object.create(null) },
+    {
+      name: 'an object whose toString throws',
+      value: {
+        toString() {
+          throw new Error('toString');
+        },
+      },
+    },
+    { name: 'an Error whose message getter throws', value: messageThrows },
+    { name: 'a revoked Proxy', value: revoked },
+    {
+      name: 'a thenable whose then throws',
+      value: {
+        // biome-ignore lint/suspicious/noThenProperty: the hostile value under test is a thenable
+        then() {
+          throw new Error('then');
+        },
+      },
+    },
+  ];
+}
+
 /** A handler that records `add:name`, `update:name:rv`, `delete:name` (and `tombstone:name`). */
 function recorder(seen: Seen): ResourceEventHandler<KubeObject> {
   return {
@@ -287,6 +325,83 @@ describe('SharedIndexInformer', () => {
       t.metrics.value('lasso_informer_handler_errors_total', { name: 'cms', handler: 'buggy' }),
     ).toBe(2);
     await t.stop();
+  });
+
+  describe('with hostile thrown values', () => {
+    const values = hostileValues();
+    const cases = (
+      [
+        'onAdd',
+        'onUpdate',
+        'onDelete',
+        'rejected onAdd',
+        'transform',
+        'watch error handler',
+      ] as const
+    ).flatMap((source) => values.map(({ name, value }) => ({ name, value, source })));
+
+    it.for(cases)('keeps delivering when the $source throws $name', async ({ value, source }) => {
+      const t = setup(['a']);
+      const seen: Seen = [];
+      const record = recorder(seen);
+      t.informer.addEventHandler(
+        {
+          onAdd: (object, initial) => {
+            void record.onAdd?.(object, initial);
+            if (source === 'onAdd') throw value;
+            if (source === 'rejected onAdd') return Promise.reject(value);
+          },
+          onUpdate: (old, object) => {
+            void record.onUpdate?.(old, object);
+            if (source === 'onUpdate') throw value;
+          },
+          onDelete: (object) => {
+            void record.onDelete?.(object);
+            if (source === 'onDelete') throw value;
+          },
+        },
+        { name: 'hostile' },
+      );
+      let poisoned = false;
+      t.informer.setTransform((object) => {
+        if (source === 'transform' && object.metadata?.name === 'b' && !poisoned) {
+          poisoned = true;
+          throw value;
+        }
+        return object;
+      });
+      if (source === 'watch error handler') {
+        t.informer.setWatchErrorHandler(() => {
+          throw value;
+        });
+      }
+      void t.start();
+      const watch = await t.fake.nextWatch();
+      if (source === 'watch error handler') {
+        watch.fail(new ApiError({ status: 500 }));
+        await t.clock.advance(800);
+        await t.fake.nextWatch();
+      }
+      t.fake.create(cm('b'));
+      // A transform failure relists after the backoff, which delivers b.
+      if (source === 'transform') await t.clock.advance(800);
+      await t.settle();
+      t.fake.modify(cm('b', { x: '1' }));
+      t.fake.remove('ns/b');
+      await t.settle();
+      expect(seen).toEqual(['add:a:initial', 'add:b', 'update:b:3->4', 'delete:b']);
+      expect(t.informer.isStopped()).toBe(false);
+      const failures = t.logger.find(
+        source === 'transform'
+          ? 'watch failed'
+          : source === 'watch error handler'
+            ? 'watch error handler threw'
+            : 'event handler failed',
+      );
+      expect(failures.length).toBeGreaterThan(0);
+      for (const entry of failures) expect(typeof entry.attributes.error).toBe('string');
+      await t.stop();
+    });
   });
 
   it('re-delivers stored objects as updates per handler resync period', async () => {

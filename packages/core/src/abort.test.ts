@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { anySignal, isAbortError, raceSignal, sleep, timeoutSignal } from './abort.ts';
+import { abortReason, anySignal, isAbortError, raceSignal, sleep, timeoutSignal } from './abort.ts';
 import { isLassoError, LassoError, TimeoutError } from './errors.ts';
 import { FakeClock } from './testing/fake-clock.ts';
 
@@ -39,6 +39,25 @@ describe('sleep()', () => {
   it('rejects at once for an already aborted signal', async () => {
     const wait = sleep(new FakeClock(), 1, { signal: AbortSignal.abort() });
     await expect(wait).rejects.toSatisfy((error) => isAbortError(error));
+  });
+});
+
+describe('abortReason()', () => {
+  it('returns an Error reason as is and wraps any other reason', () => {
+    const error = new Error('stop');
+    expect(abortReason(AbortSignal.abort(error))).toBe(error);
+    expect(abortReason(AbortSignal.abort('stop'))).toMatchObject({
+      code: 'LASSO_ABORTED',
+      cause: 'stop',
+    });
+  });
+
+  it('wraps a reason that throws when inspected (a revoked Proxy)', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const reason = abortReason(AbortSignal.abort(proxy));
+    expect(reason).toMatchObject({ code: 'LASSO_ABORTED' });
+    expect(reason.cause).toBe(proxy);
   });
 });
 

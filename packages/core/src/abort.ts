@@ -11,7 +11,11 @@ export interface SignalOptions {
 /** The reason of an aborted signal, as an Error (abort reasons can be anything). */
 export function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
+  try {
+    if (reason instanceof Error) return reason;
+  } catch {
+    // `instanceof` throws on a revoked Proxy: such a reason is wrapped like any other non-Error.
+  }
   return new LassoError('LASSO_ABORTED', 'operation aborted', { cause: reason });
 }
 
