@@ -2,33 +2,8 @@
 // shared-controller handler that keeps a finalizer on live objects and runs cleanup before releasing it
 // (rancher/wrangler's generated OnRemove handlers).
 import type { KubeObjectLike } from '@lasso/client';
+import { qualifiedNameProblem } from './qualified-name.ts';
 import type { SharedControllerHandler, SharedHandlerResult } from './shared-handler.ts';
-
-// IsQualifiedName: an optional DNS-1123 subdomain prefix, then a name part of at most 63 characters.
-const namePart = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const subdomainLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/**
- * Why `finalizer` is not a domain-qualified finalizer name (`example.com/cleanup`), or `undefined` when it is.
- * Kube accepts unqualified names only for its own standard finalizers, so a controller's must be qualified.
- */
-function finalizerNameProblem(finalizer: unknown): string | undefined {
-  if (typeof finalizer !== 'string' || finalizer === '') return 'must be a non-empty string';
-  const slash = finalizer.indexOf('/');
-  if (slash === -1) return 'must be domain-qualified, like example.com/cleanup';
-  const prefix = finalizer.slice(0, slash);
-  const name = finalizer.slice(slash + 1);
-  if (
-    prefix.length > 253 ||
-    !prefix.split('.').every((label) => label.length <= 63 && subdomainLabel.test(label))
-  ) {
-    return 'has a prefix that is not a lowercase DNS subdomain';
-  }
-  if (name.length > 63 || !namePart.test(name)) {
-    return 'must end in a name of at most 63 alphanumerics, -, _ or . that starts and ends alphanumeric';
-  }
-  return undefined;
-}
 
 function requireFinalizer(caller: string, finalizer: unknown): asserts finalizer is string {
   if (typeof finalizer !== 'string' || finalizer === '') {
@@ -118,7 +93,8 @@ export function finalizerHandler<T extends KubeObjectLike>(
   finalizer: string,
   callbacks: FinalizerCallbacks<T>,
 ): SharedControllerHandler<T> {
-  const problem = finalizerNameProblem(finalizer);
+  // Kube accepts unqualified finalizer names only for its own standard finalizers.
+  const problem = qualifiedNameProblem(finalizer, { requirePrefix: true });
   if (problem !== undefined) {
     throw new TypeError(`finalizerHandler: finalizer ${JSON.stringify(finalizer)} ${problem}`);
   }

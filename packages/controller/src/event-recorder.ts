@@ -1,0 +1,539 @@
+// EventRecorder: fire-and-forget events.k8s.io/v1 Events with client-side series aggregation and bounded
+// retries. Ports client-go tools/events (event_recorder.go, event_broadcaster.go: recordToSink, recordEvent,
+// finishSeries) to one single-threaded object with an injected clock.
+import { isAlreadyExists, isApiError, isNotFound, type KubeObjectLike } from '@lasso/client';
+import {
+  type Clock,
+  errorMessage,
+  type Logger,
+  noopLogger,
+  systemClock,
+  type TimerHandle,
+} from '@lasso/core';
+import type { ObjectReference } from 'kubernetes-types/core/v1.js';
+import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
+import {
+  maxEventFieldLength,
+  microTime,
+  objectReference,
+  referenceIdentity,
+  truncateNote,
+} from './event-format.ts';
+import { qualifiedNameProblem } from './qualified-name.ts';
+
+/** The two event types kube accepts. */
+export type EventType = 'Normal' | 'Warning';
+
+/** Options of the calls the recorder makes. */
+export interface EventRecorderRequestOptions {
+  signal?: AbortSignal | undefined;
+}
+
+/** What the recorder writes through: a `Client<Event>` of `events.k8s.io/v1` `events` fits. */
+export interface EventRecorderClient {
+  create(
+    namespace: string | undefined,
+    event: EventsV1Event,
+    options?: EventRecorderRequestOptions,
+  ): Promise<EventsV1Event>;
+  patch(
+    namespace: string | undefined,
+    name: string,
+    patchType: 'merge',
+    data: unknown,
+    options?: EventRecorderRequestOptions,
+  ): Promise<EventsV1Event>;
+}
+
+/** Options of {@link createEventRecorder}. */
+export interface EventRecorderOptions {
+  /** Writes the Events (a `Client<Event>` of `events.k8s.io/v1` `events`). */
+  client: EventRecorderClient;
+  /** `reportingController` of every Event: a qualified name such as `example.com/app-controller`. */
+  reportingController: string;
+  /** `reportingInstance` of every Event (client-go: `<controller>-<hostname>`), at most 128 characters. */
+  reportingInstance: string;
+  /** Time for `eventTime`, series and retries (default `systemClock`). */
+  clock?: Clock | undefined;
+  /** Where write failures and dropped events are logged (default: silent). Notes are never logged. */
+  logger?: Logger | undefined;
+  /** Aborting it stops the recorder as {@link EventRecorder.stop} does, and cancels requests in flight. */
+  signal?: AbortSignal | undefined;
+  /** A repeated event's series is written at most this often, in ms (default 30 s). */
+  seriesHeartbeatMs?: number | undefined;
+  /**
+   * An event seen again within this many ms of its last occurrence joins its series; after that it is a new
+   * Event (default 6 minutes, client-go's `finishTime`).
+   */
+  seriesWindowMs?: number | undefined;
+  /** Attempts per write before the event is dropped (default 12, client-go's `maxTriesPerEvent`). */
+  maxTries?: number | undefined;
+  /** Wait between attempts, in ms, plus up to 25% jitter (default 10 s, as client-go). */
+  retryDelayMs?: number | undefined;
+  /** Writes in flight or waiting for a retry beyond which new Events are dropped (default 1000). */
+  maxPendingWrites?: number | undefined;
+}
+
+/** Records Events about objects; see {@link createEventRecorder}. */
+export interface EventRecorder {
+  /**
+   * Record that `action` was taken on `regarding` (about `related`, if given) for `reason`. Never throws and
+   * never waits: the write happens in the background; an invalid event is logged and dropped.
+   */
+  event(
+    regarding: KubeObjectLike,
+    related: KubeObjectLike | undefined,
+    type: EventType,
+    reason: string,
+    action: string,
+    note: string,
+  ): void;
+  /** Resolves once no write is in flight or waiting for a retry (retries wait on the clock). */
+  flush(): Promise<void>;
+  /**
+   * Stop recording: later events are dropped, series counts not written yet are written once (no retry),
+   * pending retries are dropped, and timers are cancelled. Resolves once the last write settled.
+   */
+  stop(): Promise<void>;
+}
+
+// One isomorphic event (client-go's eventCache entry). `event` is replaced, never mutated, so a write can
+// send the version it started with while new occurrences build the next one.
+interface SeriesEntry {
+  event: EventsV1Event;
+  /** Monotonic ms of the last occurrence: the series ends `seriesWindowMs` after it. */
+  lastObservedAt: number;
+  /** Monotonic ms the last write started: the next series write waits `seriesHeartbeatMs` after it. */
+  lastWriteAt: number;
+  /** Occurrences since the last write started, not yet written. */
+  dirty: boolean;
+  /** A write is in flight or waiting for a retry: never two writes of one entry at once. */
+  writing: boolean;
+}
+
+// A write's verdict: done (written, or dropped for good) or worth another try.
+type Outcome = 'done' | 'retry';
+
+function positiveOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new RangeError(`createEventRecorder: options.${name} must be a finite number > 0`);
+  }
+  return value;
+}
+
+class EventRecorderImpl implements EventRecorder {
+  readonly #client: EventRecorderClient;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #reportingController: string;
+  readonly #reportingInstance: string;
+  readonly #heartbeatMs: number;
+  readonly #windowMs: number;
+  readonly #maxTries: number;
+  readonly #retryDelayMs: number;
+  readonly #maxPendingWrites: number;
+  readonly #entries = new Map<string, SeriesEntry>();
+  readonly #writes = new Set<Promise<void>>();
+  // Retry waits, woken early (with `false`) by a stop.
+  readonly #sleeps = new Set<(proceed: boolean) => void>();
+  // Aborted only by the caller's signal: cancels requests in flight. A plain stop lets them finish.
+  readonly #abort = new AbortController();
+  readonly #signal: AbortSignal | undefined;
+  // One timer for every entry: armed for the earliest series write or expiry, only while entries exist.
+  #timer: TimerHandle | undefined;
+  #timerAt = Number.POSITIVE_INFINITY;
+  // Event names embed a nanosecond stamp; ms clocks repeat, so stamps are kept strictly increasing.
+  #lastStamp = 0n;
+  #stopped = false;
+  #stopping: Promise<void> | undefined;
+
+  constructor(options: EventRecorderOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new TypeError('createEventRecorder: options must be an object');
+    }
+    const { client, reportingController, reportingInstance, signal } = options;
+    if (typeof client?.create !== 'function' || typeof client.patch !== 'function') {
+      throw new TypeError('createEventRecorder: options.client must have create and patch methods');
+    }
+    const controllerProblem = qualifiedNameProblem(reportingController);
+    if (controllerProblem !== undefined) {
+      throw new TypeError(`createEventRecorder: options.reportingController ${controllerProblem}`);
+    }
+    if (
+      typeof reportingInstance !== 'string' ||
+      reportingInstance === '' ||
+      reportingInstance.length > maxEventFieldLength
+    ) {
+      throw new TypeError(
+        `createEventRecorder: options.reportingInstance must be a non-empty string of at most ${maxEventFieldLength} characters`,
+      );
+    }
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new TypeError('createEventRecorder: options.signal must be an AbortSignal');
+    }
+    this.#client = client;
+    this.#reportingController = reportingController;
+    this.#reportingInstance = reportingInstance;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? noopLogger;
+    this.#heartbeatMs = positiveOption('seriesHeartbeatMs', options.seriesHeartbeatMs, 30_000);
+    this.#windowMs = positiveOption('seriesWindowMs', options.seriesWindowMs, 6 * 60_000);
+    this.#retryDelayMs = positiveOption('retryDelayMs', options.retryDelayMs, 10_000);
+    this.#maxTries = positiveOption('maxTries', options.maxTries, 12);
+    this.#maxPendingWrites = positiveOption('maxPendingWrites', options.maxPendingWrites, 1000);
+    if (!Number.isInteger(this.#maxTries)) {
+      throw new RangeError('createEventRecorder: options.maxTries must be an integer');
+    }
+    this.#signal = signal;
+    if (signal?.aborted) this.#onAbort();
+    else signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  event(
+    regarding: KubeObjectLike,
+    related: KubeObjectLike | undefined,
+    type: EventType,
+    reason: string,
+    action: string,
+    note: string,
+  ): void {
+    try {
+      this.#record(regarding, related, type, reason, action, note);
+    } catch (error) {
+      // A hostile argument (a throwing getter) must not break the caller's reconcile.
+      this.#log('error', 'event dropped: it could not be built', { error: errorMessage(error) });
+    }
+  }
+
+  async flush(): Promise<void> {
+    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
+  }
+
+  stop(): Promise<void> {
+    if (this.#stopping !== undefined) return this.#stopping;
+    this.#stopped = true;
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    for (const wake of this.#sleeps) wake(false);
+    this.#sleeps.clear();
+    if (!this.#abort.signal.aborted) {
+      // The counts observed since the last heartbeat; one try, since nothing will retry after a stop.
+      for (const entry of this.#entries.values()) {
+        if (entry.dirty && !entry.writing) this.#write(entry, 1);
+      }
+    }
+    this.#stopping = this.flush().then(() => this.#entries.clear());
+    return this.#stopping;
+  }
+
+  readonly #onAbort = (): void => {
+    this.#abort.abort(this.#signal?.reason);
+    this.stop().catch(() => undefined);
+  };
+
+  #record(
+    regarding: KubeObjectLike,
+    related: KubeObjectLike | undefined,
+    type: EventType,
+    reason: string,
+    action: string,
+    note: string,
+  ): void {
+    if (this.#stopped) {
+      this.#log('debug', 'event dropped: the recorder is stopped', { reason });
+      return;
+    }
+    if (type !== 'Normal' && type !== 'Warning') {
+      this.#log('error', 'event dropped: type must be Normal or Warning', { reason, type });
+      return;
+    }
+    for (const [field, value] of [
+      ['reason', reason],
+      ['action', action],
+    ] as const) {
+      if (typeof value !== 'string' || value === '' || value.length > maxEventFieldLength) {
+        this.#log(
+          'error',
+          `event dropped: ${field} must have 1 to ${maxEventFieldLength} characters`,
+          {
+            reason: typeof reason === 'string' ? reason.slice(0, maxEventFieldLength) : undefined,
+          },
+        );
+        return;
+      }
+    }
+    const regardingReference = objectReference(regarding);
+    if (regardingReference === undefined) {
+      this.#log('error', 'event dropped: the regarding object has no kind or no name', { reason });
+      return;
+    }
+    // client-go records the event without a related object it cannot reference.
+    const relatedReference = related === undefined ? undefined : objectReference(related);
+    const text = truncateNote(typeof note === 'string' ? note : String(note));
+    const key = JSON.stringify([
+      referenceIdentity(regardingReference),
+      referenceIdentity(relatedReference),
+      type,
+      reason,
+      action,
+      text,
+    ]);
+    const now = this.#clock.monotonic();
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && now - entry.lastObservedAt < this.#windowMs) {
+      entry.event = {
+        ...entry.event,
+        series: {
+          count: (entry.event.series?.count ?? 1) + 1,
+          lastObservedTime: microTime(this.#clock.now()),
+        },
+      };
+      entry.lastObservedAt = now;
+      entry.dirty = true;
+      if (!entry.writing) this.#arm(entry.lastWriteAt + this.#heartbeatMs);
+      return;
+    }
+    if (this.#writes.size >= this.#maxPendingWrites) {
+      this.#log('warn', 'event dropped: too many writes pending', { reason });
+      return;
+    }
+    const fresh: SeriesEntry = {
+      event: this.#makeEvent(regardingReference, relatedReference, type, reason, action, text),
+      lastObservedAt: now,
+      lastWriteAt: now,
+      dirty: false,
+      writing: false,
+    };
+    this.#entries.set(key, fresh);
+    this.#write(fresh, this.#maxTries);
+    this.#arm(now + this.#windowMs);
+  }
+
+  #makeEvent(
+    regarding: ObjectReference,
+    related: ObjectReference | undefined,
+    type: EventType,
+    reason: string,
+    action: string,
+    note: string,
+  ): EventsV1Event {
+    const nowMs = this.#clock.now();
+    let stamp = BigInt(Math.floor(nowMs)) * 1_000_000n;
+    if (stamp <= this.#lastStamp) stamp = this.#lastStamp + 1n;
+    this.#lastStamp = stamp;
+    const event: EventsV1Event = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: {
+        name: `${regarding.name}.${stamp.toString(16)}`,
+        namespace: regarding.namespace || 'default',
+      },
+      eventTime: microTime(nowMs),
+      regarding,
+      type,
+      reason,
+      action,
+      note,
+      reportingController: this.#reportingController,
+      reportingInstance: this.#reportingInstance,
+    };
+    if (related !== undefined) event.related = related;
+    return event;
+  }
+
+  #write(entry: SeriesEntry, maxTries: number): void {
+    const event = entry.event;
+    entry.dirty = false;
+    entry.writing = true;
+    entry.lastWriteAt = this.#clock.monotonic();
+    const done: Promise<void> = this.#attempt(event, maxTries).finally(() => {
+      entry.writing = false;
+      this.#writes.delete(done);
+      if (!entry.dirty) this.#arm(entry.lastObservedAt + this.#windowMs);
+      else if (!this.#stopped) this.#arm(entry.lastWriteAt + this.#heartbeatMs);
+      else if (!this.#abort.signal.aborted) this.#write(entry, 1);
+    });
+    this.#writes.add(done);
+  }
+
+  async #attempt(event: EventsV1Event, maxTries: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.#abort.signal.aborted) return;
+      const outcome = await this.#send(event, attempt);
+      if (outcome === 'done') return;
+      if (attempt >= maxTries) {
+        this.#log('error', 'event dropped: retry limit reached', {
+          ...eventAttributes(event),
+          attempt,
+        });
+        return;
+      }
+      const delayMs = this.#retryDelayMs * (1 + 0.25 * Math.random());
+      if (!(await this.#sleep(delayMs))) {
+        this.#log(
+          'debug',
+          'event dropped: the recorder stopped before a retry',
+          eventAttributes(event),
+        );
+        return;
+      }
+    }
+  }
+
+  // client-go's recordEvent: a series is a merge patch of the existing Event, or a create when that Event
+  // is gone (Events expire after an hour); everything else is a create.
+  async #send(event: EventsV1Event, attempt: number): Promise<Outcome> {
+    const namespace = event.metadata?.namespace;
+    const options = { signal: this.#abort.signal };
+    const isSeries = event.series !== undefined;
+    try {
+      if (isSeries) {
+        try {
+          await this.#client.patch(
+            namespace,
+            event.metadata?.name ?? '',
+            'merge',
+            { series: event.series },
+            options,
+          );
+          return 'done';
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+        }
+      }
+      const { resourceVersion: _, ...metadata } = event.metadata ?? {};
+      await this.#client.create(namespace, { ...event, metadata }, options);
+      return 'done';
+    } catch (error) {
+      if (this.#abort.signal.aborted) return 'done';
+      const attributes = { ...eventAttributes(event), attempt, error: errorMessage(error) };
+      if (isAlreadyExists(error)) {
+        // A series create racing the first create of its Event: patch again. A plain duplicate is done.
+        if (isSeries) return 'retry';
+        this.#log('debug', 'event exists already', attributes);
+        return 'done';
+      }
+      if (isApiError(error) && error.status !== 429 && error.status < 500) {
+        this.#log('error', 'event rejected by the server', attributes);
+        return 'done';
+      }
+      if (error instanceof TypeError) {
+        this.#log('error', 'event could not be sent', attributes);
+        return 'done';
+      }
+      this.#log('warn', 'event write failed, retrying', attributes);
+      return 'retry';
+    }
+  }
+
+  /** Resolves `true` after `delayMs`, or `false` at once when the recorder stops meanwhile. */
+  #sleep(delayMs: number): Promise<boolean> {
+    if (this.#stopped) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const timer = this.#clock.schedule(delayMs, () => wake(true));
+      const wake = (proceed: boolean): void => {
+        timer.cancel();
+        this.#sleeps.delete(wake);
+        resolve(proceed);
+      };
+      this.#sleeps.add(wake);
+    });
+  }
+
+  #arm(at: number): void {
+    if (this.#stopped || (this.#timer !== undefined && this.#timerAt <= at)) return;
+    this.#timer?.cancel();
+    this.#timerAt = at;
+    this.#timer = this.#clock.schedule(Math.max(0, at - this.#clock.monotonic()), () =>
+      this.#tick(),
+    );
+  }
+
+  // finishSeries and the series heartbeat in one pass: write due series, forget series that ended.
+  #tick(): void {
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    if (this.#stopped) return;
+    const now = this.#clock.monotonic();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [key, entry] of this.#entries) {
+      // A write in progress re-arms the timer for its entry when it ends.
+      if (entry.writing) continue;
+      const due = entry.dirty
+        ? entry.lastWriteAt + this.#heartbeatMs
+        : entry.lastObservedAt + this.#windowMs;
+      if (due > now) next = Math.min(next, due);
+      else if (entry.dirty) this.#write(entry, this.#maxTries);
+      else this.#entries.delete(key);
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
+  }
+
+  #log(
+    level: 'debug' | 'warn' | 'error',
+    message: string,
+    attributes: Record<string, unknown>,
+  ): void {
+    try {
+      this.#logger[level](message, attributes);
+    } catch {
+      // A failing logger must not turn a fire-and-forget event into an exception.
+    }
+  }
+}
+
+// Log attributes of an Event: identity only. The note is user text and may hold anything, so it stays out.
+function eventAttributes(event: EventsV1Event): Record<string, unknown> {
+  return {
+    namespace: event.metadata?.namespace,
+    name: event.metadata?.name,
+    reason: event.reason,
+    regarding: `${event.regarding?.kind}/${event.regarding?.name}`,
+  };
+}
+
+/**
+ * Create an Event recorder on `events.k8s.io/v1` (client-go `tools/events`: an `EventBroadcaster` recording
+ * to a sink plus its `EventRecorder`, in one object).
+ *
+ * - Fire-and-forget: {@link EventRecorder.event} validates, builds the Event and returns; the write happens
+ *   in the background. An invalid type, an empty or over-long reason or action, or a regarding object without
+ *   kind or name is logged and dropped. Notes longer than 1 KiB are cut to fit, ending in ` ...`.
+ * - Aggregation: an event identical to one seen less than `seriesWindowMs` (6 min) before (same regarding
+ *   and related objects, type, reason, action and note) is not created again; it becomes a
+ *   `series { count, lastObservedTime }` on the first Event, written with a merge patch at most once per
+ *   `seriesHeartbeatMs` (30 s) however often it recurs. A hot loop costs one create, then one patch per
+ *   heartbeat.
+ * - Retries: a failed write (connection error, timeout, 429, 5xx) is retried `maxTries` times in all,
+ *   `retryDelayMs` (10 s, +25% jitter) apart, then dropped and logged; other API errors are logged and
+ *   dropped at once.
+ * - Names and fields as client-go: `<regarding name>.<hex nanosecond timestamp>`, `eventTime` a MicroTime,
+ *   the regarding object's namespace (or `default` for a cluster-scoped one).
+ *
+ * **Gotchas**: client-go writes the first repeat at once and refreshes series every 30 minutes; here every
+ * series write waits for the heartbeat, so a count lags by up to `seriesHeartbeatMs`. Aggregation ignores the
+ * regarding object's `resourceVersion` (client-go does not), so events about an object that keeps changing
+ * still aggregate; the Event keeps the `resourceVersion` of the first occurrence. Counts observed after the
+ * last write are lost when the process dies: call {@link EventRecorder.stop} on shutdown.
+ *
+ * @example
+ * ```ts
+ * const events = new Client<Event>({
+ *   gvr: { group: 'events.k8s.io', version: 'v1', resource: 'events' }, kind: 'Event', namespaced: true, rest,
+ * });
+ * const recorder = createEventRecorder({
+ *   client: events, reportingController: 'example.com/app-controller', reportingInstance: `app-controller-${hostname()}`,
+ *   logger, signal,
+ * });
+ * recorder.event(app, undefined, 'Normal', 'Scaled', 'Scale', `scaled to ${replicas} replicas`);
+ * ```
+ *
+ * @throws TypeError when `client` lacks `create` or `patch`, `reportingController` is not a qualified name,
+ * or `reportingInstance` is empty or longer than 128 characters.
+ * @throws RangeError when a duration, `maxTries` or `maxPendingWrites` is not a positive number.
+ */
+export function createEventRecorder(options: EventRecorderOptions): EventRecorder {
+  return new EventRecorderImpl(options);
+}
