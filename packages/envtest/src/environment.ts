@@ -1,14 +1,15 @@
 // startEnvironment: an existing cluster, real etcd + kube-apiserver binaries, or the built-in server,
 // with CRDs installed and a kubeconfig written (controller-runtime's envtest.Environment, ported).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Clock, errorMessage, LassoError, type Logger, sleep, systemClock } from '@lasso/core';
 import { stringify as stringifyYaml } from 'yaml';
 import { loadCrdFiles } from './crd-loader.ts';
 import { connectExistingCluster } from './existing-cluster.ts';
 import { startKubebuilderControlPlane } from './kubebuilder.ts';
+import { atProcessExit, makePrivateTempDir, sweepStaleTempDirs } from './process-cleanup.ts';
 
 import { sendRequest } from './server/http-client.ts';
 import { type LocalApiServer, startLocalApiServer } from './server/server.ts';
@@ -29,6 +30,8 @@ export interface EnvironmentOptions {
   clock?: Clock;
   /** Receives the built-in server's internal errors. */
   logger?: Logger;
+  /** Aborts the start (and its waits): everything started so far is stopped and the call rejects. */
+  signal?: AbortSignal;
 }
 
 /** How to reach the environment's API server as an admin (system:masters). */
@@ -48,7 +51,11 @@ export interface Credentials {
 export interface Environment {
   /** Which API server backs it. */
   mode: 'builtin' | 'kubebuilder' | 'existing';
-  /** A kubeconfig file written to a temp dir (admin user), deleted by `stop()`. */
+  /**
+   * A kubeconfig file (admin user) written with mode 0600 to a private temp dir, deleted by `stop()`,
+   * at process exit (also after an uncaught exception) and on SIGINT/SIGTERM/SIGHUP; one left by a
+   * process killed with SIGKILL is deleted by the next `startEnvironment()`.
+   */
   kubeconfigPath: string;
   kubeconfigYaml: string;
   credentials: Credentials;
@@ -129,7 +136,11 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   if (!(readyTimeoutMs > 0)) throw new RangeError('readyTimeoutMs must be > 0');
   const clock = options.clock ?? systemClock;
+  const { signal } = options;
+  signal?.throwIfAborted();
   const crds = await loadCrds(options.crds ?? []);
+  // Kubeconfigs and control-plane keys of earlier runs that died of SIGKILL.
+  sweepStaleTempDirs();
 
   const existingPath = process.env.LASSO_TEST_KUBECONFIG;
   const assets = process.env.KUBEBUILDER_ASSETS;
@@ -148,6 +159,8 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     const plane = await startKubebuilderControlPlane(assets, {
       readyTimeoutMs,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.logger === undefined ? {} : { logger: options.logger }),
+      ...(signal === undefined ? {} : { signal }),
     });
     mode = 'kubebuilder';
     credentials = plane.credentials;
@@ -168,9 +181,11 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
   }
 
   let directory: string | undefined;
+  let forgetDirectory = (): void => {};
   let createdNamespace: string | undefined;
   try {
-    await installCrds(credentials, crds, clock, readyTimeoutMs);
+    signal?.throwIfAborted();
+    await installCrds(credentials, crds, clock, readyTimeoutMs, signal);
     let namespace = 'default';
     if (options.namespace === true) {
       namespace = `lasso-test-${randomBytes(4).toString('hex')}`;
@@ -188,11 +203,18 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
         throw fail(`creating namespace ${namespace} failed: ${response.status} ${response.text}`);
       }
     }
-    directory = await mkdtemp(join(tmpdir(), 'lasso-envtest-'));
+    signal?.throwIfAborted();
+    // The kubeconfig holds the admin client key: a 0700 dir named after this pid (so a later start can
+    // sweep it once this process is gone) and a 0600 file, removed however the process ends.
+    const privateDirectory = makePrivateTempDir('kubeconfig');
+    directory = privateDirectory;
+    forgetDirectory = atProcessExit(() =>
+      rmSync(privateDirectory, { recursive: true, force: true }),
+    );
     // An existing cluster's kubeconfig is kept as written (it may use exec plugins or token files).
     const kubeconfigYaml = existingYaml ?? kubeconfigFor(credentials, namespace);
     const kubeconfigPath = join(directory, 'kubeconfig');
-    await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600 });
+    await writeFile(kubeconfigPath, kubeconfigYaml, { mode: 0o600, flag: 'wx' });
     let stopped: Promise<void> | undefined;
     const tempDirectory = directory;
     return {
@@ -212,8 +234,9 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
               `/api/v1/namespaces/${createdNamespace}`,
             ).catch((error: unknown) => errors.push(error));
           }
-          await rm(tempDirectory, { recursive: true, force: true }).catch((error: unknown) =>
-            errors.push(error),
+          await rm(tempDirectory, { recursive: true, force: true }).then(
+            () => forgetDirectory(),
+            (error: unknown) => errors.push(error),
           );
           await stopBackend().catch((error: unknown) => errors.push(error));
           if (errors.length > 0) {
@@ -228,6 +251,12 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     };
   } catch (error) {
     if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    forgetDirectory();
+    if (mode === 'existing' && createdNamespace !== undefined) {
+      await sendRequest(credentials, 'DELETE', `/api/v1/namespaces/${createdNamespace}`).catch(
+        () => {},
+      );
+    }
     await stopBackend().catch(() => {});
     throw error;
   }
@@ -250,6 +279,7 @@ async function installCrds(
   crds: Array<Record<string, unknown>>,
   clock: Clock,
   timeoutMs: number,
+  signal: AbortSignal | undefined,
 ): Promise<void> {
   const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
   for (const crd of crds) {
@@ -279,11 +309,12 @@ async function installCrds(
       ? spec.versions.filter(isRecord).filter((version) => version.served === true)
       : [];
     for (;;) {
+      signal?.throwIfAborted();
       if (await crdServed(credentials, name, String(spec.group ?? ''), plural, versions)) break;
       if (clock.monotonic() > deadline) {
         throw fail(`CRD ${name} was not established within ${timeoutMs} ms`);
       }
-      await sleep(clock, 50);
+      await sleep(clock, 50, signal === undefined ? {} : { signal });
     }
   }
 }

@@ -12,10 +12,16 @@ import { FakeClock } from '@lasso/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   etcdArguments,
+  type KubeVersion,
   kubeApiServerArguments,
+  parseKubeApiServerVersion,
+  readKubeApiServerVersion,
   startKubebuilderControlPlane,
+  systemNamespaces,
   terminateProcess,
+  versionSpecificArguments,
   waitForHealthy,
+  waitForSystemNamespaces,
 } from './kubebuilder.ts';
 import { createCertificateAuthority, createSignedCertificate } from './pki.ts';
 
@@ -56,9 +62,64 @@ describe('etcdArguments', () => {
   });
 });
 
+const v = (gitVersion: string): KubeVersion => {
+  const version = parseKubeApiServerVersion(`Kubernetes ${gitVersion}`);
+  if (version === undefined) throw new Error(`no version in ${gitVersion}`);
+  return version;
+};
+
+describe('parseKubeApiServerVersion', () => {
+  it.each([
+    ['Kubernetes v1.20.2\n', { major: 1, minor: 20, patch: 2, gitVersion: 'v1.20.2' }],
+    ['Kubernetes v1.31.0+k3s1', { major: 1, minor: 31, patch: 0, gitVersion: 'v1.31.0+k3s1' }],
+    [
+      'Kubernetes v1.24.0-rc.1.5+abc',
+      { major: 1, minor: 24, patch: 0, gitVersion: 'v1.24.0-rc.1.5+abc' },
+    ],
+  ])('reads %j', (output, expected) => {
+    expect(parseKubeApiServerVersion(output)).toEqual(expected);
+  });
+
+  it('has no version for a build without version information or no output', () => {
+    expect(parseKubeApiServerVersion('Kubernetes v0.0.0-master+faecb196815e2')).toBeUndefined();
+    expect(parseKubeApiServerVersion('')).toBeUndefined();
+    expect(parseKubeApiServerVersion('unknown flag: --version')).toBeUndefined();
+  });
+});
+
+describe('versionSpecificArguments', () => {
+  it('closes the insecure port (8080 by default) before 1.24, where the flag exists', () => {
+    for (const version of ['v1.20.2', 'v1.21.14', 'v1.22.0', 'v1.23.17', 'v1.23.0-alpha.1']) {
+      expect(versionSpecificArguments(v(version)), version).toEqual(['--insecure-port=0']);
+    }
+  });
+
+  it('passes no --insecure-port from 1.24 on, which removed the flag', () => {
+    for (const version of ['v1.24.0', 'v1.24.0-rc.1', 'v1.28.3', 'v1.31.0+k3s1', 'v2.0.0']) {
+      expect(versionSpecificArguments(v(version)), version).toEqual([]);
+    }
+  });
+
+  it('keeps the service-account issuer and keys (mandatory from 1.20) in every version', () => {
+    for (const version of ['v1.20.2', 'v1.23.17', 'v1.24.0', 'v1.31.1']) {
+      const args = kubeApiServerArguments(layout, v(version));
+      expect(args, version).toEqual(
+        expect.arrayContaining([
+          '--service-account-issuer=https://127.0.0.1:6443/',
+          '--service-account-key-file=/tmp/cp/sa.pub',
+          '--service-account-signing-key-file=/tmp/cp/sa.key',
+        ]),
+      );
+      expect(args.filter((arg) => arg.startsWith('--insecure-port')).length, version).toBe(
+        v(version).minor < 24 ? 1 : 0,
+      );
+    }
+  });
+});
+
 describe('kubeApiServerArguments', () => {
   it('passes every flag a loopback kube-apiserver needs', () => {
-    const args = kubeApiServerArguments(layout);
+    const args = kubeApiServerArguments(layout, v('v1.31.0'));
     expect(args).toEqual(
       expect.arrayContaining([
         '--etcd-servers=http://127.0.0.1:2379',
@@ -170,6 +231,158 @@ describe('waitForHealthy', () => {
   });
 });
 
+describe('waitForSystemNamespaces', () => {
+  const ca = createCertificateAuthority();
+  const serving = createSignedCertificate(ca, {
+    commonName: 'api',
+    ipAddresses: ['127.0.0.1'],
+    usage: 'server',
+  });
+  const admin = createSignedCertificate(ca, {
+    commonName: 'admin',
+    organizations: ['system:masters'],
+    usage: 'client',
+  });
+  let server: https.Server;
+  let credentials: { server: string; caPem: string; clientCertPem: string; clientKeyPem: string };
+  let existing: Set<string>;
+  const seen: string[] = [];
+
+  beforeEach(async () => {
+    existing = new Set();
+    seen.length = 0;
+    server = https.createServer(
+      { cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true },
+      (req, res) => {
+        seen.push(req.url ?? '');
+        const name = req.url?.replace('/api/v1/namespaces/', '') ?? '';
+        res.statusCode = req.url === '/readyz' || existing.has(name) ? 200 : 404;
+        res.end('{}');
+      },
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    credentials = {
+      server: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      caPem: ca.certPem,
+      clientCertPem: admin.certPem,
+      clientKeyPem: admin.keyPem,
+    };
+  });
+  afterEach(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('waits on the clock until /readyz and every namespace kube-apiserver creates exist', async () => {
+    existing.add('kube-system');
+    const clock = new SignallingClock();
+    const sleeping = clock.scheduled(100);
+    let done = false;
+    const ready = waitForSystemNamespaces(credentials, { timeoutMs: 10_000, clock }).then(() => {
+      done = true;
+    });
+    await sleeping;
+    expect(done).toBe(false);
+    expect(seen).toEqual([
+      '/readyz',
+      '/api/v1/namespaces/default',
+      '/api/v1/namespaces/kube-system',
+      '/api/v1/namespaces/kube-public',
+      '/api/v1/namespaces/kube-node-lease',
+    ]);
+    for (const name of systemNamespaces) existing.add(name);
+    seen.length = 0;
+    await clock.advance(100);
+    await ready;
+    // Only what was missing is asked again.
+    expect(seen).toEqual([
+      '/api/v1/namespaces/default',
+      '/api/v1/namespaces/kube-public',
+      '/api/v1/namespaces/kube-node-lease',
+    ]);
+  });
+
+  it('times out naming what is still missing', async () => {
+    existing = new Set(['default', 'kube-system']);
+    const clock = new SignallingClock();
+    const sleeping = clock.scheduled(100);
+    const outcome = waitForSystemNamespaces(credentials, { timeoutMs: 100, clock }).catch(
+      (error: unknown) => error,
+    );
+    await sleeping;
+    await clock.advance(100);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect((error as Error).message).toBe(
+      `kube-apiserver at ${credentials.server} not ready after 100 ms: missing kube-public, kube-node-lease`,
+    );
+  });
+
+  it('stops waiting when its signal aborts', async () => {
+    const clock = new SignallingClock();
+    const sleeping = clock.scheduled(100);
+    const controller = new AbortController();
+    const outcome = waitForSystemNamespaces(credentials, {
+      timeoutMs: 10_000,
+      clock,
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    await sleeping;
+    const reason = new Error('test over');
+    controller.abort(reason);
+    expect(await outcome).toBe(reason);
+  });
+});
+
+describe('readKubeApiServerVersion', () => {
+  let assets: string;
+  const binary = async (output: string, code = 0): Promise<string> => {
+    const path = join(assets, 'kube-apiserver');
+    await writeFile(
+      path,
+      `#!${process.execPath}\nconsole.log(${JSON.stringify(output)}); process.exit(${code});\n`,
+    );
+    await chmod(path, 0o755);
+    return path;
+  };
+  beforeEach(async () => {
+    assets = await mkdtemp(join(tmpdir(), 'lasso-version-'));
+  });
+  afterEach(async () => {
+    await rm(assets, { recursive: true, force: true });
+  });
+
+  it('reads the version a release prints', async () => {
+    expect(await readKubeApiServerVersion(await binary('Kubernetes v1.20.2'))).toEqual(
+      v('v1.20.2'),
+    );
+  });
+
+  it('refuses a version older than 1.20, naming it', async () => {
+    const error = await readKubeApiServerVersion(await binary('Kubernetes v1.19.16')).catch(
+      (caught: unknown) => caught,
+    );
+    expect(isLassoError(error, 'LASSO_ENVTEST_FAILED')).toBe(true);
+    expect((error as Error).message).toBe(
+      'kube-apiserver v1.19.16 is older than 1.20, the oldest version envtest supports',
+    );
+  });
+
+  it('refuses a build that prints no version, and a binary that fails', async () => {
+    const unknown = await readKubeApiServerVersion(
+      await binary('Kubernetes v0.0.0-master+faecb196815e2'),
+    ).catch((caught: unknown) => caught);
+    expect(isLassoError(unknown, 'LASSO_ENVTEST_FAILED')).toBe(true);
+    expect((unknown as Error).message).toContain('cannot tell the kube-apiserver version');
+    const failing = await readKubeApiServerVersion(await binary('boom', 2)).catch(
+      (caught: unknown) => caught,
+    );
+    expect(isLassoError(failing, 'LASSO_ENVTEST_FAILED')).toBe(true);
+    expect((failing as Error).message).toContain('--version failed');
+  });
+});
+
 describe('terminateProcess', () => {
   it('sends SIGKILL after the timeout when SIGTERM is ignored', async () => {
     const child = spawn(
@@ -200,7 +413,13 @@ const argsRecorder = `
 const fs = require('node:fs');
 const args = {};
 for (const arg of process.argv.slice(2)) { const i = arg.indexOf('='); args[arg.slice(2, i)] = arg.slice(i + 1); }
-fs.writeFileSync(process.argv[1] + '.json', JSON.stringify({ argv: process.argv.slice(2), pid: process.pid }));
+const record = { argv: process.argv.slice(2), pid: process.pid, requests: [] };
+const save = () => fs.writeFileSync(process.argv[1] + '.json', JSON.stringify(record));
+save();
+`;
+// `kube-apiserver --version` as a release prints it.
+const versionAnswer = (version = 'v1.23.4'): string => `
+if (process.argv.includes('--version')) { console.log('Kubernetes ${version}'); process.exit(0); }
 `;
 const fakeEtcd = `${argsRecorder}
 const url = new URL(args['listen-client-urls']);
@@ -208,7 +427,9 @@ if (!fs.statSync(args['data-dir']).isDirectory()) process.exit(2);
 require('node:http').createServer((req, res) => res.end(req.url === '/health' ? '{"health":"true"}' : ''))
   .listen(Number(url.port), url.hostname);
 `;
-const fakeApiServer = `${argsRecorder}
+// Like kube-apiserver's bootstrap controller, the namespaces appear a moment after /readyz is 200.
+const fakeApiServer = `${versionAnswer()}${argsRecorder}
+const seen = new Map();
 const token = fs.readFileSync(args['token-auth-file'], 'utf8').split(',')[0];
 if (!fs.readFileSync(args['service-account-signing-key-file'], 'utf8').includes('BEGIN EC PRIVATE KEY')) process.exit(3);
 if (!fs.readFileSync(args['service-account-key-file'], 'utf8').includes('BEGIN PUBLIC KEY')) process.exit(4);
@@ -219,11 +440,15 @@ require('node:https').createServer({
   const cert = req.socket.getPeerCertificate();
   const user = req.socket.authorized && cert.subject.O === 'system:masters' ? cert.subject.CN
     : req.headers.authorization === 'Bearer ' + token ? 'token-admin' : undefined;
-  res.statusCode = user === undefined ? 401 : 200;
+  record.requests.push(req.url);
+  save();
+  seen.set(req.url, (seen.get(req.url) ?? 0) + 1);
+  const pending = req.url.startsWith('/api/v1/namespaces/') && seen.get(req.url) < 3;
+  res.statusCode = user === undefined ? 401 : pending ? 404 : 200;
   res.end(req.url === '/readyz' ? 'ok' : JSON.stringify({ user }));
 }).listen(Number(args['secure-port']), args['bind-address']);
 `;
-const crashingApiServer = `${argsRecorder}
+const crashingApiServer = `${versionAnswer()}${argsRecorder}
 process.stderr.write('Error: unknown flag: --bogus\\n');
 process.exit(1);
 `;
@@ -234,10 +459,13 @@ describe('startKubebuilderControlPlane', () => {
     await writeFile(join(assets, name), `#!${process.execPath}\n${script}`);
     await chmod(join(assets, name), mode);
   };
-  const recorded = async (name: string): Promise<{ argv: string[]; pid: number }> =>
+  const recorded = async (
+    name: string,
+  ): Promise<{ argv: string[]; pid: number; requests: string[] }> =>
     JSON.parse(await readFile(join(assets, `${name}.json`), 'utf8')) as {
       argv: string[];
       pid: number;
+      requests: string[];
     };
   const alive = (pid: number): boolean => {
     try {
@@ -327,12 +555,18 @@ describe('startKubebuilderControlPlane', () => {
         .pop(),
     );
     expect(apiServer.argv).toEqual(
-      kubeApiServerArguments({
-        directory,
-        etcdClientPort: etcdPort,
-        etcdPeerPort: peerPort,
-        apiServerPort: port,
-      }),
+      kubeApiServerArguments(
+        { directory, etcdClientPort: etcdPort, etcdPeerPort: peerPort, apiServerPort: port },
+        v('v1.23.4'),
+      ),
+    );
+    expect(apiServer.argv).toContain('--insecure-port=0');
+    expect(plane.version).toEqual(v('v1.23.4'));
+    expect(apiServer.requests).toEqual(
+      expect.arrayContaining([
+        '/readyz',
+        ...systemNamespaces.map((name) => `/api/v1/namespaces/${name}`),
+      ]),
     );
     expect(new Set([port, etcdPort, peerPort]).size).toBe(3);
     expect(existsSync(dataDir)).toBe(true);
@@ -343,6 +577,45 @@ describe('startKubebuilderControlPlane', () => {
     expect(alive(apiServer.pid)).toBe(false);
     expect(existsSync(directory)).toBe(false);
     expect(process.listenerCount('exit')).toBe(exitListeners);
+  });
+
+  it('passes no --insecure-port to kube-apiserver 1.24+, which would refuse the flag', async () => {
+    await install('etcd', fakeEtcd);
+    await install(
+      'kube-apiserver',
+      fakeApiServer
+        .replace('v1.23.4', 'v1.24.17')
+        .replace(
+          'const seen',
+          "if (process.argv.some((arg) => arg.startsWith('--insecure-port'))) { console.error('Error: unknown flag: --insecure-port'); process.exit(1); }\nconst seen",
+        ),
+    );
+    const plane = await startKubebuilderControlPlane(assets, { readyTimeoutMs: 20_000 });
+    try {
+      expect(plane.version.gitVersion).toBe('v1.24.17');
+      expect((await recorded('kube-apiserver')).argv).not.toContain('--insecure-port=0');
+    } finally {
+      await plane.stop();
+    }
+  });
+
+  it('refuses an unsupported kube-apiserver before starting anything', async () => {
+    await install('etcd', fakeEtcd);
+    await install('kube-apiserver', fakeApiServer.replace('v1.23.4', 'v1.18.20'));
+    await expect(startKubebuilderControlPlane(assets)).rejects.toThrow(
+      'kube-apiserver v1.18.20 is older than 1.20',
+    );
+    expect(existsSync(join(assets, 'etcd.json'))).toBe(false);
+  });
+
+  it('rejects with the reason of an already aborted signal, starting nothing', async () => {
+    await install('etcd', fakeEtcd);
+    await install('kube-apiserver', fakeApiServer);
+    const reason = new Error('cancelled');
+    await expect(
+      startKubebuilderControlPlane(assets, { signal: AbortSignal.abort(reason) }),
+    ).rejects.toBe(reason);
+    expect(existsSync(join(assets, 'etcd.json'))).toBe(false);
   });
 
   it('reports the output of a kube-apiserver that exits and cleans up etcd', async () => {

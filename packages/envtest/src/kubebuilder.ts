@@ -1,16 +1,17 @@
 // KUBEBUILDER_ASSETS mode: real etcd + kube-apiserver on loopback with generated certificates, an admin
 // client certificate, service-account keys and an admin token; ports controller-runtime's
 // pkg/internal/testing/controlplane (etcd.go, apiserver.go) and its process handling.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { constants, rmSync } from 'node:fs';
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  abortReason,
+  anySignal,
   type Clock,
   errorMessage,
   LassoError,
@@ -27,6 +28,8 @@ import {
   createCertificateAuthority,
   createSignedCertificate,
 } from './pki.ts';
+import { atProcessExit, makePrivateTempDir, sweepStaleTempDirs } from './process-cleanup.ts';
+import { sendRequest } from './server/http-client.ts';
 
 /** Options of {@link startKubebuilderControlPlane}. */
 export interface KubebuilderOptions {
@@ -40,12 +43,16 @@ export interface KubebuilderOptions {
   clock?: Clock;
   /** Receives start/stop progress (never credentials). */
   logger?: Logger;
+  /** Aborts the start: processes are stopped, the data directory removed, and the call rejects. */
+  signal?: AbortSignal;
 }
 
 /** A running etcd + kube-apiserver pair. */
 export interface KubebuilderControlPlane {
   /** Admin credentials: client certificate (O=system:masters) and a bearer token. */
   credentials: Credentials;
+  /** The version `kube-apiserver --version` reported. */
+  version: KubeVersion;
   /** SIGTERM both processes (SIGKILL after `stopTimeoutMs`) and remove the data directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -90,8 +97,50 @@ export function etcdArguments(layout: ControlPlaneLayout): string[] {
   ];
 }
 
-/** kube-apiserver flags for a loopback control plane with RBAC, client-certificate and token auth. */
-export function kubeApiServerArguments(layout: ControlPlaneLayout): string[] {
+/** A kube-apiserver release, as `kube-apiserver --version` prints it (`Kubernetes v1.20.2`). */
+export interface KubeVersion {
+  major: number;
+  minor: number;
+  patch: number;
+  /** The version as printed, e.g. `v1.20.2` or `v1.31.0+k3s1`. */
+  gitVersion: string;
+}
+
+/** The oldest kube-apiserver minor release `startKubebuilderControlPlane` runs (see the README). */
+export const oldestSupportedVersion = { major: 1, minor: 20 } as const;
+
+/**
+ * The version in `kube-apiserver --version` output, or undefined when there is none: a build without
+ * version information prints `v0.0.0-master+...`, which tells nothing about its flags.
+ */
+export function parseKubeApiServerVersion(output: string): KubeVersion | undefined {
+  const match = /\bv(\d+)\.(\d+)\.(\d+)([-+][0-9A-Za-z.+-]*)?/.exec(output);
+  if (match === null) return undefined;
+  const [gitVersion, major, minor, patch] = match;
+  const version = { major: Number(major), minor: Number(minor), patch: Number(patch), gitVersion };
+  return version.major === 0 ? undefined : version;
+}
+
+function atLeast(version: KubeVersion, major: number, minor: number): boolean {
+  return version.major > major || (version.major === major && version.minor >= minor);
+}
+
+/**
+ * The flags `version` needs beyond the common ones (controller-runtime's envtest decides the same):
+ * before 1.24 kube-apiserver also serves plain HTTP on `--insecure-port` (8080 by default), which two
+ * environments would both claim, so it is closed with `--insecure-port=0`; 1.24 removed the flag and
+ * refuses to start when given it. The service-account issuer and keys that 1.20 made mandatory are
+ * common flags (every supported version takes them; TokenRequest needs them).
+ */
+export function versionSpecificArguments(version: KubeVersion): string[] {
+  return atLeast(version, 1, 24) ? [] : ['--insecure-port=0'];
+}
+
+/**
+ * kube-apiserver flags for a loopback control plane with RBAC, client-certificate and token auth, for
+ * the kube-apiserver `version` (see {@link versionSpecificArguments}).
+ */
+export function kubeApiServerArguments(layout: ControlPlaneLayout, version: KubeVersion): string[] {
   const file = (name: string): string => join(layout.directory, name);
   return [
     `--etcd-servers=http://127.0.0.1:${layout.etcdClientPort}`,
@@ -110,28 +159,118 @@ export function kubeApiServerArguments(layout: ControlPlaneLayout): string[] {
     // With a loopback advertise address the endpoint reconciler would fail to publish the kubernetes Service.
     '--endpoint-reconciler-type=none',
     '--allow-privileged=true',
+    ...versionSpecificArguments(version),
   ];
 }
 
-// One 'exit' listener for every running control plane, so many environments do not trip
-// MaxListenersExceededWarning. Runs synchronously: 'exit' handlers cannot await.
-const exitCleanups = new Set<() => void>();
-function runExitCleanups(): void {
-  for (const cleanup of exitCleanups) {
-    try {
-      cleanup();
-    } catch {
-      // Best effort while the process is going away; nothing is left to report to.
-    }
-  }
+/** Options of {@link readKubeApiServerVersion}. */
+export interface ReadVersionOptions {
+  /** How long `--version` may take (default 10 000 ms). */
+  timeoutMs?: number;
+  clock?: Clock;
+  signal?: AbortSignal;
 }
-function atProcessExit(cleanup: () => void): () => void {
-  if (exitCleanups.size === 0) process.on('exit', runExitCleanups);
-  exitCleanups.add(cleanup);
-  return () => {
-    exitCleanups.delete(cleanup);
-    if (exitCleanups.size === 0) process.removeListener('exit', runExitCleanups);
-  };
+
+/**
+ * Run `binary --version` and parse it. Throws a `LASSO_ENVTEST_FAILED` {@link LassoError} when the
+ * binary fails, prints no version, or is older than {@link oldestSupportedVersion}.
+ */
+export async function readKubeApiServerVersion(
+  binary: string,
+  options: ReadVersionOptions = {},
+): Promise<KubeVersion> {
+  const clock = options.clock ?? systemClock;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeout = timeoutSignal(clock, timeoutMs, `${binary} --version took over ${timeoutMs} ms`);
+  const combined = anySignal([timeout.signal, options.signal]);
+  let output: string;
+  try {
+    output = await new Promise<string>((resolve, reject) => {
+      execFile(
+        binary,
+        ['--version'],
+        { signal: combined.signal, maxBuffer: 64 * 1024 },
+        (error, stdout, stderr) => {
+          if (combined.signal.aborted) reject(abortReason(combined.signal));
+          else if (error !== null) {
+            reject(fail(`${binary} --version failed: ${errorMessage(error)}`, error));
+          } else resolve(`${stdout}\n${stderr}`);
+        },
+      );
+    });
+  } finally {
+    combined.dispose();
+    timeout.clear();
+  }
+  const version = parseKubeApiServerVersion(output);
+  if (version === undefined) {
+    throw fail(
+      `cannot tell the kube-apiserver version from \`${binary} --version\` (${JSON.stringify(output.trim().slice(0, 200))}); envtest chooses its flags by version`,
+    );
+  }
+  if (!atLeast(version, oldestSupportedVersion.major, oldestSupportedVersion.minor)) {
+    throw fail(
+      `kube-apiserver ${version.gitVersion} is older than ${oldestSupportedVersion.major}.${oldestSupportedVersion.minor}, the oldest version envtest supports`,
+    );
+  }
+  return version;
+}
+
+/** The namespaces kube-apiserver's bootstrap controller creates, shortly after `/readyz` turns 200. */
+export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+/** Options of {@link waitForSystemNamespaces}. */
+export interface WaitForNamespacesOptions {
+  timeoutMs: number;
+  /** Delay between rounds (default 100 ms). */
+  intervalMs?: number;
+  clock?: Clock;
+  signal?: AbortSignal;
+}
+
+/**
+ * Wait until `/readyz` answers 200 and every namespace of {@link systemNamespaces} exists, as the
+ * built-in server guarantees from its start. Throws a {@link TimeoutError} naming what is missing.
+ */
+export async function waitForSystemNamespaces(
+  credentials: Credentials,
+  options: WaitForNamespacesOptions,
+): Promise<void> {
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.monotonic() + options.timeoutMs;
+  // One request may outlast the deadline by this much (as in waitForHealthy): a bounded overshoot.
+  const attemptTimeoutMs = 5_000;
+  let missing = ['/readyz', ...systemNamespaces];
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const still: string[] = [];
+    for (const name of missing) {
+      const path = name === '/readyz' ? name : `/api/v1/namespaces/${name}`;
+      const attempt = timeoutSignal(clock, attemptTimeoutMs);
+      const combined = anySignal([attempt.signal, options.signal]);
+      const response = await sendRequest(credentials, 'GET', path, undefined, {}, combined)
+        .catch(() => undefined)
+        .finally(() => {
+          combined.dispose();
+          attempt.clear();
+        });
+      if (response?.status !== 200) still.push(name);
+    }
+    missing = still;
+    if (missing.length === 0) return;
+    const left = deadline - clock.monotonic();
+    if (left <= 0) {
+      throw new TimeoutError(
+        `kube-apiserver at ${credentials.server} not ready after ${options.timeoutMs} ms: missing ${missing.join(', ')}`,
+        options.timeoutMs,
+      );
+    }
+    await sleep(
+      clock,
+      Math.min(options.intervalMs ?? 100, left),
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+  }
 }
 
 function fail(message: string, cause?: unknown): LassoError {
@@ -291,13 +430,16 @@ export async function waitForHealthy(options: WaitForHealthyOptions): Promise<vo
     const failure = options.failed?.();
     if (failure !== undefined) throw fail(`${options.url} will never be ready: ${failure}`);
     const attempt = timeoutSignal(clock, options.attemptTimeoutMs ?? 5_000);
+    const combined = anySignal([attempt.signal, options.signal]);
     try {
-      const { status, body } = await probe(options.url, options.tls, attempt.signal);
+      const { status, body } = await probe(options.url, options.tls, combined.signal);
       if (status === 200) return;
       last = `HTTP ${status}${body.trim() === '' ? '' : `: ${body.trim().slice(0, 300)}`}`;
     } catch (error) {
+      options.signal?.throwIfAborted();
       last = errorMessage(error);
     } finally {
+      combined.dispose();
       attempt.clear();
     }
     const failed = options.failed?.();
@@ -321,7 +463,11 @@ export async function waitForHealthy(options: WaitForHealthyOptions): Promise<vo
  * Start etcd and kube-apiserver from `assetsDir` (the folder `KUBEBUILDER_ASSETS` names, as
  * setup-envtest fills it) on free loopback ports, with a generated CA, serving certificate, admin
  * client certificate (CN=admin, O=system:masters), service-account signing key and an admin token
- * (`--token-auth-file`), and wait for `/readyz`. Children are killed on `stop()` and on process exit.
+ * (`--token-auth-file`), and wait for `/readyz` and the namespaces kube-apiserver creates
+ * ({@link systemNamespaces}). The flags depend on `kube-apiserver --version` ({@link
+ * kubeApiServerArguments}). Children are killed and the data directory (keys, token file) removed on
+ * `stop()`, on process exit and on SIGINT/SIGTERM/SIGHUP; a directory left by a process killed with
+ * SIGKILL is removed by the next start.
  *
  * Without a controller-manager there is no garbage collection, namespaces never finish terminating
  * and no `default` ServiceAccount exists: create it before creating Pods.
@@ -341,6 +487,8 @@ export async function startKubebuilderControlPlane(
   if (!(stopTimeoutMs >= 0)) throw new RangeError('stopTimeoutMs must be >= 0');
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? noopLogger;
+  const { signal } = options;
+  signal?.throwIfAborted();
 
   const binaries = { etcd: join(assetsDir, 'etcd'), apiServer: join(assetsDir, 'kube-apiserver') };
   for (const binary of [binaries.etcd, binaries.apiServer]) {
@@ -354,9 +502,15 @@ export async function startKubebuilderControlPlane(
     }
   }
 
-  const directory = await mkdtemp(join(tmpdir(), 'lasso-envtest-kubebuilder-'));
+  const version = await readKubeApiServerVersion(binaries.apiServer, {
+    timeoutMs: readyTimeoutMs,
+    clock,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  sweepStaleTempDirs();
+  const directory = makePrivateTempDir('kubebuilder');
   const processes: Managed[] = [];
-  // Children must not outlive the test process, even when it exits without calling stop().
+  // Children and keys must not outlive the test process, even when it exits without calling stop().
   const forgetExitCleanup = atProcessExit(() => {
     for (const managed of processes) {
       if (managed.exited === undefined) managed.child.kill('SIGKILL');
@@ -384,14 +538,21 @@ export async function startKubebuilderControlPlane(
     const layout: ControlPlaneLayout = { directory, etcdClientPort, etcdPeerPort, apiServerPort };
     const pki = await writePki(directory);
 
+    const deadline = clock.monotonic() + readyTimeoutMs;
+    const left = (): number => Math.max(1, deadline - clock.monotonic());
+    const rethrowAbort = (): void => {
+      if (signal?.aborted) throw abortReason(signal);
+    };
     const etcd = launch('etcd', binaries.etcd, etcdArguments(layout));
     processes.push(etcd);
     await waitForHealthy({
       url: `http://127.0.0.1:${etcdClientPort}/health`,
-      timeoutMs: readyTimeoutMs,
+      timeoutMs: left(),
       clock,
       failed: () => (etcd.exited === undefined ? undefined : describeFailure(etcd)),
+      ...(signal === undefined ? {} : { signal }),
     }).catch((error: unknown) => {
+      rethrowAbort();
       throw fail(
         `etcd did not become healthy: ${errorMessage(error)}${etcd.exited ? '' : `\n${etcd.tail()}`}`,
         error,
@@ -399,7 +560,7 @@ export async function startKubebuilderControlPlane(
     });
 
     const apiServer = launch('kube-apiserver', binaries.apiServer, [
-      ...kubeApiServerArguments(layout),
+      ...kubeApiServerArguments(layout, version),
       ...(options.extraApiServerArgs ?? []),
     ]);
     processes.push(apiServer);
@@ -407,8 +568,9 @@ export async function startKubebuilderControlPlane(
     await waitForHealthy({
       url: `${server}/readyz`,
       tls: { caPem: pki.ca.certPem, certPem: pki.admin.certPem, keyPem: pki.admin.keyPem },
-      timeoutMs: readyTimeoutMs,
+      timeoutMs: left(),
       clock,
+      ...(signal === undefined ? {} : { signal }),
       failed: () =>
         apiServer.exited !== undefined
           ? describeFailure(apiServer)
@@ -416,22 +578,33 @@ export async function startKubebuilderControlPlane(
             ? describeFailure(etcd)
             : undefined,
     }).catch((error: unknown) => {
+      rethrowAbort();
       throw fail(
         `kube-apiserver did not become ready: ${errorMessage(error)}${apiServer.exited ? '' : `\nkube-apiserver output tail:\n${apiServer.tail()}`}`,
         error,
       );
     });
-    logger.debug('kubebuilder control plane ready', { server });
-    return {
-      credentials: {
-        server,
-        caPem: pki.ca.certPem,
-        clientCertPem: pki.admin.certPem,
-        clientKeyPem: pki.admin.keyPem,
-        token: pki.token,
-      },
-      stop,
+    const credentials: Credentials = {
+      server,
+      caPem: pki.ca.certPem,
+      clientCertPem: pki.admin.certPem,
+      clientKeyPem: pki.admin.keyPem,
+      token: pki.token,
     };
+    // /readyz turns 200 before the bootstrap controller has created default, kube-system, ...
+    await waitForSystemNamespaces(credentials, {
+      timeoutMs: left(),
+      clock,
+      ...(signal === undefined ? {} : { signal }),
+    }).catch((error: unknown) => {
+      rethrowAbort();
+      throw fail(
+        `kube-apiserver did not become ready: ${errorMessage(error)}${apiServer.exited ? `\n${describeFailure(apiServer)}` : ''}`,
+        error,
+      );
+    });
+    logger.debug('kubebuilder control plane ready', { server, version: version.gitVersion });
+    return { credentials, version, stop };
   } catch (error) {
     await stop().catch(() => {});
     throw error;

@@ -20,13 +20,14 @@ export interface SimpleResponse {
   json(): unknown;
 }
 
-/** Send one request and buffer the response. */
+/** Send one request and buffer the response; `options.signal` aborts it (the promise rejects). */
 export function sendRequest(
   credentials: RequestCredentials,
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<SimpleResponse> {
   const url = new URL(path, credentials.server);
   const payload =
@@ -44,12 +45,13 @@ export function sendRequest(
     requestHeaders.Authorization = `Bearer ${credentials.token}`;
   }
   return new Promise<SimpleResponse>((resolve, reject) => {
-    const options: https.RequestOptions = { method, headers: requestHeaders, agent: false };
+    const settings: https.RequestOptions = { method, headers: requestHeaders, agent: false };
+    if (options.signal !== undefined) settings.signal = options.signal;
     if (url.protocol === 'https:') {
-      if (credentials.caPem !== undefined) options.ca = credentials.caPem;
+      if (credentials.caPem !== undefined) settings.ca = credentials.caPem;
       if (useCertificate) {
-        options.cert = credentials.clientCertPem;
-        options.key = credentials.clientKeyPem;
+        settings.cert = credentials.clientCertPem;
+        settings.key = credentials.clientKeyPem;
       }
     }
     const onResponse = (response: http.IncomingMessage): void => {
@@ -68,8 +70,8 @@ export function sendRequest(
     };
     const request =
       url.protocol === 'https:'
-        ? https.request(url, options, onResponse)
-        : http.request(url, options, onResponse);
+        ? https.request(url, settings, onResponse)
+        : http.request(url, settings, onResponse);
     request.on('error', reject);
     request.end(payload);
   });
