@@ -15,6 +15,8 @@ export default defineConfig({
   clean: true,
   target: 'node20',
   platform: 'node',
+  // Bundling renames a class that refers to itself (`_ApiError`); error.name and stacks need the real one.
+  keepNames: true,
   tsconfig: 'tsconfig.build.json',
   define: { __LASSO_VERSION__: JSON.stringify(version) },
 });

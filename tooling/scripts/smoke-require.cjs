@@ -1,5 +1,7 @@
 // Checks that every built @lasso package loads through require() (Node >= 20.19 loads ESM that way)
 // and through import, and that both give the same module: ESM-only must not strand CommonJS users.
+// Also checks that every exported class keeps its name (error.name and stacks show it; a bundler
+// renaming `ApiError` to `_ApiError` breaks both).
 const { readdirSync, readFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { join } = require('node:path');
@@ -17,6 +19,10 @@ const packages = readdirSync(join(root, 'packages'))
   })
   .filter((manifest) => manifest.name.startsWith('@lasso/'));
 
+function isClass(value) {
+  return typeof value === 'function' && /^class\b/.test(Function.prototype.toString.call(value));
+}
+
 async function main() {
   const problems = [];
   for (const { name, exports, selfRequire } of packages) {
@@ -29,6 +35,11 @@ async function main() {
         if (names.length === 0) problems.push(`${specifier}: require() gave no exports`);
         if (names.join() !== Object.keys(imported).sort().join()) {
           problems.push(`${specifier}: require() and import give different exports`);
+        }
+        for (const [exportName, value] of Object.entries(required)) {
+          if (isClass(value) && value.name !== exportName) {
+            problems.push(`${specifier}: class ${exportName} is named "${value.name}" in the build`);
+          }
         }
       } catch (error) {
         problems.push(`${specifier}: ${error.message}`);

@@ -440,7 +440,9 @@ describe('Client', () => {
       .get('d', 'a')
       .catch((e: unknown) => e);
     expect(isNotFound(error)).toBe(true);
-    expect((error as Error).message).toBe('configmaps "a" not found');
+    expect((error as Error).message).toBe(
+      'get configmaps "a" in namespace "d": configmaps "a" not found',
+    );
   });
 });
 

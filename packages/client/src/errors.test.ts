@@ -73,7 +73,7 @@ describe('ApiError guards (apimachinery api/errors)', () => {
       const error = apiErrorFrom(request, code, {}, statusBody(code, reason));
       expect(isApiError(error)).toBe(true);
       expect(error.status).toBe(code);
-      expect(error.message).toBe(`message of ${code}`);
+      expect(error.message).toBe(`get configmaps "x" in namespace "d": message of ${code}`);
       expect(accepted(error)).toEqual(guards);
     },
   );
@@ -93,7 +93,9 @@ describe('ApiError guards (apimachinery api/errors)', () => {
       const error = apiErrorFrom(request, code, {}, '<html>proxy error</html>');
       expect(isApiError(error)).toBe(true);
       expect(error.status).toBe(code);
-      expect(error.message).toContain(`${request.path}: the server responded ${code}`);
+      expect(error.message).toContain(
+        `get configmaps "x" in namespace "d": the server responded ${code}`,
+      );
       expect(accepted(error)).toEqual(guards);
     },
   );

@@ -3,9 +3,52 @@ import { isLassoError, LassoError } from '@lasso/core';
 import type { Status, StatusCause, StatusDetails } from './types.ts';
 
 /**
+ * What a failed request asked for, as kube-apiserver's `RequestInfo` reads it from the method and
+ * path. `resource` is undefined for a path outside any resource (discovery: `/apis/apps/v1`).
+ */
+export interface ApiRequest {
+  /**
+   * `get`, `list`, `watch`, `create`, `update`, `patch`, `delete` or `deletecollection`; the
+   * lowercase HTTP method for a non-resource path.
+   */
+  verb: string;
+  /** The API path asked for, without query and without the server's path prefix. */
+  path: string;
+  /** API group (`''` for the core group). */
+  group?: string | undefined;
+  version?: string | undefined;
+  /** Plural resource, e.g. `configmaps`. */
+  resource?: string | undefined;
+  /** e.g. `status`, `scale`. */
+  subresource?: string | undefined;
+  /** Undefined for cluster-scoped resources and requests across all namespaces. */
+  namespace?: string | undefined;
+  name?: string | undefined;
+}
+
+/**
+ * `get configmaps "a" in namespace "default"`, `list deployments.apps`, `update
+ * deployments.apps/status "web" in namespace "prod"`, or `get /apis/example.com/v1` for a
+ * non-resource path: the prefix of an {@link ApiError}'s message.
+ */
+export function describeApiRequest(request: ApiRequest): string {
+  if (request.resource === undefined) return `${request.verb} ${request.path}`;
+  let text = `${request.verb} ${request.resource}`;
+  if (request.group) text += `.${request.group}`;
+  if (request.subresource) text += `/${request.subresource}`;
+  if (request.name !== undefined) text += ` ${JSON.stringify(request.name)}`;
+  if (request.namespace !== undefined) text += ` in namespace ${JSON.stringify(request.namespace)}`;
+  return text;
+}
+
+/**
  * An error answer of the Kubernetes API server, built from its `metav1.Status` body (or, for a
  * non-Status body, from the HTTP status alone). `code` is the LassoError code (`LASSO_API_ERROR`);
  * `status` is the HTTP status; `reason` is the Status reason (`NotFound`, `Conflict`, `Expired`, ...).
+ *
+ * When the transport built it, `request` says what was asked and the message starts with it:
+ * `get configmaps "a" in namespace "default": configmaps "a" not found` (the server's own message
+ * stays in `body.message`). Errors of watch `ERROR` events carry no request.
  */
 export class ApiError extends LassoError {
   /** HTTP status code (404, 409, 410, ...). */
@@ -18,6 +61,8 @@ export class ApiError extends LassoError {
   readonly retryAfterMs: number | undefined;
   /** The Status body as received, when there was one. */
   readonly body: Status | undefined;
+  /** The request that failed, when the transport built this error. */
+  readonly request: ApiRequest | undefined;
 
   constructor(
     init: {
@@ -27,13 +72,16 @@ export class ApiError extends LassoError {
       details?: StatusDetails | undefined;
       retryAfterMs?: number | undefined;
       body?: Status | undefined;
+      /** Prefixes the message with {@link describeApiRequest}. */
+      request?: ApiRequest | undefined;
     },
     options?: { cause?: unknown },
   ) {
     const reason = init.reason ?? reasonForStatus(init.status);
+    const message = init.message ?? `the server responded ${init.status} ${reason}`;
     super(
       'LASSO_API_ERROR',
-      init.message ?? `the server responded ${init.status} ${reason}`,
+      init.request !== undefined ? `${describeApiRequest(init.request)}: ${message}` : message,
       options,
     );
     this.status = init.status;
@@ -41,6 +89,7 @@ export class ApiError extends LassoError {
     this.details = init.details;
     this.retryAfterMs = init.retryAfterMs;
     this.body = init.body;
+    this.request = init.request;
   }
 
   /** Field-level causes of an Invalid error (empty otherwise). */
@@ -48,8 +97,16 @@ export class ApiError extends LassoError {
     return this.details?.causes ?? [];
   }
 
-  /** Build an ApiError from a Status object (a response body or a watch ERROR event). */
-  static fromStatus(status: Status, httpStatus?: number, retryAfterMs?: number): ApiError {
+  /**
+   * Build an ApiError from a Status object (a response body or a watch ERROR event); `request`,
+   * when given, is named in the message.
+   */
+  static fromStatus(
+    status: Status,
+    httpStatus?: number,
+    retryAfterMs?: number,
+    request?: ApiRequest,
+  ): ApiError {
     const code = status.code ?? httpStatus ?? 500;
     const fromDetails =
       status.details?.retryAfterSeconds !== undefined
@@ -62,6 +119,7 @@ export class ApiError extends LassoError {
       details: status.details,
       retryAfterMs: retryAfterMs ?? fromDetails,
       body: status,
+      request,
     });
   }
 }

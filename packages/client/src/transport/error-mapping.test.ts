@@ -22,7 +22,7 @@ describe('apiErrorFrom', () => {
     expect(error).toMatchObject({
       status: 422,
       reason: 'Invalid',
-      message: 'ConfigMap "x" is invalid',
+      message: 'create configmaps in namespace "default": ConfigMap "x" is invalid',
     });
     expect(error.causes).toEqual([
       { type: 'FieldValueInvalid', field: 'metadata.name', message: 'bad' },
@@ -53,5 +53,131 @@ describe('apiErrorFrom', () => {
     );
     expect(error.retryAfterMs).toBe(3000);
     expect(isTooManyRequests(error)).toBe(true);
+  });
+});
+
+describe('apiErrorFrom: what was asked', () => {
+  const notFound = JSON.stringify(status(404, 'NotFound', 'the server could not find it'));
+  it.for([
+    {
+      name: 'a get of a namespaced object',
+      method: 'GET',
+      path: '/api/v1/namespaces/default/configmaps/a',
+      query: undefined,
+      prefix: 'get configmaps "a" in namespace "default"',
+      request: {
+        verb: 'get',
+        group: '',
+        version: 'v1',
+        resource: 'configmaps',
+        namespace: 'default',
+        name: 'a',
+      },
+    },
+    {
+      name: 'a list across namespaces of a grouped resource',
+      method: 'GET',
+      path: '/apis/apps/v1/deployments',
+      query: { limit: 500 },
+      prefix: 'list deployments.apps',
+      request: { verb: 'list', group: 'apps', version: 'v1', resource: 'deployments' },
+    },
+    {
+      name: 'a watch',
+      method: 'GET',
+      path: '/apis/apps/v1/namespaces/prod/deployments',
+      query: { watch: 'true', resourceVersion: '7' },
+      prefix: 'watch deployments.apps in namespace "prod"',
+      request: { verb: 'watch', resource: 'deployments', namespace: 'prod' },
+    },
+    {
+      name: 'an update of a subresource',
+      method: 'PUT',
+      path: '/apis/apps/v1/namespaces/prod/deployments/web/status',
+      query: undefined,
+      prefix: 'update deployments.apps/status "web" in namespace "prod"',
+      request: { verb: 'update', resource: 'deployments', subresource: 'status', name: 'web' },
+    },
+    {
+      name: 'a create',
+      method: 'POST',
+      path: '/api/v1/namespaces/default/configmaps',
+      query: undefined,
+      prefix: 'create configmaps in namespace "default"',
+      request: { verb: 'create', resource: 'configmaps', namespace: 'default' },
+    },
+    {
+      name: 'a patch with an encoded name',
+      method: 'PATCH',
+      path: '/api/v1/namespaces/default/configmaps/a%3Ab',
+      query: undefined,
+      prefix: 'patch configmaps "a:b" in namespace "default"',
+      request: { verb: 'patch', name: 'a:b' },
+    },
+    {
+      name: 'a delete of a cluster-scoped object',
+      method: 'DELETE',
+      path: '/apis/rbac.authorization.k8s.io/v1/clusterroles/admin',
+      query: undefined,
+      prefix: 'delete clusterroles.rbac.authorization.k8s.io "admin"',
+      request: { verb: 'delete', resource: 'clusterroles', name: 'admin' },
+    },
+    {
+      name: 'a delete of a collection',
+      method: 'DELETE',
+      path: '/api/v1/namespaces/default/pods',
+      query: { labelSelector: 'app=web' },
+      prefix: 'deletecollection pods in namespace "default"',
+      request: { verb: 'deletecollection', resource: 'pods', namespace: 'default' },
+    },
+    {
+      name: 'a namespace (cluster-scoped, its name is no namespace)',
+      method: 'GET',
+      path: '/api/v1/namespaces/kube-system',
+      query: undefined,
+      prefix: 'get namespaces "kube-system"',
+      request: { verb: 'get', resource: 'namespaces', name: 'kube-system' },
+    },
+    {
+      name: 'the finalize subresource of a namespace',
+      method: 'PUT',
+      path: '/api/v1/namespaces/gone/finalize',
+      query: undefined,
+      prefix: 'update namespaces/finalize "gone"',
+      request: { resource: 'namespaces', subresource: 'finalize', name: 'gone' },
+    },
+    {
+      name: 'a discovery path',
+      method: 'GET',
+      path: '/apis/example.com/v1',
+      query: undefined,
+      prefix: 'get /apis/example.com/v1',
+      request: { verb: 'get', path: '/apis/example.com/v1' },
+    },
+  ] as const)(
+    'names $name in the message and in request',
+    ({ method, path, query, prefix, request }) => {
+      const error = apiErrorFrom({ method, path, query }, 404, {}, notFound);
+      expect(error.message).toBe(`${prefix}: the server could not find it`);
+      expect(error.request).toMatchObject(request);
+      expect(error.request?.path).toBe(path);
+      // Cluster-scoped objects and non-resource paths carry no namespace, and the latter no resource.
+      if (!prefix.includes(' in namespace ')) expect(error.request?.namespace).toBeUndefined();
+      if (prefix.includes(' /')) expect(error.request?.resource).toBeUndefined();
+      expect(error).toMatchObject({ status: 404, reason: 'NotFound' });
+      expect(error.body?.message).toBe('the server could not find it');
+    },
+  );
+
+  it('names the request before the HTTP status of a non-Status answer', () => {
+    const error = apiErrorFrom(
+      { method: 'GET', path: '/api/v1/namespaces/default/configmaps/a' },
+      502,
+      {},
+      '',
+    );
+    expect(error.message).toBe(
+      'get configmaps "a" in namespace "default": the server responded 502 Unknown',
+    );
   });
 });

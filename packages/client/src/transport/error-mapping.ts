@@ -1,17 +1,23 @@
 // Errors of a failed request: an ApiError from the answer (apimachinery's errors.FromObject /
 // client-go's transformResponse), or the abort reason, a timeout or a connection failure.
 import { abortReason, errorMessage, LassoError, TimeoutError } from '@lasso/core';
-import { ApiError } from '../errors.ts';
+import { ApiError, reasonForStatus } from '../errors.ts';
 import type { Status } from '../types.ts';
+import { requestInfoFor } from './request-info.ts';
+import type { QueryParams } from './rest-request.ts';
 import { parseRetryAfter } from './retry-after.ts';
 
 /** What the mapping needs to know about a request. */
 export interface FailedRequest {
   method: string;
   path: string;
+  query?: QueryParams | undefined;
 }
 
-/** Build the ApiError of a non-2xx answer: from its Status body, or from the HTTP status (`nowMs` dates a Retry-After HTTP date). */
+/**
+ * Build the ApiError of a non-2xx answer: from its Status body, or from the HTTP status (`nowMs`
+ * dates a Retry-After HTTP date). Its `request` and message name what `request` asked for.
+ */
 export function apiErrorFrom(
   request: FailedRequest,
   statusCode: number,
@@ -20,6 +26,7 @@ export function apiErrorFrom(
   nowMs = Date.now(),
 ): ApiError {
   const retryAfterMs = parseRetryAfter(headers['retry-after'], nowMs);
+  const info = requestInfoFor(request.method, request.path, request.query);
   let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
@@ -27,13 +34,14 @@ export function apiErrorFrom(
     parsed = undefined;
   }
   if (typeof parsed === 'object' && parsed !== null && (parsed as Status).kind === 'Status') {
-    return ApiError.fromStatus(parsed as Status, statusCode, retryAfterMs);
+    return ApiError.fromStatus(parsed as Status, statusCode, retryAfterMs, info);
   }
   const snippet = parsed === undefined && text !== '' ? `: ${text.slice(0, 200).trim()}` : '';
   return new ApiError({
     status: statusCode,
-    message: `${request.method} ${request.path}: the server responded ${statusCode}${snippet}`,
+    message: `the server responded ${statusCode} ${reasonForStatus(statusCode)}${snippet}`,
     retryAfterMs,
+    request: info,
   });
 }
 
