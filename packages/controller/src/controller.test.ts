@@ -402,7 +402,7 @@ describe('createController', () => {
       },
       {
         name: 'a startCache that is not a function',
-        call: () => createController('c', informer, undefined as never, () => {}),
+        call: () => createController('c', informer, 'nope' as never, () => {}),
       },
       {
         name: 'an informer that is not one',

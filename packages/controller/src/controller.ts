@@ -9,10 +9,10 @@ import {
 import type { KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
+  defaultLogger,
   errorMessage,
   type Logger,
   type MetricsProvider,
-  noopLogger,
   noopMetricsProvider,
   systemClock,
 } from '@lasso/core';
@@ -34,6 +34,7 @@ export type Handler<T> = (key: string, object: T | undefined) => void | Promise<
 /**
  * Starts the cache a controller reads (lasso's `startCache`): called by every `start`, with the start's
  * signal. It must be idempotent (an informer runs once); the controller then waits for the informer to sync.
+ * Pass `undefined` to {@link createController} to have the controller run its informer itself.
  */
 export type StartCacheFunc = (signal: AbortSignal) => void | Promise<void>;
 
@@ -118,23 +119,25 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
   #pending: PendingKey[] = [];
   // Present from the creation of the queue until every worker of that run returned.
   #run: Run | undefined;
+  // Set once the controller ran its own informer (no startCache given).
+  #informerRun: Promise<void> | undefined;
   // An in-progress start: concurrent callers share it instead of starting twice.
   #starting: Promise<void> | undefined;
 
   constructor(
     name: string,
     informer: SharedIndexInformer<T>,
-    startCache: StartCacheFunc,
+    startCache: StartCacheFunc | undefined,
     handler: Handler<T>,
     options: ControllerOptions,
   ) {
     this.name = name;
     this.#informer = informer;
-    this.#startCache = startCache;
+    this.#startCache = startCache ?? ((signal) => this.#runInformerOnce(signal));
     this.#handler = handler;
     this.#rateLimiter = options.rateLimiter ?? defaultLassoRateLimiter();
     this.#clock = options.clock ?? systemClock;
-    this.#logger = (options.logger ?? noopLogger).child({ controller: name });
+    this.#logger = (options.logger ?? defaultLogger).child({ controller: name });
     this.#metrics = options.metrics ?? noopMetricsProvider;
     const syncOnlyChanged = options.syncOnlyChangedObjects === true;
     informer.addEventHandler(
@@ -266,6 +269,15 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
     });
   }
 
+  // The default startCache: the informer runs once, with the first start's signal; later starts only wait for
+  // it to sync (a stopped informer never syncs again, so they then fail loudly).
+  #runInformerOnce(signal: AbortSignal): void {
+    if (this.#informerRun !== undefined) return;
+    this.#informerRun = this.#informer.run({ signal }).catch((error: unknown) => {
+      this.#logger.error('informer failed', { error: errorMessage(error) });
+    });
+  }
+
   // The queue of a run that still takes keys; undefined while stopped or stopping (keys are buffered then).
   #liveRun(): Run | undefined {
     const run = this.#run;
@@ -368,10 +380,8 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
  * @example
  * ```ts
  * const informer = createCache(configMaps, { namespace: 'default' });
- * let running: Promise<void> | undefined;
- * const controller = createController('configmaps', informer, (signal) => {
- *   running ??= informer.run({ signal });
- * }, async (key, configMap) => {
+ * // startCache undefined: the controller runs its informer itself.
+ * const controller = createController('configmaps', informer, undefined, async (key, configMap) => {
  *   if (configMap === undefined) return; // deleted
  *   console.log('reconciling', key, configMap.data);
  * });
@@ -386,7 +396,7 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
 export function createController<T extends KubeObjectLike>(
   name: string,
   informer: SharedIndexInformer<T>,
-  startCache: StartCacheFunc,
+  startCache: StartCacheFunc | undefined,
   handler: Handler<T>,
   options: ControllerOptions = {},
 ): Controller<T> {
@@ -396,8 +406,8 @@ export function createController<T extends KubeObjectLike>(
   if (typeof informer?.addEventHandler !== 'function') {
     throw new TypeError(`createController(${name}): informer must be a SharedIndexInformer`);
   }
-  if (typeof startCache !== 'function') {
-    throw new TypeError(`createController(${name}): startCache must be a function`);
+  if (startCache !== undefined && typeof startCache !== 'function') {
+    throw new TypeError(`createController(${name}): startCache must be a function or undefined`);
   }
   if (typeof handler !== 'function') {
     throw new TypeError(`createController(${name}): handler must be a function`);

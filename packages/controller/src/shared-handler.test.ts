@@ -32,16 +32,16 @@ describe('createSharedHandler', () => {
     const t = setup();
     const seen: string[] = [];
     t.shared.register(t.signal, 'first', (_key, object) => {
-      seen.push(`first:${object?.data?.step}`);
+      seen.push(`first:${(object?.data as { step?: string } | undefined)?.step}`);
       return configMap('a', { data: { step: '2' } });
     });
     t.shared.register(t.signal, 'second', (_key, object) => {
-      seen.push(`second:${object?.data?.step}`);
+      seen.push(`second:${(object?.data as { step?: string } | undefined)?.step}`);
       // No uid: not passed on.
       return { metadata: { name: 'a' }, data: { step: 'ignored' } };
     });
     t.shared.register(t.signal, 'third', async (_key, object) => {
-      seen.push(`third:${object?.data?.step}`);
+      seen.push(`third:${(object?.data as { step?: string } | undefined)?.step}`);
     });
     await t.shared.onChange('ns/a', configMap('a', { data: { step: '1' } }));
     expect(seen).toEqual(['first:1', 'second:2', 'third:2']);
