@@ -20,10 +20,34 @@ export {
   someError,
 } from './errors.ts';
 export {
+  createEventRecorder,
+  type EventRecorder,
+  type EventRecorderClient,
+  type EventRecorderOptions,
+  type EventRecorderRequestOptions,
+  type EventType,
+} from './event-recorder.ts';
+export {
+  addFinalizer,
+  containsFinalizer,
+  type FinalizerCallbacks,
+  type FinalizerClient,
+  finalizerHandler,
+  removeFinalizer,
+} from './finalizer.ts';
+export {
   createHandlerTransaction,
   type HandlerTransaction,
   isHandlerTransaction,
 } from './handler-transaction.ts';
+export { enqueueOwnerHandler, type OwnerKindOptions, ownerKeysOf } from './owner-handler.ts';
+export {
+  AlreadyOwnedError,
+  type ControllerReferenceOptions,
+  getControllerOf,
+  isControlledBy,
+  setControllerReference,
+} from './owner-references.ts';
 export {
   ControllerInitError,
   createSharedController,

@@ -75,7 +75,7 @@ function requireString(value: unknown, field: string): string {
  *
  * @throws TypeError when the owner lacks `apiVersion`, `kind`, `metadata.name` or `metadata.uid`.
  */
-export function controllerReferenceTo(
+function controllerReferenceTo(
   owner: KubeObjectLike,
   options: ControllerReferenceOptions = {},
 ): OwnerReference {
