@@ -17,6 +17,10 @@ export function lassoProject(name: string) {
       // `*.test-d.ts` files pin types with expectTypeOf and @ts-expect-error; vitest runs them through tsc
       // (only in projects that have some), so `pnpm test` fails when a public type regresses.
       typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: 'tsconfig.json' },
+      // Tests that drive failures without their own logger would print each warning of core's
+      // defaultLogger (~200 lines per cache run); tests of the default logger inject their own env.
+      // `LASSO_LOG_LEVEL=warn pnpm test` brings the output back when debugging.
+      env: { LASSO_LOG_LEVEL: process.env.LASSO_LOG_LEVEL ?? 'silent' },
       testTimeout: 10_000,
       hookTimeout: 30_000,
     },

@@ -9,7 +9,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '@lasso/client';
-import { abortReason, errorMessage, type Logger, noopLogger } from '@lasso/core';
+import { abortReason, defaultLogger, errorMessage, type Logger } from '@lasso/core';
 import { CacheNotSyncedError } from './errors.ts';
 import type { ListerWatcher } from './reflector.ts';
 import {
@@ -115,7 +115,7 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
 ): ListerWatcher<T> {
   const namespace = client.namespaced && options.namespace ? options.namespace : undefined;
   const { tweakList, waitHealthy } = options;
-  const logger = options.logger ?? noopLogger;
+  const logger = options.logger ?? defaultLogger;
   return {
     async list(listOptions) {
       const tweaked: ListOptions = { ...listOptions };

@@ -17,13 +17,13 @@ import {
   anySignal,
   type Clock,
   type Counter,
+  defaultLogger,
   errorMessage,
   type Gauge,
   isLassoError,
   LassoError,
   type Logger,
   type MetricsProvider,
-  noopLogger,
   noopMetricsProvider,
   raceSignal,
   sleep,
@@ -167,7 +167,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#listerWatcher = listerWatcher;
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = (options.logger ?? noopLogger).child({ reflector: this.name });
+    this.#logger = (options.logger ?? defaultLogger).child({ reflector: this.name });
     this.#random = options.random ?? Math.random;
     this.#pageSize = positiveInteger(options.pageSize ?? 500, 'pageSize');
     this.#minWatchTimeoutMs = positiveNumber(

@@ -5,11 +5,11 @@ import {
   abortReason,
   type Clock,
   type Counter,
+  defaultLogger,
   errorMessage,
   LassoError,
   type Logger,
   type MetricsProvider,
-  noopLogger,
   noopMetricsProvider,
   systemClock,
   type TimerHandle,
@@ -193,7 +193,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#listerWatcher = listerWatcher;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = (options.logger ?? noopLogger).child({ informer: this.name });
+    this.#logger = (options.logger ?? defaultLogger).child({ informer: this.name });
     this.#handlerErrors = options.metrics ?? noopMetricsProvider;
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
     this.#indexer = createIndexer<T>({ keyFunc: this.#keyFunc, indexers: options.indexers ?? {} });

@@ -4,11 +4,11 @@ import type { SharedIndexInformer } from '@lasso/cache';
 import type { Client, KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
+  defaultLogger,
   errorMessage,
   LassoError,
   type Logger,
   type MetricsProvider,
-  noopLogger,
 } from '@lasso/core';
 import type { Controller, Handler } from './controller.ts';
 import {
@@ -82,7 +82,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
     this.name = options.name;
     this.#client = options.client;
     this.#create = options.createController;
-    this.#logger = (options.logger ?? noopLogger).child({ controller: options.name });
+    this.#logger = (options.logger ?? defaultLogger).child({ controller: options.name });
     this.#handler = createSharedHandler<T>({
       controllerName: options.name,
       clock: options.clock,

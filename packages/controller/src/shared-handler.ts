@@ -5,11 +5,11 @@ import type { KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
   type Counter,
+  defaultLogger,
   errorMessage,
   type Histogram,
   type Logger,
   type MetricsProvider,
-  noopLogger,
   noopMetricsProvider,
   systemClock,
 } from '@lasso/core';
@@ -89,7 +89,7 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
   constructor(options: SharedHandlerOptions) {
     this.#controllerName = options.controllerName;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? noopLogger;
+    this.#logger = options.logger ?? defaultLogger;
     this.#metrics = options.metrics ?? noopMetricsProvider;
   }
 

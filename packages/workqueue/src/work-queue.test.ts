@@ -1,7 +1,8 @@
 // Ports the behaviours of client-go util/workqueue/queue_test.go (own tests, not copies).
+import { defaultLogger } from '@lasso/core';
 import { createTestLogger, createTestMetricsProvider } from '@lasso/core/testing';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createQueue, type WorkQueue } from './work-queue.ts';
 
 /** Let every pending promise continuation run (a macrotask turn, no timers). */
@@ -247,6 +248,13 @@ describe('createQueue', () => {
     queue.add('a');
     expect(metrics.names()).toEqual([]);
     expect(logger.find('metrics disabled')).toHaveLength(1);
+    queue.shutDown();
+  });
+
+  it('warns through defaultLogger when no logger is given', () => {
+    const warn = vi.spyOn(defaultLogger, 'warn').mockImplementation(() => {});
+    const queue = createQueue<string>({ metrics: createTestMetricsProvider() });
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('metrics disabled'));
     queue.shutDown();
   });
 

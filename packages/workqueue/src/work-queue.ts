@@ -3,9 +3,9 @@
 import {
   abortReason,
   type Clock,
+  defaultLogger,
   type Logger,
   type MetricsProvider,
-  noopLogger,
   noopMetricsProvider,
   systemClock,
 } from '@lasso/core';
@@ -25,7 +25,7 @@ export interface QueueOptions {
   clock?: Clock | undefined;
   /** Provider of the seven `workqueue_*` metrics (default: record nothing). */
   metrics?: MetricsProvider | undefined;
-  /** Logger for queue lifecycle events (default: silent). */
+  /** Logger for queue lifecycle events (default: `defaultLogger`, warnings and errors to stderr). */
   logger?: Logger | undefined;
 }
 
@@ -97,7 +97,7 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
 
   constructor(options: QueueOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.logger = options.logger ?? noopLogger;
+    this.logger = options.logger ?? defaultLogger;
     const { name, metrics } = options;
     if (metrics !== undefined && metrics !== noopMetricsProvider) {
       if (name !== undefined && name !== '') {

@@ -2,10 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import {
   type Clock,
+  defaultLogger,
   errorMessage,
   LassoError,
   type Logger,
-  noopLogger,
   systemClock,
 } from '@lasso/core';
 
@@ -42,7 +42,7 @@ export class TokenFileSource {
       throw new RangeError(`TokenFileSource: refreshMs must be >= 0, got ${refreshMs}`);
     this.path = path;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? noopLogger;
+    this.#logger = options.logger ?? defaultLogger;
     this.#refreshMs = refreshMs;
   }
 

@@ -6,9 +6,9 @@ import * as https from 'node:https';
 import type { Socket } from 'node:net';
 import {
   type Clock,
+  defaultLogger,
   errorMessage,
   type Logger,
-  noopLogger,
   systemClock,
   type TimerHandle,
 } from '@lasso/core';
@@ -47,7 +47,7 @@ export interface LocalApiServerOptions {
   maxHistory?: number;
   /** Source of timestamps and of watch/bookmark timers. Default `systemClock`. */
   clock?: Clock;
-  /** Where request failures (500s) are logged. Default `noopLogger`. */
+  /** Where request failures (500s) are logged. Default `defaultLogger` (warnings and errors to stderr). */
   logger?: Logger;
 }
 
@@ -131,7 +131,7 @@ class LocalServer implements RunningLocalApiServer {
 
   constructor(options: LocalApiServerOptions) {
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? noopLogger;
+    this.#logger = options.logger ?? defaultLogger;
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
     if (!(this.#bookmarkIntervalMs > 0)) throw new RangeError('bookmarkIntervalMs must be > 0');
     this.#insecure = options.insecureHttp === true;
