@@ -1,0 +1,304 @@
+// SharedClientFactory: one Client per GVR, GVK <-> GVR through a RESTMapper, and the /version health ping.
+// Ports rancher/lasso pkg/client/sharedclientfactory.go.
+import {
+  Client,
+  createRestConfig,
+  createRestMapper,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type KubeObject,
+  type KubeObjectLike,
+  type RestConfig,
+  type RestMapper,
+  type RestMapping,
+  type RestTransport,
+  restTransportFor,
+} from '@lasso/client';
+import {
+  type Clock,
+  defaultLogger,
+  errorMessage,
+  type Logger,
+  type MetricsProvider,
+  raceSignal,
+} from '@lasso/core';
+import type { GroupVersionKindType } from './kind-types.ts';
+import { checkGvk, checkGvr, checkKind, checkNamespaced, gvkString, gvrString } from './names.ts';
+
+/** Options of the lookups that may ask the server (discovery through the RESTMapper). */
+export interface LookupOptions {
+  /** Stops waiting for the lookup (a lookup shared with other callers keeps running for them). */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link createSharedClientFactory}. */
+export interface SharedClientFactoryOptions {
+  /** GVK <-> GVR lookups. Default `createRestMapper(transport)`: discovery, refreshed once on a miss. */
+  mapper?: RestMapper | undefined;
+  /** Per-request timeout of every client (not of watches). Default: the config's `timeoutMs`. */
+  defaultTimeoutMs?: number | undefined;
+  /** Time source of the transport (timeouts, retries). Default: the config's, else `systemClock`. */
+  clock?: Clock | undefined;
+  /** Where the transport and the factory log. Default: the config's, else `defaultLogger`. */
+  logger?: Logger | undefined;
+  /** Where the transport counts requests (`rest_client_*`). Default: the config's. */
+  metrics?: MetricsProvider | undefined;
+}
+
+/**
+ * One {@link Client} per resource for one cluster and user (lasso `SharedClientFactory`), plus the GVK <->
+ * GVR lookups of its RESTMapper and the API server's health.
+ */
+export interface SharedClientFactory {
+  /** The config every client uses (the given one, or a copy carrying the factory's clock/logger/metrics). */
+  readonly config: RestConfig;
+  /** The transport every client of this factory shares. */
+  readonly transport: RestTransport;
+  /** The RESTMapper of the lookups. */
+  restMapper(): RestMapper;
+  /**
+   * The client of a kind: its resource and scope come from the RESTMapper (a kind installed after start is
+   * found by its refresh). A built-in kind is typed from the built-in table
+   * (`forKind({ group: 'apps', version: 'v1', kind: 'Deployment' })` is a `Client<Deployment>`); name a
+   * custom resource's type with a generic parameter. Rejects with `LASSO_NO_KIND_MATCH` when the server
+   * does not serve the kind.
+   */
+  forKind<G extends string, V extends string, K extends string>(
+    gvk: { readonly group: G; readonly version: V; readonly kind: K },
+    options?: LookupOptions,
+  ): Promise<Client<GroupVersionKindType<G, V, K>>>;
+  forKind<T extends KubeObjectLike>(
+    gvk: GroupVersionKind,
+    options?: LookupOptions,
+  ): Promise<Client<T>>;
+  /**
+   * The client of a resource; its kind comes from the RESTMapper. Rejects with `LASSO_NO_KIND_MATCH` when
+   * the server does not serve it, and with a TypeError when `namespaced` disagrees with the server.
+   */
+  forResource<T extends KubeObjectLike = KubeObject>(
+    gvr: GroupVersionResource,
+    namespaced: boolean,
+    options?: LookupOptions,
+  ): Promise<Client<T>>;
+  /**
+   * The client of a resource whose kind and scope the caller knows: no lookup, no I/O. Throws a TypeError
+   * when this factory already has a client for `gvr` with another kind or scope.
+   */
+  forResourceKind<T extends KubeObjectLike = KubeObject>(
+    gvr: GroupVersionResource,
+    kind: string,
+    namespaced: boolean,
+  ): Client<T>;
+  /** Whether a kind is namespaced, from the RESTMapper. */
+  isNamespaced(gvk: GroupVersionKind, options?: LookupOptions): Promise<boolean>;
+  /** The resource serving a kind and its scope (`{ gvr, gvk, namespaced }`), from the RESTMapper. */
+  resourceForGVK(gvk: GroupVersionKind, options?: LookupOptions): Promise<RestMapping>;
+  /** The kind served at a resource, from the RESTMapper. */
+  gvkForResource(gvr: GroupVersionResource, options?: LookupOptions): Promise<GroupVersionKind>;
+  /**
+   * True when `GET /version` answers within `timeoutMs` (default: the transport's per-request timeout);
+   * false on any failure or abort. Never throws. `/version` is readable by every authenticated user (lasso
+   * switched to it from a kube-system lookup for that reason).
+   */
+  isHealthy(options?: {
+    signal?: AbortSignal | undefined;
+    timeoutMs?: number | undefined;
+  }): Promise<boolean>;
+  /**
+   * Close the transport's connections when this factory created it (it was given a clock, logger or metrics
+   * that the config lacked); otherwise the transport is the config's shared one and is left to its owner.
+   */
+  close(): Promise<void>;
+}
+
+class SharedClientFactoryImpl implements SharedClientFactory {
+  readonly config: RestConfig;
+  readonly transport: RestTransport;
+  readonly #ownsTransport: boolean;
+  readonly #mapper: RestMapper;
+  readonly #defaultTimeoutMs: number | undefined;
+  readonly #logger: Logger;
+  readonly #clients = new Map<string, Client<KubeObjectLike>>();
+  // Lookups in flight, shared by concurrent callers so a burst of forKind calls asks the mapper once.
+  readonly #lookups = new Map<string, Promise<unknown>>();
+
+  constructor(config: RestConfig, options: SharedClientFactoryOptions) {
+    const overrides: Partial<RestConfig> = {};
+    if (options.clock !== undefined && options.clock !== config.clock)
+      overrides.clock = options.clock;
+    if (options.logger !== undefined && options.logger !== config.logger)
+      overrides.logger = options.logger;
+    if (options.metrics !== undefined && options.metrics !== config.metrics)
+      overrides.metrics = options.metrics;
+    this.#ownsTransport = Object.keys(overrides).length > 0;
+    this.config = this.#ownsTransport ? createRestConfig({ ...config, ...overrides }) : config;
+    this.transport = restTransportFor(this.config);
+    this.#mapper = options.mapper ?? createRestMapper(this.transport);
+    this.#defaultTimeoutMs = options.defaultTimeoutMs;
+    this.#logger = options.logger ?? config.logger ?? defaultLogger;
+  }
+
+  restMapper(): RestMapper {
+    return this.#mapper;
+  }
+
+  async forKind<T extends KubeObjectLike>(
+    gvk: GroupVersionKind,
+    options: LookupOptions = {},
+  ): Promise<Client<T>> {
+    const checked = checkGvk(gvk, 'forKind');
+    const mapping = await this.resourceForGVK(checked, options);
+    return this.forResourceKind<T>(mapping.gvr, mapping.gvk.kind, mapping.namespaced);
+  }
+
+  async forResource<T extends KubeObjectLike = KubeObject>(
+    gvr: GroupVersionResource,
+    namespaced: boolean,
+    options: LookupOptions = {},
+  ): Promise<Client<T>> {
+    const checked = checkGvr(gvr, 'forResource');
+    checkNamespaced(namespaced, 'forResource');
+    const mapping = await this.#shared(`resource ${gvrString(checked)}`, options, (signal) =>
+      this.#mapper.mappingFor(checked, { signal }),
+    );
+    if (mapping.namespaced !== namespaced) {
+      throw new TypeError(
+        `forResource(${gvrString(mapping.gvr)}): the server says namespaced: ${mapping.namespaced}, the caller namespaced: ${namespaced}`,
+      );
+    }
+    return this.forResourceKind<T>(mapping.gvr, mapping.gvk.kind, namespaced);
+  }
+
+  forResourceKind<T extends KubeObjectLike = KubeObject>(
+    gvr: GroupVersionResource,
+    kind: string,
+    namespaced: boolean,
+  ): Client<T> {
+    const checked = checkGvr(gvr, 'forResourceKind');
+    checkKind(kind, 'forResourceKind');
+    checkNamespaced(namespaced, 'forResourceKind');
+    const key = gvrString(checked);
+    const existing = this.#clients.get(key);
+    if (existing !== undefined) {
+      if (existing.kind !== kind || existing.namespaced !== namespaced) {
+        throw new TypeError(
+          `forResourceKind(${key}): this factory serves it as kind ${existing.kind} (namespaced: ${existing.namespaced}), not ${kind} (namespaced: ${namespaced})`,
+        );
+      }
+      return existing as unknown as Client<T>;
+    }
+    const client = new Client<KubeObjectLike>({
+      gvr: checked,
+      kind,
+      namespaced,
+      rest: this.transport,
+      ...(this.#defaultTimeoutMs !== undefined ? { defaultTimeoutMs: this.#defaultTimeoutMs } : {}),
+    });
+    this.#clients.set(key, client);
+    return client as unknown as Client<T>;
+  }
+
+  async isNamespaced(gvk: GroupVersionKind, options: LookupOptions = {}): Promise<boolean> {
+    return (await this.resourceForGVK(gvk, options)).namespaced;
+  }
+
+  resourceForGVK(gvk: GroupVersionKind, options: LookupOptions = {}): Promise<RestMapping> {
+    const checked = checkGvk(gvk, 'resourceForGVK');
+    return this.#shared(`kind ${gvkString(checked)}`, options, (signal) =>
+      this.#mapper.resourceFor(checked, { signal }),
+    );
+  }
+
+  async gvkForResource(
+    gvr: GroupVersionResource,
+    options: LookupOptions = {},
+  ): Promise<GroupVersionKind> {
+    const checked = checkGvr(gvr, 'gvkForResource');
+    const mapping = await this.#shared(`resource ${gvrString(checked)}`, options, (signal) =>
+      this.#mapper.mappingFor(checked, { signal }),
+    );
+    return mapping.gvk;
+  }
+
+  async isHealthy(
+    options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined } = {},
+  ): Promise<boolean> {
+    try {
+      await this.transport.requestJson<unknown>({
+        method: 'GET',
+        path: '/version',
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+      });
+      return true;
+    } catch (error) {
+      if (!options.signal?.aborted) {
+        this.#logger.debug('health check failed', { error: errorMessage(error) });
+      }
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsTransport) await this.transport.close();
+  }
+
+  // One lookup per key at a time, run without any caller's signal so one caller giving up does not fail
+  // the others; each caller stops waiting on its own signal. Failures are not kept: the next call asks again
+  // (the kind may have been installed since).
+  #shared<R>(
+    key: string,
+    options: LookupOptions,
+    lookup: (signal: AbortSignal | undefined) => Promise<R>,
+  ): Promise<R> {
+    let pending = this.#lookups.get(key) as Promise<R> | undefined;
+    if (pending === undefined) {
+      pending = lookup(undefined).finally(() => {
+        this.#lookups.delete(key);
+      });
+      this.#lookups.set(key, pending);
+    }
+    return raceSignal(pending, options.signal);
+  }
+}
+
+/**
+ * Create a {@link SharedClientFactory} (lasso `NewSharedClientFactory`): one client per GVR (never two under
+ * concurrent calls), GVK <-> GVR and scope through a RESTMapper that refreshes discovery once on a miss, so a
+ * CRD installed after start resolves. Nothing is requested until a lookup or a client call needs it.
+ *
+ * @example
+ * ```ts
+ * const clients = createSharedClientFactory(await loadDefaultConfig());
+ * const deployments = await clients.forKind({ group: 'apps', version: 'v1', kind: 'Deployment' }); // Client<Deployment>
+ * const list = await deployments.list('default');
+ * ```
+ *
+ * **Gotchas**: when `options` give a clock, logger or metrics that the config lacks, the factory works on a
+ * copy of the config with its own transport: call `close()` at shutdown. A config's shared transport
+ * (`restTransportFor(config)`) is otherwise used and left to its owner.
+ */
+export function createSharedClientFactory(
+  config: RestConfig,
+  options: SharedClientFactoryOptions = {},
+): SharedClientFactory {
+  if (typeof config !== 'object' || config === null || typeof config.server !== 'string') {
+    throw new TypeError('createSharedClientFactory: config must be a RestConfig');
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('createSharedClientFactory: options must be an object');
+  }
+  const { defaultTimeoutMs, mapper } = options;
+  if (
+    defaultTimeoutMs !== undefined &&
+    !(Number.isFinite(defaultTimeoutMs) && defaultTimeoutMs >= 0)
+  ) {
+    throw new RangeError(
+      `createSharedClientFactory: defaultTimeoutMs must be a finite number >= 0, got ${String(defaultTimeoutMs)}`,
+    );
+  }
+  if (mapper !== undefined && typeof mapper?.resourceFor !== 'function') {
+    throw new TypeError('createSharedClientFactory: mapper must be a RestMapper');
+  }
+  return new SharedClientFactoryImpl(config, options);
+}
