@@ -1,5 +1,7 @@
 // Wire types shared by every layer above the client: object metadata, lists, watch events, GVK/GVR.
-import type { ObjectMeta } from 'kubernetes-types/meta/v1.d.ts';
+// `.js`, never `.d.ts`: the bundled declarations drop `type`, and consumers with skipLibCheck: false
+// then fail on a value import of a declaration file (TS2846).
+import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
 /** A group/version/resource, e.g. `{ group: 'apps', version: 'v1', resource: 'deployments' }`. Core group is `''`. */
 export interface GroupVersionResource {
