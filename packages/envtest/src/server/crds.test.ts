@@ -140,4 +140,79 @@ describe('validateAgainstSchema', () => {
       { type: 'FieldValueRequired', message: 'Required value', field: 'spec.size' },
     ]);
   });
+
+  it.for([
+    {
+      name: 'minimum',
+      schema: { type: 'integer', minimum: 0 },
+      value: -1,
+      message: 'Invalid value: -1: spec.n in body should be greater than or equal to 0',
+    },
+    {
+      name: 'exclusive minimum',
+      schema: { type: 'integer', minimum: 0, exclusiveMinimum: true },
+      value: 0,
+      message: 'Invalid value: 0: spec.n in body should be greater than 0',
+    },
+    {
+      name: 'maximum',
+      schema: { type: 'integer', maximum: 10 },
+      value: 11,
+      message: 'Invalid value: 11: spec.n in body should be less than or equal to 10',
+    },
+    {
+      name: 'exclusive maximum',
+      schema: { type: 'number', maximum: 10, exclusiveMaximum: true },
+      value: 10,
+      message: 'Invalid value: 10: spec.n in body should be less than 10',
+    },
+    {
+      name: 'multipleOf',
+      schema: { type: 'integer', multipleOf: 3 },
+      value: 4,
+      message: 'Invalid value: 4: spec.n in body should be a multiple of 3',
+    },
+    {
+      name: 'minLength',
+      schema: { type: 'string', minLength: 2 },
+      value: 'a',
+      message: 'Invalid value: "a": spec.n in body should be at least 2 chars long',
+    },
+    {
+      name: 'maxLength',
+      schema: { type: 'string', maxLength: 2 },
+      value: 'abc',
+      message: 'Too long: may not be longer than 2',
+    },
+    {
+      name: 'pattern',
+      schema: { type: 'string', pattern: '^[a-z]+$' },
+      value: 'A1',
+      message: 'Invalid value: "A1": spec.n in body should match \'^[a-z]+$\'',
+    },
+  ])('refuses a value that breaks $name', ({ schema: child, value, message }) => {
+    const root = {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { n: child } } },
+    };
+    expect(
+      validateAgainstSchema({ spec: { n: value } }, root).map((cause) => cause.message),
+    ).toEqual([message]);
+  });
+
+  it('accepts values within every bound', () => {
+    const root = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            n: { type: 'integer', minimum: 0, maximum: 10, multipleOf: 2 },
+            s: { type: 'string', minLength: 1, maxLength: 3, pattern: '^[a-z]+$' },
+          },
+        },
+      },
+    };
+    expect(validateAgainstSchema({ spec: { n: 4, s: 'ab' } }, root)).toEqual([]);
+  });
 });
