@@ -4,7 +4,7 @@ import { LassoError, TimeoutError } from '@lasso/core';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { WatchError } from './errors.ts';
-import { Reflector, type ReflectorOptions } from './reflector.ts';
+import { type ListerWatcher, Reflector, type ReflectorOptions } from './reflector.ts';
 import { createStore } from './store.ts';
 import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
 
@@ -161,26 +161,29 @@ describe('Reflector', () => {
     await t.stop();
   });
 
-  it('relists at the last resourceVersion (NotOlderThan) without backoff after a 410 on the watch', async () => {
+  it('relists at the last resourceVersion (NotOlderThan) after the backoff following a 410 on the watch', async () => {
     const t = setup(2);
     const watch = await t.fake.nextWatch();
     t.fake.create(cm('c'));
     await t.settle();
     const lastVersion = t.reflector.lastSyncResourceVersion();
     watch.fail(gone());
+    await t.clock.advance(799);
+    expect(t.fake.listCalls).toHaveLength(1);
+    await t.clock.advance(1);
     const next = await t.fake.nextWatch();
     expect(t.fake.listCalls[1]).toMatchObject({
       resourceVersion: lastVersion,
       resourceVersionMatch: 'NotOlderThan',
     });
     expect(next.options.resourceVersion).toBe(t.fake.resourceVersion());
-    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: true, retryInMs: 0 });
+    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: true, retryInMs: 800 });
     expect(t.counter('lasso_reflector_relists_total')).toBe(1);
     expect(t.logger.find('resource version expired')).toHaveLength(1);
     await t.stop();
   });
 
-  it('treats a yielded 410 ERROR event like a thrown 410 and backs off when the next watch gets one too', async () => {
+  it('treats a yielded 410 ERROR event like a thrown 410, backing off longer when the next watch gets one too', async () => {
     const t = setup(1);
     const expired = {
       type: 'ERROR',
@@ -194,6 +197,7 @@ describe('Reflector', () => {
       },
     };
     (await t.fake.nextWatch()).push(expired);
+    await t.clock.advance(800);
     const second = await t.fake.nextWatch();
     expect(t.fake.listCalls[1]).toMatchObject({
       resourceVersion: '2',
@@ -203,11 +207,11 @@ describe('Reflector', () => {
     await t.settle();
     expect(t.reflector.state()).toBe('backoff');
     expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
-      ['watch-start', true, 0],
       ['watch-start', true, 800],
+      ['watch-start', true, 1600],
     ]);
     expect(t.errors[0]?.cause).toMatchObject({ status: 410, reason: 'Expired' });
-    await t.clock.advance(800);
+    await t.clock.advance(1600);
     await t.fake.nextWatch();
     expect(t.fake.listCalls).toHaveLength(3);
     await t.stop();
@@ -234,21 +238,23 @@ describe('Reflector', () => {
     const watch = await t.fake.nextWatch();
     t.fake.failNextList(gone());
     watch.fail(gone());
+    await t.clock.advance(800);
     await t.fake.nextWatch();
     expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
     expect(t.errors.map((error) => error.phase)).toEqual(['watch-start', 'list']);
     await t.stop();
   });
 
-  it('relists at "" without backoff when the server has not reached the last resourceVersion', async () => {
+  it('relists at "" at once when the server has not reached the last resourceVersion', async () => {
     const t = setup(1);
     const watch = await t.fake.nextWatch();
     t.fake.failNextList(tooLarge());
     watch.fail(gone());
+    await t.clock.advance(800);
     await t.fake.nextWatch();
     expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
     expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
-      ['watch-start', true, 0],
+      ['watch-start', true, 800],
       ['list', true, 0],
     ]);
     await t.stop();
@@ -268,18 +274,77 @@ describe('Reflector', () => {
     await t.stop();
   });
 
-  it('backs off before a second 410 in a row without events', async () => {
+  it('backs off longer on a second 410 in a row, whether or not the watch delivered events', async () => {
     const t = setup(1);
     (await t.fake.nextWatch()).fail(gone());
-    (await t.fake.nextWatch()).fail(gone());
+    await t.clock.advance(800);
+    const second = await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    await t.settle();
+    second.fail(gone());
     await t.settle();
     expect(t.reflector.state()).toBe('backoff');
-    expect(t.errors[1]?.retryInMs).toBe(800);
-    await t.clock.advance(800);
+    expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600]);
+    await t.clock.advance(1599);
+    expect(t.fake.listCalls).toHaveLength(2);
+    await t.clock.advance(1);
     await t.fake.nextWatch();
     expect(t.fake.listCalls).toHaveLength(3);
     await t.stop();
   });
+
+  it.for([
+    // Delays 800, 1600, ... 25_600, then 30 s: lists at 0, 0.8, 2.4, 5.6, 12, 24.8, 50.4, 80.4, ... 290.4 s.
+    { name: 'without jitter', random: 0, lists: 15 },
+    // Every delay nearly doubled by the jitter: lists at 0, 1.6, 4.8, 11.2, 24, 49.6, 100.8, 160.7, 220.7, 280.7 s.
+    { name: 'with the largest jitter', random: 0.999, lists: 10 },
+  ])(
+    'relists within the backoff schedule when every watch delivers one event and then 410 Gone ($name)',
+    async ({ random, lists }) => {
+      const clock = new FakeClock();
+      const controller = new AbortController();
+      const listedAt: number[] = [];
+      let resourceVersion = 1;
+      const listerWatcher: ListerWatcher = {
+        async list() {
+          listedAt.push(clock.monotonic());
+          // Without a backoff the loop never yields to the clock: stop it so the test can fail instead of hang.
+          if (listedAt.length >= 1_000) controller.abort();
+          return {
+            apiVersion: 'v1',
+            kind: 'ConfigMapList',
+            metadata: { resourceVersion: String(++resourceVersion) },
+            items: [],
+          };
+        },
+        async *watch() {
+          yield {
+            type: 'ADDED',
+            object: {
+              ...cm('churn'),
+              metadata: {
+                namespace: 'ns',
+                name: 'churn',
+                resourceVersion: String(++resourceVersion),
+              },
+            },
+          };
+          throw gone();
+        },
+      };
+      const reflector = new Reflector(listerWatcher, createStore(), {
+        clock,
+        random: () => random,
+      });
+      const running = reflector.run({ signal: controller.signal });
+      await clock.advance(300_000);
+      controller.abort();
+      await running;
+      expect(listedAt).toHaveLength(lists);
+      const gaps = listedAt.slice(1).map((at, index) => at - (listedAt[index] as number));
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(800);
+    },
+  );
 
   it('backs off 800 ms, 1.6 s, 3.2 s on repeated watch failures and resumes without relisting', async () => {
     const t = setup(1);

@@ -106,10 +106,11 @@ const veryShortWatchMs = 1_000;
 
 /**
  * Lists, then watches, forever: the list replaces the store and gives the resourceVersion the watch starts
- * from; every event (bookmarks included) advances it. A watch that ends normally is resumed at once; a
- * 410 Gone relists at the last resourceVersion (`NotOlderThan`) and, when that is gone too, at `""`; any
- * other failure (network, 5xx, 429, 403, timeouts, malformed data) backs off 800 ms -> 30 s with jitter and
- * resumes (malformed data relists). Every failure goes to the watch error handler, the logger and metrics.
+ * from; every event (bookmarks included) advances it. A watch that ends normally is resumed at once. Every
+ * failure backs off 800 ms -> 30 s with jitter (or the server's Retry-After when longer), then: a 410 Gone
+ * relists at the last resourceVersion (`NotOlderThan`) and, when that is gone too, at once at `""`;
+ * malformed data relists; anything else (network, 5xx, 429, 403, timeouts) resumes the watch. Every failure
+ * goes to the watch error handler, the logger and metrics.
  *
  * **Gotchas**: the first list is at resourceVersion `""` (a consistent, paginated read), not client-go's `"0"`,
  * which makes servers ignore `limit`. A watch that ends within a second without any event counts as a
@@ -255,8 +256,6 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       random: this.#random,
     });
     let next: Next = { kind: 'list', resourceVersion: '' };
-    // 410s in a row without any event in between: the second one backs off, so a broken server cannot spin us.
-    let goneStreak = 0;
     const wait = async (delayMs: number): Promise<boolean> => {
       this.#state = 'backoff';
       try {
@@ -294,7 +293,6 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         const outcome = await this.#watch(signal);
         if (outcome.kind === 'aborted' || signal.aborted) break;
         if (outcome.kind === 'ended') {
-          if (outcome.events > 0) goneStreak = 0;
           if (outcome.events === 0 && outcome.durationMs < veryShortWatchMs) {
             const error = new LassoError(
               'LASSO_WATCH_FAILED',
@@ -310,19 +308,13 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           }
           continue;
         }
-        if (outcome.events > 0) goneStreak = 0;
         const { phase, error } = outcome;
-        if (isGone(error)) {
-          goneStreak++;
-          const delayMs = goneStreak > 1 ? backoff.next() : 0;
-          this.#report(phase, error, true, delayMs);
-          next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
-          if (delayMs > 0 && !(await wait(delayMs))) break;
-          continue;
-        }
-        // A watch from a version the server has not reached cannot succeed by resuming: relist (at that version,
-        // then at "" if the list is refused too).
+        // Every failure backs off, a 410 too (client-go waits its backoff manager between list-and-watch
+        // cycles): relisting at once after "one event, then 410" would send LISTs in a hot loop when an etcd
+        // compaction keeps racing a busy resource. A watch from a version the server has not reached cannot
+        // succeed by resuming either: relist (at that version, then at "" if the list is refused too).
         const relist =
+          isGone(error) ||
           phase === 'event' ||
           isLassoError(error, 'LASSO_WATCH_DECODE') ||
           isTooLargeResourceVersion(error);

@@ -165,6 +165,8 @@ describe('SharedIndexInformer', () => {
     t.fake.create(cm('c'));
     t.fake.expireHistory();
     await t.clock.advance(800);
+    await t.fake.nextWatch(); // resumed from the forgotten version: 410, relist after the next backoff
+    await t.clock.advance(1600);
     await t.fake.nextWatch();
     await t.settle();
     expect(seen.slice(2).sort()).toEqual(['add:c', 'tombstone:ns/b:3', 'update:a:2->5'].sort());
@@ -179,6 +181,7 @@ describe('SharedIndexInformer', () => {
     void t.start();
     (await t.fake.nextWatch()).fail(new ApiError({ status: 410, reason: 'Gone' }));
     t.fake.modify(cm('b', { x: '1' }));
+    await t.clock.advance(800);
     await t.fake.nextWatch();
     await t.settle();
     expect(t.fake.listCalls).toHaveLength(2);
