@@ -5,10 +5,10 @@ import { inspect } from 'node:util';
 import {
   anySignal,
   type Clock,
-  defaultLogger,
   errorMessage,
   LassoError,
   type Logger,
+  noopLogger,
   noopMetricsProvider,
   raceSignal,
   sleep,
@@ -76,12 +76,18 @@ export class RestTransport {
   #closed = false;
 
   constructor(config: RestConfig, options: { rateLimiter?: RequestRateLimiter } = {}) {
-    const url = new URL(config.server);
+    let url: URL;
+    try {
+      url = new URL(config.server);
+    } catch {
+      // Not quoted (nor Node's error, whose `input` holds it): it may carry userinfo.
+      throw new TypeError('RestTransport: config.server is not a valid URL');
+    }
     this.config = config;
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#clock = config.clock ?? systemClock;
-    this.#logger = config.logger ?? defaultLogger;
+    this.#logger = config.logger ?? noopLogger;
     this.#metrics = new RequestMetrics(
       config.metrics ?? noopMetricsProvider,
       this.#clock,

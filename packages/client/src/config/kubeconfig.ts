@@ -233,7 +233,8 @@ async function restConfigFromKubeConfig(
   try {
     new URL(server);
   } catch {
-    throw invalid(`${cw}.server is not a valid URL: ${server}`);
+    // Not quoted: the text may hold userinfo (`https://user:password@host`).
+    throw invalid(`${cw}.server is not a valid URL`);
   }
   const tls: TlsConfig = {};
   const caPem = await pemFrom(c, 'certificate-authority', cluster.file, cw, 'CERTIFICATE');

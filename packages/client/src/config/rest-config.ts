@@ -112,7 +112,27 @@ export interface RestConfig {
 
 const REDACTED = '<redacted>';
 
-/** A copy of `config` safe to print: token, password, private key and exec env values replaced. */
+/**
+ * `url` without its userinfo (`https://user:pass@host` -> `https://redacted@host/`); a text that
+ * does not parse is replaced whole when it may hold userinfo (an `@`).
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url.includes('@') ? REDACTED : url;
+  }
+  if (parsed.username === '' && parsed.password === '') return url;
+  parsed.username = 'redacted';
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/**
+ * A copy of `config` safe to print: token, password, private key, exec env values and the userinfo
+ * of `server` and `proxyUrl` replaced.
+ */
 export function redactRestConfig(config: RestConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
@@ -127,6 +147,7 @@ export function redactRestConfig(config: RestConfig): Record<string, unknown> {
     }
     out[key] = value;
   }
+  if (typeof config.server === 'string') out.server = redactUrl(config.server);
   if (config.proxyUrl !== undefined) {
     try {
       const proxy = new URL(config.proxyUrl);
@@ -206,7 +227,8 @@ export function createRestConfig(init: RestConfig): RestConfig {
   try {
     url = new URL(init.server);
   } catch {
-    throw new TypeError(`createRestConfig: server is not a valid URL: ${init.server}`);
+    // Not quoted: the text may hold userinfo (`https://user:password@host`).
+    throw new TypeError('createRestConfig: server is not a valid URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TypeError(`createRestConfig: server must be http(s), got ${url.protocol}`);

@@ -11,7 +11,7 @@ import { TokenFileSource } from '../auth/token-file.ts';
 import { loadDefaultConfig } from './default-config.ts';
 import { loadInClusterConfig } from './in-cluster.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
-import { createRestConfig } from './rest-config.ts';
+import { createRestConfig, redactRestConfig } from './rest-config.ts';
 
 const SECRETS = [
   's3cr3t-token-value',
@@ -170,6 +170,58 @@ describe('config loading', () => {
     for (const text of texts) {
       for (const secret of SECRETS)
         expect(text, `a printed value holds ${secret}`).not.toContain(secret);
+    }
+  });
+});
+
+describe('a server URL with userinfo', () => {
+  const server = 'https://admin:url-pass-word@127.0.0.1:1';
+  const secrets = ['url-pass-word', 'admin:', 'admin@'];
+
+  it('never appears in inspect or JSON of a config, a transport or a client, nor in their errors', async () => {
+    const { RestTransport } = await import('../transport.ts');
+    const { Client } = await import('../client.ts');
+    const seen: unknown[] = [];
+    const config = createRestConfig({ server, timeoutMs: 0 });
+    seen.push(config, redactRestConfig(config));
+    // A plain object lacks the config's hooks; the transport redacts it itself.
+    const transport = new RestTransport({ server });
+    const client = new Client({
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      kind: 'ConfigMap',
+      namespaced: true,
+      rest: transport,
+    });
+    seen.push(transport, client);
+    // Nothing listens on port 1: a connection failure.
+    seen.push(await failure(() => client.get('default', 'a')));
+    await transport.close();
+    // Not a URL at all (a bad port): the text is not quoted.
+    for (const bad of ['https://admin:url-pass-word@k8s.example:notaport']) {
+      seen.push(await failure(() => createRestConfig({ server: bad })));
+      seen.push(
+        await failure(async () =>
+          loadKubeConfig({
+            path: await kubeconfigFile(
+              'userinfo.yaml',
+              `clusters:\n- name: c\n  cluster: { server: '${bad}' }\ncontexts:\n- name: x\n  context: { cluster: c }\ncurrent-context: x\n`,
+            ),
+          }),
+        ),
+      );
+    }
+    const loaded = await loadKubeConfig({
+      path: await kubeconfigFile(
+        'userinfo-ok.yaml',
+        `clusters:\n- name: c\n  cluster: { server: '${server}' }\ncontexts:\n- name: x\n  context: { cluster: c }\ncurrent-context: x\n`,
+      ),
+    });
+    seen.push(loaded);
+    const texts = seen.map(visible);
+    // The host stays visible: only the userinfo goes.
+    for (const index of [0, 1, 2, 3, 4, 7]) expect(texts[index]).toContain('127.0.0.1:1');
+    for (const text of texts) {
+      for (const secret of secrets) expect(text, text).not.toContain(secret);
     }
   });
 });

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { status } from '../../test/helpers/loopback.ts';
 import { isNotFound, isTooManyRequests } from '../errors.ts';
@@ -34,7 +35,7 @@ describe('apiErrorFrom', () => {
     const error = apiErrorFrom(
       { method: 'GET', path: '/api/v1/pods' },
       404,
-      {},
+      { 'content-type': 'text/plain; charset=utf-8' },
       '404 page not found',
     );
     expect(isNotFound(error)).toBe(true);
@@ -179,5 +180,66 @@ describe('apiErrorFrom: what was asked', () => {
     expect(error.message).toBe(
       'get configmaps "a" in namespace "default": the server responded 502 Unknown',
     );
+  });
+});
+
+describe('apiErrorFrom: what of a non-Status body is shown', () => {
+  const request = { method: 'GET', path: '/api/v1/namespaces/default/configmaps/a' } as const;
+  const prefix = 'get configmaps "a" in namespace "default": the server responded';
+  it.for([
+    {
+      name: 'text/plain, whole',
+      type: 'text/plain; charset=utf-8',
+      body: '404 page not found\n',
+      message: `${prefix} 404 NotFound: 404 page not found`,
+    },
+    {
+      name: 'JSON that is not a Status, whole',
+      type: 'application/json',
+      body: '{"error":"no route"}',
+      message: `${prefix} 404 NotFound: {"error":"no route"}`,
+    },
+    {
+      name: 'a +json type',
+      type: 'application/problem+json',
+      body: '{"title":"gone"}',
+      message: `${prefix} 404 NotFound: {"title":"gone"}`,
+    },
+    {
+      name: 'text cut at 200 characters, on one line',
+      type: 'text/plain',
+      body: `line one\r\n\u001b[31mline two\t${'x'.repeat(300)}`,
+      message: `${prefix} 404 NotFound: line one line two ${'x'.repeat(182)}…`,
+    },
+    {
+      name: 'HTML (a proxy page) by size only',
+      type: 'text/html',
+      body: '<html><body>s3cret-in-html</body></html>',
+      message: `${prefix} 404 NotFound (a 40-byte text/html body, not shown)`,
+    },
+    {
+      name: 'a body without Content-Type by size only',
+      type: undefined,
+      body: 's3cret-untyped',
+      message: `${prefix} 404 NotFound (a 14-byte body without Content-Type, not shown)`,
+    },
+    {
+      name: 'an empty body as nothing',
+      type: 'text/plain',
+      body: '',
+      message: `${prefix} 404 NotFound`,
+    },
+  ])('shows $name', ({ type, body, message }) => {
+    const headers = {
+      ...(type !== undefined ? { 'content-type': type } : {}),
+      'www-authenticate': 'Bearer realm="s3cret-header"',
+      'set-cookie': 'session=s3cret-cookie',
+    };
+    const error = apiErrorFrom(request, 404, headers, body);
+    expect(error.message).toBe(message);
+    expect(isNotFound(error)).toBe(true);
+    // Headers never, and no copy of the body on the error.
+    expect(inspect(error, { depth: Number.POSITIVE_INFINITY })).not.toMatch(/s3cret/);
+    expect(error.body).toBeUndefined();
   });
 });

@@ -36,13 +36,42 @@ export function apiErrorFrom(
   if (typeof parsed === 'object' && parsed !== null && (parsed as Status).kind === 'Status') {
     return ApiError.fromStatus(parsed as Status, statusCode, retryAfterMs, info);
   }
-  const snippet = parsed === undefined && text !== '' ? `: ${text.slice(0, 200).trim()}` : '';
   return new ApiError({
     status: statusCode,
-    message: `the server responded ${statusCode} ${reasonForStatus(statusCode)}${snippet}`,
+    message: `the server responded ${statusCode} ${reasonForStatus(statusCode)}${bodyExcerpt(headers['content-type'], text)}`,
     retryAfterMs,
     request: info,
   });
+}
+
+/** At most this many characters of a non-Status error body appear in a message. */
+export const BODY_EXCERPT_CHARS = 200;
+
+/**
+ * What a message shows of a non-Status error body: for `text/plain` and JSON (`application/json`,
+ * `*+json`) bodies, the first {@link BODY_EXCERPT_CHARS} characters on one line (ANSI escapes
+ * dropped, control characters and whitespace runs made one space, `…` when cut); for any other
+ * type (a proxy's HTML page) or none, only its size and type. A body may echo what was sent (a
+ * Secret's data) or be a login page: nothing else of it is kept, and headers never appear.
+ */
+function bodyExcerpt(contentType: string | string[] | undefined, text: string): string {
+  if (text === '') return '';
+  const type = (Array.isArray(contentType) ? contentType[0] : contentType)
+    ?.split(';')[0]
+    ?.trim()
+    .toLowerCase();
+  if (type !== 'text/plain' && type !== 'application/json' && !type?.endsWith('+json')) {
+    const described = type ? `${type} body` : 'body without Content-Type';
+    return ` (a ${Buffer.byteLength(text)}-byte ${described}, not shown)`;
+  }
+  const line = text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what goes
+    .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what goes
+    .replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .trim();
+  if (line === '') return '';
+  return line.length > BODY_EXCERPT_CHARS ? `: ${line.slice(0, BODY_EXCERPT_CHARS)}…` : `: ${line}`;
 }
 
 /** The error of a 2xx answer whose body is not JSON. */
