@@ -11,8 +11,10 @@ import {
   systemClock,
   TimeoutError,
 } from '@lasso/core';
+import { builtinEntries } from './builtin-kinds.ts';
 import type { Impersonation, RestConfig } from './config/rest-config.ts';
 import { isResourceExpired } from './errors.ts';
+import type { RestMapper } from './rest-mapper.ts';
 import { restTransportFor } from './transport/registry.ts';
 import { type QueryParams, type RestRequest, RestTransport } from './transport.ts';
 import type {
@@ -149,6 +151,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     this.kind = kind;
     this.namespaced = options.namespaced;
     this.apiVersion = this.gvr.group === '' ? gvr.version : `${this.gvr.group}/${gvr.version}`;
+    checkBuiltin(this.apiVersion, gvr.resource, kind, options.namespaced);
     this.transport = rest instanceof RestTransport ? rest : restTransportFor(rest);
     this.#options = options;
     this.#clock = this.transport.config.clock ?? systemClock;
@@ -376,6 +379,49 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     );
   }
 
+  /**
+   * Check this client's `gvr`, `kind` and `namespaced` against the server's discovery (through
+   * `mapper`, whose cache makes repeated checks free). Throws a TypeError naming both sides of every
+   * disagreement, e.g. `widgets is namespaced on the server but was declared namespaced: false`; a
+   * resource the server does not serve rejects with `LASSO_NO_KIND_MATCH` from the mapper.
+   *
+   * The constructor already checks built-in resources against {@link builtinKinds} without I/O;
+   * `verify` is for the others (custom resources, aggregated APIs). It is explicit, so no request
+   * pays for it: call it once at start-up. Clients from `clientForKind` are right by construction.
+   *
+   * @example
+   * ```ts
+   * const widgets = new Client({ gvr: { group: 'example.com', version: 'v1', resource: 'widgets' }, kind: 'Widget', namespaced: true, rest });
+   * await widgets.verify(createRestMapper(rest), { signal });
+   * ```
+   */
+  async verify(
+    mapper: RestMapper,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<void> {
+    const served = await mapper.mappingFor(this.gvr, options);
+    const { resource } = this.gvr;
+    const problems: string[] = [];
+    // The mapper also resolves singular and short names, which the URL of a request does not.
+    if (served.gvr.resource !== resource) {
+      problems.push(
+        `${served.gvr.resource} is the resource on the server but was declared resource: '${resource}'`,
+      );
+    }
+    if (served.gvk.kind !== this.kind) {
+      problems.push(
+        `${resource} holds kind ${served.gvk.kind} on the server but was declared kind: '${this.kind}'`,
+      );
+    }
+    if (served.namespaced !== this.namespaced) {
+      problems.push(
+        `${resource} is ${scope(served.namespaced)} on the server but was declared namespaced: ${this.namespaced}`,
+      );
+    }
+    if (problems.length > 0)
+      throw new TypeError(`Client(${this.apiVersion}): ${problems.join('; ')}`);
+  }
+
   /** The same client sending `userAgent` as its User-Agent. */
   withUserAgent(userAgent: string): Client<T> {
     if (typeof userAgent !== 'string' || userAgent === '') {
@@ -552,6 +598,44 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     for (const sub of subresources) path += `/${encodeURIComponent(sub)}`;
     return path;
   }
+}
+
+/**
+ * Refuse a triple that disagrees with the built-in table: a namespaced resource declared cluster-scoped
+ * lists every namespace when asked for one, and a wrong kind is stamped on every object read. A Map
+ * lookup per client, no I/O; resources outside the table pass (see {@link Client.verify}).
+ */
+function checkBuiltin(
+  apiVersion: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+): void {
+  const known = builtinEntries(apiVersion, resource, kind);
+  const problems: string[] = [];
+  if (known.byResource !== undefined) {
+    if (known.byResource.kind !== kind) {
+      problems.push(
+        `${resource} holds kind ${known.byResource.kind} but was declared kind: '${kind}'`,
+      );
+    }
+    if (known.byResource.namespaced !== namespaced) {
+      problems.push(
+        `${resource} is ${scope(known.byResource.namespaced)} but was declared namespaced: ${namespaced}`,
+      );
+    }
+  } else if (known.byKind !== undefined) {
+    problems.push(
+      `kind ${kind} is served as ${known.byKind.resource} but was declared resource: '${resource}'`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new TypeError(`Client(${apiVersion}, built-in): ${problems.join('; ')}`);
+  }
+}
+
+function scope(namespaced: boolean): string {
+  return namespaced ? 'namespaced' : 'cluster-scoped';
 }
 
 /** `namespace/name`, the identity an object keeps across list snapshots. */

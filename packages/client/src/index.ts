@@ -2,6 +2,15 @@
 export { type ExecClusterInfo, type ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
 export { TokenFileSource } from './auth/token-file.ts';
 export {
+  type BuiltinApiVersion,
+  type BuiltinKind,
+  type BuiltinKinds,
+  type BuiltinResource,
+  builtinKinds,
+  builtinMappingFor,
+  type KindType,
+} from './builtin-kinds.ts';
+export {
   Client,
   type ClientOptions,
   type DeleteOptions,
@@ -10,6 +19,12 @@ export {
   type RequestOptions,
   type WriteOptions,
 } from './client.ts';
+export {
+  type ClientForKindOptions,
+  type ClientForOptions,
+  clientFor,
+  clientForKind,
+} from './client-for.ts';
 export { type LoadDefaultConfigOptions, loadDefaultConfig } from './config/default-config.ts';
 export { type InClusterConfigOptions, loadInClusterConfig } from './config/in-cluster.ts';
 export { type LoadKubeConfigOptions, loadKubeConfig } from './config/kubeconfig.ts';

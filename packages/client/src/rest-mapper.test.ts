@@ -174,6 +174,20 @@ describe('createRestMapper', () => {
     });
   });
 
+  it('answers mappingFor with the kind, the plural resource and the scope', async () => {
+    server = await discoveryServer({ crdInstalled: false });
+    const mapper = createRestMapper(open(server));
+    await expect(mapper.mappingFor({ group: '', version: 'v1', resource: 'cm' })).resolves.toEqual({
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      gvk: { group: '', version: 'v1', kind: 'ConfigMap' },
+      namespaced: true,
+    });
+    await expect(mapper.mappingFor({ group: '', resource: 'namespaces' })).resolves.toMatchObject({
+      gvk: { kind: 'Namespace' },
+      namespaced: false,
+    });
+  });
+
   it('refreshes once on a miss so a CRD installed after start resolves, with the preferred version', async () => {
     const state = { crdInstalled: false };
     server = await discoveryServer(state);

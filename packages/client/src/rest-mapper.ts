@@ -40,6 +40,15 @@ export interface RestMapper {
     gvr: PartialGroupVersionResource,
     options?: { signal?: AbortSignal | undefined },
   ): Promise<GroupVersionKind>;
+  /**
+   * The kind served at `gvr` and its scope; `gvr.resource` in the answer is the plural name even when
+   * a singular or short name was asked for. Throws `LASSO_NO_KIND_MATCH` when the server has no such
+   * resource.
+   */
+  mappingFor(
+    gvr: PartialGroupVersionResource,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<RestMapping>;
   /** The resource serving `gvk`, and whether it is namespaced. Throws `LASSO_NO_KIND_MATCH` on a miss. */
   resourceFor(
     gvk: PartialGroupVersionKind,
@@ -132,25 +141,30 @@ export function createRestMapper(source: DiscoveryClient | RestConfig | RestTran
     namespaced: r.namespaced,
   });
 
+  const mappingFor: RestMapper['mappingFor'] = (gvr, options = {}) => {
+    const resource = gvr.resource.toLowerCase();
+    return lookup(
+      (result) => {
+        const match = findIn(
+          result,
+          gvr.group,
+          gvr.version,
+          (r) =>
+            r.name === resource || r.singularName === resource || r.shortNames.includes(resource),
+        );
+        return match === undefined ? undefined : mapping(match);
+      },
+      gvr.group,
+      `resource "${gvr.resource}" in group "${gvr.group}"${gvr.version ? ` version "${gvr.version}"` : ''}`,
+      options.signal,
+    );
+  };
+
   return {
-    kindFor(gvr, options = {}) {
-      const resource = gvr.resource.toLowerCase();
-      return lookup(
-        (result) => {
-          const match = findIn(
-            result,
-            gvr.group,
-            gvr.version,
-            (r) =>
-              r.name === resource || r.singularName === resource || r.shortNames.includes(resource),
-          );
-          return match === undefined ? undefined : mapping(match).gvk;
-        },
-        gvr.group,
-        `resource "${gvr.resource}" in group "${gvr.group}"${gvr.version ? ` version "${gvr.version}"` : ''}`,
-        options.signal,
-      );
+    async kindFor(gvr, options = {}) {
+      return (await mappingFor(gvr, options)).gvk;
     },
+    mappingFor,
     resourceFor(gvk, options = {}) {
       return lookup(
         (result) => {
