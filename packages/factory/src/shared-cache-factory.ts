@@ -33,6 +33,7 @@ import {
   kindMap,
 } from './names.ts';
 import type { LookupOptions, SharedClientFactory } from './shared-client-factory.ts';
+import { followSignal } from './signals.ts';
 
 /** Options of {@link createSharedCacheFactory} (lasso `SharedCacheFactoryOptions`). */
 export interface SharedCacheFactoryOptions {
@@ -243,8 +244,9 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
       this.#logger.info('API server is healthy, starting informers');
     }
     const entries = [...this.#entries.values()].filter((entry) => entry.run === undefined);
+    const runSignal = followSignal(signal);
     const results = await Promise.allSettled(
-      entries.map((entry) => this.#startEntry(entry, signal)),
+      entries.map((entry) => this.#startEntry(entry, runSignal)),
     );
     if (signal.aborted) throw abortReason(signal);
     const failures: KindStartFailure[] = [];
@@ -260,7 +262,7 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
     const entry = this.#entries.get(gvkString(checkGvk(gvk, 'startGVK')));
     if (entry === undefined || entry.run !== undefined) return;
     try {
-      await this.#startEntry(entry, signal);
+      await this.#startEntry(entry, followSignal(signal));
     } catch (error) {
       if (signal.aborted) throw abortReason(signal);
       throw new FactoryStartError([{ gvk: entry.gvk, error }]);

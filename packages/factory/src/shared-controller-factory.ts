@@ -51,6 +51,7 @@ import {
   type SharedClientFactory,
   type SharedClientFactoryOptions,
 } from './shared-client-factory.ts';
+import { followSignal } from './signals.ts';
 
 /** lasso's `DefaultWorkers`: workers per controller when neither `start` nor `kindWorkers` says otherwise. */
 export const defaultControllerWorkers = 5;
@@ -347,8 +348,11 @@ class SharedControllerFactoryImpl implements SharedControllerFactory {
     if (signal.aborted) throw abortReason(signal);
     const failed = new Set(failures.map((failure) => gvkString(failure.gvk)));
     const starting = entries.filter((entry) => !failed.has(gvkString(entry.gvk)));
+    const runSignal = followSignal(signal);
     const results = await Promise.allSettled(
-      starting.map((entry) => entry.controller.start(signal, this.#workersFor(entry.gvk, workers))),
+      starting.map((entry) =>
+        entry.controller.start(runSignal, this.#workersFor(entry.gvk, workers)),
+      ),
     );
     if (signal.aborted) throw abortReason(signal);
     results.forEach((result, index) => {
