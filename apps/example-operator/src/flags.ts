@@ -1,0 +1,143 @@
+// Command-line flags and their environment variables; bad input is a FlagError, which main turns into the
+// usage text and exit code 2.
+import { parseArgs } from 'node:util';
+
+/** Every setting of the operator. */
+export interface OperatorFlags {
+  /** Path of a kubeconfig; undefined = KUBECONFIG, in-cluster, or the built-in demo server. */
+  kubeconfig: string | undefined;
+  context: string | undefined;
+  /** The one namespace to watch; '' = all. */
+  namespace: string;
+  workers: number;
+  leaderElect: boolean;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  /** host:port of /metrics; '' or '0' = off. */
+  metricsAddr: string;
+  /** host:port of /healthz and /readyz; '' or '0' = off. */
+  healthAddr: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Seconds a graceful shutdown may take before the process exits anyway. */
+  shutdownTimeoutSeconds: number;
+  help: boolean;
+}
+
+/** A flag or environment variable the operator cannot use; the message names it. */
+export class FlagError extends Error {
+  override name = 'FlagError';
+}
+
+export const usage = `Usage: example-operator [flags]
+
+Reconciles Icecream custom resources (example.lasso.dev/v1) into Deployments.
+With no kubeconfig (flag, KUBECONFIG or in-cluster), it starts the built-in API server
+of @lasso/envtest and runs a live demo there.
+
+Flags (environment variable in brackets):
+  --kubeconfig PATH                 kubeconfig to use [KUBECONFIG]
+  --context NAME                    kubeconfig context [LASSO_CONTEXT]
+  --namespace NAME                  watch one namespace; empty = all [LASSO_NAMESPACE]
+  --workers N                       reconcile workers per kind, >= 1 (default 2) [LASSO_WORKERS]
+  --leader-elect                    reconcile only while holding the Lease [LASSO_LEADER_ELECT]
+  --leader-election-namespace NAME  namespace of the Lease (default: the watched one, else default)
+  --leader-election-id NAME         name of the Lease (default icecream-operator)
+  --metrics-addr HOST:PORT          serve /metrics; 0 = off (default 127.0.0.1:8080) [LASSO_METRICS_ADDR]
+  --health-addr HOST:PORT           serve /healthz and /readyz; 0 = off (default 127.0.0.1:8081) [LASSO_HEALTH_ADDR]
+  --log-level LEVEL                 debug, info, warn or error (default info) [LASSO_LOG_LEVEL]
+  --shutdown-timeout SECONDS        bound of a graceful shutdown (default 20)
+  -h, --help                        print this help
+`;
+
+const logLevels = ['debug', 'info', 'warn', 'error'] as const;
+
+function positiveInteger(name: string, value: string): number {
+  if (!/^[0-9]+$/.test(value) || Number(value) < 1) {
+    throw new FlagError(`${name} must be a whole number >= 1, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+function address(name: string, value: string): string {
+  if (value === '' || value === '0') return '';
+  const match = /^(.*):([0-9]{1,5})$/.exec(value);
+  if (match === null || Number(match[2]) > 65535) {
+    throw new FlagError(`${name} must be HOST:PORT, :PORT or 0, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function boolean(name: string, value: string): boolean {
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0' || value === '') return false;
+  throw new FlagError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/** Parse `argv` (without node and the script) and `env`. Throws a {@link FlagError} naming the bad input. */
+export function parseFlags(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): OperatorFlags {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        namespace: { type: 'string' },
+        workers: { type: 'string' },
+        'leader-elect': { type: 'boolean' },
+        'leader-election-namespace': { type: 'string' },
+        'leader-election-id': { type: 'string' },
+        'metrics-addr': { type: 'string' },
+        'health-addr': { type: 'string' },
+        'log-level': { type: 'string' },
+        'shutdown-timeout': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new FlagError(error instanceof Error ? error.message : String(error));
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const text = (flag: string, variable?: string): string | undefined => {
+    const value = values[flag];
+    if (typeof value === 'string') return value;
+    return variable === undefined ? undefined : env[variable];
+  };
+  const logLevel = text('log-level', 'LASSO_LOG_LEVEL') ?? 'info';
+  if (!(logLevels as readonly string[]).includes(logLevel)) {
+    throw new FlagError(
+      `--log-level must be one of ${logLevels.join(', ')}, got ${JSON.stringify(logLevel)}`,
+    );
+  }
+  const namespace = text('namespace', 'LASSO_NAMESPACE') ?? '';
+  const leaderElect =
+    values['leader-elect'] === true ||
+    (env.LASSO_LEADER_ELECT !== undefined && boolean('LASSO_LEADER_ELECT', env.LASSO_LEADER_ELECT));
+  const kubeconfig = text('kubeconfig');
+  if (kubeconfig === '') throw new FlagError('--kubeconfig must not be empty');
+  return {
+    kubeconfig,
+    context: text('context', 'LASSO_CONTEXT'),
+    namespace,
+    workers: positiveInteger('--workers', text('workers', 'LASSO_WORKERS') ?? '2'),
+    leaderElect,
+    leaderElectionNamespace: text('leader-election-namespace') ?? (namespace || 'default'),
+    leaderElectionId: text('leader-election-id') ?? 'icecream-operator',
+    metricsAddr: address(
+      '--metrics-addr',
+      text('metrics-addr', 'LASSO_METRICS_ADDR') ?? '127.0.0.1:8080',
+    ),
+    healthAddr: address(
+      '--health-addr',
+      text('health-addr', 'LASSO_HEALTH_ADDR') ?? '127.0.0.1:8081',
+    ),
+    logLevel: logLevel as OperatorFlags['logLevel'],
+    shutdownTimeoutSeconds: positiveInteger('--shutdown-timeout', text('shutdown-timeout') ?? '20'),
+    help: values.help === true,
+  };
+}
