@@ -1,6 +1,15 @@
 // Errors of @lasso/cache: what the reflector reports to its watch error handler, and a cache that did not sync.
 import { LassoError } from '@lasso/core';
 
+declare module '@lasso/core' {
+  interface LassoErrorCodes {
+    /** One failure of a reflector's list/watch cycle: a {@link WatchError}. */
+    LASSO_WATCH_FAILED: true;
+    /** Caches did not sync before the wait ended: a {@link CacheNotSyncedError}. */
+    LASSO_CACHE_NOT_SYNCED: true;
+  }
+}
+
 /** Where in the list/watch cycle a {@link WatchError} happened. */
 export type WatchErrorPhase = 'list' | 'watch-start' | 'watch' | 'event';
 

@@ -2,6 +2,23 @@
 import { isLassoError, LassoError } from '@lasso/core';
 import type { Status, StatusCause, StatusDetails } from './types.ts';
 
+declare module '@lasso/core' {
+  interface LassoErrorCodes {
+    /** An error answer of the API server: an {@link ApiError} (`status`, `reason`, `details`). */
+    LASSO_API_ERROR: true;
+    /** The server was not reached or did not answer: refused, reset, TLS failure, a closed transport. */
+    LASSO_CONNECTION_FAILED: true;
+    /** A response or watch event could not be decoded (malformed JSON, no `type`, no `object`). */
+    LASSO_WATCH_DECODE: true;
+    /** A kubeconfig exec credential plugin failed, timed out or printed something unusable. */
+    LASSO_EXEC_PLUGIN_FAILED: true;
+    /** API discovery (`/api`, `/apis/<group>/<version>`) failed. */
+    LASSO_DISCOVERY_FAILED: true;
+    /** The REST mapper found no resource for a group/version/kind. */
+    LASSO_NO_KIND_MATCH: true;
+  }
+}
+
 /**
  * What a failed request asked for, as kube-apiserver's `RequestInfo` reads it from the method and
  * path. `resource` is undefined for a path outside any resource (discovery: `/apis/apps/v1`).

@@ -3,6 +3,23 @@
 // errorList) with a cause-chain walk in place of Go's errors.Is / errors.As.
 import { errorMessage, LassoError } from '@lasso/core';
 
+declare module '@lasso/core' {
+  interface LassoErrorCodes {
+    /** Handlers of one key failed: a {@link HandlerError}. */
+    LASSO_HANDLER_FAILED: true;
+    /** A handler asked for its error to be ignored: an {@link IgnoreError}. */
+    LASSO_HANDLER_IGNORED: true;
+    /** A handler asked for the key to be retried after a delay: a {@link RetryAfterError}. */
+    LASSO_RETRY_AFTER: true;
+    /** A shared controller could not start (`ControllerInitError`). */
+    LASSO_CONTROLLER_FAILED: true;
+    /** An object already has another controller owner reference (`AlreadyOwnedError`). */
+    LASSO_ALREADY_OWNED: true;
+    /** A leader lost its lease (`LeadershipLostError`). */
+    LASSO_LEADERSHIP_LOST: true;
+  }
+}
+
 // Bounds the cause-chain walk: a cyclic or absurdly deep chain must not hang a worker.
 const maxCauseDepth = 32;
 

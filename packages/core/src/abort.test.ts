@@ -120,11 +120,11 @@ describe('anySignal()', () => {
 describe('isLassoError()', () => {
   it('recognises a branded error from another copy of the class', () => {
     const foreign = Object.assign(new Error('x'), {
-      code: 'LASSO_API_ERROR',
+      code: 'LASSO_CONFIG_INVALID',
       [Symbol.for('lasso.error')]: true,
     });
     expect(isLassoError(foreign)).toBe(true);
-    expect(isLassoError(foreign, 'LASSO_API_ERROR')).toBe(true);
+    expect(isLassoError(foreign, 'LASSO_CONFIG_INVALID')).toBe(true);
     expect(isLassoError(foreign, 'LASSO_TIMEOUT')).toBe(false);
     expect(isLassoError(new Error('plain'))).toBe(false);
   });

@@ -169,10 +169,11 @@ describe('createConsoleLogger', () => {
         },
       },
       clock: {
-        ...clock,
         now: () => {
           throw new Error('no time');
         },
+        monotonic: () => 0,
+        schedule: (delayMs, callback) => clock.schedule(delayMs, callback),
       },
     });
     expect(() => broken.error('lost')).not.toThrow();

@@ -110,12 +110,12 @@ describe('describeError()', () => {
 
   it('keeps the name, code, stack and cause chain of an Error', () => {
     const root = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    const error = new LassoError('LASSO_CONNECTION_FAILED', 'watch failed', { cause: root });
+    const error = new LassoError('LASSO_TIMEOUT', 'watch failed', { cause: root });
     const description = describeError(error);
     expect(description).toMatchObject({
       name: 'LassoError',
       message: 'watch failed',
-      code: 'LASSO_CONNECTION_FAILED',
+      code: 'LASSO_TIMEOUT',
       stack: expect.stringContaining('watch failed'),
       cause: { name: 'Error', message: 'socket hang up', code: 'ECONNRESET' },
     });

@@ -1,30 +1,32 @@
 // LassoError: the base of every error lasso throws, with a stable code that survives duplicate installs.
 
 /**
- * Stable error codes. Callers branch on these (or on the `isX()` guards), never on messages.
- * Packages above core add their codes here so the union stays the one list users read.
+ * The registry of stable error codes: one key per code, documented where it is declared. `@lasso/core`
+ * declares its own; each package above declares its codes in its `errors.ts` by augmenting this interface,
+ * so {@link LassoErrorCode} lists exactly the codes of the packages a program imports:
+ *
+ * ```ts
+ * declare module '@lasso/core' {
+ *   interface LassoErrorCodes {
+ *     LASSO_API_ERROR: true; // with a TSDoc comment saying what it means
+ *   }
+ * }
+ * ```
  */
-export type LassoErrorCode =
-  | 'LASSO_ABORTED'
-  | 'LASSO_API_ERROR'
-  | 'LASSO_CONFIG_INVALID'
-  | 'LASSO_CONNECTION_FAILED'
-  | 'LASSO_TIMEOUT'
-  | 'LASSO_WATCH_FAILED'
-  | 'LASSO_WATCH_DECODE'
-  | 'LASSO_EXEC_PLUGIN_FAILED'
-  | 'LASSO_QUEUE_SHUT_DOWN'
-  | 'LASSO_CACHE_NOT_SYNCED'
-  | 'LASSO_DISCOVERY_FAILED'
-  | 'LASSO_NO_KIND_MATCH'
-  | 'LASSO_INVALID_OBJECT'
-  | 'LASSO_ENVTEST_FAILED'
-  | 'LASSO_HANDLER_FAILED'
-  | 'LASSO_HANDLER_IGNORED'
-  | 'LASSO_RETRY_AFTER'
-  | 'LASSO_CONTROLLER_FAILED'
-  | 'LASSO_ALREADY_OWNED'
-  | 'LASSO_LEADERSHIP_LOST';
+export interface LassoErrorCodes {
+  /** An operation stopped because its signal aborted with a reason that was not an Error. */
+  LASSO_ABORTED: true;
+  /** A configuration or a call that cannot work (a kubeconfig without a server, a second `run()`). */
+  LASSO_CONFIG_INVALID: true;
+  /** A timeout, not an abort by the caller, ended an operation: a {@link TimeoutError}. */
+  LASSO_TIMEOUT: true;
+}
+
+/**
+ * Stable error codes: the keys of {@link LassoErrorCodes}. Callers branch on these (or on the `isX()`
+ * guards), never on messages.
+ */
+export type LassoErrorCode = keyof LassoErrorCodes & string;
 
 const lassoBrand: unique symbol = Symbol.for('lasso.error') as never;
 

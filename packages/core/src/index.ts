@@ -22,6 +22,7 @@ export {
   isLassoError,
   LassoError,
   type LassoErrorCode,
+  type LassoErrorCodes,
   TimeoutError,
 } from './errors.ts';
 export { type LogAttributes, type Logger, type LogLevel, noopLogger } from './logger.ts';

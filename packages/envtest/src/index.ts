@@ -1,5 +1,8 @@
 // Public API of @lasso/envtest: a Kubernetes test environment (built-in API server, real binaries, or an
 // existing cluster) and the CRD file loader shared by later packages.
+// Declares envtest's error codes into @lasso/core's LassoErrorCodes (types only; nothing runs).
+import './errors.ts';
+
 export { loadCrdFiles, parseCrdYaml } from './crd-loader.ts';
 export {
   type Credentials,
