@@ -40,6 +40,17 @@ export {
   type HandlerTransaction,
   isHandlerTransaction,
 } from './handler-transaction.ts';
+export {
+  createLeaderElector,
+  type LeaderElectionOptions,
+  runWithLeaderElection,
+} from './leader-election.ts';
+export {
+  type LeaderCallbacks,
+  type LeaderElector,
+  LeadershipLostError,
+} from './leader-elector.ts';
+export type { LeaseClient } from './lease-lock.ts';
 export { enqueueOwnerHandler, type OwnerKindOptions, ownerKeysOf } from './owner-handler.ts';
 export {
   AlreadyOwnedError,
@@ -48,6 +59,13 @@ export {
   isControlledBy,
   setControllerReference,
 } from './owner-references.ts';
+export {
+  defaultBackoff,
+  defaultRetry,
+  type RetryBackoff,
+  type RetryOnConflictOptions,
+  retryOnConflict,
+} from './retry-on-conflict.ts';
 export {
   ControllerInitError,
   createSharedController,
