@@ -21,6 +21,7 @@ import {
   type TransformFunc,
 } from './delta-fifo.ts';
 import { CacheNotSyncedError } from './errors.ts';
+import { ChunkedQueue } from './internal/chunked-queue.ts';
 import {
   type ListerWatcher,
   Reflector,
@@ -490,8 +491,8 @@ class Listener<T> {
   pendingInitial = 0;
   readonly #logger: Logger;
   readonly #errors: Counter;
-  #buffer: Array<Notification<T> | undefined> = [];
-  #head = 0;
+  // Unbounded, as client-go's: a slow handler must never block the informer or the other handlers.
+  readonly #buffer = new ChunkedQueue<Notification<T>>();
   #stopped = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
@@ -533,15 +534,9 @@ class Listener<T> {
 
   async #run(): Promise<void> {
     for (;;) {
-      while (this.#head < this.#buffer.length) {
+      while (this.#buffer.size > 0) {
         if (this.#stopped) return;
-        const notification = this.#buffer[this.#head] as Notification<T>;
-        this.#buffer[this.#head] = undefined;
-        this.#head++;
-        if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
-          this.#buffer = this.#buffer.slice(this.#head);
-          this.#head = 0;
-        }
+        const notification = this.#buffer.shift() as Notification<T>;
         try {
           const result: unknown = this.#deliver(notification);
           if (typeof (result as PromiseLike<void> | undefined)?.then === 'function') await result;
