@@ -27,7 +27,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from './types.ts';
-import { decodeWatchEvent, LineDecoder } from './watch.ts';
+import { decodeWatchEvent, decodeWatchTail, LineDecoder } from './watch.ts';
 
 /** Options of the {@link Client} constructor. */
 export interface ClientOptions {
@@ -93,13 +93,18 @@ const PATCH_CONTENT_TYPES: Record<PatchType, string> = {
  * strategic-merge / apply) and a server-side `apply` helper. Results always carry `apiVersion` and
  * `kind`, list items included. Errors are {@link ApiError}s (guards `isNotFound`, `isConflict`, ...).
  *
+ * Prefer {@link clientFor} (built-in kinds) or {@link clientForKind} (any kind, through the
+ * RESTMapper), which name the resource once by `apiVersion` + `kind`. A hand-written triple of a
+ * built-in resource is checked against {@link builtinKinds} here (a TypeError naming both sides);
+ * others are checked on request by {@link Client.verify}.
+ *
  * **Gotchas**: cluster-scoped resources ignore the namespace argument (lasso puts it in the URL
  * anyway); for namespaced resources, `''` or `undefined` lists and watches all namespaces, and a
  * named call without a namespace takes the object's `metadata.namespace`.
  *
  * @example
  * ```ts
- * import type { ConfigMap } from 'kubernetes-types/core/v1.d.ts';
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
  * const configMaps = new Client<ConfigMap>({
  *   gvr: { group: '', version: 'v1', resource: 'configmaps' }, kind: 'ConfigMap', namespaced: true, rest,
  * });
@@ -244,8 +249,9 @@ export class Client<T extends KubeObjectLike = KubeObject> {
    * throws an {@link ApiError} from the first `next()`; an `ERROR` event throws its ApiError; a
    * malformed line throws `LASSO_WATCH_DECODE`; no bytes for `inactivityTimeoutMs` throws a
    * `LASSO_TIMEOUT` TimeoutError; a broken connection throws `LASSO_CONNECTION_FAILED` (undici's
-   * error as `cause`). The stream ending normally ends the iteration. Breaking out, throwing or
-   * aborting `signal` destroys the HTTP body.
+   * error as `cause`). The stream ending normally ends the iteration, also in the middle of an event
+   * (that partial event is dropped, as client-go drops one cut by an unexpected EOF). Breaking out,
+   * throwing or aborting `signal` destroys the HTTP body.
    */
   watch(namespace: string | undefined, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     return { [Symbol.asyncIterator]: () => this.#watch(namespace, options) };
@@ -535,8 +541,11 @@ export class Client<T extends KubeObjectLike = KubeObject> {
             last = clock.monotonic();
           }
         }
-        const tail = decoder.end();
-        if (tail !== undefined && tail.trim() !== '') yield this.#event(tail);
+        const tail = decodeWatchTail<T>(decoder.end());
+        if (tail !== undefined) {
+          this.#fill(tail.object);
+          yield tail;
+        }
       } catch (error) {
         if (combined.signal.aborted) throw abortReason(combined.signal);
         if (isLassoError(error)) throw error;
