@@ -17,7 +17,8 @@ export interface OperatorFlags {
   metricsAddr: string;
   /** host:port of /healthz and /readyz; '' or '0' = off. */
   healthAddr: string;
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** undefined = the mode's default (info against a cluster, warn in the demo). */
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | undefined;
   /** Seconds a graceful shutdown may take before the process exits anyway. */
   shutdownTimeoutSeconds: number;
   help: boolean;
@@ -44,7 +45,7 @@ Flags (environment variable in brackets):
   --leader-election-id NAME         name of the Lease (default icecream-operator)
   --metrics-addr HOST:PORT          serve /metrics; 0 = off (default 127.0.0.1:8080) [LASSO_METRICS_ADDR]
   --health-addr HOST:PORT           serve /healthz and /readyz; 0 = off (default 127.0.0.1:8081) [LASSO_HEALTH_ADDR]
-  --log-level LEVEL                 debug, info, warn or error (default info) [LASSO_LOG_LEVEL]
+  --log-level LEVEL                 debug, info, warn or error (default info; warn in the demo) [LASSO_LOG_LEVEL]
   --shutdown-timeout SECONDS        bound of a graceful shutdown (default 20)
   -h, --help                        print this help
 `;
@@ -108,8 +109,8 @@ export function parseFlags(
     if (typeof value === 'string') return value;
     return variable === undefined ? undefined : env[variable];
   };
-  const logLevel = text('log-level', 'LASSO_LOG_LEVEL') ?? 'info';
-  if (!(logLevels as readonly string[]).includes(logLevel)) {
+  const logLevel = text('log-level', 'LASSO_LOG_LEVEL');
+  if (logLevel !== undefined && !(logLevels as readonly string[]).includes(logLevel)) {
     throw new FlagError(
       `--log-level must be one of ${logLevels.join(', ')}, got ${JSON.stringify(logLevel)}`,
     );

@@ -204,7 +204,6 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         .catch((error: unknown) =>
           logger.warn('event recorder stop failed', { error: errorMessage(error) }),
         );
-      await restTransportFor(rest)?.close();
       phase = 'stopped';
     }
   };

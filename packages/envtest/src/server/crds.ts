@@ -18,7 +18,8 @@ export interface CrdCause {
     | 'FieldValueInvalid'
     | 'FieldValueTypeInvalid'
     | 'FieldValueRequired'
-    | 'FieldValueNotSupported';
+    | 'FieldValueNotSupported'
+    | 'FieldValueTooLong';
   message: string;
   field: string;
 }

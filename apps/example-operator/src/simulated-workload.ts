@@ -1,0 +1,173 @@
+// SIMULATED kube-controller-manager + kubelet, for the built-in API server only (it runs no controllers and no
+// nodes): for each Deployment it creates the Pods, binds them to one simulated Node, marks them Running and
+// Ready a moment later, and reports the Deployment's replicas as available. Written with @lasso/factory itself,
+// like KWOK. main.ts never starts it against a real cluster.
+import type { RestConfig } from '@lasso/client';
+import { isAlreadyExists, isNotFound } from '@lasso/client';
+import { retryAfter } from '@lasso/controller';
+import type { Logger } from '@lasso/core';
+import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
+import type { Deployment, DeploymentStatus } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+
+/** The Node every simulated Pod is bound to. */
+export const simulatedNodeName = 'lasso-simulated-node';
+/** Label of a simulated Pod: the name of its Deployment. */
+export const simulatedDeploymentLabel = 'simulated.lasso.dev/deployment';
+/** How long a simulated Pod stays Pending before it is Running and Ready. */
+export const simulatedStartupMs = 800;
+
+/** Options of {@link startSimulatedWorkload}. */
+export interface SimulatedWorkloadOptions {
+  rest: RestConfig;
+  signal: AbortSignal;
+  logger: Logger;
+  /** Time a Pod stays Pending (default {@link simulatedStartupMs}). */
+  startupMs?: number;
+}
+
+function podName(deployment: string, index: number): string {
+  return `${deployment}-sim-${index}`;
+}
+
+function isReady(pod: Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+/** Start the simulated workload controllers; resolves once they run, `done` settles after the signal aborts. */
+export async function startSimulatedWorkload(
+  options: SimulatedWorkloadOptions,
+): Promise<{ done: Promise<void> }> {
+  const { rest, signal } = options;
+  const logger = options.logger.child({ component: 'simulated-kube-controller-manager' });
+  const startupMs = options.startupMs ?? simulatedStartupMs;
+  const factory = createSharedControllerFactoryFromConfig(rest, { logger });
+  const deployments = await factory.forKind({ group: 'apps', version: 'v1', kind: 'Deployment' });
+  const pods = await factory.forKind({ group: '', version: 'v1', kind: 'Pod' });
+  const nodes = await factory.forKind({ group: '', version: 'v1', kind: 'Node' });
+  const podClient = pods.client();
+  try {
+    await nodes.client().create(undefined, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: simulatedNodeName, labels: { 'simulated.lasso.dev/node': 'true' } },
+    });
+  } catch (error) {
+    if (!isAlreadyExists(error)) throw error;
+  }
+  pods.informer().addIndexers({
+    byDeployment: (pod) => {
+      const owner = pod.metadata?.labels?.[simulatedDeploymentLabel];
+      return owner ? [`${pod.metadata?.namespace}/${owner}`] : [];
+    },
+  });
+  const podIndex = pods.informer().getIndexer();
+
+  deployments.registerHandler(signal, 'simulated-replicas', async (key, deployment) => {
+    const owned = podIndex.byIndex('byDeployment', key);
+    if (deployment === undefined) {
+      // No garbage collector either: the Pods of a deleted Deployment go here.
+      for (const pod of owned) await deleteQuietly(pod);
+      return;
+    }
+    const namespace = deployment.metadata?.namespace ?? '';
+    const name = deployment.metadata?.name ?? '';
+    const wanted = deployment.spec?.replicas ?? 1;
+    const byName = new Map(owned.map((pod) => [pod.metadata?.name ?? '', pod]));
+    for (let index = 0; index < wanted; index++) {
+      if (byName.has(podName(name, index))) continue;
+      const template = deployment.spec?.template;
+      try {
+        await podClient.create(namespace, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: podName(name, index),
+            namespace,
+            labels: { ...template?.metadata?.labels, [simulatedDeploymentLabel]: name },
+            annotations: { 'simulated.lasso.dev/simulated': 'true' },
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'Deployment',
+                name,
+                uid: deployment.metadata?.uid ?? '',
+                controller: true,
+              },
+            ],
+          },
+          spec: {
+            ...template?.spec,
+            containers: template?.spec?.containers ?? [],
+            nodeName: simulatedNodeName,
+          },
+        });
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+      }
+    }
+    for (const pod of owned) {
+      const index = Number(pod.metadata?.name?.slice(`${name}-sim-`.length));
+      if (!(index < wanted)) await deleteQuietly(pod);
+    }
+    const live = owned.filter((pod) => {
+      const index = Number(pod.metadata?.name?.slice(`${name}-sim-`.length));
+      return index < wanted && pod.metadata?.deletionTimestamp === undefined;
+    });
+    const ready = live.filter(isReady).length;
+    const status: DeploymentStatus = {
+      replicas: live.length,
+      updatedReplicas: live.length,
+      readyReplicas: ready,
+      availableReplicas: ready,
+      ...(deployment.metadata?.generation === undefined
+        ? {}
+        : { observedGeneration: deployment.metadata.generation }),
+    };
+    if (JSON.stringify(deployment.status ?? {}) === JSON.stringify(status)) return;
+    return deployments.client().updateStatus(namespace, { ...deployment, status });
+  });
+
+  pods.registerHandler(signal, 'simulated-kubelet', async (key, pod) => {
+    const deploymentName = pod?.metadata?.labels?.[simulatedDeploymentLabel];
+    if (pod === undefined || deploymentName === undefined) return;
+    deployments.enqueueKey(`${pod.metadata?.namespace}/${deploymentName}`);
+    if (pod.metadata?.deletionTimestamp !== undefined) return deleteQuietly(pod);
+    if (isReady(pod)) return;
+    const created = Date.parse(pod.metadata?.creationTimestamp ?? '') || Date.now();
+    const waitMs = created + startupMs - Date.now();
+    // "Starting the container": the key comes back once the startup time has passed.
+    if (waitMs > 0) throw retryAfter(waitMs, `${key} starting`);
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    return podClient.updateStatus(pod.metadata?.namespace, {
+      ...pod,
+      status: {
+        phase: 'Running',
+        hostIP: '10.0.0.1',
+        podIP: '10.0.0.2',
+        startTime: now,
+        conditions: [
+          { type: 'PodScheduled', status: 'True', lastTransitionTime: now },
+          { type: 'Ready', status: 'True', lastTransitionTime: now },
+        ],
+      },
+    });
+  });
+
+  async function deleteQuietly(pod: Pod): Promise<void> {
+    try {
+      // A bound Pod is deleted gracefully: the kubelet confirms with a zero grace period once its
+      // containers stopped, which for a simulated Pod is at once.
+      await podClient.delete(pod.metadata?.namespace, pod.metadata?.name ?? '', {
+        gracePeriodSeconds: 0,
+      });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+
+  await factory.start(signal, 2);
+  logger.info('simulated workload controllers running', { node: simulatedNodeName });
+  const done = Promise.all([deployments.stopped(), pods.stopped()]).then(() => {});
+  return { done };
+}
