@@ -3,6 +3,13 @@ import type { GroupVersionKind } from '@lasso/client';
 import { errorMessage, LassoError } from '@lasso/core';
 import { gvkString } from './names.ts';
 
+declare module '@lasso/core' {
+  interface LassoErrorCodes {
+    /** A factory's `start` left out kinds it could not start (the others run): a {@link FactoryStartError}. */
+    LASSO_FACTORY_START_FAILED: true;
+  }
+}
+
 /** One kind a factory could not start, and why. */
 export interface KindStartFailure {
   /** The kind, e.g. `{ group: 'example.com', version: 'v1', kind: 'Widget' }`. */
@@ -18,7 +25,7 @@ export interface KindStartFailure {
 /**
  * A factory's `start` could not start every kind. The kinds listed in {@link FactoryStartError.failures}
  * were left out; every other kind was started and keeps running. A later `start` tries the failed ones
- * again (so a CRD installed in the meantime starts then). Code `LASSO_CONTROLLER_FAILED`.
+ * again (so a CRD installed in the meantime starts then). Code `LASSO_FACTORY_START_FAILED`.
  *
  * @example
  * ```ts
@@ -39,7 +46,7 @@ export class FactoryStartError extends LassoError {
       .map((failure) => `${gvkString(failure.gvk)}: ${errorMessage(failure.error)}`)
       .join('; ');
     super(
-      'LASSO_CONTROLLER_FAILED',
+      'LASSO_FACTORY_START_FAILED',
       `${failures.length} kind${failures.length === 1 ? '' : 's'} could not be started (the others run): ${listed}`,
       failures.length === 1 ? { cause: failures[0]?.error } : {},
     );

@@ -44,7 +44,7 @@ function setup(options: SharedCacheFactoryOptions = {}) {
 describe('createSharedCacheFactory', () => {
   it('keeps one informer per kind, however it is asked for', async () => {
     const { caches } = setup();
-    const informers = await Promise.all([
+    const informers: Array<{ readonly name: string }> = await Promise.all([
       caches.forKind(configMapGvk),
       caches.forKind(configMapGvk),
       caches.forResource(configMapGvr, true),

@@ -219,7 +219,7 @@ describe('createSharedControllerFactory', () => {
       );
       expect(failed).toBeInstanceOf(FactoryStartError);
       const startError = failed as FactoryStartError;
-      expect(startError.code).toBe('LASSO_CONTROLLER_FAILED');
+      expect(startError.code).toBe('LASSO_FACTORY_START_FAILED');
       expect(startError.message).toContain('example.com/v1, Kind=Widget');
       expect(startError.failures.map((failure) => failure.gvk)).toEqual([widgetGvk]);
       expect(isLassoError(startError.failures[0]?.error, 'LASSO_NO_KIND_MATCH')).toBe(true);
