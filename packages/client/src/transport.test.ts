@@ -78,6 +78,15 @@ describe('RestTransport', () => {
     );
   });
 
+  it('gives a plain config whose server has no scheme one, as createRestConfig does', async () => {
+    server = await startLoopback((_request, response) => json(response, 200, { ok: true }));
+    // No TLS settings: http, as client-go's DefaultServerURL.
+    transport = new RestTransport({ server: new URL(server.url).host });
+    await expect(transport.requestJson({ method: 'GET', path: '/api' })).resolves.toEqual({
+      ok: true,
+    });
+  });
+
   it('reuses keep-alive connections for sequential requests', async () => {
     const sockets = new Set<unknown>();
     server = await startLoopback((_request, response, raw) => {

@@ -18,7 +18,7 @@ import {
 import { createTokenBucket } from '@lasso/workqueue';
 import type { Dispatcher } from 'undici';
 import type { ExecCredentialProvider } from './auth/exec.ts';
-import { type RestConfig, redactRestConfig } from './config/rest-config.ts';
+import { defaultServerScheme, type RestConfig, redactRestConfig } from './config/rest-config.ts';
 import { Authenticator } from './transport/authenticator.ts';
 import { isConnectionLoss } from './transport/connection-loss.ts';
 import { apiErrorFrom, notJsonError, requestFailure } from './transport/error-mapping.ts';
@@ -78,7 +78,7 @@ export class RestTransport {
   constructor(config: RestConfig, options: { rateLimiter?: RequestRateLimiter } = {}) {
     let url: URL;
     try {
-      url = new URL(config.server);
+      url = new URL(defaultServerScheme(config.server, config.tls));
     } catch {
       // Not quoted (nor Node's error, whose `input` holds it): it may carry userinfo.
       throw new TypeError('RestTransport: config.server is not a valid URL');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -13,6 +14,7 @@ import { createRestConfig } from './rest-config.ts';
 
 const fixtures = join(import.meta.dirname, '__fixtures__');
 const fixture = (name: string): string => join(fixtures, name);
+const pem = (name: string): string => readFileSync(fixture(`pki/${name}`), 'utf8');
 
 async function configError(promise: Promise<unknown>): Promise<Error> {
   const error = await promise.then(
@@ -325,10 +327,129 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   });
 });
 
+describe('loadKubeConfig: cluster fields as client-go reads them', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'lasso-cluster-fields-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  let files = 0;
+  /** A kubeconfig whose one cluster has `cluster` (flow YAML) and whose user has `user`. */
+  async function load(cluster: string, user = '{}'): Promise<ReturnType<typeof loadKubeConfig>> {
+    const file = join(dir, `config-${++files}.yaml`);
+    await writeFile(
+      file,
+      `clusters:\n- name: c\n  cluster: ${cluster}\nusers:\n- name: u\n  user: ${user}\ncontexts:\n- name: x\n  context: { cluster: c, user: u }\ncurrent-context: x\n`,
+    );
+    return loadKubeConfig({ path: file });
+  }
+  const ca = `certificate-authority: ${JSON.stringify(fixture('pki/ca.crt'))}`;
+  const clientCert = `{ client-certificate: ${JSON.stringify(fixture('pki/client.crt'))}, client-key: ${JSON.stringify(fixture('pki/client.key'))} }`;
+
+  // client-go's DefaultServerURL: a host:port without scheme is https when TLS is configured.
+  it.for([
+    {
+      name: 'https with a CA',
+      cluster: `{ server: 'localhost:6443', ${ca} }`,
+      user: '{}',
+      server: 'https://localhost:6443',
+    },
+    {
+      name: 'https with insecure-skip-tls-verify',
+      cluster: "{ server: 'localhost:6443', insecure-skip-tls-verify: true }",
+      user: '{}',
+      server: 'https://localhost:6443',
+    },
+    {
+      name: 'https with a client certificate',
+      cluster: "{ server: 'localhost:6443' }",
+      user: clientCert,
+      server: 'https://localhost:6443',
+    },
+    {
+      name: 'http without any TLS setting',
+      cluster: "{ server: 'localhost:6443' }",
+      user: '{}',
+      server: 'http://localhost:6443',
+    },
+    {
+      name: 'an IP and port',
+      cluster: `{ server: '10.0.0.1:6443', ${ca} }`,
+      user: '{}',
+      server: 'https://10.0.0.1:6443',
+    },
+    {
+      name: 'a bare host name',
+      cluster: "{ server: 'k8s.example.com' }",
+      user: '{}',
+      server: 'http://k8s.example.com',
+    },
+    {
+      name: 'a URL as it is',
+      cluster: "{ server: 'https://k8s.example.com:443/prefix' }",
+      user: '{}',
+      server: 'https://k8s.example.com:443/prefix',
+    },
+  ])('gives a server without scheme $name', async ({ cluster, user, server }) => {
+    const config = await load(cluster, user);
+    expect(new URL(config.server).href).toBe(new URL(server).href);
+    expect(config.server.startsWith(server)).toBe(true);
+  });
+
+  it.for([
+    {
+      name: 'a server of another scheme',
+      cluster: "{ server: 'ftp://k8s.example.com' }",
+      user: '{}',
+      expected:
+        /config-\d+\.yaml: clusters\[c\]\.cluster\.server must be an http or https URL, got ftp:/,
+    },
+    {
+      name: 'a server that is no URL even with a scheme',
+      cluster: "{ server: 'k8s.example.com:port' }",
+      user: '{}',
+      expected: /config-\d+\.yaml: clusters\[c\]\.cluster\.server is not a valid URL$/,
+    },
+    {
+      name: 'a string as insecure-skip-tls-verify',
+      cluster: "{ server: 'https://x', insecure-skip-tls-verify: 'true' }",
+      user: '{}',
+      expected:
+        /config-\d+\.yaml: clusters\[c\]\.cluster\.insecure-skip-tls-verify must be true or false, got a string/,
+    },
+    {
+      name: 'a string as disable-compression',
+      cluster: "{ server: 'https://x', disable-compression: 'yes' }",
+      user: '{}',
+      expected: /clusters\[c\]\.cluster\.disable-compression must be true or false, got a string/,
+    },
+    {
+      name: 'a string as provideClusterInfo',
+      cluster: "{ server: 'https://x' }",
+      user: "{ exec: { apiVersion: client.authentication.k8s.io/v1, command: x, provideClusterInfo: 'true' } }",
+      expected: /users\[u\]\.user\.exec\.provideClusterInfo must be true or false, got a string/,
+    },
+  ])('refuses $name, naming the file and field', async ({ cluster, user, expected }) => {
+    const error = await configError(load(cluster, user));
+    expect(error.message).toMatch(expected);
+  });
+
+  it('keeps insecure-skip-tls-verify: false as verification on', async () => {
+    const config = await load("{ server: 'https://x', insecure-skip-tls-verify: false }");
+    expect(config.tls?.insecureSkipTLSVerify).toBeUndefined();
+  });
+});
+
 describe('createRestConfig', () => {
   it.for([
     { name: 'an empty server', init: { server: '' }, type: TypeError },
     { name: 'a non-http server', init: { server: 'ftp://x' }, type: TypeError },
+    {
+      name: 'a server that is no URL even with a scheme',
+      init: { server: 'x:port' },
+      type: TypeError,
+    },
     {
       name: 'a negative timeoutMs',
       init: { server: 'https://x', timeoutMs: -1 },
@@ -341,6 +462,23 @@ describe('createRestConfig', () => {
     },
   ])('rejects $name', ({ init, type }) => {
     expect(() => createRestConfig(init)).toThrow(type);
+  });
+
+  it.for([
+    { name: 'https with a CA', tls: { caPem: pem('ca.crt') }, server: 'https://localhost:6443' },
+    {
+      name: 'https with a client certificate',
+      tls: { certPem: pem('client.crt'), keyPem: pem('client.key') },
+      server: 'https://localhost:6443',
+    },
+    {
+      name: 'https with insecureSkipTLSVerify',
+      tls: { insecureSkipTLSVerify: true },
+      server: 'https://localhost:6443',
+    },
+    { name: 'http without TLS settings', tls: undefined, server: 'http://localhost:6443' },
+  ])('gives a host:port server $name (client-go DefaultServerURL)', ({ tls, server }) => {
+    expect(createRestConfig({ server: 'localhost:6443', tls }).server).toBe(server);
   });
 });
 

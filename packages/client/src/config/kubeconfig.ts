@@ -13,6 +13,7 @@ import { parse as parseYaml } from 'yaml';
 import {
   type AuthConfig,
   createRestConfig,
+  defaultServerScheme,
   type ExecConfig,
   type Impersonation,
   type RestConfig,
@@ -228,18 +229,14 @@ async function restConfigFromKubeConfig(
 
   const c = cluster.value;
   const cw = `${cluster.file}: clusters[${clusterName}].cluster`;
-  const server = optionalString(c.server, `${cw}.server`);
-  if (server === undefined || server === '') throw invalid(`${cw}.server is required`);
-  try {
-    new URL(server);
-  } catch {
-    // Not quoted: the text may hold userinfo (`https://user:password@host`).
-    throw invalid(`${cw}.server is not a valid URL`);
-  }
+  const rawServer = optionalString(c.server, `${cw}.server`);
+  if (rawServer === undefined || rawServer === '') throw invalid(`${cw}.server is required`);
+  // Read for its type only: Go's decoder refuses a string there too.
+  optionalBoolean(c['disable-compression'], `${cw}.disable-compression`);
   const tls: TlsConfig = {};
   const caPem = await pemFrom(c, 'certificate-authority', cluster.file, cw, 'CERTIFICATE');
   if (caPem !== undefined) tls.caPem = caPem;
-  if (c['insecure-skip-tls-verify'] === true) {
+  if (optionalBoolean(c['insecure-skip-tls-verify'], `${cw}.insecure-skip-tls-verify`) === true) {
     // client-go: "specifying a root certificates file with the insecure flag is not allowed".
     if (caPem !== undefined) {
       throw invalid(
@@ -308,6 +305,19 @@ async function restConfigFromKubeConfig(
         }
       }
     }
+  }
+
+  // After the user: a client certificate also makes a server without scheme https.
+  const server = defaultServerScheme(rawServer, tls);
+  let protocol: string;
+  try {
+    protocol = new URL(server).protocol;
+  } catch {
+    // Not quoted: the text may hold userinfo (`https://user:password@host`).
+    throw invalid(`${cw}.server is not a valid URL`);
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw invalid(`${cw}.server must be an http or https URL, got ${protocol}`);
   }
 
   return createRestConfig({
@@ -381,7 +391,9 @@ function execConfig(raw: unknown, where: string, file: string): ExecConfig {
       return { name: pair.name, value: pair.value };
     });
   }
-  if (e.provideClusterInfo === true) exec.provideClusterInfo = true;
+  if (optionalBoolean(e.provideClusterInfo, `${where}.provideClusterInfo`) === true) {
+    exec.provideClusterInfo = true;
+  }
   const hint = optionalString(e.installHint, `${where}.installHint`);
   if (hint) exec.installHint = hint;
   const mode = e.interactiveMode;
@@ -403,6 +415,14 @@ function execExtension(extensions: unknown, where: string): unknown {
       (e as { name?: unknown }).name === 'client.authentication.k8s.io/exec',
   ) as { extension?: unknown } | undefined;
   return entry?.extension ?? undefined;
+}
+
+/** A boolean field: `"true"` or `yes` is refused, as Go's decoder refuses a string for a bool. */
+function optionalBoolean(value: unknown, where: string): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean')
+    throw invalid(`${where} must be true or false, got a ${typeof value}`);
+  return value;
 }
 
 function optionalString(value: unknown, where: string): string | undefined {

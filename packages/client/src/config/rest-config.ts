@@ -113,6 +113,25 @@ export interface RestConfig {
 const REDACTED = '<redacted>';
 
 /**
+ * `server` with a scheme, as client-go's `DefaultServerURL` gives it: a `host:port` or a bare host
+ * (anything without both a scheme and a host, `localhost:6443` included) gets `https://` when
+ * `tls` sets a CA, a client certificate or `insecureSkipTLSVerify`, else `http://`. A URL, or a
+ * text with `://` that fails to parse, is returned as it is.
+ */
+export function defaultServerScheme(server: string, tls: TlsConfig | undefined): string {
+  // Unlike Go, a broken URL is not prefixed: `http://https://x:bad` would parse, host `https`.
+  if (server.includes('://')) return server;
+  try {
+    if (new URL(server).host !== '') return server;
+  } catch {
+    // Not a URL: a host or host:port.
+  }
+  const secure =
+    tls?.caPem !== undefined || tls?.certPem !== undefined || tls?.insecureSkipTLSVerify === true;
+  return `${secure ? 'https' : 'http'}://${server}`;
+}
+
+/**
  * `url` without its userinfo (`https://user:pass@host` -> `https://redacted@host/`); a text that
  * does not parse is replaced whole when it may hold userinfo (an `@`).
  */
@@ -213,6 +232,8 @@ function protect<T extends RestConfig>(config: T): T {
 /**
  * Check and freeze-by-convention a RestConfig: validates `server`, `timeoutMs`, `qps`, `burst`
  * (TypeError/RangeError naming the option) and attaches redacting `toJSON` / `util.inspect` hooks.
+ * A `server` without scheme (`localhost:6443`) gets one as in client-go: see
+ * {@link defaultServerScheme}.
  *
  * @example
  * ```ts
@@ -223,9 +244,10 @@ export function createRestConfig(init: RestConfig): RestConfig {
   if (typeof init.server !== 'string' || init.server === '') {
     throw new TypeError('createRestConfig: server must be a non-empty URL string');
   }
+  const server = defaultServerScheme(init.server, init.tls);
   let url: URL;
   try {
-    url = new URL(init.server);
+    url = new URL(server);
   } catch {
     // Not quoted: the text may hold userinfo (`https://user:password@host`).
     throw new TypeError('createRestConfig: server is not a valid URL');
@@ -251,5 +273,5 @@ export function createRestConfig(init: RestConfig): RestConfig {
       throw new TypeError(`createRestConfig: proxyUrl must be http(s), got ${proxy.protocol}`);
     }
   }
-  return protect({ ...init });
+  return protect({ ...init, server });
 }

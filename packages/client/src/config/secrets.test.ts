@@ -197,7 +197,11 @@ describe('a server URL with userinfo', () => {
     seen.push(await failure(() => client.get('default', 'a')));
     await transport.close();
     // Not a URL at all (a bad port): the text is not quoted.
-    for (const bad of ['https://admin:url-pass-word@k8s.example:notaport']) {
+    for (const bad of [
+      'https://admin:url-pass-word@k8s.example:notaport',
+      // Without scheme: `admin:` must not be quoted as one.
+      'admin:url-pass-word@k8s.example:notaport',
+    ]) {
       seen.push(await failure(() => createRestConfig({ server: bad })));
       seen.push(
         await failure(async () =>
@@ -219,7 +223,7 @@ describe('a server URL with userinfo', () => {
     seen.push(loaded);
     const texts = seen.map(visible);
     // The host stays visible: only the userinfo goes.
-    for (const index of [0, 1, 2, 3, 4, 7]) expect(texts[index]).toContain('127.0.0.1:1');
+    for (const index of [0, 1, 2, 3, 4, 9]) expect(texts[index]).toContain('127.0.0.1:1');
     for (const text of texts) {
       for (const secret of secrets) expect(text, text).not.toContain(secret);
     }

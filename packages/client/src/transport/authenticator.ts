@@ -4,7 +4,7 @@
 import type { Clock, Logger } from '@lasso/core';
 import { type ExecCredential, ExecCredentialProvider } from '../auth/exec.ts';
 import { TokenFileSource } from '../auth/token-file.ts';
-import type { RestConfig } from '../config/rest-config.ts';
+import { defaultServerScheme, type RestConfig } from '../config/rest-config.ts';
 
 /**
  * Puts the `Authorization` header of a config's `auth` on each request, and after a 401 makes the
@@ -29,7 +29,7 @@ export class Authenticator {
       this.#exec = new ExecCredentialProvider(auth.exec, {
         clock: options.clock,
         cluster: {
-          server: config.server,
+          server: defaultServerScheme(config.server, config.tls),
           tlsServerName: config.tls?.serverName,
           insecureSkipTLSVerify: config.tls?.insecureSkipTLSVerify,
           caPem: config.tls?.caPem,
