@@ -1,5 +1,16 @@
 // Ports the intent of rancher/lasso pkg/cache/cache.go behaviours (deferred lister-watcher, RV "0" rewrite, resync).
-import type { KubeObject, ListOptions, ObjectList, WatchEvent, WatchOptions } from '@lasso/client';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  Client,
+  createRestConfig,
+  type KubeObject,
+  type ListOptions,
+  type ObjectList,
+  RestTransport,
+  type WatchEvent,
+  type WatchOptions,
+} from '@lasso/client';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,7 +19,9 @@ import {
   createClientListerWatcher,
   defaultCacheResyncMs,
 } from './cache.ts';
-import { namespaceIndex } from './store.ts';
+import type { WatchError } from './errors.ts';
+import { Reflector } from './reflector.ts';
+import { createStore, namespaceIndex } from './store.ts';
 import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
 
 interface Call {
@@ -185,5 +198,72 @@ describe('createClientListerWatcher', () => {
       error: 'health check failed',
       listError: 'too old resource version',
     });
+  });
+});
+
+describe('createClientListerWatcher over a Client', () => {
+  it('resumes from the last resourceVersion without a relist when a watch body ends in the middle of an event', async () => {
+    const watchUrls: string[] = [];
+    let lists = 0;
+    let secondWatch: () => void = () => {};
+    const resumed = new Promise<'resumed'>((resolve) => {
+      secondWatch = () => resolve('resumed');
+    });
+    const server = createServer((request, response) => {
+      const url = request.url ?? '';
+      if (!url.includes('watch=true')) {
+        lists++;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({ kind: 'ConfigMapList', metadata: { resourceVersion: '5' }, items: [] }),
+        );
+        return;
+      }
+      watchUrls.push(url);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      if (watchUrls.length > 1) {
+        secondWatch();
+        return; // stays open until the reflector stops
+      }
+      const added = {
+        type: 'ADDED',
+        object: { metadata: { namespace: 'ns', name: 'a', resourceVersion: '6' } },
+      };
+      response.end(`${JSON.stringify(added)}\n{"type":"MODIFIED","object":{"metadata":{"na`);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const transport = new RestTransport(
+      createRestConfig({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    );
+    const client = new Client({
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      kind: 'ConfigMap',
+      namespaced: true,
+      rest: transport,
+    });
+    let reported: (error: WatchError) => void = () => {};
+    const failed = new Promise<WatchError>((resolve) => {
+      reported = resolve;
+    });
+    const store = createStore();
+    const reflector = new Reflector(createClientListerWatcher(client, { namespace: 'ns' }), store, {
+      clock: new FakeClock(),
+      random: () => 0,
+      watchErrorHandler: (error) => reported(error),
+    });
+    const controller = new AbortController();
+    const running = reflector.run({ signal: controller.signal });
+    try {
+      expect(await Promise.race([resumed, failed])).toBe('resumed');
+      expect(lists).toBe(1);
+      expect(new URL(watchUrls[1] ?? '', 'http://x').searchParams.get('resourceVersion')).toBe('6');
+      expect(store.listKeys()).toEqual(['ns/a']);
+    } finally {
+      controller.abort();
+      await running;
+      await transport.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -515,6 +515,36 @@ describe('Client.watch()', () => {
     );
   });
 
+  it.for([
+    {
+      name: 'inside the JSON of an event',
+      tail: Buffer.from('{"type":"MODIFIED","object":{"meta'),
+    },
+    {
+      name: 'inside a multi-byte character',
+      tail: Buffer.concat([
+        Buffer.from('{"type":"MODIFIED","object":{"metadata":{"name":"'),
+        Buffer.from('ü').subarray(0, 1),
+      ]),
+    },
+  ])('ends like a closed watch when the body ends cleanly $name', async ({ tail }) => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(Buffer.concat([Buffer.from(event('ADDED', 'a', '1')), tail]));
+    });
+    const events = await collect(configMaps(server).watch('d'));
+    expect(events.map((e) => [e.type, e.object.metadata?.name])).toEqual([['ADDED', 'a']]);
+  });
+
+  it('decodes a last event whose newline never came', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(`${event('ADDED', 'a', '1')}${event('ADDED', 'b', '2').trimEnd()}`);
+    });
+    const events = await collect(configMaps(server).watch('d'));
+    expect(events.map((e) => e.object.metadata?.name)).toEqual(['a', 'b']);
+  });
+
   it('destroys the HTTP body when the consumer breaks out of the loop', async () => {
     server = await startLoopback((_request, response) => {
       response.writeHead(200);

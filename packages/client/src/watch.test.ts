@@ -3,7 +3,7 @@ import { isLassoError } from '@lasso/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isApiError, isGone } from './errors.ts';
-import { decodeWatchEvent, LineDecoder } from './watch.ts';
+import { decodeWatchEvent, decodeWatchTail, LineDecoder } from './watch.ts';
 
 const encoder = new TextEncoder();
 
@@ -152,5 +152,30 @@ describe('decodeWatchEvent', () => {
     expect((thrown as Error).message).not.toContain('s3cret');
     // JSON.parse quotes the text around the fault: its SyntaxError must not ride along as cause.
     expect(inspect(thrown, { depth: Number.POSITIVE_INFINITY })).not.toContain('s3cret');
+  });
+});
+
+describe('decodeWatchTail', () => {
+  it.for([
+    { name: 'no tail', tail: undefined },
+    { name: 'only whitespace', tail: ' \r' },
+    { name: 'an event cut inside its JSON', tail: '{"type":"ADDED","object":{"metadata":{"na' },
+    { name: 'an event cut before its object', tail: '{"type":"MODIFIED",' },
+  ])('returns undefined for $name (the watch just ends)', ({ tail }) => {
+    expect(decodeWatchTail(tail)).toBeUndefined();
+  });
+
+  it('decodes a whole event that lacks only its newline', () => {
+    expect(decodeWatchTail('{"type":"DELETED","object":{"metadata":{"name":"a"}}}')).toEqual({
+      type: 'DELETED',
+      object: { metadata: { name: 'a' } },
+    });
+  });
+
+  it('throws for a whole line that is not a watch event, or an ERROR event', () => {
+    expect(() => decodeWatchTail('{"object":{}}')).toThrow(/no "type"/);
+    expect(() =>
+      decodeWatchTail('{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}}'),
+    ).toThrow(expect.objectContaining({ status: 410 }));
   });
 });

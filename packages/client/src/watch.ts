@@ -87,6 +87,30 @@ export function decodeWatchEvent<T extends KubeObjectLike = KubeObject>(
       `malformed watch event: a line of ${line.length} characters is not JSON`,
     );
   }
+  return toWatchEvent<T>(parsed);
+}
+
+/**
+ * Decode what a watch body held after its last newline when it ended (`LineDecoder.end()`); `undefined` when
+ * there is no event to yield. The API server ends every event with a newline, so text that is not whole JSON
+ * there is an event cut short by the connection closing cleanly mid-write (a proxy, a server going away): it
+ * is dropped, and the watch ends as a closed watch, resumed from the last resourceVersion as client-go treats
+ * an unexpected EOF, instead of a decode error that forces a relist. Whole JSON is decoded like any line.
+ */
+export function decodeWatchTail<T extends KubeObjectLike = KubeObject>(
+  tail: string | undefined,
+): WatchEvent<T> | undefined {
+  if (tail === undefined || tail.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(tail);
+  } catch {
+    return undefined;
+  }
+  return toWatchEvent<T>(parsed);
+}
+
+function toWatchEvent<T extends KubeObjectLike>(parsed: unknown): WatchEvent<T> {
   const event = parsed as { type?: unknown; object?: unknown } | null;
   if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
     throw new LassoError('LASSO_WATCH_DECODE', 'malformed watch event: no "type" field');
