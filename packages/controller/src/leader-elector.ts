@@ -251,7 +251,7 @@ export class LeaseElector implements LeaderElector {
     } finally {
       deadline.cancel();
       signal?.removeEventListener('abort', onAbort);
-      // A throwing listener of our signal could leave us here without the abort having happened.
+      // The loop ends only after leading aborted; this covers an unexpected throw out of it.
       stop(signal?.reason);
     }
     this.#masterStatus.set(0);
