@@ -3,11 +3,11 @@ import {
   abortReason,
   anySignal,
   type Clock,
+  defaultLogger,
   errorMessage,
   isLassoError,
   LassoError,
   type Logger,
-  noopLogger,
   systemClock,
   TimeoutError,
 } from '@lasso/core';
@@ -464,7 +464,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
   }
 
   #logger(): Logger {
-    return this.transport.config.logger ?? noopLogger;
+    return this.transport.config.logger ?? defaultLogger;
   }
 
   #json<R>(request: RestRequest, options: RequestOptions): Promise<R> {

@@ -4,9 +4,9 @@
 import { isAlreadyExists, isApiError, isNotFound, type KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
+  defaultLogger,
   errorMessage,
   type Logger,
-  noopLogger,
   systemClock,
   type TimerHandle,
 } from '@lasso/core';
@@ -55,7 +55,7 @@ export interface EventRecorderOptions {
   reportingInstance: string;
   /** Time for `eventTime`, series and retries (default `systemClock`). */
   clock?: Clock | undefined;
-  /** Where write failures and dropped events are logged (default: silent). Notes are never logged. */
+  /** Where write failures and dropped events are logged (default: `defaultLogger`). Notes are never logged. */
   logger?: Logger | undefined;
   /** Aborting it stops the recorder as {@link EventRecorder.stop} does, and cancels requests in flight. */
   signal?: AbortSignal | undefined;
@@ -176,7 +176,7 @@ class EventRecorderImpl implements EventRecorder {
     this.#reportingController = reportingController;
     this.#reportingInstance = reportingInstance;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? noopLogger;
+    this.#logger = options.logger ?? defaultLogger;
     this.#heartbeatMs = positiveOption('seriesHeartbeatMs', options.seriesHeartbeatMs, 30_000);
     this.#windowMs = positiveOption('seriesWindowMs', options.seriesWindowMs, 6 * 60_000);
     this.#retryDelayMs = positiveOption('retryDelayMs', options.retryDelayMs, 10_000);

@@ -2,9 +2,9 @@
 // rancher/lasso: ports client-go tools/leaderelection (NewLeaderElector, RunOrDie); the loop is leader-elector.ts.
 import {
   type Clock,
+  defaultLogger,
   type Logger,
   type MetricsProvider,
-  noopLogger,
   noopMetricsProvider,
   systemClock,
 } from '@lasso/core';
@@ -45,7 +45,7 @@ export interface LeaderElectionOptions {
   signal?: AbortSignal | undefined;
   /** Time source (default `systemClock`). */
   clock?: Clock | undefined;
-  /** Logger for election events (default: silent). */
+  /** Logger for election events (default: `defaultLogger`, warnings and errors to stderr). */
   logger?: Logger | undefined;
   /** Provider of `leader_election_master_status` and `leader_election_slowpath_total` (default: none). */
   metrics?: MetricsProvider | undefined;
@@ -143,7 +143,7 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
     releaseOnCancel: options.releaseOnCancel ?? false,
     signal: options.signal,
     clock: options.clock ?? systemClock,
-    logger: options.logger ?? noopLogger,
+    logger: options.logger ?? defaultLogger,
     metrics: options.metrics ?? noopMetricsProvider,
     random: options.random ?? Math.random,
   };

@@ -13,10 +13,10 @@ import {
   abortReason,
   anySignal,
   type Clock,
+  defaultLogger,
   errorMessage,
   LassoError,
   type Logger,
-  noopLogger,
   sleep,
   systemClock,
   TimeoutError,
@@ -486,7 +486,7 @@ export async function startKubebuilderControlPlane(
   if (!(readyTimeoutMs > 0)) throw new RangeError('readyTimeoutMs must be > 0');
   if (!(stopTimeoutMs >= 0)) throw new RangeError('stopTimeoutMs must be >= 0');
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? noopLogger;
+  const logger = options.logger ?? defaultLogger;
   const { signal } = options;
   signal?.throwIfAborted();
 
