@@ -22,10 +22,15 @@ const sampleFiles = ['samples/vanilla.yaml', 'samples/chocolate.yaml'];
 /** Run the demo until `signal` aborts; resolves to the exit code. */
 export async function runDemo(
   flags: OperatorFlags,
-  signal: AbortSignal,
+  stopSignal: AbortSignal,
   logger: Logger,
 ): Promise<number> {
   const out = process.stdout;
+  // Stops everything on Ctrl-C, and also when the demo itself fails, so nothing keeps running behind an error.
+  const stop = new AbortController();
+  const onStop = (): void => stop.abort(stopSignal.reason);
+  stopSignal.addEventListener('abort', onStop, { once: true });
+  const signal = stop.signal;
   out.write('No cluster configured (no --kubeconfig, KUBECONFIG or in-cluster service account):\n');
   out.write('starting the built-in Kubernetes API server of @lasso/envtest...\n');
   const env = await startEnvironment({ crds: [`${manifestsDir}crd.yaml`], signal });
@@ -70,7 +75,9 @@ export async function runDemo(
             `  kubectl get icecreams,deployments,pods -n ${namespace}`,
             `  kubectl patch icecream vanilla -n ${namespace} --type merge -p '{"spec":{"replicas":4}}'`,
             `  kubectl delete icecream chocolate -n ${namespace}`,
-            flags.metricsAddr === '' ? '' : `Metrics: http://${flags.metricsAddr}/metrics`,
+            endpoints.metricsAddress === undefined
+              ? ''
+              : `Metrics: http://${endpoints.metricsAddress}/metrics`,
             '',
           ].join('\n'),
         );
@@ -93,10 +100,12 @@ export async function runDemo(
       );
     }
     await Promise.all([operator.done, simulated.done, live.done]);
-    await Promise.all(endpoints.map((endpoint) => endpoint.close()));
+    await endpoints.close();
     out.write('Stopped: no reconcile in flight, caches closed, API server stopped.\n');
     return 0;
   } finally {
+    stopSignal.removeEventListener('abort', onStop);
+    stop.abort();
     await restTransportFor(rest)?.close();
     await env.stop();
   }

@@ -55,7 +55,7 @@ async function runAgainstCluster(
     }
     throw error;
   } finally {
-    await Promise.all(endpoints.map((endpoint) => endpoint.close()));
+    await endpoints.close();
     await restTransportFor(rest)?.close();
   }
 }

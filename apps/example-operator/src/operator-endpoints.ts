@@ -4,13 +4,21 @@ import type { OperatorFlags } from './flags.ts';
 import { type Endpoints, serveEndpoints } from './http-endpoints.ts';
 import type { Operator } from './operator.ts';
 
-/** Serve /healthz, /readyz and /metrics as the flags say; returns what to close at the end. */
+/** The operator's running endpoints. */
+export interface OperatorEndpoints {
+  /** Where /metrics is served (the bound address), when it is. */
+  readonly metricsAddress: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Serve /healthz, /readyz and /metrics as the flags say. */
 export async function serveOperatorEndpoints(
   flags: OperatorFlags,
   operator: () => Operator | undefined,
   registry: Registry,
-): Promise<Endpoints[]> {
+): Promise<OperatorEndpoints> {
   const endpoints: Endpoints[] = [];
+  let metricsAddress: string | undefined;
   if (flags.healthAddr !== '') {
     endpoints.push(
       await serveEndpoints(flags.healthAddr, {
@@ -30,15 +38,20 @@ export async function serveOperatorEndpoints(
     );
   }
   if (flags.metricsAddr !== '') {
-    endpoints.push(
-      await serveEndpoints(flags.metricsAddr, {
-        '/metrics': async () => ({
-          status: 200,
-          body: await registry.metrics(),
-          contentType: registry.contentType,
-        }),
+    const metrics = await serveEndpoints(flags.metricsAddr, {
+      '/metrics': async () => ({
+        status: 200,
+        body: await registry.metrics(),
+        contentType: registry.contentType,
       }),
-    );
+    });
+    endpoints.push(metrics);
+    metricsAddress = metrics.address;
   }
-  return endpoints;
+  return {
+    metricsAddress,
+    close: async () => {
+      await Promise.all(endpoints.map((endpoint) => endpoint.close()));
+    },
+  };
 }

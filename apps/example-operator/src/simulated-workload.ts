@@ -1,5 +1,5 @@
 // SIMULATED kube-controller-manager + kubelet, for the built-in API server only (it runs no controllers and no
-// nodes): for each Deployment it creates the Pods, binds them to one simulated Node, marks them Running and
+// nodes): for each Deployment it creates the Pods, binds them to one simulated node name, marks them Running and
 // Ready a moment later, and reports the Deployment's replicas as available. Written with @lasso/factory itself,
 // like KWOK. main.ts never starts it against a real cluster.
 import type { RestConfig } from '@lasso/client';
@@ -44,17 +44,7 @@ export async function startSimulatedWorkload(
   const factory = createSharedControllerFactoryFromConfig(rest, { logger });
   const deployments = await factory.forKind({ group: 'apps', version: 'v1', kind: 'Deployment' });
   const pods = await factory.forKind({ group: '', version: 'v1', kind: 'Pod' });
-  const nodes = await factory.forKind({ group: '', version: 'v1', kind: 'Node' });
   const podClient = pods.client();
-  try {
-    await nodes.client().create(undefined, {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: simulatedNodeName, labels: { 'simulated.lasso.dev/node': 'true' } },
-    });
-  } catch (error) {
-    if (!isAlreadyExists(error)) throw error;
-  }
   pods.informer().addIndexers({
     byDeployment: (pod) => {
       const owner = pod.metadata?.labels?.[simulatedDeploymentLabel];
@@ -74,6 +64,7 @@ export async function startSimulatedWorkload(
     const name = deployment.metadata?.name ?? '';
     const wanted = deployment.spec?.replicas ?? 1;
     const byName = new Map(owned.map((pod) => [pod.metadata?.name ?? '', pod]));
+    if (owned.length < wanted) await ensureDefaultServiceAccount(namespace);
     for (let index = 0; index < wanted; index++) {
       if (byName.has(podName(name, index))) continue;
       const template = deployment.spec?.template;
@@ -153,6 +144,24 @@ export async function startSimulatedWorkload(
       },
     });
   });
+
+  // kube-controller-manager's serviceaccount controller gives every namespace a `default` ServiceAccount, which
+  // Pod admission requires; the built-in server has no such controller.
+  const accounts = await factory.forKind({ group: '', version: 'v1', kind: 'ServiceAccount' });
+  const namespacesWithAccount = new Set<string>();
+  async function ensureDefaultServiceAccount(namespace: string): Promise<void> {
+    if (namespacesWithAccount.has(namespace)) return;
+    try {
+      await accounts.client().create(namespace, {
+        apiVersion: 'v1',
+        kind: 'ServiceAccount',
+        metadata: { name: 'default', namespace },
+      });
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+    }
+    namespacesWithAccount.add(namespace);
+  }
 
   async function deleteQuietly(pod: Pod): Promise<void> {
     try {
