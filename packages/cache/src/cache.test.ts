@@ -1,5 +1,5 @@
 // Ports the intent of rancher/lasso pkg/cache/cache.go behaviours (deferred lister-watcher, RV "0" rewrite, resync).
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   Client,
@@ -11,6 +11,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '@lasso/client';
+import { TimeoutError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -201,39 +202,33 @@ describe('createClientListerWatcher', () => {
   });
 });
 
-describe('createClientListerWatcher over a Client', () => {
-  it('resumes from the last resourceVersion without a relist when a watch body ends in the middle of an event', async () => {
-    const watchUrls: string[] = [];
+describe('Reflector over a Client', () => {
+  /** A loopback API for configmaps in `ns`: lists answer an empty list at resourceVersion 5; `watch` serves watches. */
+  async function startApi(
+    watch: (response: ServerResponse, url: URL, count: number) => void,
+    clock: FakeClock,
+  ) {
     let lists = 0;
-    let secondWatch: () => void = () => {};
-    const resumed = new Promise<'resumed'>((resolve) => {
-      secondWatch = () => resolve('resumed');
-    });
+    const watchUrls: URL[] = [];
     const server = createServer((request, response) => {
-      const url = request.url ?? '';
-      if (!url.includes('watch=true')) {
+      const url = new URL(request.url ?? '', 'http://loopback');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      if (url.searchParams.get('watch') !== 'true') {
         lists++;
-        response.writeHead(200, { 'content-type': 'application/json' });
         response.end(
           JSON.stringify({ kind: 'ConfigMapList', metadata: { resourceVersion: '5' }, items: [] }),
         );
         return;
       }
       watchUrls.push(url);
-      response.writeHead(200, { 'content-type': 'application/json' });
-      if (watchUrls.length > 1) {
-        secondWatch();
-        return; // stays open until the reflector stops
-      }
-      const added = {
-        type: 'ADDED',
-        object: { metadata: { namespace: 'ns', name: 'a', resourceVersion: '6' } },
-      };
-      response.end(`${JSON.stringify(added)}\n{"type":"MODIFIED","object":{"metadata":{"na`);
+      watch(response, url, watchUrls.length);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const transport = new RestTransport(
-      createRestConfig({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+      createRestConfig({
+        server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        clock,
+      }),
     );
     const client = new Client({
       gvr: { group: '', version: 'v1', resource: 'configmaps' },
@@ -241,29 +236,93 @@ describe('createClientListerWatcher over a Client', () => {
       namespaced: true,
       rest: transport,
     });
+    const errors: WatchError[] = [];
     let reported: (error: WatchError) => void = () => {};
-    const failed = new Promise<WatchError>((resolve) => {
-      reported = resolve;
-    });
     const store = createStore();
     const reflector = new Reflector(createClientListerWatcher(client, { namespace: 'ns' }), store, {
-      clock: new FakeClock(),
+      clock,
       random: () => 0,
-      watchErrorHandler: (error) => reported(error),
+      watchErrorHandler: (error) => {
+        errors.push(error);
+        reported(error);
+      },
     });
     const controller = new AbortController();
     const running = reflector.run({ signal: controller.signal });
+    return {
+      store,
+      errors,
+      watchUrls,
+      lists: () => lists,
+      /** Resolves with the next reported failure. */
+      nextError: () =>
+        new Promise<WatchError>((resolve) => {
+          reported = resolve;
+        }),
+      stop: async () => {
+        controller.abort();
+        await running;
+        await transport.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  /** Resolves once `count` watches have reached the server. */
+  function watchesReached(count: number) {
+    let resolve: () => void = () => {};
+    const reached = new Promise<'reached'>((done) => {
+      resolve = () => done('reached');
+    });
+    return { reached, seen: (n: number) => n >= count && resolve() };
+  }
+
+  it('resumes from the last resourceVersion without a relist when a watch body ends in the middle of an event', async () => {
+    const second = watchesReached(2);
+    const api = await startApi((response, _url, count) => {
+      second.seen(count);
+      if (count > 1) return; // stays open until the reflector stops
+      const added = {
+        type: 'ADDED',
+        object: { metadata: { namespace: 'ns', name: 'a', resourceVersion: '6' } },
+      };
+      response.end(`${JSON.stringify(added)}\n{"type":"MODIFIED","object":{"metadata":{"na`);
+    }, new FakeClock());
     try {
-      expect(await Promise.race([resumed, failed])).toBe('resumed');
-      expect(lists).toBe(1);
-      expect(new URL(watchUrls[1] ?? '', 'http://x').searchParams.get('resourceVersion')).toBe('6');
-      expect(store.listKeys()).toEqual(['ns/a']);
+      expect(await Promise.race([second.reached, api.nextError()])).toBe('reached');
+      expect(api.lists()).toBe(1);
+      expect(api.watchUrls[1]?.searchParams.get('resourceVersion')).toBe('6');
+      expect(api.store.listKeys()).toEqual(['ns/a']);
     } finally {
-      controller.abort();
-      await running;
-      await transport.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await api.stop();
+    }
+  });
+
+  it('runs one inactivity deadline per watch, closing a quiet watch at it and resuming', async () => {
+    const clock = new FakeClock();
+    const first = watchesReached(1);
+    const second = watchesReached(2);
+    const api = await startApi((_response, _url, count) => {
+      first.seen(count);
+      second.seen(count);
+    }, clock);
+    try {
+      await first.reached;
+      // The reflector's deadline only: the client was asked for none (it would arm a second one).
+      expect(clock.pendingTimers()).toBe(1);
+      const failure = api.nextError();
+      await clock.advance(329_999);
+      expect(api.errors).toEqual([]);
+      await clock.advance(1);
+      expect((await failure).cause).toBeInstanceOf(TimeoutError);
+      expect(api.errors).toHaveLength(1);
+      await clock.advance(800);
+      await second.reached;
+      expect(api.lists()).toBe(1);
+      expect(api.watchUrls[1]?.searchParams.get('resourceVersion')).toBe('5');
+    } finally {
+      await api.stop();
     }
   });
 });

@@ -90,18 +90,23 @@ describe('Reflector', () => {
       resourceVersion: t.fake.resourceVersion(),
       allowWatchBookmarks: true,
       timeoutSeconds: 300,
-      inactivityTimeoutMs: 330_000,
+      // The reflector runs the watch's inactivity deadline itself: the lister-watcher must not run another.
+      inactivityTimeoutMs: 0,
     });
     expect(t.reflector.state()).toBe('watching');
     expect(t.counter('lasso_reflector_lists_total')).toBe(1);
     await t.stop();
   });
 
-  it('draws the server timeout from 5..10 minutes', async () => {
+  it('draws the server timeout from 5..10 minutes and gives up on the watch 30 s after it', async () => {
     const t = setup(0, { random: () => 0.999 });
     const watch = await t.fake.nextWatch();
     expect(watch.options.timeoutSeconds).toBe(599);
-    expect(watch.options.inactivityTimeoutMs).toBe(629_000);
+    await t.clock.advance(628_999);
+    expect(watch.closed).toBe(false);
+    await t.clock.advance(1);
+    expect(watch.closed).toBe(true);
+    expect(t.errors[0]?.cause).toBeInstanceOf(TimeoutError);
     await t.stop();
   });
 

@@ -79,7 +79,10 @@ export interface ReflectorOptions {
   backoffJitter?: number;
   /** The server timeout of each watch is drawn from [min, 2 * min). Default 5 min. */
   minWatchTimeoutMs?: number;
-  /** The client gives up on a silent watch this long after its server timeout should have ended it. Default 30 s. */
+  /**
+   * The reflector gives up on a silent watch (no event, bookmarks included) this long after its server timeout
+   * should have ended it, then resumes it after the backoff. Default 30 s.
+   */
   inactivityMarginMs?: number;
   /**
    * Give up on one list page after this long (kube-apiserver ends requests after 60 s itself; this catches a
@@ -401,7 +404,9 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     const onAbort = (): void => controller.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     const started = this.#clock.monotonic();
-    // A lazy deadline: events only record their time, and the one timer, when it fires before the watch has
+    // The watch's only inactivity deadline: the lister-watcher is asked for none (`inactivityTimeoutMs: 0`), as
+    // client-go keeps the client-side timeout in the reflector's watch, so any ListerWatcher gets one and a
+    // Client does not run a second timer for the same deadline. A lazy deadline: events only record their time, and the one timer, when it fires before the watch has
     // been silent long enough, re-arms for the remainder. It expires exactly when a timer re-armed by every
     // event would, without a cancel and a schedule per event.
     let lastEventAt = started;
@@ -444,7 +449,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           resourceVersion: this.#lastSyncResourceVersion,
           allowWatchBookmarks: true,
           timeoutSeconds,
-          inactivityTimeoutMs,
+          inactivityTimeoutMs: 0,
           signal: controller.signal,
         })
         [Symbol.asyncIterator]();

@@ -615,6 +615,20 @@ describe('Client.watch()', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('runs no inactivity deadline when inactivityTimeoutMs is 0, even with timeoutSeconds', async () => {
+    const clock = new EventClock();
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.write(event('ADDED', 'a', '1'));
+    });
+    const iterator = configMaps(server, { clock })
+      .watch('d', { timeoutSeconds: 1, inactivityTimeoutMs: 0 })
+      [Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.type).toBe('ADDED');
+    expect(clock.pendingTimers()).toBe(0);
+    await iterator.return?.();
+  });
+
   it('never applies the per-request timeout to a watch (a quiet watch is not a slow request)', async () => {
     const clock = new EventClock();
     let write: ((text: string) => void) | undefined;

@@ -101,6 +101,7 @@ export interface WatchOptions {
   /**
    * Client-side inactivity deadline: when no bytes arrive for this long the iterator throws a
    * `LASSO_TIMEOUT` error. Default: `timeoutSeconds` * 1000 + 30 s, or none without `timeoutSeconds`.
+   * `0`: none (for a caller that runs its own deadline, as `@lasso/cache`'s reflector does).
    */
   inactivityTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
