@@ -18,7 +18,7 @@ export interface OperatorFlags {
   /** host:port of /healthz and /readyz; '' or '0' = off. */
   healthAddr: string;
   /** undefined = the mode's default (info against a cluster, warn in the demo). */
-  logLevel: 'debug' | 'info' | 'warn' | 'error' | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent' | undefined;
   /** Seconds a graceful shutdown may take before the process exits anyway. */
   shutdownTimeoutSeconds: number;
   help: boolean;
@@ -45,12 +45,13 @@ Flags (environment variable in brackets):
   --leader-election-id NAME         name of the Lease (default icecream-operator)
   --metrics-addr HOST:PORT          serve /metrics; 0 = off (default 127.0.0.1:8080) [LASSO_METRICS_ADDR]
   --health-addr HOST:PORT           serve /healthz and /readyz; 0 = off (default 127.0.0.1:8081) [LASSO_HEALTH_ADDR]
-  --log-level LEVEL                 debug, info, warn or error (default info; warn in the demo) [LASSO_LOG_LEVEL]
+  --log-level LEVEL                 debug, info, warn, error or silent (default info; warn in the demo) [LASSO_LOG_LEVEL]
   --shutdown-timeout SECONDS        bound of a graceful shutdown (default 20)
   -h, --help                        print this help
 `;
 
-const logLevels = ['debug', 'info', 'warn', 'error'] as const;
+// LASSO_LOG_LEVEL is also read by @lasso/core's default logger: the same words (silent included) are accepted.
+const logLevels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 function positiveInteger(name: string, value: string): number {
   if (!/^[0-9]+$/.test(value) || Number(value) < 1) {
@@ -109,10 +110,13 @@ export function parseFlags(
     if (typeof value === 'string') return value;
     return variable === undefined ? undefined : env[variable];
   };
+  // What an error names: the flag, or the environment variable when the value came from there.
+  const source = (flag: string, variable: string): string =>
+    typeof values[flag] === 'string' || env[variable] === undefined ? `--${flag}` : variable;
   const logLevel = text('log-level', 'LASSO_LOG_LEVEL');
   if (logLevel !== undefined && !(logLevels as readonly string[]).includes(logLevel)) {
     throw new FlagError(
-      `--log-level must be one of ${logLevels.join(', ')}, got ${JSON.stringify(logLevel)}`,
+      `${source('log-level', 'LASSO_LOG_LEVEL')} must be one of ${logLevels.join(', ')}, got ${JSON.stringify(logLevel)}`,
     );
   }
   const namespace = text('namespace', 'LASSO_NAMESPACE') ?? '';
@@ -125,16 +129,19 @@ export function parseFlags(
     kubeconfig,
     context: text('context', 'LASSO_CONTEXT'),
     namespace,
-    workers: positiveInteger('--workers', text('workers', 'LASSO_WORKERS') ?? '2'),
+    workers: positiveInteger(
+      source('workers', 'LASSO_WORKERS'),
+      text('workers', 'LASSO_WORKERS') ?? '2',
+    ),
     leaderElect,
     leaderElectionNamespace: text('leader-election-namespace') ?? (namespace || 'default'),
     leaderElectionId: text('leader-election-id') ?? 'icecream-operator',
     metricsAddr: address(
-      '--metrics-addr',
+      source('metrics-addr', 'LASSO_METRICS_ADDR'),
       text('metrics-addr', 'LASSO_METRICS_ADDR') ?? '127.0.0.1:8080',
     ),
     healthAddr: address(
-      '--health-addr',
+      source('health-addr', 'LASSO_HEALTH_ADDR'),
       text('health-addr', 'LASSO_HEALTH_ADDR') ?? '127.0.0.1:8081',
     ),
     logLevel: logLevel as OperatorFlags['logLevel'],

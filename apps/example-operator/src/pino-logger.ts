@@ -5,7 +5,7 @@ import pretty from 'pino-pretty';
 
 /** Options of {@link createPinoLogger}. */
 export interface PinoLoggerOptions {
-  level: 'debug' | 'info' | 'warn' | 'error';
+  level: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Readable, coloured lines (for a terminal) instead of JSON. Default: whether stderr is a terminal. */
   pretty?: boolean;
   /** Where lines go. Default stderr, so stdout stays free for the live view. */
