@@ -14,6 +14,7 @@ import { CacheNotSyncedError } from './errors.ts';
 import type { ListerWatcher } from './reflector.ts';
 import {
   createSharedIndexInformer,
+  lastWatchErrorOf,
   type SharedIndexInformer,
   type SharedIndexInformerOptions,
 } from './shared-informer.ts';
@@ -154,7 +155,8 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
 
 /**
  * Wait until every informer has synced. Rejects with a {@link CacheNotSyncedError} naming the informers that
- * had not synced when `signal` aborts (its reason is the `cause`) or when one of them stops first.
+ * had not synced, with the last list or watch error of each (its `cause`, and shortened in the message), when
+ * `signal` aborts (its reason is the `cause` when no informer had an error) or when one of them stops first.
  */
 export async function waitForCacheSync(
   signal: AbortSignal | undefined,
@@ -162,20 +164,30 @@ export async function waitForCacheSync(
 ): Promise<void> {
   const pending = informers.filter((informer) => !informer.hasSynced());
   if (pending.length === 0) return;
-  if (signal?.aborted) {
-    throw new CacheNotSyncedError(
-      pending.map((informer) => informer.name),
-      { cause: abortReason(signal) },
-    );
-  }
+  if (signal?.aborted) throw notSynced(pending, abortReason(signal));
   try {
     await Promise.all(
       pending.map((informer) => informer.whenSynced(signal === undefined ? {} : { signal })),
     );
   } catch (error) {
-    throw new CacheNotSyncedError(
-      informers.filter((informer) => !informer.hasSynced()).map((informer) => informer.name),
-      { cause: error },
+    throw notSynced(
+      informers.filter((informer) => !informer.hasSynced()),
+      error,
     );
   }
+}
+
+function notSynced(
+  informers: ReadonlyArray<Pick<SharedIndexInformer, 'name'>>,
+  cause: unknown,
+): CacheNotSyncedError {
+  const lastErrors = new Map<string, unknown>();
+  for (const informer of informers) {
+    const error = lastWatchErrorOf(informer);
+    if (error !== undefined) lastErrors.set(informer.name, error);
+  }
+  return new CacheNotSyncedError(
+    informers.map((informer) => informer.name),
+    { cause, lastErrors },
+  );
 }

@@ -1,5 +1,5 @@
 // Errors of @lasso/cache: what the reflector reports to its watch error handler, and a cache that did not sync.
-import { LassoError } from '@lasso/core';
+import { errorMessage, LassoError } from '@lasso/core';
 
 declare module '@lasso/core' {
   interface LassoErrorCodes {
@@ -51,17 +51,54 @@ export class WatchError extends LassoError {
   }
 }
 
-/** Thrown by `waitForCacheSync` when a cache did not sync before the signal aborted or the informer stopped. */
+/** Longest reason quoted per informer in a {@link CacheNotSyncedError} message. */
+const reasonLength = 160;
+
+/**
+ * Thrown by `waitForCacheSync` (and `whenSynced`) when a cache did not sync before the signal aborted or the
+ * informer stopped. It says why: the message quotes, shortened, the last list or watch error of each informer
+ * that had one (`caches did not sync: v1, Kind=Secret (list failed: secrets is forbidden: ...)`), and
+ * {@link CacheNotSyncedError.lastErrors} has them whole.
+ *
+ * `cause` is the one last error, an `AggregateError` of them when several informers had one, and otherwise
+ * `options.cause` (what ended the wait: the signal's reason).
+ */
 export class CacheNotSyncedError extends LassoError {
   /** Names of the informers that had not synced. */
   readonly informers: readonly string[];
+  /** The last list or watch error (a {@link WatchError}) of each informer that had not synced and had one. */
+  readonly lastErrors: ReadonlyMap<string, unknown>;
 
-  constructor(informers: readonly string[], options?: { cause?: unknown }) {
+  constructor(
+    informers: readonly string[],
+    options: { cause?: unknown; lastErrors?: ReadonlyMap<string, unknown> } = {},
+  ) {
+    const lastErrors = new Map<string, unknown>();
+    for (const name of informers) {
+      if (options.lastErrors?.has(name)) lastErrors.set(name, options.lastErrors.get(name));
+    }
+    const named = informers.map((name) =>
+      lastErrors.has(name) ? `${name} (${shortReason(lastErrors.get(name))})` : name,
+    );
+    const errors = [...lastErrors.values()];
+    const cause =
+      errors.length === 0
+        ? options.cause
+        : errors.length === 1
+          ? errors[0]
+          : new AggregateError(errors, `last errors of ${errors.length} informers`);
     super(
       'LASSO_CACHE_NOT_SYNCED',
-      `caches did not sync: ${informers.join(', ') || '(none)'}`,
-      options,
+      `caches did not sync: ${named.join(', ') || '(none)'}`,
+      errors.length === 0 && !('cause' in options) ? undefined : { cause },
     );
     this.informers = informers;
+    this.lastErrors = lastErrors;
   }
+}
+
+/** One line of at most {@link reasonLength} characters: a message can hold a whole response body. */
+function shortReason(error: unknown): string {
+  const line = errorMessage(error).replace(/\s+/g, ' ').trim();
+  return line.length > reasonLength ? `${line.slice(0, reasonLength - 1)}…` : line;
 }

@@ -608,6 +608,81 @@ describe('SharedIndexInformer', () => {
     await expect(t.informer.whenSynced()).rejects.toBeInstanceOf(CacheNotSyncedError);
   });
 
+  it('says in CacheNotSyncedError why each informer did not sync: its last list or watch error', async () => {
+    const forbidden = new ApiError({
+      status: 403,
+      reason: 'Forbidden',
+      message: 'configmaps is forbidden: User "dev" cannot list resource "configmaps"',
+    });
+    const t = setup(['a']);
+    t.fake.failNextList(forbidden, 100);
+    void t.start();
+    await t.settle();
+    const deadline = new AbortController();
+    const waiting = waitForCacheSync(deadline.signal, t.informer);
+    deadline.abort(new Error('deadline'));
+    const error = (await waiting.catch((e: unknown) => e)) as CacheNotSyncedError;
+    expect(error).toBeInstanceOf(CacheNotSyncedError);
+    expect(error.message).toBe(
+      'caches did not sync: cms (list failed: configmaps is forbidden: User "dev" cannot list resource "configmaps")',
+    );
+    expect(error.cause).toMatchObject({ phase: 'list', cause: forbidden });
+    expect(error.lastErrors.get('cms')).toBe(error.cause);
+    await t.stop();
+    const stopped = (await t.informer.whenSynced().catch((e: unknown) => e)) as CacheNotSyncedError;
+    expect(stopped.message).toMatch(
+      /^caches did not sync: cms \(list failed: configmaps is forbidden/,
+    );
+    expect(stopped.cause).toMatchObject({ phase: 'list', cause: forbidden });
+  });
+
+  it("gives every unsynced informer's last error in CacheNotSyncedError, shortened in the message", async () => {
+    const failing = setup(['a'], { name: 'failing' });
+    failing.fake.failNextList(new Error(`connect ECONNREFUSED\n${'x'.repeat(500)}`), 100);
+    const quiet = setup(['a'], { name: 'quiet' });
+    quiet.fake.list = () => new Promise(() => {}); // never answers, never fails
+    const refused = setup(['a'], { name: 'refused' });
+    refused.fake.failNextList(new ApiError({ status: 503, message: 'etcd leader changed' }), 100);
+    for (const t of [failing, quiet, refused]) void t.start();
+    await failing.settle();
+    const deadline = new AbortController();
+    const waiting = waitForCacheSync(
+      deadline.signal,
+      failing.informer,
+      quiet.informer,
+      refused.informer,
+    );
+    deadline.abort(new Error('deadline'));
+    const error = (await waiting.catch((e: unknown) => e)) as CacheNotSyncedError;
+    expect(error.informers).toEqual(['failing', 'quiet', 'refused']);
+    expect(error.message).toMatch(
+      /^caches did not sync: failing \(list failed: connect ECONNREFUSED x+…\), quiet, refused \(list failed: etcd leader changed\)$/,
+    );
+    expect(error.message.length).toBeLessThan(400);
+    expect([...error.lastErrors.keys()]).toEqual(['failing', 'refused']);
+    expect(error.cause).toBeInstanceOf(AggregateError);
+    expect((error.cause as AggregateError).errors).toEqual([
+      error.lastErrors.get('failing'),
+      error.lastErrors.get('refused'),
+    ]);
+    for (const t of [failing, quiet, refused]) await t.stop();
+  });
+
+  it('keeps the abort reason as the cause of CacheNotSyncedError when no informer reported an error', async () => {
+    const t = setup(['a']);
+    t.fake.list = () => new Promise(() => {});
+    void t.start();
+    const deadline = new AbortController();
+    const reason = new Error('deadline');
+    const waiting = waitForCacheSync(deadline.signal, t.informer);
+    deadline.abort(reason);
+    const error = (await waiting.catch((e: unknown) => e)) as CacheNotSyncedError;
+    expect(error.message).toBe('caches did not sync: cms');
+    expect(error.cause).toBe(reason);
+    expect(error.lastErrors.size).toBe(0);
+    await t.stop();
+  });
+
   it('converges to the server state under any interleaving of writes and faults', async () => {
     const step = fc.oneof(
       fc.record({

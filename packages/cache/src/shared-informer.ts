@@ -20,7 +20,7 @@ import {
   type PoppedDeltas,
   type TransformFunc,
 } from './delta-fifo.ts';
-import { CacheNotSyncedError } from './errors.ts';
+import { CacheNotSyncedError, type WatchError } from './errors.ts';
 import { ChunkedQueue } from './internal/chunked-queue.ts';
 import {
   type ListerWatcher,
@@ -159,6 +159,15 @@ export function createSharedIndexInformer<T extends KubeObjectLike = KubeObject>
   return new SharedInformer<T>(listerWatcher, options);
 }
 
+// The last list/watch failure of each informer this module created, for waitForCacheSync's CacheNotSyncedError
+// (kept off the public interface: informers from elsewhere simply have none).
+const lastErrors = new WeakMap<object, () => WatchError | undefined>();
+
+/** The last list or watch failure of `informer` since its last successful list; internal to @lasso/cache. */
+export function lastWatchErrorOf(informer: object): WatchError | undefined {
+  return lastErrors.get(informer)?.();
+}
+
 type Notification<T> =
   | { type: 'add'; object: T; initial: boolean }
   | { type: 'update'; oldObject: T; newObject: T }
@@ -176,6 +185,8 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   readonly #defaultResyncMs: number;
   #transform: TransformFunc<T> = dropManagedFields;
   #watchErrorHandler: WatchErrorHandler | undefined;
+  // Cleared by a successful list: an informer that syncs no longer has a reason not to.
+  #lastError: WatchError | undefined;
   readonly #listeners = new Set<Listener<T>>();
   readonly #removed = new Set<Listener<T>>();
   // Listeners whose resync was due at the last resync check: updates with an unchanged resourceVersion go
@@ -200,6 +211,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#indexer = createIndexer<T>({ keyFunc: this.#keyFunc, indexers: options.indexers ?? {} });
     this.#defaultResyncMs = resyncPeriod(options.resyncPeriodMs ?? 0, 'resyncPeriodMs');
     this.#watchErrorHandler = options.watchErrorHandler;
+    lastErrors.set(this, () => this.#lastError);
   }
 
   addEventHandler(
@@ -289,7 +301,6 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
 
   setWatchErrorHandler(handler: WatchErrorHandler): void {
     this.#watchErrorHandler = handler;
-    this.#reflector?.setWatchErrorHandler(handler);
   }
 
   hasSynced(): boolean {
@@ -299,7 +310,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   whenSynced(options: { signal?: AbortSignal } = {}): Promise<void> {
     const { signal } = options;
     if (this.hasSynced()) return Promise.resolve();
-    if (this.#stopped) return Promise.reject(new CacheNotSyncedError([this.name]));
+    if (this.#stopped) return Promise.reject(this.#notSynced());
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
@@ -350,12 +361,19 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       delete: (object) => fifo.delete(object),
       replace: (list, resourceVersion) => {
         fifo.replace(list, resourceVersion);
+        this.#lastError = undefined;
         this.#checkSynced();
       },
     };
-    const reflectorOptions: ReflectorOptions = { ...this.#options, name: this.name };
-    if (this.#watchErrorHandler !== undefined)
-      reflectorOptions.watchErrorHandler = this.#watchErrorHandler;
+    const reflectorOptions: ReflectorOptions = {
+      ...this.#options,
+      name: this.name,
+      // The reflector guards the call: a throwing handler is logged, never propagated.
+      watchErrorHandler: (error) => {
+        this.#lastError = error;
+        this.#watchErrorHandler?.(error);
+      },
+    };
     const reflector = new Reflector<T>(this.#listerWatcher, store, reflectorOptions);
     this.#reflector = reflector;
     const now = this.#clock.monotonic();
@@ -379,7 +397,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       this.#stopped = true;
       const waiters = [...this.#syncWaiters];
       this.#syncWaiters.clear();
-      for (const waiter of waiters) waiter.reject(new CacheNotSyncedError([this.name]));
+      for (const waiter of waiters) waiter.reject(this.#notSynced());
     }
   }
 
@@ -446,6 +464,12 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   #distribute(notification: Notification<T>, sync: boolean): void {
     for (const listener of sync ? this.#syncingListeners : this.#listeners)
       listener.add(notification);
+  }
+
+  #notSynced(): CacheNotSyncedError {
+    const lastErrors = new Map<string, WatchError>();
+    if (this.#lastError !== undefined) lastErrors.set(this.name, this.#lastError);
+    return new CacheNotSyncedError([this.name], { lastErrors });
   }
 
   #checkSynced(): void {
