@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,13 +164,53 @@ process.stdout.write(JSON.stringify({ apiVersion: '${V1}', kind: 'ExecCredential
 });
 
 describe('parseExecCredential', () => {
-  it('reads a client certificate credential', () => {
-    const out = JSON.stringify({
+  const pem = (name: string): string =>
+    readFileSync(join(import.meta.dirname, '..', 'config', '__fixtures__', 'pki', name), 'utf8');
+  const certificateCredential = (cert: string, key: string): string =>
+    JSON.stringify({
       apiVersion: V1,
       kind: 'ExecCredential',
-      status: { clientCertificateData: 'CERT', clientKeyData: 'KEY' },
+      status: { clientCertificateData: cert, clientKeyData: key },
     });
-    expect(parseExecCredential(out, V1)).toEqual({ clientCertPem: 'CERT', clientKeyPem: 'KEY' });
+
+  it('reads a client certificate credential', () => {
+    const [cert, key] = [pem('client.crt'), pem('client.key')];
+    expect(parseExecCredential(certificateCredential(cert, key), V1)).toEqual({
+      clientCertPem: cert,
+      clientKeyPem: key,
+    });
+  });
+
+  // client-go's exec authenticator: tls.X509KeyPair fails the credential, not the handshake.
+  it.for([
+    {
+      name: 'a key of another certificate',
+      cert: 'client.crt',
+      key: 'other.key',
+      expected: 'status.clientKeyData does not match status.clientCertificateData',
+    },
+    {
+      name: 'a certificate that is not one',
+      cert: undefined,
+      key: 'client.key',
+      expected: 'status.clientCertificateData: certificate 1 of 1 is not a valid X.509 certificate',
+    },
+  ])('refuses $name, never quoting the key', ({ cert, key, expected }) => {
+    const certPem =
+      cert !== undefined
+        ? pem(cert)
+        : '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n';
+    const error = (() => {
+      try {
+        parseExecCredential(certificateCredential(certPem, pem(key)), V1, 'users[u].user.exec');
+      } catch (thrown) {
+        return thrown as Error;
+      }
+      throw new Error('expected a failure');
+    })();
+    expect(isLassoError(error, 'LASSO_EXEC_PLUGIN_FAILED')).toBe(true);
+    expect(error.message).toBe(`users[u].user.exec: exec plugin output ${expected}`);
+    expect(error.message).not.toContain(pem(key).split('\n')[1]);
   });
 
   it.for([

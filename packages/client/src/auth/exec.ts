@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { type Clock, errorMessage, LassoError, systemClock } from '@lasso/core';
 import type { ExecConfig } from '../config/rest-config.ts';
+import { tlsMaterialProblem } from '../config/tls-material.ts';
 
 /** What an exec plugin returned: a bearer token or a client certificate, with its expiry. */
 export interface ExecCredential {
@@ -220,6 +221,12 @@ export function parseExecCredential(
     typeof status.clientCertificateData === 'string' &&
     typeof status.clientKeyData === 'string'
   ) {
+    // client-go's tls.X509KeyPair: a broken pair fails the credential, not every handshake.
+    const problem = tlsMaterialProblem(
+      { certPem: status.clientCertificateData, keyPem: status.clientKeyData },
+      { caPem: '', certPem: 'status.clientCertificateData', keyPem: 'status.clientKeyData' },
+    );
+    if (problem !== undefined) return fail(problem);
     credential.clientCertPem = status.clientCertificateData;
     credential.clientKeyPem = status.clientKeyData;
   } else if (status.clientCertificateData !== undefined || status.clientKeyData !== undefined) {

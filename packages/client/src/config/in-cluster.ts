@@ -8,6 +8,7 @@ import {
   type MetricsProvider,
 } from '@lasso/core';
 import { createRestConfig, type RestConfig } from './rest-config.ts';
+import { tlsMaterialProblem } from './tls-material.ts';
 
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
@@ -66,6 +67,8 @@ export async function loadInClusterConfig(
   if (!caPem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new LassoError('LASSO_CONFIG_INVALID', `in-cluster: ${caPath} is not a PEM certificate`);
   }
+  const problem = tlsMaterialProblem({ caPem }, { caPem: caPath, certPem: '', keyPem: '' });
+  if (problem !== undefined) throw new LassoError('LASSO_CONFIG_INVALID', `in-cluster: ${problem}`);
   let namespace: string | undefined;
   try {
     namespace = (await readFile(namespacePath, 'utf8')).trim() || undefined;

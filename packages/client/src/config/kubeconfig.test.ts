@@ -72,12 +72,12 @@ describe('loadKubeConfig', () => {
   it('reads client certificates from data and from files relative to the kubeconfig', async () => {
     const data = await loadKubeConfig({ path: fixture('client-cert.yaml') });
     expect(data.tls).toMatchObject({ serverName: 'kubernetes' });
-    expect(data.tls?.certPem).toContain('MIIBfakeClient');
-    expect(data.tls?.keyPem).toContain('BEGIN RSA PRIVATE KEY');
+    expect(data.tls?.certPem).toBe(pem('client.crt'));
+    expect(data.tls?.keyPem).toContain('BEGIN PRIVATE KEY');
     expect(data.auth).toBeUndefined();
     const files = await loadKubeConfig({ path: fixture('client-cert.yaml'), context: 'files' });
-    expect(files.tls?.caPem).toContain('MIIBfakeCA');
-    expect(files.tls?.certPem).toContain('MIIBfileClient');
+    expect(files.tls?.caPem).toBe(pem('ca.crt'));
+    expect(files.tls?.certPem).toBe(pem('client.crt'));
     expect(files.tls?.keyPem).toContain('BEGIN EC PRIVATE KEY');
     expect(files.proxyUrl).toBe('http://proxy.internal:3128');
     expect(files.namespace).toBe('team-a');
@@ -154,7 +154,7 @@ describe('loadKubeConfig', () => {
       });
       expect(config.server).toBe('https://b.example.com');
       expect(config.namespace).toBe('from-a');
-      expect(config.tls?.caPem).toContain('MIIBfakeCA');
+      expect(config.tls?.caPem).toBe(pem('ca.crt'));
       expect(config.auth).toEqual({ type: 'tokenFile', path: join(root, 'b', 'token') });
     } finally {
       await rm(root, { recursive: true, force: true });
@@ -319,9 +319,9 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
       expect(printed).toContain('<redacted>');
     }
     const certs = await loadKubeConfig({ path: fixture('client-cert.yaml') });
-    expect(`${inspect(certs, { depth: 10 })}${JSON.stringify(certs)}`).not.toContain(
-      'secretkeymaterial',
-    );
+    const keyBody = certs.tls?.keyPem?.split('\n')[1] ?? '';
+    expect(keyBody.length).toBeGreaterThan(40);
+    expect(`${inspect(certs, { depth: 10 })}${JSON.stringify(certs)}`).not.toContain(keyBody);
     const eks = await loadKubeConfig({ path: fixture('eks.yaml') });
     expect(`${inspect(eks, { depth: 10 })}${JSON.stringify(eks)}`).not.toContain('prod-admin');
   });
@@ -435,6 +435,68 @@ describe('loadKubeConfig: cluster fields as client-go reads them', () => {
     expect(error.message).toMatch(expected);
   });
 
+  // client-go checks TLS material when it builds the transport (tls.X509KeyPair, AppendCertsFromPEM);
+  // a mismatched key would otherwise be sent as system:anonymous and a bad CA fail every handshake.
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const notACertificate =
+    '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n';
+  const notAKey = '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n';
+  it.for([
+    {
+      name: 'a client key (file) that does not match its certificate',
+      cluster: "{ server: 'https://x' }",
+      user: `{ client-certificate: ${JSON.stringify(fixture('pki/client.crt'))}, client-key: ${JSON.stringify(fixture('pki/other.key'))} }`,
+      expected:
+        /config-\d+\.yaml: users\[u\]\.user\.client-key \(.*other\.key\) does not match users\[u\]\.user\.client-certificate \(.*client\.crt\)$/,
+    },
+    {
+      name: 'a client key (data) that does not match its certificate',
+      cluster: "{ server: 'https://x' }",
+      user: `{ client-certificate-data: ${b64(pem('client.crt'))}, client-key-data: ${b64(pem('other.key'))} }`,
+      expected:
+        /users\[u\]\.user\.client-key-data does not match users\[u\]\.user\.client-certificate-data$/,
+    },
+    {
+      name: 'CA data that is not a certificate',
+      cluster: `{ server: 'https://x', certificate-authority-data: ${b64(notACertificate)} }`,
+      user: '{}',
+      expected:
+        /config-\d+\.yaml: clusters\[c\]\.cluster\.certificate-authority-data: certificate 1 of 1 is not a valid X\.509 certificate$/,
+    },
+    {
+      name: 'a CA bundle whose second certificate is broken',
+      cluster: `{ server: 'https://x', certificate-authority-data: ${b64(pem('ca.crt') + notACertificate)} }`,
+      user: '{}',
+      expected:
+        /clusters\[c\]\.cluster\.certificate-authority-data: certificate 2 of 2 is not a valid X\.509 certificate$/,
+    },
+    {
+      name: 'a client certificate that is not a certificate',
+      cluster: "{ server: 'https://x' }",
+      user: `{ client-certificate-data: ${b64(notACertificate)}, client-key-data: ${b64(pem('client.key'))} }`,
+      expected:
+        /users\[u\]\.user\.client-certificate-data: certificate 1 of 1 is not a valid X\.509 certificate$/,
+    },
+    {
+      name: 'a client key that is not a key',
+      cluster: "{ server: 'https://x' }",
+      user: `{ client-certificate-data: ${b64(pem('client.crt'))}, client-key-data: ${b64(notAKey)} }`,
+      expected: /users\[u\]\.user\.client-key-data is not a valid private key$/,
+    },
+  ])('refuses $name, naming the file and field', async ({ cluster, user, expected }) => {
+    const error = await configError(load(cluster, user));
+    expect(error.message).toMatch(expected);
+    expect(inspect(error)).not.toContain(pem('other.key').split('\n')[1]);
+  });
+
+  it('accepts a CA bundle of several certificates and a matching key in either PEM shape', async () => {
+    const config = await load(
+      `{ server: 'https://x', certificate-authority-data: ${b64(pem('ca.crt') + pem('client.crt'))} }`,
+      `{ client-certificate-data: ${b64(pem('client.crt'))}, client-key: ${JSON.stringify(fixture('pki/client.key'))} }`,
+    );
+    expect(config.tls?.certPem).toBe(pem('client.crt'));
+  });
+
   it('keeps insecure-skip-tls-verify: false as verification on', async () => {
     const config = await load("{ server: 'https://x', insecure-skip-tls-verify: false }");
     expect(config.tls?.insecureSkipTLSVerify).toBeUndefined();
@@ -465,6 +527,26 @@ describe('createRestConfig', () => {
   });
 
   it.for([
+    {
+      name: 'a key that does not match the certificate',
+      tls: { certPem: pem('client.crt'), keyPem: pem('other.key') },
+      expected: 'createRestConfig: tls.keyPem does not match tls.certPem',
+    },
+    {
+      name: 'a CA that is not a certificate',
+      tls: { caPem: '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n' },
+      expected: 'createRestConfig: tls.caPem: certificate 1 of 1 is not a valid X.509 certificate',
+    },
+    {
+      name: 'a certificate without its key',
+      tls: { certPem: pem('client.crt') },
+      expected: 'createRestConfig: tls.certPem and tls.keyPem must be given together',
+    },
+  ])('refuses TLS material with $name, naming the option', ({ tls, expected }) => {
+    expect(() => createRestConfig({ server: 'https://x', tls })).toThrow(new TypeError(expected));
+  });
+
+  it.for([
     { name: 'https with a CA', tls: { caPem: pem('ca.crt') }, server: 'https://localhost:6443' },
     {
       name: 'https with a client certificate',
@@ -487,10 +569,7 @@ describe('loadInClusterConfig', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'lasso-sa-'));
     await writeFile(join(dir, 'token'), 'sa-token\n');
-    await writeFile(
-      join(dir, 'ca.crt'),
-      '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
-    );
+    await writeFile(join(dir, 'ca.crt'), pem('ca.crt'));
     await writeFile(join(dir, 'namespace'), 'operators\n');
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -512,6 +591,21 @@ describe('loadInClusterConfig', () => {
       source: 'in-cluster',
     });
     expect(config.tls?.caPem).toContain('BEGIN CERTIFICATE');
+  });
+
+  it('refuses a service-account CA that is not a certificate, naming the file', async () => {
+    const bad = join(dir, 'bad-ca.crt');
+    await writeFile(bad, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    const error = await configError(
+      loadInClusterConfig({
+        env: { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' },
+        ...paths(),
+        caPath: bad,
+      }),
+    );
+    expect(error.message).toBe(
+      `in-cluster: ${bad}: certificate 1 of 1 is not a valid X.509 certificate`,
+    );
   });
 
   it('says it is not in a cluster when the service env is missing', async () => {

@@ -19,6 +19,7 @@ import {
   type RestConfig,
   type TlsConfig,
 } from './rest-config.ts';
+import { tlsMaterialProblem } from './tls-material.ts';
 
 /** Options of {@link loadKubeConfig}. */
 export interface LoadKubeConfigOptions {
@@ -234,8 +235,13 @@ async function restConfigFromKubeConfig(
   // Read for its type only: Go's decoder refuses a string there too.
   optionalBoolean(c['disable-compression'], `${cw}.disable-compression`);
   const tls: TlsConfig = {};
-  const caPem = await pemFrom(c, 'certificate-authority', cluster.file, cw, 'CERTIFICATE');
+  const ca = await pemFrom(c, 'certificate-authority', cluster.file, cw, 'CERTIFICATE');
+  const caPem = ca?.pem;
   if (caPem !== undefined) tls.caPem = caPem;
+  if (ca !== undefined) {
+    const problem = tlsMaterialProblem({ caPem }, { caPem: ca.field, certPem: '', keyPem: '' });
+    if (problem !== undefined) throw invalid(`${cluster.file}: ${problem}`);
+  }
   if (optionalBoolean(c['insecure-skip-tls-verify'], `${cw}.insecure-skip-tls-verify`) === true) {
     // client-go: "specifying a root certificates file with the insecure flag is not allowed".
     if (caPem !== undefined) {
@@ -265,14 +271,21 @@ async function restConfigFromKubeConfig(
   if (user !== undefined) {
     const u = user.value;
     const uw = `${user.file}: users[${user.name}].user`;
-    const certPem = await pemFrom(u, 'client-certificate', user.file, uw, 'CERTIFICATE');
-    const keyPem = await pemFrom(u, 'client-key', user.file, uw, 'PRIVATE KEY');
-    if ((certPem === undefined) !== (keyPem === undefined)) {
+    const cert = await pemFrom(u, 'client-certificate', user.file, uw, 'CERTIFICATE');
+    const key = await pemFrom(u, 'client-key', user.file, uw, 'PRIVATE KEY');
+    if ((cert === undefined) !== (key === undefined)) {
       throw invalid(`${uw}: client-certificate and client-key must be given together`);
     }
-    if (certPem !== undefined && keyPem !== undefined) {
-      tls.certPem = certPem;
-      tls.keyPem = keyPem;
+    if (cert !== undefined && key !== undefined) {
+      // client-go's tls.X509KeyPair: a key of another certificate would make the server see
+      // system:anonymous, a 403 that names neither file nor field.
+      const problem = tlsMaterialProblem(
+        { certPem: cert.pem, keyPem: key.pem },
+        { caPem: '', certPem: cert.field, keyPem: key.field },
+      );
+      if (problem !== undefined) throw invalid(`${user.file}: ${problem}`);
+      tls.certPem = cert.pem;
+      tls.keyPem = key.pem;
     }
     auth = userAuth(u, uw, user.file);
     if (auth?.type === 'exec') {
@@ -436,14 +449,17 @@ function resolvePath(file: string, path: string): string {
   return isAbsolute(expanded) ? expanded : resolve(dirname(file), expanded);
 }
 
-/** `<field>-data` (base64) or `<field>` (a file), checked to be PEM of `label`. */
+/**
+ * `<field>-data` (base64) or `<field>` (a file), checked to be PEM of `label`, with the name of
+ * the field it came from for messages (`users[u].user.client-key (/abs/path)`, without the file).
+ */
 async function pemFrom(
   entry: Record<string, unknown>,
   field: string,
   file: string,
   where: string,
   label: 'CERTIFICATE' | 'PRIVATE KEY',
-): Promise<string | undefined> {
+): Promise<{ pem: string; field: string } | undefined> {
   const data = optionalString(entry[`${field}-data`], `${where}.${field}-data`);
   let pem: string;
   let described: string;
@@ -467,5 +483,5 @@ async function pemFrom(
   if (!marker.test(pem)) {
     throw invalid(`${described} is not PEM (no "-----BEGIN ${label}-----" block)`);
   }
-  return pem;
+  return { pem, field: described.slice(`${file}: `.length) };
 }

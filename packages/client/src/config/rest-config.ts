@@ -3,6 +3,7 @@
 import { inspect } from 'node:util';
 import type { Clock, Logger, MetricsProvider } from '@lasso/core';
 import type { Dispatcher } from 'undici';
+import { tlsMaterialProblem } from './tls-material.ts';
 
 /** TLS settings of a cluster and the client certificate of a user, all PEM text. */
 export interface TlsConfig {
@@ -231,7 +232,9 @@ function protect<T extends RestConfig>(config: T): T {
 
 /**
  * Check and freeze-by-convention a RestConfig: validates `server`, `timeoutMs`, `qps`, `burst`
- * (TypeError/RangeError naming the option) and attaches redacting `toJSON` / `util.inspect` hooks.
+ * and the TLS material (every certificate parses, the key parses and belongs to `tls.certPem`),
+ * throwing a TypeError/RangeError naming the option, and attaches redacting `toJSON` /
+ * `util.inspect` hooks.
  * A `server` without scheme (`localhost:6443`) gets one as in client-go: see
  * {@link defaultServerScheme}.
  *
@@ -255,6 +258,19 @@ export function createRestConfig(init: RestConfig): RestConfig {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TypeError(`createRestConfig: server must be http(s), got ${url.protocol}`);
   }
+  const tls = init.tls;
+  if (tls !== undefined && (tls.certPem === undefined) !== (tls.keyPem === undefined)) {
+    throw new TypeError('createRestConfig: tls.certPem and tls.keyPem must be given together');
+  }
+  const problem =
+    tls !== undefined
+      ? tlsMaterialProblem(tls, {
+          caPem: 'tls.caPem',
+          certPem: 'tls.certPem',
+          keyPem: 'tls.keyPem',
+        })
+      : undefined;
+  if (problem !== undefined) throw new TypeError(`createRestConfig: ${problem}`);
   for (const key of ['timeoutMs', 'qps', 'burst'] as const) {
     const value = init[key];
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {

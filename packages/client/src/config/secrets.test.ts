@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 // Secrets never leak: every error (cause chain included) and log entry of config loading is scanned for the
 // tokens, passwords and keys the inputs hold.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -22,6 +23,10 @@ const SECRETS = [
   'sa-token-secret',
   'exec-env-secret',
   'plugin-printed-token',
+  // The body of the fixtures' real client key (client-cert.yaml holds it as data and as a file).
+  readFileSync(join(import.meta.dirname, '__fixtures__', 'pki', 'client.key'), 'utf8').split(
+    '\n',
+  )[1] ?? '',
 ];
 
 const fixtures = join(import.meta.dirname, '__fixtures__');
