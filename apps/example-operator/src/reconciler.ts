@@ -120,8 +120,17 @@ function condition(
   };
 }
 
+// Key order does not count: kube-apiserver returns a custom resource's keys sorted, not in the order written.
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, field: unknown) =>
+    typeof field === 'object' && field !== null && !Array.isArray(field)
+      ? Object.fromEntries(Object.entries(field).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : field,
+  );
+}
+
 function sameStatus(a: IcecreamStatus | undefined, b: IcecreamStatus): boolean {
-  return JSON.stringify(a ?? {}) === JSON.stringify(b);
+  return canonical(a ?? {}) === canonical(b);
 }
 
 /** Options of {@link createIcecreamReconciler}. */
