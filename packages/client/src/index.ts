@@ -45,6 +45,7 @@ export {
 } from './discovery.ts';
 export {
   ApiError,
+  type ApiRequest,
   isAlreadyExists,
   isApiError,
   isBadRequest,
