@@ -1,1 +1,0 @@
-// Test kit of @lasso/controller.
