@@ -38,7 +38,9 @@ async function main() {
         }
         for (const [exportName, value] of Object.entries(required)) {
           if (isClass(value) && value.name !== exportName) {
-            problems.push(`${specifier}: class ${exportName} is named "${value.name}" in the build`);
+            problems.push(
+              `${specifier}: class ${exportName} is named "${value.name}" in the build`,
+            );
           }
         }
       } catch (error) {
