@@ -5,10 +5,10 @@ import { inspect } from 'node:util';
 import {
   anySignal,
   type Clock,
+  defaultLogger,
   errorMessage,
   LassoError,
   type Logger,
-  noopLogger,
   noopMetricsProvider,
   raceSignal,
   sleep,
@@ -87,7 +87,7 @@ export class RestTransport {
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#clock = config.clock ?? systemClock;
-    this.#logger = config.logger ?? noopLogger;
+    this.#logger = config.logger ?? defaultLogger;
     this.#metrics = new RequestMetrics(
       config.metrics ?? noopMetricsProvider,
       this.#clock,
