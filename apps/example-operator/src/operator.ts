@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type RestConfig, restTransportFor } from '@lasso/client';
+import type { RestConfig } from '@lasso/client';
 import {
   createEventRecorder,
   enqueueOwnerHandler,
@@ -80,7 +80,14 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
     cache: {
       defaultNamespace: namespace,
       // Only the Pods of Icecreams: a cluster's other Pods never reach this process.
-      kindTweakList: [[podKind, (list) => void (list.labelSelector = icecreamLabel)]],
+      kindTweakList: [
+        [
+          podKind,
+          (list) => {
+            list.labelSelector = icecreamLabel;
+          },
+        ],
+      ],
     },
   });
   const icecreams = await factory.forKind<Icecream>(icecreamKind);

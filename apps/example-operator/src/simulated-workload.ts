@@ -7,7 +7,7 @@ import { isAlreadyExists, isNotFound } from '@lasso/client';
 import { retryAfter } from '@lasso/controller';
 import type { Logger } from '@lasso/core';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
-import type { Deployment, DeploymentStatus } from 'kubernetes-types/apps/v1.js';
+import type { DeploymentStatus } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 
 /** The Node every simulated Pod is bound to. */
@@ -91,6 +91,9 @@ export async function startSimulatedWorkload(
             ...template?.spec,
             containers: template?.spec?.containers ?? [],
             nodeName: simulatedNodeName,
+            // No token to mount: no tokens controller runs, and kube-apiserver before 1.21 refuses a Pod whose
+            // ServiceAccount has no token Secret ("No API token found for service account").
+            automountServiceAccountToken: false,
           },
         });
       } catch (error) {
