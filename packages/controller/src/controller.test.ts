@@ -1,7 +1,8 @@
 // Ports the intent of rancher/lasso pkg/controller/controller_test.go and client-go's controller tests: every
 // rule of createController driven by a hand-driven informer and a FakeClock.
-import { CacheNotSyncedError } from '@lasso/cache';
-import { ApiError } from '@lasso/client';
+import { CacheNotSyncedError, createSharedIndexInformer } from '@lasso/cache';
+import { FakeListerWatcher } from '@lasso/cache/testing';
+import { ApiError, type KubeObject } from '@lasso/client';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { exponentialFailureRateLimiter } from '@lasso/workqueue';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,10 +16,7 @@ afterEach(() => {
   for (const stop of stops.splice(0)) stop.abort();
 });
 
-function setup(
-  handler: Handler<import('@lasso/client').KubeObject>,
-  options: ControllerOptions = {},
-) {
+function setup(handler: Handler<KubeObject>, options: ControllerOptions = {}) {
   const clock = new FakeClock();
   const logger = createTestLogger();
   const metrics = createTestMetricsProvider();
@@ -89,6 +87,9 @@ describe('createController', () => {
     t.informer.add(configMap('a'));
     await recorder.until((calls) => calls.length === 1);
     t.informer.update(configMap('a')); // a resync: same resourceVersion
+    // Settled on its own, so it is not merged into the next key by the queue's dedup.
+    await t.settle();
+    expect(recorder.calls).toHaveLength(1);
     t.informer.update(configMap('a', { resourceVersion: '2' }));
     await recorder.until((calls) => calls.length === 2);
     await t.settle();
@@ -290,7 +291,51 @@ describe('createController', () => {
     for (const name of ['a', 'b', 'c', 'd']) t.controller.enqueueKey(`ns/${name}`);
     for (let round = 0; round < 5 && seen.length < 4; round++) await t.settle();
     expect(seen).toEqual(['ns/a', 'ns/b', 'ns/c', 'ns/d']);
-    expect(t.logger.entries.filter((entry) => entry.level === 'error')).toHaveLength(3);
+    const errors = t.logger.entries.filter((entry) => entry.level === 'error');
+    expect(errors.map((entry) => entry.message)).toEqual([
+      "error syncing 'ns/a', requeuing",
+      "error syncing 'ns/b', requeuing",
+      "error syncing 'ns/c', requeuing",
+    ]);
+    // Each failed key is retried through the rate limiter (5 ms for a first failure), not dropped.
+    await t.clock.advance(5);
+    for (let round = 0; round < 5 && seen.length < 7; round++) await t.settle();
+    expect(seen.slice(4).sort()).toEqual(['ns/a', 'ns/b', 'ns/c']);
+  });
+
+  it('requeues the key before logging the outcome, so a throwing logger loses no key', async () => {
+    let calls = 0;
+    const logger = createTestLogger();
+    const outcomes = /^(requeuing after delay|error syncing)/;
+    const throwing = {
+      ...logger,
+      debug: (message: string) => {
+        if (outcomes.test(message)) throw new Error('logger down');
+      },
+      error: (message: string) => {
+        if (outcomes.test(message)) throw new Error('logger down');
+      },
+      child() {
+        return throwing;
+      },
+    };
+    const t = setup(
+      () => {
+        calls++;
+        if (calls === 1) throw retryAfter(100);
+        if (calls === 2) throw new Error('boom');
+      },
+      { logger: throwing },
+    );
+    await t.start(1);
+    t.controller.enqueueKey('ns/a');
+    await t.settle();
+    expect(calls).toBe(1);
+    await t.clock.advance(100);
+    expect(calls).toBe(2);
+    // The first rate-limited failure waits 5 ms (defaultLassoRateLimiter).
+    await t.clock.advance(5);
+    expect(calls).toBe(3);
   });
 
   it('rejects start with CacheNotSyncedError when the signal aborts before the cache synced', async () => {
@@ -350,6 +395,47 @@ describe('createController', () => {
     expect(recorder.keys().slice(1).sort()).toEqual(['ns/queued', 'ns/while-stopping']);
   });
 
+  it('buffers one entry per key while stopped, however often it is enqueued', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object));
+    t.informer.add(configMap('a'));
+    for (let index = 0; index < 1_000; index++) {
+      t.informer.update(configMap('a', { resourceVersion: String(index + 2) }));
+      t.controller.enqueueKey('ns/a');
+      t.controller.enqueue('ns', 'a');
+      t.controller.enqueueAfter('ns', 'a', 500 + index);
+    }
+    await t.start();
+    expect(
+      t.logger.entries.find((entry) => entry.message === 'controller started')?.attributes,
+    ).toMatchObject({ workers: 1, buffered: 1 });
+    // The immediate adds collapse into one run; the delayed ones into one run at the earliest deadline.
+    await recorder.until((calls) => calls.length === 1);
+    await t.clock.advance(499);
+    expect(recorder.calls).toHaveLength(1);
+    await t.clock.advance(1);
+    await recorder.until((calls) => calls.length === 2);
+    await t.clock.advance(2_000);
+    expect(recorder.keys()).toEqual(['ns/a', 'ns/a']);
+  });
+
+  it('carries a delay flushed at start over to the next start when stopped before it is due', async () => {
+    const recorder = createRecorder();
+    const t = setup((key, object) => recorder.handler(key, object));
+    t.controller.enqueueAfter('ns', 'later', 1_000);
+    await t.start();
+    t.stop.abort();
+    await t.controller.stopped();
+    const again = new AbortController();
+    stops.push(again);
+    await t.controller.start(again.signal, 1);
+    await t.clock.advance(999);
+    expect(recorder.calls).toEqual([]);
+    await t.clock.advance(1);
+    await recorder.until((calls) => calls.length === 1);
+    expect(recorder.keys()).toEqual(['ns/later']);
+  });
+
   it('never hands one key to two workers at once', async () => {
     let active = 0;
     let maxActive = 0;
@@ -383,14 +469,82 @@ describe('createController', () => {
     expect(t.metrics.value('workqueue_adds_total', { name: 'v1, Kind=ConfigMap' })).toBe(1);
   });
 
+  describe('with a shared informer over FakeListerWatcher', () => {
+    function cm(name: string): KubeObject {
+      return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name } };
+    }
+
+    function setupInformer(names: string[]) {
+      const clock = new FakeClock();
+      const fake = new FakeListerWatcher<KubeObject>({ objects: names.map(cm) });
+      const informer = createSharedIndexInformer(fake, {
+        name: 'v1, Kind=ConfigMap',
+        clock,
+        random: () => 0,
+        logger: createTestLogger(),
+      });
+      const seen: string[] = [];
+      // No startCache: the controller runs the informer itself.
+      const controller = createController(
+        'v1, Kind=ConfigMap',
+        informer,
+        undefined,
+        (key, object) => {
+          seen.push(`${key}=${object?.metadata?.resourceVersion ?? 'deleted'}`);
+        },
+        { clock, logger: createTestLogger() },
+      );
+      const stop = new AbortController();
+      stops.push(stop);
+      return { clock, fake, informer, controller, seen, stop };
+    }
+
+    it('hands a deletion missed during a 410 to the handler as undefined, through the relist tombstone', async () => {
+      const t = setupInformer(['a', 'b']);
+      await t.controller.start(t.stop.signal, 2);
+      const watch = await t.fake.nextWatch();
+      await t.clock.advance(0);
+      expect([...t.seen].sort()).toEqual(['ns/a=2', 'ns/b=3']);
+      watch.fail(new Error('connection reset'));
+      await t.clock.advance(0);
+      // During the reflector's backoff b is deleted, a changes, and the server forgets that history.
+      t.fake.remove('ns/b');
+      t.fake.modify(cm('a'));
+      t.fake.expireHistory();
+      await t.clock.advance(800);
+      await t.fake.nextWatch(); // resumed from the forgotten version: 410, relist after the next backoff
+      await t.clock.advance(1_600);
+      await t.fake.nextWatch();
+      await t.clock.advance(0);
+      expect(t.seen.slice(2).sort()).toEqual(['ns/a=5', 'ns/b=deleted']);
+      t.stop.abort();
+      await t.controller.stopped();
+    });
+
+    it('rejects a restart once the informer it ran itself has stopped, instead of running on a dead cache', async () => {
+      const t = setupInformer(['a']);
+      await t.controller.start(t.stop.signal, 1);
+      t.stop.abort();
+      await t.controller.stopped();
+      await t.clock.advance(0);
+      expect(t.informer.isStopped()).toBe(true);
+      const again = new AbortController();
+      stops.push(again);
+      const error = await t.controller.start(again.signal, 1).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(CacheNotSyncedError);
+      expect((error as Error).message).toMatch(/informer v1, Kind=ConfigMap has stopped/);
+      expect(t.controller.isRunning()).toBe(false);
+    });
+  });
+
   describe('bad input', () => {
     const informer = createTestInformer();
     it.for([
       {
-        name: 'an empty name',
+        name: 'a name that is not a string',
         call: () =>
           createController(
-            '',
+            42 as never,
             informer,
             () => {},
             () => {},
@@ -418,13 +572,27 @@ describe('createController', () => {
       expect(call).toThrow(TypeError);
     });
 
+    it('throws a RangeError naming the name for an empty one', () => {
+      const call = () =>
+        createController(
+          '',
+          informer,
+          () => {},
+          () => {},
+        );
+      expect(call).toThrow(RangeError);
+      expect(call).toThrow(/name must not be empty/);
+    });
+
     it.for([0, -1, 1.5, Number.NaN])(
       'rejects start with a RangeError for workers %s',
       async (workers) => {
         const t = setup(() => {});
-        await expect(t.controller.start(t.stop.signal, workers)).rejects.toThrow(
-          /workers must be an integer >= 1/,
-        );
+        const error = await t.controller.start(t.stop.signal, workers).catch((caught) => caught);
+        expect(error).toBeInstanceOf(RangeError);
+        expect(error).toMatchObject({
+          message: expect.stringMatching(/workers must be an integer >= 1/),
+        });
       },
     );
 

@@ -11,6 +11,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  LassoError,
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
@@ -34,7 +35,8 @@ export type Handler<T> = (key: string, object: T | undefined) => void | Promise<
 /**
  * Starts the cache a controller reads (lasso's `startCache`): called by every `start`, with the start's
  * signal. It must be idempotent (an informer runs once); the controller then waits for the informer to sync.
- * Pass `undefined` to {@link createController} to have the controller run its informer itself.
+ * Pass `undefined` to {@link createController} to have the controller run its informer itself, with the first
+ * start's signal: an informer runs once, so such a controller cannot be started again after that signal aborted.
  */
 export type StartCacheFunc = (signal: AbortSignal) => void | Promise<void>;
 
@@ -52,8 +54,10 @@ export interface Controller<T extends KubeObjectLike> {
   informer(): SharedIndexInformer<T>;
   /**
    * Start the cache, wait for it to sync, then run `workers` workers until `signal` aborts. Resolves once
-   * the workers run; rejects when the signal aborts before the cache synced. Idempotent while running;
-   * after the signal aborted the controller can be started again with a new signal.
+   * the workers run; rejects with a `CacheNotSyncedError` when the signal aborts before the cache synced, or
+   * when the informer has stopped (it cannot see changes any more). Idempotent while running; after the
+   * signal aborted the controller can be started again with a new signal, provided `startCache` gives it a
+   * running informer.
    */
   start(signal: AbortSignal, workers: number): Promise<void>;
   /**
@@ -79,10 +83,13 @@ export interface ControllerOptions {
   metrics?: MetricsProvider | undefined;
 }
 
+// A key waiting for the next queue, as the queue would hold it: at most one immediate add and one delayed add
+// (the earliest deadline wins, as in a delaying queue), so the buffer holds one entry per key however often
+// it is enqueued while no queue runs.
 interface PendingKey {
-  readonly key: string;
-  /** Monotonic time from which the key may run; undefined = now. */
-  readonly notBefore: number | undefined;
+  now: boolean;
+  /** Monotonic time of the earliest delayed add; undefined = none. */
+  notBefore: number | undefined;
 }
 
 // One start's worth of state: a new queue and new workers per start, as lasso creates its queue in run().
@@ -116,7 +123,7 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
   readonly #metrics: MetricsProvider;
   // Keys enqueued while no queue exists (before start, or between a stop and the next start); flushed
   // into the next queue. Delays are kept as deadlines so the wait before start counts.
-  #pending: PendingKey[] = [];
+  readonly #pending = new Map<string, PendingKey>();
   // Present from the creation of the queue until every worker of that run returned.
   #run: Run | undefined;
   // Set once the controller ran its own informer (no startCache given).
@@ -159,7 +166,7 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
     const key = keyOf(namespace, name);
     const run = this.#liveRun();
     if (run !== undefined) this.#addAfter(run, key, this.#rateLimiter.when(key));
-    else this.#pending.push({ key, notBefore: undefined });
+    else this.#buffer(key, undefined);
   }
 
   enqueueAfter(namespace: string, name: string, delayMs: number): void {
@@ -171,13 +178,13 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
     const key = keyOf(namespace, name);
     const run = this.#liveRun();
     if (run !== undefined) this.#addAfter(run, key, delayMs);
-    else this.#pending.push({ key, notBefore: this.#clock.monotonic() + delayMs });
+    else this.#buffer(key, this.#clock.monotonic() + delayMs);
   }
 
   enqueueKey(key: string): void {
     const run = this.#liveRun();
     if (run !== undefined) run.queue.add(key);
-    else this.#pending.push({ key, notBefore: undefined });
+    else this.#buffer(key, undefined);
   }
 
   informer(): SharedIndexInformer<T> {
@@ -221,6 +228,17 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
 
   async #startOnce(signal: AbortSignal, workers: number): Promise<void> {
     await this.#startCache(signal);
+    if (this.#informer.isStopped()) {
+      // A stopped informer keeps its last store and reports it synced, but sees no change any more: running
+      // workers on it would look healthy and reconcile nothing.
+      const stopped = new LassoError(
+        'LASSO_CONTROLLER_FAILED',
+        `informer ${this.#informer.name} has stopped and cannot run again: pass createController a startCache that starts a running informer`,
+      );
+      throw new CacheNotSyncedError([this.#informer.name], {
+        lastErrors: new Map([[this.#informer.name, stopped]]),
+      });
+    }
     try {
       await this.#informer.whenSynced({ signal });
     } catch (error) {
@@ -234,12 +252,6 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
       metrics: this.#metrics,
       logger: this.#logger,
     });
-    const now = this.#clock.monotonic();
-    for (const { key, notBefore } of this.#pending) {
-      if (notBefore === undefined || notBefore <= now) queue.add(key);
-      else queue.addAfter(key, notBefore - now);
-    }
-    this.#pending = [];
     let finish: () => void = () => {};
     const run: Run = {
       signal,
@@ -251,6 +263,14 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
       }),
     };
     this.#run = run;
+    const buffered = this.#pending.size;
+    const now = this.#clock.monotonic();
+    for (const [key, { now: immediate, notBefore }] of this.#pending) {
+      if (immediate) queue.add(key);
+      // Through #addAfter, so a key still waiting when this run stops is carried over again.
+      if (notBefore !== undefined) this.#addAfter(run, key, Math.max(0, notBefore - now));
+    }
+    this.#pending.clear();
     const onAbort = (): void => {
       run.stopping = true;
       // Waiting workers wake up; keys still queued are carried over to the next start by the workers.
@@ -259,23 +279,36 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     const running: Array<Promise<void>> = [];
     for (let index = 0; index < workers; index++) running.push(this.#worker(run));
-    this.#logger.info('controller started', { workers });
+    this.#safeLog('info', 'controller started', () => ({ workers, buffered }));
+    // Workers never reject (#worker catches everything), so this settles exactly when the last one returned.
     void Promise.all(running).then(() => {
       signal.removeEventListener('abort', onAbort);
-      for (const [key, notBefore] of run.waiting) this.#pending.push({ key, notBefore });
+      for (const [key, notBefore] of run.waiting) this.#buffer(key, notBefore);
       if (this.#run === run) this.#run = undefined;
-      this.#logger.info('controller stopped');
       finish();
+      this.#safeLog('info', 'controller stopped', () => ({}));
     });
   }
 
-  // The default startCache: the informer runs once, with the first start's signal; later starts only wait for
-  // it to sync (a stopped informer never syncs again, so they then fail loudly).
+  // The default startCache: the informer runs once, with the first start's signal (and stops with it); a later
+  // start then finds it stopped and rejects (see #startOnce).
   #runInformerOnce(signal: AbortSignal): void {
     if (this.#informerRun !== undefined) return;
     this.#informerRun = this.#informer.run({ signal }).catch((error: unknown) => {
       this.#logger.error('informer failed', { error: errorMessage(error) });
     });
+  }
+
+  // Keep `key` for the next queue: an immediate add (`notBefore` undefined) or a delayed one.
+  #buffer(key: string, notBefore: number | undefined): void {
+    const pending = this.#pending.get(key);
+    if (pending === undefined) {
+      this.#pending.set(key, { now: notBefore === undefined, notBefore });
+    } else if (notBefore === undefined) {
+      pending.now = true;
+    } else if (pending.notBefore === undefined || notBefore < pending.notBefore) {
+      pending.notBefore = notBefore;
+    }
   }
 
   // The queue of a run that still takes keys; undefined while stopped or stopping (keys are buffered then).
@@ -313,7 +346,7 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
       if (notBefore !== undefined && notBefore <= this.#clock.monotonic()) run.waiting.delete(key);
       if (run.stopping) {
         // Not processed in this run: the next start picks it up.
-        this.#pending.push({ key, notBefore: undefined });
+        this.#buffer(key, undefined);
         run.queue.done(key);
         continue;
       }
@@ -322,23 +355,30 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
       } catch (error) {
         // #process handles every handler outcome; this is a broken rate limiter or logger, and the worker
         // must survive it.
-        this.#safeLog('error', 'controller worker failed', key, error);
+        this.#safeLog('error', 'controller worker failed', () => ({
+          key,
+          error: errorMessage(error),
+        }));
       } finally {
         run.queue.done(key);
       }
     }
   }
 
-  #safeLog(level: 'error' | 'warn', message: string, key: string, error: unknown): void {
+  // Logs without ever throwing: `attributes` is built inside the guard, since reading a hostile error can throw.
+  #safeLog(
+    level: 'debug' | 'info' | 'error',
+    message: string,
+    attributes: () => Record<string, unknown>,
+  ): void {
     try {
-      this.#logger[level](message, { key, error: errorMessage(error) });
+      this.#logger[level](message, attributes());
     } catch {
       // A logger that throws cannot be told about it.
     }
   }
 
   async #process(run: Run, key: string): Promise<void> {
-    const queue = run.queue;
     let error: unknown;
     let failed = false;
     try {
@@ -349,25 +389,26 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
       error = caught;
     }
     if (!failed || isIgnoreError(error)) {
-      queue.forget(key);
+      run.queue.forget(key);
       return;
     }
+    // The key is requeued before anything is logged: a logger that throws must not lose it.
     const delayMs = retryAfterDelay(error);
     if (delayMs !== undefined) {
-      this.#logger.debug('requeuing after delay', { key, delayMs });
       this.#addAfter(run, key, delayMs);
+      this.#safeLog('debug', 'requeuing after delay', () => ({ key, delayMs }));
       return;
     }
     this.#addAfter(run, key, this.#rateLimiter.when(key));
     if (isConflictError(error)) {
-      this.#logger.debug('conflict, requeuing', { key, error: errorMessage(error) });
+      this.#safeLog('debug', 'conflict, requeuing', () => ({ key, error: errorMessage(error) }));
       return;
     }
-    this.#logger.error(`error syncing '${key}', requeuing`, {
+    this.#safeLog('error', `error syncing '${key}', requeuing`, () => ({
       key,
-      attempt: queue.numRequeues(key),
+      attempt: run.queue.numRequeues(key),
       error: errorMessage(error),
-    });
+    }));
   }
 }
 
@@ -400,9 +441,10 @@ export function createController<T extends KubeObjectLike>(
   handler: Handler<T>,
   options: ControllerOptions = {},
 ): Controller<T> {
-  if (typeof name !== 'string' || name === '') {
-    throw new TypeError('createController: name must be a non-empty string');
+  if (typeof name !== 'string') {
+    throw new TypeError(`createController: name must be a string, got ${typeof name}`);
   }
+  if (name === '') throw new RangeError('createController: name must not be empty');
   if (typeof informer?.addEventHandler !== 'function') {
     throw new TypeError(`createController(${name}): informer must be a SharedIndexInformer`);
   }

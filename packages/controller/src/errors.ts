@@ -11,7 +11,10 @@ declare module '@lasso/core' {
     LASSO_HANDLER_IGNORED: true;
     /** A handler asked for the key to be retried after a delay: a {@link RetryAfterError}. */
     LASSO_RETRY_AFTER: true;
-    /** A shared controller could not start (`ControllerInitError`). */
+    /**
+     * A controller could not start: a shared controller's constructor failed (`ControllerInitError`), or the
+     * informer of a restarted controller has stopped.
+     */
     LASSO_CONTROLLER_FAILED: true;
     /** An object already has another controller owner reference (`AlreadyOwnedError`). */
     LASSO_ALREADY_OWNED: true;
@@ -35,6 +38,18 @@ function safeGet(value: unknown, key: string): unknown {
 }
 
 /**
+ * `value instanceof type`, false instead of a throw: `instanceof` reads the prototype, which a revoked proxy
+ * (or a proxy's `getPrototypeOf` trap) refuses.
+ */
+function isInstance<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * True when `error`, something in its `cause` chain, or one failure of a {@link HandlerError} satisfies
  * `predicate`. Total: never throws, whatever was thrown.
  */
@@ -51,7 +66,7 @@ export function someError(error: unknown, predicate: (error: unknown) => boolean
       // A predicate that throws on a hostile value has simply not matched it.
     }
     pending.push(safeGet(current, 'cause'));
-    if (current instanceof HandlerError) {
+    if (isInstance(current, HandlerError)) {
       for (const failure of current.failures) pending.push(failure.error);
     }
   }
@@ -118,11 +133,12 @@ export function retryAfter(delayMs: number, message?: string): RetryAfterError {
 
 /**
  * The delay asked for by `error` when every failure in it is a {@link RetryAfterError} (the shortest one
- * wins); `undefined` when it holds any other error, which then goes through the rate limiter.
+ * wins); `undefined` when it holds any other error, which then goes through the rate limiter. Total: never
+ * throws, whatever was thrown.
  */
 export function retryAfterDelay(error: unknown): number | undefined {
-  if (error instanceof RetryAfterError) return error.delayMs;
-  if (error instanceof HandlerError) {
+  if (isInstance(error, RetryAfterError)) return error.delayMs;
+  if (isInstance(error, HandlerError)) {
     let delayMs: number | undefined;
     for (const failure of error.failures) {
       const own = retryAfterDelay(failure.error);

@@ -647,14 +647,14 @@ describe('createLeaderElector', () => {
       error: typeof Error;
       match: RegExp;
     }>([
-      { name: 'empty identity', options: { identity: '' }, error: TypeError, match: /identity/ },
+      { name: 'empty identity', options: { identity: '' }, error: RangeError, match: /identity/ },
       {
         name: 'missing namespace',
         options: { namespace: undefined as never },
         error: TypeError,
         match: /namespace/,
       },
-      { name: 'empty name', options: { name: '' }, error: TypeError, match: /name/ },
+      { name: 'empty name', options: { name: '' }, error: RangeError, match: /name/ },
       {
         name: 'missing client',
         options: { client: undefined as never },

@@ -64,9 +64,10 @@ function positiveMs(value: number | undefined, fallback: number, option: string)
 }
 
 function nonEmpty(value: unknown, option: string): string {
-  if (typeof value !== 'string' || value === '') {
-    throw new TypeError(`createLeaderElector: ${option} must be a non-empty string`);
+  if (typeof value !== 'string') {
+    throw new TypeError(`createLeaderElector: ${option} must be a string, got ${typeof value}`);
   }
+  if (value === '') throw new RangeError(`createLeaderElector: ${option} must not be empty`);
   return value;
 }
 

@@ -138,11 +138,25 @@ describe('createSharedController', () => {
     expect(recorder.keys()).toEqual(['ns/a']);
   });
 
+  it('throws a RangeError for an empty handler name', () => {
+    const t = setup();
+    expect(() => t.shared.registerHandler(t.signal, '', () => {})).toThrow(RangeError);
+    expect(() => t.shared.registerHandler(t.signal, '', () => {})).toThrow(
+      /name must not be empty/,
+    );
+  });
+
+  it('throws a RangeError for an empty controller name', () => {
+    expect(() =>
+      createSharedController({
+        name: '',
+        client: fakeClient,
+        createController: () => ({}) as never,
+      }),
+    ).toThrow(RangeError);
+  });
+
   it.for([
-    {
-      name: 'an empty name',
-      call: (t: ReturnType<typeof setup>) => t.shared.registerHandler(t.signal, '', () => {}),
-    },
     {
       name: 'a non-function handler',
       call: (t: ReturnType<typeof setup>) => t.shared.registerHandler(t.signal, 'h', null as never),
@@ -158,9 +172,9 @@ describe('createSharedController', () => {
   it('throws a RangeError for a handler name registered twice', () => {
     const t = setup();
     t.shared.registerHandler(t.signal, 'h', () => {});
-    expect(() => t.shared.registerHandler(t.signal, 'h', () => {})).toThrow(
-      /already has a handler named "h"/,
-    );
+    const again = () => t.shared.registerHandler(t.signal, 'h', () => {});
+    expect(again).toThrow(RangeError);
+    expect(again).toThrow(/already has a handler named "h"/);
   });
 });
 
@@ -217,14 +231,21 @@ describe('createHandlerTransaction', () => {
     expect(ran).toEqual([]);
   });
 
-  it('applies every held registration on commit even when one throws, then rethrows the first error', () => {
+  it('applies every held registration on commit even when one throws, then rethrows the first error', async () => {
     const t = setup();
     const transaction = createHandlerTransaction(t.signal);
-    t.shared.registerHandler(t.signal, 'taken', () => {});
-    t.shared.registerHandler(transaction, 'taken', () => {});
-    t.shared.registerHandler(transaction, 'free', () => {});
+    const ran: string[] = [];
+    t.shared.registerHandler(t.signal, 'taken', () => void ran.push('taken'));
+    t.shared.registerHandler(transaction, 'taken', () => void ran.push('duplicate'));
+    t.shared.registerHandler(transaction, 'free', () => void ran.push('free'));
     expect(() => transaction.commit()).toThrow(RangeError);
     expect(t.builds()).toBe(1);
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.shared.enqueueKey('ns/a');
+    await t.settle();
+    // The registration after the failing one took effect; the duplicate did not.
+    expect(ran).toEqual(['taken', 'free']);
   });
 
   it('refuses a missing signal', () => {

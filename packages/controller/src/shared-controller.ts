@@ -28,7 +28,8 @@ export interface SharedController<T extends KubeObjectLike> extends Controller<T
    * Add a named handler until `signal` (or the transaction's signal) aborts. Handlers run in registration
    * order. Registering after the cache synced queues every cached key (without rate limiting) so the new
    * handler sees the existing objects. Under a {@link HandlerTransaction} the registration waits for its
-   * commit. Throws on an empty name, a non-function handler or a name already registered here.
+   * commit. Throws a RangeError for an empty name or a name already registered here (under a transaction:
+   * from `commit()`), a TypeError for a missing signal or a handler that is not a function.
    */
   registerHandler(
     signal: AbortSignal | HandlerTransaction,
@@ -152,10 +153,13 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
         `registerHandler(${String(name)}): the first argument must be an AbortSignal or a HandlerTransaction`,
       );
     }
-    if (typeof name !== 'string' || name === '') {
+    if (typeof name !== 'string') {
       throw new TypeError(
-        `controller ${this.name}: registerHandler name must be a non-empty string`,
+        `controller ${this.name}: registerHandler name must be a string, got ${typeof name}`,
       );
+    }
+    if (name === '') {
+      throw new RangeError(`controller ${this.name}: registerHandler name must not be empty`);
     }
     if (typeof handler !== 'function') {
       throw new TypeError(
@@ -215,8 +219,11 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
 export function createSharedController<T extends KubeObjectLike>(
   options: SharedControllerOptions<T>,
 ): SharedController<T> {
-  if (typeof options?.name !== 'string' || options.name === '') {
-    throw new TypeError('createSharedController: name must be a non-empty string');
+  if (typeof options?.name !== 'string') {
+    throw new TypeError('createSharedController: options.name must be a string');
+  }
+  if (options.name === '') {
+    throw new RangeError('createSharedController: options.name must not be empty');
   }
   if (typeof options.createController !== 'function') {
     throw new TypeError(

@@ -74,6 +74,27 @@ describe('createSharedHandler', () => {
     expect((error as HandlerError).code).toBe('LASSO_HANDLER_FAILED');
   });
 
+  it('runs the remaining handlers after one throws a revoked Proxy, and reports it as a failure', async () => {
+    const t = setup();
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const ran: string[] = [];
+    t.shared.register(t.signal, 'hostile', () => {
+      ran.push('hostile');
+      throw proxy;
+    });
+    t.shared.register(t.signal, 'next', () => {
+      ran.push('next');
+    });
+    const error = await t.shared
+      .onChange('ns/x', configMap('x'))
+      .catch((caught: unknown) => caught);
+    expect(ran).toEqual(['hostile', 'next']);
+    expect(error).toBeInstanceOf(HandlerError);
+    expect((error as HandlerError).failures.map((failure) => failure.handler)).toEqual(['hostile']);
+    expect((error as HandlerError).message).toMatch(/^handler hostile: /);
+  });
+
   it('does not count ErrIgnore (or errors caused by it) as a failure', async () => {
     const t = setup();
     t.shared.register(t.signal, 'a', () => {
@@ -156,8 +177,13 @@ describe('createSharedHandler', () => {
     },
     {
       name: 'an empty name',
-      error: TypeError,
+      error: RangeError,
       call: (t: ReturnType<typeof setup>) => t.shared.register(t.signal, '', () => {}),
+    },
+    {
+      name: 'a name that is not a string',
+      error: TypeError,
+      call: (t: ReturnType<typeof setup>) => t.shared.register(t.signal, 7 as never, () => {}),
     },
     {
       name: 'a non-function handler',
@@ -209,7 +235,8 @@ describe('createSharedHandler', () => {
     expect(runs).toBe(3);
   });
 
-  it('refuses an empty controller name', () => {
-    expect(() => createSharedHandler({ controllerName: '' })).toThrow(TypeError);
+  it('refuses an empty controller name with a RangeError naming it', () => {
+    expect(() => createSharedHandler({ controllerName: '' })).toThrow(RangeError);
+    expect(() => createSharedHandler({ controllerName: '' })).toThrow(/controllerName/);
   });
 });

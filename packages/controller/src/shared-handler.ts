@@ -43,8 +43,9 @@ export interface SharedHandlerOptions {
 export interface SharedHandler<T> {
   /**
    * Add `handler` under `name` until `signal` aborts (then it is removed; a key being processed keeps the
-   * list it started with). Throws a RangeError when a live handler already has `name`. An already-aborted
-   * signal registers nothing.
+   * list it started with). Throws a RangeError when `name` is empty or a live handler already has it, a
+   * TypeError for a missing signal or a handler that is not a function. An already-aborted signal registers
+   * nothing.
    */
   register(signal: AbortSignal, name: string, handler: SharedControllerHandler<T>): void;
   /** Names of the live handlers, in run order. */
@@ -97,9 +98,10 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
     if (!(signal instanceof AbortSignal)) {
       throw new TypeError(`registerHandler(${String(name)}): signal must be an AbortSignal`);
     }
-    if (typeof name !== 'string' || name === '') {
-      throw new TypeError('registerHandler: name must be a non-empty string');
+    if (typeof name !== 'string') {
+      throw new TypeError(`registerHandler: name must be a string, got ${typeof name}`);
     }
+    if (name === '') throw new RangeError('registerHandler: name must not be empty');
     if (typeof handler !== 'function') {
       throw new TypeError(`registerHandler(${name}): handler must be a function`);
     }
@@ -211,8 +213,11 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
 export function createSharedHandler<T extends KubeObjectLike>(
   options: SharedHandlerOptions,
 ): SharedHandler<T> {
-  if (typeof options?.controllerName !== 'string' || options.controllerName === '') {
-    throw new TypeError('createSharedHandler: controllerName must be a non-empty string');
+  if (typeof options?.controllerName !== 'string') {
+    throw new TypeError('createSharedHandler: options.controllerName must be a string');
+  }
+  if (options.controllerName === '') {
+    throw new RangeError('createSharedHandler: options.controllerName must not be empty');
   }
   return new SharedHandlerImpl<T>(options);
 }
