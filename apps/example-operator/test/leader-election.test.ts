@@ -1,0 +1,114 @@
+// Two operator instances on one Lease: exactly one reconciles; when it stops (releasing the Lease) the other
+// takes over and reconciles what changed meanwhile.
+import { clientFor } from '@lasso/client';
+import type { Event } from 'kubernetes-types/events/v1.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  icecream,
+  isReadyAt,
+  observe,
+  type RunningOperator,
+  runOperator,
+  runSimulatedWorkload,
+  startCluster,
+  type TestCluster,
+} from './helpers.ts';
+
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+// Whole seconds, so that leaseDurationSeconds on the wire equals leaseDurationMs.
+const timing = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 200 };
+
+/** The identities that reported Events about the Icecream `name`. */
+function reporters(events: Event[], name: string): Set<string> {
+  return new Set(
+    events
+      .filter((event) => event.regarding?.name === name)
+      .map((event) => event.reportingInstance ?? ''),
+  );
+}
+
+describe('startOperator with leaderElection', () => {
+  it('reconciles in one instance only and hands over when the leader stops', async () => {
+    const namespace = await cluster.namespace('leader');
+    const leases = clientFor(cluster.rest, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' });
+    const election = (identity: string) => ({
+      namespace,
+      name: 'icecream-operator',
+      identity,
+      ...timing,
+    });
+    const simulated = await runSimulatedWorkload(cluster.env, cluster.rest);
+    const icecreams = await observe(cluster.icecreams, namespace);
+    const events = await observe(cluster.events, namespace);
+    const started: RunningOperator[] = [];
+    try {
+      const first = await runOperator({
+        rest: cluster.rest,
+        namespace,
+        leaderElection: election('first'),
+      });
+      started.push(first);
+      await first.logger.untilLogged('caches synced');
+      const second = await runOperator({
+        rest: cluster.rest,
+        namespace,
+        leaderElection: election('second'),
+      });
+      started.push(second);
+      // The second candidate saw the Lease held by the first.
+      await second.logger.untilLogged('standing by');
+      expect(second.operator.phase()).toBe('standingBy');
+      expect(second.operator.ready()).toBe(true);
+      expect(first.operator.phase()).toBe('leading');
+
+      await cluster.icecreams.create(namespace, icecream(namespace, 'vanilla'));
+      await icecreams.untilObject('vanilla', (o) => isReadyAt(o, 2), 'Ready with 2 replicas');
+      await events.until(
+        () => reporters(events.list(), 'vanilla').size > 0,
+        'an Event about vanilla',
+      );
+      expect(reporters(events.list(), 'vanilla')).toEqual(new Set(['first']));
+      expect(second.logger.find('leading: starting controllers')).toEqual([]);
+      expect((await leases.get(namespace, 'icecream-operator')).spec?.holderIdentity).toBe('first');
+
+      // Stop the leader: it drains and releases the Lease (releaseOnCancel).
+      await first.stop();
+      expect(first.operator.phase()).toBe('stopped');
+      // Created after the leader stopped: whoever reconciles it now can only be the second instance.
+      await cluster.icecreams.create(namespace, icecream(namespace, 'chocolate', { replicas: 1 }));
+      await second.logger.untilLogged('caches synced');
+      expect(second.operator.phase()).toBe('leading');
+      await icecreams.untilObject('chocolate', (o) => isReadyAt(o, 1), 'Ready with 1 replica');
+      await events.until(
+        () => reporters(events.list(), 'chocolate').size > 0,
+        'an Event about chocolate',
+      );
+      expect(reporters(events.list(), 'chocolate')).toEqual(new Set(['second']));
+      expect((await leases.get(namespace, 'icecream-operator')).spec?.holderIdentity).toBe(
+        'second',
+      );
+      // The new leader also keeps what the old one built: a scale made now is reconciled by it.
+      await cluster.icecreams.patch(namespace, 'vanilla', 'merge', { spec: { replicas: 3 } });
+      await icecreams.untilObject('vanilla', (o) => isReadyAt(o, 3), 'Ready with 3 replicas');
+
+      await second.stop();
+      // Released on the way out: the next candidate need not wait out the lease duration.
+      const released = await leases.get(namespace, 'icecream-operator');
+      expect(released.spec?.holderIdentity ?? '').toBe('');
+      expect(first.logger.find('leadership lost')).toEqual([]);
+    } finally {
+      await Promise.all([icecreams.stop(), events.stop()]);
+      await Promise.all(started.map((running) => running.stop()));
+      await simulated.stop();
+    }
+  }, 60_000);
+});
