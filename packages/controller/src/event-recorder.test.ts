@@ -453,6 +453,23 @@ describe('createEventRecorder', () => {
       await recorder.stop();
     });
 
+    it('drops and logs an event whose write rejects with a value that throws when inspected', async () => {
+      const { clock, api, logger, recorder } = setup();
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      api.fail(proxy);
+      recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
+      await clock.advance(60_000);
+      await recorder.flush();
+      expect(api.calls).toHaveLength(1);
+      expect(logger.find('event dropped: its write failed unexpectedly')).toHaveLength(1);
+      // The recorder still works.
+      recorder.event(pod, undefined, 'Normal', 'R2', 'A', 'n');
+      await recorder.flush();
+      expect(api.calls).toHaveLength(2);
+      await recorder.stop();
+    });
+
     it('treats an Event that exists already as recorded', async () => {
       const { clock, api, logger, recorder } = setup();
       api.fail(new ApiError({ status: 409, reason: 'AlreadyExists' }));

@@ -1,7 +1,7 @@
-// EventRecorder: fire-and-forget events.k8s.io/v1 Events with client-side series aggregation and bounded
-// retries. Ports client-go tools/events (event_recorder.go, event_broadcaster.go: recordToSink, recordEvent,
-// finishSeries) to one single-threaded object with an injected clock.
-import { isAlreadyExists, isApiError, isNotFound, type KubeObjectLike } from '@lasso/client';
+// EventRecorder: fire-and-forget events.k8s.io/v1 Events, aggregated client-side into series. Ports client-go
+// tools/events (event_recorder.go, event_broadcaster.go: the eventCache, finishSeries) to one single-threaded
+// object with an injected clock; the writes and their retries are event-writer.ts.
+import type { KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
   defaultLogger,
@@ -19,31 +19,18 @@ import {
   referenceIdentity,
   truncateNote,
 } from './event-format.ts';
+import {
+  type EventLogLevel,
+  type EventRecorderClient,
+  EventWriter,
+  logQuietly,
+} from './event-writer.ts';
 import { qualifiedNameProblem } from './qualified-name.ts';
+
+export type { EventRecorderClient, EventRecorderRequestOptions } from './event-writer.ts';
 
 /** The two event types kube accepts. */
 export type EventType = 'Normal' | 'Warning';
-
-/** Options of the calls the recorder makes. */
-export interface EventRecorderRequestOptions {
-  signal?: AbortSignal | undefined;
-}
-
-/** What the recorder writes through: a `Client<Event>` of `events.k8s.io/v1` `events` fits. */
-export interface EventRecorderClient {
-  create(
-    namespace: string | undefined,
-    event: EventsV1Event,
-    options?: EventRecorderRequestOptions,
-  ): Promise<EventsV1Event>;
-  patch(
-    namespace: string | undefined,
-    name: string,
-    patchType: 'merge',
-    data: unknown,
-    options?: EventRecorderRequestOptions,
-  ): Promise<EventsV1Event>;
-}
 
 /** Options of {@link createEventRecorder}. */
 export interface EventRecorderOptions {
@@ -111,9 +98,6 @@ interface SeriesEntry {
   writing: boolean;
 }
 
-// A write's verdict: done (written, or dropped for good) or worth another try.
-type Outcome = 'done' | 'retry';
-
 function positiveOption(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
@@ -123,7 +107,7 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
 }
 
 class EventRecorderImpl implements EventRecorder {
-  readonly #client: EventRecorderClient;
+  readonly #writer: EventWriter;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #reportingController: string;
@@ -131,14 +115,8 @@ class EventRecorderImpl implements EventRecorder {
   readonly #heartbeatMs: number;
   readonly #windowMs: number;
   readonly #maxTries: number;
-  readonly #retryDelayMs: number;
   readonly #maxPendingWrites: number;
   readonly #entries = new Map<string, SeriesEntry>();
-  readonly #writes = new Set<Promise<void>>();
-  // Retry waits, woken early (with `false`) by a stop.
-  readonly #sleeps = new Set<(proceed: boolean) => void>();
-  // Aborted only by the caller's signal: cancels requests in flight. A plain stop lets them finish.
-  readonly #abort = new AbortController();
   readonly #signal: AbortSignal | undefined;
   // One timer for every entry: armed for the earliest series write or expiry, only while entries exist.
   #timer: TimerHandle | undefined;
@@ -172,19 +150,24 @@ class EventRecorderImpl implements EventRecorder {
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       throw new TypeError('createEventRecorder: options.signal must be an AbortSignal');
     }
-    this.#client = client;
     this.#reportingController = reportingController;
     this.#reportingInstance = reportingInstance;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? defaultLogger;
     this.#heartbeatMs = positiveOption('seriesHeartbeatMs', options.seriesHeartbeatMs, 30_000);
     this.#windowMs = positiveOption('seriesWindowMs', options.seriesWindowMs, 6 * 60_000);
-    this.#retryDelayMs = positiveOption('retryDelayMs', options.retryDelayMs, 10_000);
+    const retryDelayMs = positiveOption('retryDelayMs', options.retryDelayMs, 10_000);
     this.#maxTries = positiveOption('maxTries', options.maxTries, 12);
     this.#maxPendingWrites = positiveOption('maxPendingWrites', options.maxPendingWrites, 1000);
     if (!Number.isInteger(this.#maxTries)) {
       throw new RangeError('createEventRecorder: options.maxTries must be an integer');
     }
+    this.#writer = new EventWriter({
+      client,
+      clock: this.#clock,
+      logger: this.#logger,
+      retryDelayMs,
+    });
     this.#signal = signal;
     if (signal?.aborted) this.#onAbort();
     else signal?.addEventListener('abort', this.#onAbort, { once: true });
@@ -206,8 +189,8 @@ class EventRecorderImpl implements EventRecorder {
     }
   }
 
-  async flush(): Promise<void> {
-    while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
+  flush(): Promise<void> {
+    return this.#writer.flush();
   }
 
   stop(): Promise<void> {
@@ -216,9 +199,8 @@ class EventRecorderImpl implements EventRecorder {
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#timer?.cancel();
     this.#timer = undefined;
-    for (const wake of this.#sleeps) wake(false);
-    this.#sleeps.clear();
-    if (!this.#abort.signal.aborted) {
+    this.#writer.stopRetries();
+    if (!this.#writer.aborted) {
       // The counts observed since the last heartbeat; one try, since nothing will retry after a stop.
       for (const entry of this.#entries.values()) {
         if (entry.dirty && !entry.writing) this.#write(entry, 1);
@@ -229,7 +211,7 @@ class EventRecorderImpl implements EventRecorder {
   }
 
   readonly #onAbort = (): void => {
-    this.#abort.abort(this.#signal?.reason);
+    this.#writer.abort(this.#signal?.reason);
     this.stop().catch(() => undefined);
   };
 
@@ -295,7 +277,7 @@ class EventRecorderImpl implements EventRecorder {
       if (!entry.writing) this.#arm(entry.lastWriteAt + this.#heartbeatMs);
       return;
     }
-    if (this.#writes.size >= this.#maxPendingWrites) {
+    if (this.#writer.pending >= this.#maxPendingWrites) {
       this.#log('warn', 'event dropped: too many writes pending', { reason });
       return;
     }
@@ -343,102 +325,17 @@ class EventRecorderImpl implements EventRecorder {
     return event;
   }
 
+  // Write the entry's current event; when that write is over, schedule what the entry needs next.
   #write(entry: SeriesEntry, maxTries: number): void {
-    const event = entry.event;
     entry.dirty = false;
     entry.writing = true;
     entry.lastWriteAt = this.#clock.monotonic();
-    const done: Promise<void> = this.#attempt(event, maxTries).finally(() => {
+    this.#writer.write(entry.event, maxTries, () => {
       entry.writing = false;
-      this.#writes.delete(done);
       if (!entry.dirty) this.#arm(entry.lastObservedAt + this.#windowMs);
       else if (!this.#stopped) this.#arm(entry.lastWriteAt + this.#heartbeatMs);
-      else if (!this.#abort.signal.aborted) this.#write(entry, 1);
-    });
-    this.#writes.add(done);
-  }
-
-  async #attempt(event: EventsV1Event, maxTries: number): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      if (this.#abort.signal.aborted) return;
-      const outcome = await this.#send(event, attempt);
-      if (outcome === 'done') return;
-      if (attempt >= maxTries) {
-        this.#log('error', 'event dropped: retry limit reached', {
-          ...eventAttributes(event),
-          attempt,
-        });
-        return;
-      }
-      const delayMs = this.#retryDelayMs * (1 + 0.25 * Math.random());
-      if (!(await this.#sleep(delayMs))) {
-        this.#log(
-          'debug',
-          'event dropped: the recorder stopped before a retry',
-          eventAttributes(event),
-        );
-        return;
-      }
-    }
-  }
-
-  // client-go's recordEvent: a series is a merge patch of the existing Event, or a create when that Event
-  // is gone (Events expire after an hour); everything else is a create.
-  async #send(event: EventsV1Event, attempt: number): Promise<Outcome> {
-    const namespace = event.metadata?.namespace;
-    const options = { signal: this.#abort.signal };
-    const isSeries = event.series !== undefined;
-    try {
-      if (isSeries) {
-        try {
-          await this.#client.patch(
-            namespace,
-            event.metadata?.name ?? '',
-            'merge',
-            { series: event.series },
-            options,
-          );
-          return 'done';
-        } catch (error) {
-          if (!isNotFound(error)) throw error;
-        }
-      }
-      const { resourceVersion: _, ...metadata } = event.metadata ?? {};
-      await this.#client.create(namespace, { ...event, metadata }, options);
-      return 'done';
-    } catch (error) {
-      if (this.#abort.signal.aborted) return 'done';
-      const attributes = { ...eventAttributes(event), attempt, error: errorMessage(error) };
-      if (isAlreadyExists(error)) {
-        // A series create racing the first create of its Event: patch again. A plain duplicate is done.
-        if (isSeries) return 'retry';
-        this.#log('debug', 'event exists already', attributes);
-        return 'done';
-      }
-      if (isApiError(error) && error.status !== 429 && error.status < 500) {
-        this.#log('error', 'event rejected by the server', attributes);
-        return 'done';
-      }
-      if (error instanceof TypeError) {
-        this.#log('error', 'event could not be sent', attributes);
-        return 'done';
-      }
-      this.#log('warn', 'event write failed, retrying', attributes);
-      return 'retry';
-    }
-  }
-
-  /** Resolves `true` after `delayMs`, or `false` at once when the recorder stops meanwhile. */
-  #sleep(delayMs: number): Promise<boolean> {
-    if (this.#stopped) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const timer = this.#clock.schedule(delayMs, () => wake(true));
-      const wake = (proceed: boolean): void => {
-        timer.cancel();
-        this.#sleeps.delete(wake);
-        resolve(proceed);
-      };
-      this.#sleeps.add(wake);
+      // Stopped with occurrences observed during the write: their count is written once, as stop() does.
+      else if (!this.#writer.aborted) this.#write(entry, 1);
     });
   }
 
@@ -471,27 +368,9 @@ class EventRecorderImpl implements EventRecorder {
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
   }
 
-  #log(
-    level: 'debug' | 'warn' | 'error',
-    message: string,
-    attributes: Record<string, unknown>,
-  ): void {
-    try {
-      this.#logger[level](message, attributes);
-    } catch {
-      // A failing logger must not turn a fire-and-forget event into an exception.
-    }
+  #log(level: EventLogLevel, message: string, attributes: Record<string, unknown>): void {
+    logQuietly(this.#logger, level, message, attributes);
   }
-}
-
-// Log attributes of an Event: identity only. The note is user text and may hold anything, so it stays out.
-function eventAttributes(event: EventsV1Event): Record<string, unknown> {
-  return {
-    namespace: event.metadata?.namespace,
-    name: event.metadata?.name,
-    reason: event.reason,
-    regarding: `${event.regarding?.kind}/${event.regarding?.name}`,
-  };
 }
 
 /**
