@@ -211,6 +211,9 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         .catch((error: unknown) =>
           logger.warn('event recorder stop failed', { error: errorMessage(error) }),
         );
+      // Given a logger, metrics and clock the config lacks, the factory made a transport of its own: its
+      // keep-alive connections would hold the process open after the last request.
+      await factory.sharedCacheFactory().sharedClientFactory().close();
       phase = 'stopped';
     }
   };

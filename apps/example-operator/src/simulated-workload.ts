@@ -180,6 +180,9 @@ export async function startSimulatedWorkload(
 
   await factory.start(signal, 2);
   logger.info('simulated workload controllers running', { node: simulatedNodeName });
-  const done = Promise.all([deployments.stopped(), pods.stopped()]).then(() => {});
+  // The factory has a transport of its own (it was given a logger the config lacks): closed once drained.
+  const done = Promise.all([deployments.stopped(), pods.stopped()]).then(() =>
+    factory.sharedCacheFactory().sharedClientFactory().close(),
+  );
   return { done };
 }
