@@ -211,8 +211,8 @@ export async function startOperator(options: OperatorOptions): Promise<Operator>
         .catch((error: unknown) =>
           logger.warn('event recorder stop failed', { error: errorMessage(error) }),
         );
-      // Given a logger, metrics and clock the config lacks, the factory made a transport of its own: its
-      // keep-alive connections would hold the process open after the last request.
+      // Given a logger, metrics and clock the config lacks, the factory made a transport of its own, which
+      // nobody else closes (its connections would otherwise linger until the keep-alive timeout).
       await factory.sharedCacheFactory().sharedClientFactory().close();
       phase = 'stopped';
     }
