@@ -273,10 +273,11 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
     if (signal !== undefined) checkSignal(signal, 'SharedCacheFactory.waitForCacheSync');
     // A snapshot: informers started while this waits are not waited for (as lasso).
     const running = [...this.#entries.values()].filter((entry) => entry.run !== undefined);
+    const waitSignal = signal === undefined ? undefined : followSignal(signal);
     const synced = await Promise.all(
       running.map(async (entry) => {
         try {
-          await entry.informer.whenSynced(signal === undefined ? {} : { signal });
+          await entry.informer.whenSynced(waitSignal === undefined ? {} : { signal: waitSignal });
           return true;
         } catch {
           return entry.informer.hasSynced();
