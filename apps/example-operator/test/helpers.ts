@@ -11,7 +11,13 @@ import {
   type RestConfig,
   restTransportFor,
 } from '@lasso/client';
-import { type LogAttributes, type Logger, noopLogger, noopMetricsProvider } from '@lasso/core';
+import {
+  type LogAttributes,
+  type Logger,
+  type MetricsProvider,
+  noopLogger,
+  noopMetricsProvider,
+} from '@lasso/core';
 import type { LogEntry } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
@@ -248,6 +254,7 @@ export async function runOperator(options: {
   namespace: string;
   workers?: number;
   leaderElection?: LeaderElectionSettings;
+  metrics?: MetricsProvider;
 }): Promise<RunningOperator> {
   const stop = new AbortController();
   const logger = createWaitableLogger();
@@ -258,7 +265,7 @@ export async function runOperator(options: {
     leaderElection: options.leaderElection,
     signal: stop.signal,
     logger,
-    metrics: noopMetricsProvider,
+    metrics: options.metrics ?? noopMetricsProvider,
   });
   return {
     operator,
