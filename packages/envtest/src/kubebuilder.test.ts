@@ -88,8 +88,8 @@ describe('parseKubeApiServerVersion', () => {
 });
 
 describe('versionSpecificArguments', () => {
-  it('closes the insecure port (8080 by default) before 1.24, where the flag exists', () => {
-    for (const version of ['v1.20.2', 'v1.21.14', 'v1.22.0', 'v1.23.17', 'v1.23.0-alpha.1']) {
+  it('closes the insecure port (8080 by default before 1.20) while the flag exists, before 1.24', () => {
+    for (const version of ['v1.16.0', 'v1.19.16', 'v1.20.2', 'v1.23.17', 'v1.23.0-alpha.1']) {
       expect(versionSpecificArguments(v(version)), version).toEqual(['--insecure-port=0']);
     }
   });
@@ -101,7 +101,7 @@ describe('versionSpecificArguments', () => {
   });
 
   it('keeps the service-account issuer and keys (mandatory from 1.20) in every version', () => {
-    for (const version of ['v1.20.2', 'v1.23.17', 'v1.24.0', 'v1.31.1']) {
+    for (const version of ['v1.16.15', 'v1.19.16', 'v1.20.2', 'v1.23.17', 'v1.24.0', 'v1.31.1']) {
       const args = kubeApiServerArguments(layout, v(version));
       expect(args, version).toEqual(
         expect.arrayContaining([
@@ -359,13 +359,13 @@ describe('readKubeApiServerVersion', () => {
     );
   });
 
-  it('refuses a version older than 1.20, naming it', async () => {
-    const error = await readKubeApiServerVersion(await binary('Kubernetes v1.19.16')).catch(
+  it('refuses a version older than 1.16, naming it', async () => {
+    const error = await readKubeApiServerVersion(await binary('Kubernetes v1.15.12')).catch(
       (caught: unknown) => caught,
     );
     expect(isLassoError(error, 'LASSO_ENVTEST_FAILED')).toBe(true);
     expect((error as Error).message).toBe(
-      'kube-apiserver v1.19.16 is older than 1.20, the oldest version envtest supports',
+      'kube-apiserver v1.15.12 is older than 1.16, the oldest version envtest supports',
     );
   });
 
@@ -601,9 +601,9 @@ describe('startKubebuilderControlPlane', () => {
 
   it('refuses an unsupported kube-apiserver before starting anything', async () => {
     await install('etcd', fakeEtcd);
-    await install('kube-apiserver', fakeApiServer.replace('v1.23.4', 'v1.18.20'));
+    await install('kube-apiserver', fakeApiServer.replace('v1.23.4', 'v1.15.12'));
     await expect(startKubebuilderControlPlane(assets)).rejects.toThrow(
-      'kube-apiserver v1.18.20 is older than 1.20',
+      'kube-apiserver v1.15.12 is older than 1.16',
     );
     expect(existsSync(join(assets, 'etcd.json'))).toBe(false);
   });

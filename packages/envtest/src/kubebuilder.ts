@@ -107,7 +107,8 @@ export interface KubeVersion {
 }
 
 /** The oldest kube-apiserver minor release `startKubebuilderControlPlane` runs (see the README). */
-export const oldestSupportedVersion = { major: 1, minor: 20 } as const;
+// 1.16 is the first release serving apiextensions.k8s.io/v1, which CRDs are installed through.
+export const oldestSupportedVersion = { major: 1, minor: 16 } as const;
 
 /**
  * The version in `kube-apiserver --version` output, or undefined when there is none: a build without
@@ -127,10 +128,11 @@ function atLeast(version: KubeVersion, major: number, minor: number): boolean {
 
 /**
  * The flags `version` needs beyond the common ones (controller-runtime's envtest decides the same):
- * before 1.24 kube-apiserver also serves plain HTTP on `--insecure-port` (8080 by default), which two
- * environments would both claim, so it is closed with `--insecure-port=0`; 1.24 removed the flag and
- * refuses to start when given it. The service-account issuer and keys that 1.20 made mandatory are
- * common flags (every supported version takes them; TokenRequest needs them).
+ * before 1.20 kube-apiserver also serves plain HTTP on `--insecure-port` (8080 by default), which two
+ * environments would both claim, so it is closed with `--insecure-port=0`; 1.20 to 1.23 keep the flag
+ * as a no-op that accepts only 0, and 1.24 removed it (an unknown flag stops the server). The
+ * service-account issuer and keys that 1.20 made mandatory are common flags (every supported version
+ * takes them; TokenRequest needs them).
  */
 export function versionSpecificArguments(version: KubeVersion): string[] {
   return atLeast(version, 1, 24) ? [] : ['--insecure-port=0'];

@@ -726,7 +726,13 @@ export class ApiCore {
         requirement.field !== 'metadata.namespace' &&
         !info.fieldSelectors.includes(requirement.field)
       ) {
-        throw badRequest(`field label not supported: ${requirement.field}`);
+        // Built-in kinds without field label conversions of their own fall back to apimachinery's
+        // DefaultMetaV1FieldSelectorConversion; the others (and custom resources) word it their way.
+        throw badRequest(
+          info.builtin && info.fieldSelectors.length === 0
+            ? `"${requirement.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`
+            : `field label not supported: ${requirement.field}`,
+        );
       }
     }
     return { labels, fields, empty: labels.length === 0 && fields.length === 0 };
@@ -1503,15 +1509,13 @@ export class ApiCore {
     const metadata = metaOf(existing);
     const name = stringOf(metadata.name) ?? '';
     const preconditions = isRecord(options.preconditions) ? options.preconditions : {};
+    // rest.BeforeDelete checks the preconditions before storage does, naming the kind, not the resource.
+    const byKind = { group: info.group, resource: info.kind };
     if (preconditions.uid !== undefined && preconditions.uid !== metadata.uid) {
       throw conflict(
-        info,
+        byKind,
         name,
-        storageInvalid(
-          info,
-          metadata,
-          `Precondition failed: UID in precondition: ${String(preconditions.uid)}, UID in object meta: ${String(metadata.uid)}`,
-        ),
+        `the UID in the precondition (${String(preconditions.uid)}) does not match the UID in record (${String(metadata.uid)}). The object might have been deleted and then recreated`,
       );
     }
     if (
@@ -1519,13 +1523,9 @@ export class ApiCore {
       preconditions.resourceVersion !== metadata.resourceVersion
     ) {
       throw conflict(
-        info,
+        byKind,
         name,
-        storageInvalid(
-          info,
-          metadata,
-          `Precondition failed: ResourceVersion in precondition: ${String(preconditions.resourceVersion)}, ResourceVersion in object meta: ${String(metadata.resourceVersion)}`,
-        ),
+        `the ResourceVersion in the precondition (${String(preconditions.resourceVersion)}) does not match the ResourceVersion in record (${String(metadata.resourceVersion)}). The object might have been modified`,
       );
     }
     if (key === namespacesKey) {

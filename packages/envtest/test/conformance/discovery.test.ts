@@ -1,7 +1,7 @@
 // Conformance: discovery and health endpoints, as kube-apiserver serves them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call } from './helpers.ts';
+import { call, skipBefore } from './helpers.ts';
 
 let env: Environment;
 
@@ -45,7 +45,6 @@ describe('discovery', () => {
       namespaced: true,
       kind: 'ConfigMap',
       shortNames: ['cm'],
-      singularName: 'configmap',
     });
     expect(byName.get('configmaps').verbs).toEqual(
       expect.arrayContaining([
@@ -70,6 +69,14 @@ describe('discovery', () => {
     }
     expect(byName.get('pods/status')).toMatchObject({ kind: 'Pod', namespaced: true });
     expect(byName.get('namespaces/status')).toMatchObject({ kind: 'Namespace', namespaced: false });
+  });
+
+  it('names the singular of core resources (kube-apiserver 1.27+)', async ({ skip }) => {
+    // Built-in resources report an empty singularName before 1.27.
+    await skipBefore(env, skip, 27);
+    const reply = await call(env, 'GET', '/api/v1');
+    const configMaps = reply.body.resources.find((resource: any) => resource.name === 'configmaps');
+    expect(configMaps.singularName).toBe('configmap');
   });
 
   it('lists the built-in groups under /apis with preferred versions', async () => {

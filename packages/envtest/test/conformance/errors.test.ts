@@ -142,7 +142,7 @@ describe('service-account tokens (TokenRequest)', () => {
     expect((await call(env, 'DELETE', `${accounts()}/${account}`)).status).toBe(200);
     // kube-apiserver caches a successful token authentication for up to 10 s.
     await eventually(async () => (await call(env, 'GET', cms, { token })).status === 401, 30_000);
-  });
+  }, 45_000);
 
   it('answers 404 for a missing account, 422 for a too short duration and 405 for GET', async () => {
     const missing = await call(env, 'POST', `${accounts()}/no-such-account/token`, {

@@ -5,7 +5,7 @@ import * as tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, deployment, type Reply, unique } from './helpers.ts';
+import { call, configMap, crd, deployment, type Reply, skipBefore, unique } from './helpers.ts';
 
 let env: Environment;
 let ns: string;
@@ -359,7 +359,13 @@ function raw(bytes: string | Buffer): Promise<string> {
 }
 
 describe('bad requests (seeded fuzz)', () => {
-  it('answer 4xx with a Status and leave every stored object unchanged', async () => {
+  // kube-apiserver 1.20 answers 500 for an unparsable resourceVersion, DeleteOptions body or merge
+  // patch, and 404 with its path list (no Status) for unknown root paths; only 1.20 and the built-in
+  // server have been run, so the release that changed each is not pinned down.
+  it('answer 4xx with a Status and leave every stored object unchanged (kube-apiserver newer than 1.20)', async ({
+    skip,
+  }) => {
+    await skipBefore(env, skip, 21);
     const failures: string[] = [];
     const attempts = Array.from({ length: 400 }, randomAttempt);
     for (let start = 0; start < attempts.length; start += 8) {

@@ -325,3 +325,22 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_0
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Skip the running test on a real kube-apiserver older than 1.`minor`: for behaviour that release
+ * introduced (say the version in the test name). The built-in server models the newest release.
+ */
+export async function skipBefore(
+  env: Environment,
+  skip: (note?: string) => void,
+  minor: number,
+): Promise<void> {
+  if (env.server !== undefined) return;
+  const version = (await call(env, 'GET', '/version')).body ?? {};
+  // `minor` may carry a `+` (a build past the release); major 1 is every release so far.
+  const major = Number.parseInt(String(version.major ?? ''), 10);
+  const current = Number.parseInt(String(version.minor ?? ''), 10);
+  if (major === 1 && current < minor) {
+    skip(`kube-apiserver ${String(version.gitVersion)} is older than 1.${minor}`);
+  }
+}
