@@ -6,8 +6,11 @@ export default defineConfig({
     workqueue: 'src/workqueue.ts',
     'informer-sync': 'src/informer-sync.ts',
     'watch-throughput': 'src/watch-throughput.ts',
-    // Forked by the two above (child.ts), so it must sit next to them in dist.
+    'end-to-end': 'src/end-to-end.ts',
+    // Forked by the scripts above (child.ts, end-to-end.ts), so they must sit next to them in dist.
     'server-process': 'src/server-process.ts',
+    'writer-process': 'src/writer-process.ts',
+    'consumer-process': 'src/consumer-process.ts',
   },
   format: ['esm'],
   sourcemap: true,

@@ -1,4 +1,5 @@
-// Parent side of server-process.ts: fork it, wait for `ready`, and stop it again.
+// Parent side of the bench child processes: server-process.ts (fork, wait for `ready`, stop), and W4's writer and
+// consumer processes, which answer messages.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import type { ServerReady } from './server-process.ts';
@@ -30,6 +31,50 @@ export async function startServerChild(args: string[]): Promise<ServerChild> {
       if (child.exitCode === null && child.connected) child.send('stop');
       const [code] = (await exited) as [number | null];
       if (code !== 0) throw new Error(`server process exited with code ${code}`);
+    },
+  };
+}
+
+/** A forked bench process (W4's writer and consumers) that answers messages over the IPC channel. */
+export interface MessageChild<Out> {
+  /** The next message from the child (buffered); rejects when the child exits first. */
+  next(): Promise<Out>;
+  send(message: unknown): void;
+  /** Disconnect (the child then stops what it runs and exits) and wait for its exit. */
+  stop(): Promise<void>;
+}
+
+/** Fork `file` (a script next to this file in dist) with `args`. */
+export function forkMessageChild<Out>(file: string, args: string[]): MessageChild<Out> {
+  const child: ChildProcess = fork(new URL(`./${file}`, import.meta.url), args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = once(child, 'exit');
+  const buffered: Out[] = [];
+  const waiting: Array<{ resolve(message: Out): void; reject(error: Error): void }> = [];
+  let exitError: Error | undefined;
+  child.on('message', (message) => {
+    const waiter = waiting.shift();
+    if (waiter === undefined) buffered.push(message as Out);
+    else waiter.resolve(message as Out);
+  });
+  child.once('exit', (code) => {
+    exitError = new Error(`${file} exited with code ${code}`);
+    for (const waiter of waiting.splice(0)) waiter.reject(exitError);
+  });
+  return {
+    next: () => {
+      const message = buffered.shift();
+      if (message !== undefined) return Promise.resolve(message);
+      if (exitError !== undefined) return Promise.reject(exitError);
+      return new Promise<Out>((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+    send: (message) => {
+      child.send(message as Parameters<ChildProcess['send']>[0]);
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.connected) child.disconnect();
+      await exited;
     },
   };
 }

@@ -1,4 +1,4 @@
-// The objects of W2 and W3 (ARCHITECTURE.md section 5): ConfigMaps of about 1 KiB of data with three labels,
+// The objects of W2, W3 and W4 (ARCHITECTURE.md section 5): ConfigMaps of about 1 KiB of data with three labels,
 // and a kubeconfig for a plain-HTTP loopback server that both @lasso/client and client-node load.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,9 @@ export function benchConfigMap(index: number, namespace: string): BenchConfigMap
     data,
   };
 }
+
+/** W4: the data key holding the `process.hrtime.bigint()` (ns, decimal) read just before the object's create. */
+export const writtenAtKey = 'bench-written-at-ns';
 
 /** A kubeconfig file in a fresh temp dir for `server` (bearer token); `remove()` deletes the dir. */
 export async function writeKubeconfig(

@@ -1,4 +1,4 @@
-// Shared by the W2/W3 scripts: command-line sizes, medians, forced GC and heap readings.
+// Shared by the W2-W4 scripts: command-line sizes, medians, percentiles, forced GC, heap readings, a monotonic clock.
 import { availableParallelism, cpus } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -11,6 +11,15 @@ export function median(values: number[]): number {
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
+
+/** Nearest-rank percentile (`p` in 0..1) of `values`. */
+export function percentile(values: ArrayLike<number>, p: number): number {
+  const sorted = Array.from(values).sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] as number;
+}
+
+/** Now in ms of process.hrtime: CLOCK_MONOTONIC, one clock for every process of the machine (W4's processes). */
+export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /**
  * Integer options given as `--name N` or `--name=N` (underscores allowed: `--events 200_000`), with defaults;

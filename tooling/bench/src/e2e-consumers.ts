@@ -1,0 +1,249 @@
+// W4's three consumers of a namespace of ConfigMaps, each calling a handler once per key: a @lasso/factory
+// SharedControllerFactory, the natural hand-rolled operator on client-node (informer + work queue + workers),
+// and the limit (one raw watch: undici + JSON.parse, no cache, no queue). A `Recorder` notes, per object, when a
+// handler first saw it and how long after the timestamp the writer put into its data.
+import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
+import { loadKubeConfig, restTransportFor } from '@lasso/client';
+import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
+import { Agent, request } from 'undici';
+import { writtenAtKey } from './fixtures.ts';
+import { monotonicMs } from './measure.ts';
+import { ReferenceQueue } from './reference-queue.ts';
+
+/** What a consumer's handlers saw in one run, by object index (the number in `cm-000123`). */
+export class Recorder {
+  /** When a handler first saw each object (monotonicMs); NaN until then. */
+  readonly seenMs: Float64Array;
+  /** For each object: first sighting minus the timestamp the writer put into its data just before the create. */
+  readonly latencyMs: Float64Array;
+  /** Resolves once every object was seen. */
+  readonly all: Promise<void>;
+  #count = 0;
+  #resolve: () => void = () => undefined;
+
+  constructor(objects: number) {
+    this.seenMs = new Float64Array(objects).fill(Number.NaN);
+    this.latencyMs = new Float64Array(objects).fill(Number.NaN);
+    this.all = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** A handler got `key` with an object whose data carries `writtenAt` (only the first sighting counts). */
+  see(key: string, writtenAt: string | undefined): void {
+    if (writtenAt === undefined) return;
+    const index = Number(key.slice(key.lastIndexOf('-') + 1));
+    if (!Number.isNaN(this.seenMs[index] ?? 0)) return; // seen before, or not one of ours
+    const now = monotonicMs();
+    this.seenMs[index] = now;
+    this.latencyMs[index] = now - Number(writtenAt) / 1e6;
+    if (++this.#count === this.seenMs.length) this.#resolve();
+  }
+}
+
+/** A consumer watching a namespace, started before the first create. */
+export interface RunningConsumer {
+  /** Rejects on the consumer's first error. */
+  readonly failed: Promise<never>;
+  stop(): Promise<void>;
+}
+
+export interface Consumer {
+  readonly name: string;
+  /** Start on the (empty) namespace with `workers` handler calls at once; resolves once synced. */
+  start(
+    kubeconfigPath: string,
+    namespace: string,
+    workers: number,
+    recorder: Recorder,
+  ): Promise<RunningConsumer>;
+}
+
+function failurePromise(): { promise: Promise<never>; fail(error: unknown): void } {
+  let fail: (error: unknown) => void = () => undefined;
+  const promise = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  promise.catch(() => undefined);
+  return { promise, fail };
+}
+
+/**
+ * @lasso/factory: `createSharedControllerFactoryFromConfig` watching the namespace (resync off), a handler
+ * registered on the ConfigMap controller, `start(signal, workers)`.
+ */
+export const lassoConsumer: Consumer = {
+  name: '@lasso/factory',
+  async start(kubeconfigPath, namespace, workers, recorder) {
+    const rest = await loadKubeConfig({ path: kubeconfigPath });
+    const factory = createSharedControllerFactoryFromConfig(rest, {
+      cache: { defaultNamespace: namespace, defaultResyncMs: 0 },
+    });
+    const configMaps = await factory.forKind({ group: '', version: 'v1', kind: 'ConfigMap' });
+    const stop = new AbortController();
+    configMaps.registerHandler(stop.signal, 'bench', (key, configMap) => {
+      if (configMap !== undefined) recorder.see(key, configMap.data?.[writtenAtKey]);
+      return undefined;
+    });
+    await factory.start(stop.signal, workers);
+    return {
+      // The factory retries and logs handler and watch errors; a stuck run ends by the round's timeout.
+      failed: failurePromise().promise,
+      stop: async () => {
+        stop.abort();
+        await configMaps.stopped();
+        await factory.sharedCacheFactory().sharedClientFactory().close();
+        await restTransportFor(rest).close();
+      },
+    };
+  },
+};
+
+/**
+ * The natural hand-rolled operator on client-node: `makeInformer` (its ListWatch) whose add/update/delete
+ * callbacks put `namespace/name` into a Map/array work queue with client-go's dedup semantics
+ * (`ReferenceQueue`, W1's limit), and `workers` async loops that take a key, read the object from the
+ * informer's cache and await the handler.
+ */
+export const clientNodeConsumer: Consumer = {
+  name: 'client-node',
+  async start(kubeconfigPath, namespace, workers, recorder) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(kubeconfigPath);
+    const api = kubeConfig.makeApiClient(CoreV1Api);
+    const informer = makeInformer(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, () =>
+      api.listNamespacedConfigMap({ namespace }),
+    );
+    const failure = failurePromise();
+    let stopping = false;
+    informer.on('error', (error) => {
+      if (!stopping) failure.fail(error);
+    });
+    const queue = new ReferenceQueue<string>();
+    const enqueue = (configMap: V1ConfigMap): void =>
+      queue.add(`${configMap.metadata?.namespace}/${configMap.metadata?.name}`);
+    informer.on('add', enqueue);
+    informer.on('update', enqueue);
+    informer.on('delete', enqueue);
+    const handler = async (key: string, configMap: V1ConfigMap | undefined): Promise<void> => {
+      if (configMap !== undefined) recorder.see(key, configMap.data?.[writtenAtKey]);
+    };
+    await Promise.race([informer.start(), failure.promise]);
+    const loops = Array.from({ length: workers }, async () => {
+      for (;;) {
+        const next = await queue.get();
+        if (next.shutdown) return;
+        const key = next.item;
+        const slash = key.indexOf('/');
+        try {
+          await handler(key, informer.get(key.slice(slash + 1), key.slice(0, slash)));
+        } catch (error) {
+          failure.fail(error);
+        } finally {
+          queue.done(key);
+        }
+      }
+    });
+    return {
+      failed: failure.promise,
+      stop: async () => {
+        stopping = true;
+        queue.shutDown();
+        await informer.stop();
+        await Promise.all(loops);
+      },
+    };
+  },
+};
+
+/** The limit: a list, then one watch read through undici, each line JSON.parsed and handled inline. */
+export const limitConsumer: Consumer = {
+  name: 'limit',
+  async start(kubeconfigPath, namespace, _workers, recorder) {
+    const { agent, headers, server } = rawAccess(kubeconfigPath);
+    const base = `${server}/api/v1/namespaces/${namespace}/configmaps`;
+    const listResponse = await request(base, { dispatcher: agent, headers });
+    const list = JSON.parse(await listResponse.body.text()) as {
+      metadata?: { resourceVersion?: string };
+    };
+    if (listResponse.statusCode !== 200) {
+      throw new Error(`limit: list HTTP ${listResponse.statusCode}`);
+    }
+    const abort = new AbortController();
+    const response = await request(
+      `${base}?watch=true&resourceVersion=${list.metadata?.resourceVersion ?? ''}`,
+      { dispatcher: agent, headers, signal: abort.signal },
+    );
+    if (response.statusCode !== 200) {
+      throw new Error(`limit: watch HTTP ${response.statusCode}`);
+    }
+    const failure = failurePromise();
+    response.body.setEncoding('utf8');
+    const reading = (async () => {
+      let rest = '';
+      for await (const chunk of response.body as AsyncIterable<string>) {
+        const text = rest + chunk;
+        let from = 0;
+        let newline = text.indexOf('\n');
+        while (newline !== -1) {
+          const event = JSON.parse(text.slice(from, newline)) as {
+            type: string;
+            object: { metadata?: { name?: string }; data?: Record<string, string> };
+          };
+          if (event.type === 'ADDED' || event.type === 'MODIFIED') {
+            const name = event.object.metadata?.name;
+            recorder.see(`${namespace}/${name}`, event.object.data?.[writtenAtKey]);
+          } else if (event.type === 'ERROR') {
+            throw new Error(`limit: watch ERROR event ${JSON.stringify(event.object)}`);
+          }
+          from = newline + 1;
+          newline = text.indexOf('\n', from);
+        }
+        rest = text.slice(from);
+      }
+    })();
+    reading.catch((error: unknown) => {
+      if (!abort.signal.aborted) failure.fail(error);
+    });
+    return {
+      failed: failure.promise,
+      stop: async () => {
+        abort.abort();
+        await reading.catch(() => undefined);
+        await agent.close();
+      },
+    };
+  },
+};
+
+/** The consumers by name. */
+export const consumers: readonly Consumer[] = [lassoConsumer, clientNodeConsumer, limitConsumer];
+
+/** An undici agent with the kubeconfig's TLS material, its auth header and server URL. */
+function rawAccess(kubeconfigPath: string): {
+  agent: Agent;
+  headers: Record<string, string>;
+  server: string;
+} {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfigPath);
+  const cluster = config.getCurrentCluster();
+  const user = config.getCurrentUser();
+  if (cluster === null) throw new Error('limit: no current cluster in the kubeconfig');
+  const decode = (data: string | undefined): string | undefined =>
+    data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+  const agent = new Agent({
+    connect: {
+      ca: decode(cluster.caData),
+      cert: decode(user?.certData),
+      key: decode(user?.keyData),
+    },
+  });
+  const headers: Record<string, string> = {};
+  if (user?.token !== undefined) headers.authorization = `Bearer ${user.token}`;
+  return { agent, headers, server: cluster.server };
+}
