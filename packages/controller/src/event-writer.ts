@@ -7,6 +7,7 @@ import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
 
 /** Options of the calls the recorder makes. */
 export interface EventRecorderRequestOptions {
+  /** Aborted when the recorder's own `signal` aborts: the request should stop. */
   signal?: AbortSignal | undefined;
 }
 

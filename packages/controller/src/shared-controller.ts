@@ -54,8 +54,11 @@ export interface SharedControllerOptions<T extends KubeObjectLike> {
    * enqueues are no-ops: a kind that does not exist fails only the code that uses it.
    */
   createController(handler: Handler<T>): Controller<T>;
+  /** Time source of the shared handler (reconcile time, recent-deletion guard). Default `systemClock`. */
   clock?: Clock | undefined;
+  /** Where a failed construction is logged (child logger with `controller` = `name`). Default `defaultLogger`. */
   logger?: Logger | undefined;
+  /** Records the handler metrics (`lasso_controller_total_handler_execution`, `..._reconcile_time_seconds`). */
   metrics?: MetricsProvider | undefined;
 }
 

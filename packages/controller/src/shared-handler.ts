@@ -33,7 +33,9 @@ export type SharedHandlerResult<T> = T | undefined | void;
 export interface SharedHandlerOptions {
   /** The `controller_name` label of the handler metrics (lasso uses the GVR, e.g. `apps/v1, Resource=deployments`). */
   controllerName: string;
+  /** Time source of the reconcile-time metric and the recent-deletion guard. Default `systemClock`. */
   clock?: Clock | undefined;
+  /** Where metric failures are logged. Default `defaultLogger`. */
   logger?: Logger | undefined;
   /** Records `lasso_controller_total_handler_execution` and `lasso_controller_reconcile_time_seconds`. */
   metrics?: MetricsProvider | undefined;
