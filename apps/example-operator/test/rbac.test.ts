@@ -1,0 +1,221 @@
+// The operator with exactly the permissions of manifests/rbac.yaml (moved to the test's namespace), as a
+// ServiceAccount whose token comes from the TokenRequest API: the whole reconcile flow, Events and the Lease
+// included, must work with them. Needs an API server that enforces RBAC (kube-apiserver, KUBEBUILDER_ASSETS).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  clientFor,
+  createRestConfig,
+  isForbidden,
+  type RestConfig,
+  restTransportFor,
+} from '@lasso/client';
+import type { ServiceAccount } from 'kubernetes-types/core/v1.js';
+import type {
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+} from 'kubernetes-types/rbac/v1.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import {
+  icecream,
+  isReadyAt,
+  observe,
+  runOperator,
+  runSimulatedWorkload,
+  startCluster,
+  type TestCluster,
+} from './helpers.ts';
+
+const rbacPath = fileURLToPath(new URL('../manifests/rbac.yaml', import.meta.url));
+
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+type RbacObject = { kind?: string; metadata?: { name?: string; namespace?: string } } & Record<
+  string,
+  unknown
+>;
+
+/**
+ * The manifests of rbac.yaml moved from icecream-system to `namespace`, with the cluster-wide ClusterRole and
+ * ClusterRoleBinding renamed after `namespace` (so tests do not share them).
+ */
+function rbacManifests(namespace: string): RbacObject[] {
+  const documents = parseAllDocuments(readFileSync(rbacPath, 'utf8')).map(
+    (document) => document.toJS() as RbacObject,
+  );
+  const moved = JSON.parse(
+    JSON.stringify(documents).replaceAll(
+      '"namespace":"icecream-system"',
+      `"namespace":"${namespace}"`,
+    ),
+  ) as RbacObject[];
+  const clusterWide = (name: string | undefined): string => `${name}-${namespace}`;
+  return moved.map((object) => {
+    if (object.kind === 'ClusterRole') {
+      return {
+        ...object,
+        metadata: { ...object.metadata, name: clusterWide(object.metadata?.name) },
+      };
+    }
+    if (object.kind === 'ClusterRoleBinding') {
+      const roleRef = object.roleRef as { name: string };
+      return {
+        ...object,
+        metadata: { ...object.metadata, name: clusterWide(object.metadata?.name) },
+        roleRef: { ...roleRef, name: clusterWide(roleRef.name) },
+      };
+    }
+    return object;
+  });
+}
+
+/** Create the manifests with the admin config; returns a RestConfig authenticated as the ServiceAccount. */
+async function serviceAccountConfig(namespace: string): Promise<RestConfig> {
+  const manifests = rbacManifests(namespace);
+  const kinds = manifests.map((object) => object.kind);
+  expect(kinds).toEqual([
+    'ServiceAccount',
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'Role',
+    'RoleBinding',
+  ]);
+  const rest = cluster.rest;
+  for (const object of manifests) {
+    switch (object.kind) {
+      case 'ServiceAccount':
+        await clientFor(rest, { apiVersion: 'v1', kind: 'ServiceAccount' }).create(
+          namespace,
+          object as unknown as ServiceAccount,
+        );
+        break;
+      case 'ClusterRole':
+        await clientFor(rest, {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+        }).create(undefined, object as unknown as ClusterRole);
+        break;
+      case 'ClusterRoleBinding': {
+        const binding = object as unknown as ClusterRoleBinding;
+        // The roleRef names the ClusterRole renamed above.
+        expect(binding.roleRef.name).toBe(`icecream-operator-${namespace}`);
+        await clientFor(rest, {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+        }).create(undefined, binding);
+        break;
+      }
+      case 'Role':
+        await clientFor(rest, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role' }).create(
+          namespace,
+          object as unknown as Role,
+        );
+        break;
+      case 'RoleBinding':
+        await clientFor(rest, {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'RoleBinding',
+        }).create(namespace, object as unknown as RoleBinding);
+        break;
+    }
+  }
+  const request = await restTransportFor(rest).requestJson<{ status?: { token?: string } }>({
+    method: 'POST',
+    path: `/api/v1/namespaces/${namespace}/serviceaccounts/icecream-operator/token`,
+    body: {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    },
+  });
+  const token = request.status?.token;
+  expect(token).toBeTruthy();
+  return createRestConfig({
+    server: rest.server,
+    // The CA only: the admin's client certificate would authenticate before the token.
+    tls: { caPem: rest.tls?.caPem, serverName: rest.tls?.serverName },
+    auth: { type: 'token', token: token as string },
+  });
+}
+
+describe('manifests/rbac.yaml', () => {
+  it('lets the operator reconcile, record Events and hold the Lease with only these permissions', async ({
+    skip,
+  }) => {
+    if (cluster.env.server !== undefined) {
+      skip(
+        'the built-in API server does not implement RBAC (any authenticated user may do anything); run with KUBEBUILDER_ASSETS or LASSO_TEST_KUBECONFIG',
+      );
+    }
+    const namespace = await cluster.namespace('rbac');
+    const restricted = await serviceAccountConfig(namespace);
+    const simulated = await runSimulatedWorkload(cluster.env, cluster.rest);
+    const icecreams = await observe(cluster.icecreams, namespace);
+    const deployments = await observe(cluster.deployments, namespace);
+    const events = await observe(cluster.events, namespace);
+    try {
+      // RBAC is enforced: the ServiceAccount may not read what the role does not name.
+      const secrets = clientFor(restricted, { apiVersion: 'v1', kind: 'Secret' });
+      await expect(secrets.list(namespace)).rejects.toSatisfy(isForbidden);
+
+      const running = await runOperator({
+        rest: restricted,
+        namespace,
+        leaderElection: {
+          namespace,
+          name: 'icecream-operator',
+          identity: 'restricted',
+          leaseDurationMs: 2_000,
+          renewDeadlineMs: 1_500,
+          retryPeriodMs: 200,
+        },
+      });
+      try {
+        await running.logger.untilLogged('caches synced');
+        await cluster.icecreams.create(namespace, icecream(namespace, 'vanilla'));
+        await icecreams.untilObject('vanilla', (o) => isReadyAt(o, 2), 'Ready with 2 replicas');
+        await cluster.icecreams.patch(namespace, 'vanilla', 'merge', { spec: { replicas: 1 } });
+        await icecreams.untilObject('vanilla', (o) => isReadyAt(o, 1), 'Ready with 1 replica');
+        await cluster.icecreams.delete(namespace, 'vanilla');
+        await icecreams.untilGone('vanilla');
+        await deployments.untilGone('vanilla-scoops');
+        await events.until(
+          () =>
+            ['Created', 'Updated', 'Deleted'].every((reason) =>
+              events.list().some((event) => event.reason === reason),
+            ),
+          'Created, Updated and Deleted events',
+        );
+      } finally {
+        await running.stop();
+        await restTransportFor(restricted).close();
+      }
+      // Nothing was refused along the way (a refused Event or Lease write is only logged).
+      const refused = running.logger.entries.filter(
+        (entry) =>
+          entry.level !== 'debug' &&
+          /forbidden|403/i.test(`${entry.message} ${JSON.stringify(entry.attributes)}`),
+      );
+      expect(refused).toEqual([]);
+      const lease = await clientFor(cluster.rest, {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+      }).get(namespace, 'icecream-operator');
+      expect(lease.spec?.holderIdentity ?? '').toBe('');
+    } finally {
+      await Promise.all([icecreams.stop(), deployments.stop(), events.stop()]);
+      await simulated.stop();
+    }
+  }, 60_000);
+});
