@@ -130,7 +130,7 @@ describe('startOperator', () => {
       await simulated.stop();
     }
     expect(running.operator.phase()).toBe('stopped');
-  });
+  }, 60_000);
 
   it('refuses a Deployment another owner controls and leaves it untouched', async () => {
     const namespace = await cluster.namespace('not-owned');
@@ -207,5 +207,5 @@ describe('startOperator', () => {
       await Promise.all([icecreams.stop(), events.stop()]);
       await running.stop();
     }
-  });
+  }, 60_000);
 });
