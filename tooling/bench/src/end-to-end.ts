@@ -94,49 +94,43 @@ async function round(
   const namespace = `bench-w4-${++namespaceCounter}`;
   const request = (message: WriterRequest): unknown => message;
   await ask(writer, 'writer: namespace', request({ type: 'namespace', namespace }));
-  const started: ConsumerChild[] = [];
-  try {
-    for (const consumer of order) {
-      started.push(consumer);
-      await ask(consumer.child, `${consumer.name}: start`, { type: 'start', namespace });
-    }
-    await sleep(settleMs);
-    const written = ask(
-      writer,
-      'writer: write',
-      request({ type: 'write', namespace, objects: sizes.objects, parallel: sizes.parallel }),
-    );
-    const seen = order.map((consumer) => expectReply(consumer.child, consumer.name));
-    const [reply, ...replies] = await withTimeout(
-      Promise.all([written, ...seen]),
-      roundTimeoutMs(),
-      () => `round on ${namespace}: not every consumer saw every key`,
-    );
-    if (reply?.type !== 'written') throw new Error(`writer: ${JSON.stringify(reply)}`);
-    const byConsumer = new Map<string, ConsumerResult>();
-    replies.forEach((result, index) => {
-      const name = (order[index] as ConsumerChild).name;
-      if (result.type !== 'seen') throw new Error(`${name}: ${JSON.stringify(result.type)}`);
-      const afterResponse = result.seenMs.map(
-        (seen, at) => seen - (reply.respondedMs[at] as number),
-      );
-      byConsumer.set(name, {
-        totalMs: Math.max(...result.seenMs) - reply.startMs,
-        p50Ms: percentile(result.latencyMs, 0.5),
-        p99Ms: percentile(result.latencyMs, 0.99),
-        responseP50Ms: percentile(afterResponse, 0.5),
-        responseP99Ms: percentile(afterResponse, 0.99),
-        cpuMs: result.cpuMs,
-      });
-    });
-    return { writeMs: reply.endMs - reply.startMs, byConsumer };
-  } finally {
-    for (const consumer of started) {
-      await ask(consumer.child, `${consumer.name}: stop`, { type: 'stop' });
-    }
-    // The server keeps what it stores: empty the namespace once nobody watches it.
-    await ask(writer, 'writer: clear', request({ type: 'clear', namespace }));
+  for (const consumer of order) {
+    await ask(consumer.child, `${consumer.name}: start`, { type: 'start', namespace });
   }
+  await sleep(settleMs);
+  const written = ask(
+    writer,
+    'writer: write',
+    request({ type: 'write', namespace, objects: sizes.objects, parallel: sizes.parallel }),
+  );
+  const seen = order.map((consumer) => expectReply(consumer.child, consumer.name));
+  const [reply, ...replies] = await withTimeout(
+    Promise.all([written, ...seen]),
+    roundTimeoutMs(),
+    () => `round on ${namespace}: not every consumer saw every key`,
+  );
+  if (reply?.type !== 'written') throw new Error(`writer: ${JSON.stringify(reply)}`);
+  const byConsumer = new Map<string, ConsumerResult>();
+  replies.forEach((result, index) => {
+    const name = (order[index] as ConsumerChild).name;
+    if (result.type !== 'seen') throw new Error(`${name}: ${JSON.stringify(result.type)}`);
+    const afterResponse = result.seenMs.map((seen, at) => seen - (reply.respondedMs[at] as number));
+    byConsumer.set(name, {
+      totalMs: result.seenMs.reduce((last, seen) => Math.max(last, seen)) - reply.startMs,
+      p50Ms: percentile(result.latencyMs, 0.5),
+      p99Ms: percentile(result.latencyMs, 0.99),
+      responseP50Ms: percentile(afterResponse, 0.5),
+      responseP99Ms: percentile(afterResponse, 0.99),
+      cpuMs: result.cpuMs,
+    });
+  });
+  // On failure the error ends the benchmark instead: main() disconnects the children, which then stop.
+  for (const consumer of order) {
+    await ask(consumer.child, `${consumer.name}: stop`, { type: 'stop' });
+  }
+  // The server keeps what it stores: empty the namespace once nobody watches it.
+  await ask(writer, 'writer: clear', request({ type: 'clear', namespace }));
+  return { writeMs: reply.endMs - reply.startMs, byConsumer };
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
