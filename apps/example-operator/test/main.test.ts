@@ -129,7 +129,7 @@ describe('main', () => {
       expect(metrics).toContain('rest_client_requests_total');
 
       command.child.kill('SIGINT');
-      expect(await command.exited(30_000)).toBe(0);
+      expect(await command.exited(30_000), command.stderr()).toBe(0);
       expect(command.stdout()).toContain(
         'Stopped: no reconcile in flight, caches closed, API server stopped.',
       );
@@ -145,7 +145,7 @@ describe('main', () => {
     { name: 'a bad address', args: ['--metrics-addr', 'nowhere'], names: '--metrics-addr' },
   ])('prints the usage and exits 2 on $name', async ({ args, names }) => {
     const command = run(args);
-    expect(await command.exited(20_000)).toBe(2);
+    expect(await command.exited(20_000), command.stderr()).toBe(2);
     expect(command.stderr()).toMatch(new RegExp(`^example-operator: .*${names}`));
     expect(command.stderr()).toContain('Usage: example-operator [flags]');
     expect(command.stdout()).toBe('');
@@ -153,7 +153,7 @@ describe('main', () => {
 
   it('prints the usage and exits 0 on --help', async () => {
     const command = run(['--help']);
-    expect(await command.exited(20_000)).toBe(0);
+    expect(await command.exited(20_000), command.stderr()).toBe(0);
     expect(command.stdout()).toContain('Usage: example-operator [flags]');
   });
 
@@ -198,7 +198,7 @@ describe('main', () => {
         expect(lease.spec?.holderIdentity).toMatch(/.+-[0-9a-f]{8}$/);
 
         command.child.kill('SIGINT');
-        expect(await command.exited(30_000)).toBe(0);
+        expect(await command.exited(30_000), command.stderr()).toBe(0);
         // JSON lines (stderr is not a terminal), the leader election's own included.
         const messages = command
           .stderr()
