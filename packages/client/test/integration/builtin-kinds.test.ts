@@ -16,11 +16,24 @@ import {
 let env: Environment;
 let rest: RestTransport;
 let discovery: DiscoveryResult;
+let serverMinor: number;
+
+// Kinds of the table that joined a group version after that group version itself, with the minor release of
+// kube-apiserver that first served them: an older server serves the group version without them.
+const introducedIn: Record<string, number> = {
+  'batch/v1 CronJob': 21,
+  'storage.k8s.io/v1 CSIStorageCapacity': 24,
+  'authentication.k8s.io/v1 SelfSubjectReview': 28,
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy': 30,
+  'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding': 30,
+};
 
 beforeAll(async () => {
   env = await startEnvironment({ namespace: true });
   rest = new RestTransport(await loadKubeConfig({ path: env.kubeconfigPath }));
   discovery = await new DiscoveryClient(rest).discover();
+  const version = await rest.requestJson<{ minor?: string }>({ method: 'GET', path: '/version' });
+  serverMinor = Number.parseInt(version.minor ?? '', 10);
 });
 
 afterAll(async () => {
@@ -44,7 +57,10 @@ describe('builtinKinds (integration)', () => {
         const onServer = served.get(`${apiVersion} ${kind}`);
         if (onServer === undefined) {
           const groupVersion = apiVersion.includes('/') ? apiVersion : `/${apiVersion}`;
-          if (servedGroupVersions.has(groupVersion)) missing.push(`${apiVersion} ${kind}`);
+          const since = introducedIn[`${apiVersion} ${kind}`] ?? 0;
+          if (servedGroupVersions.has(groupVersion) && !(serverMinor < since)) {
+            missing.push(`${apiVersion} ${kind}`);
+          }
           continue;
         }
         compared.push(`${apiVersion} ${kind}`);
@@ -57,7 +73,8 @@ describe('builtinKinds (integration)', () => {
     }
     expect(disagreements).toEqual([]);
     // The built-in server serves a subset of the kinds; a real kube-apiserver serves every kind of
-    // the group versions it has (an older one may lack a whole group version).
+    // the group versions it has (an older one may lack a whole group version, or the kinds in
+    // introducedIn that came later).
     if (env.mode === 'builtin') {
       expect(compared).toEqual(
         expect.arrayContaining([
