@@ -35,6 +35,9 @@ let configMaps: Client<ConfigMap>;
 let secrets: Client<Secret>;
 let events: Client<EventsV1Event>;
 let counter = 0;
+// The minor version of the server: events.k8s.io Events about cluster-scoped objects are accepted in `default`
+// from kube-apiserver 1.21 on (kubernetes/kubernetes#100125); 1.20 wanted them in kube-system.
+let serverMinor: number;
 const running: AbortController[] = [];
 // Informer runs, awaited before the transport closes.
 const cacheRuns: Promise<void>[] = [];
@@ -66,6 +69,11 @@ beforeAll(async () => {
     namespaced: true,
     rest,
   });
+  const version = await restTransportFor(rest).requestJson<{ minor?: string }>({
+    method: 'GET',
+    path: '/version',
+  });
+  serverMinor = Number.parseInt(version.minor ?? '', 10);
 });
 
 afterAll(async () => {
@@ -304,15 +312,31 @@ describe('operator helpers (integration)', () => {
     expect(stored[0]?.series?.count).toBe(3);
     expect(stored[0]?.series?.lastObservedTime).toMatch(/\.\d{6}Z$/);
 
+    await recorder.stop();
+    expect(clock.pendingTimers()).toBe(0);
+    expect(logger.entries.filter((entry) => entry.level !== 'debug')).toEqual([]);
+  });
+
+  it('records an Event about a cluster-scoped object in default (kube-apiserver 1.21+)', async ({
+    skip,
+  }) => {
+    if (serverMinor < 21) skip('kube-apiserver before 1.21 refuses such Events in default');
+    const namespaceObject = await namespace();
+    const ns = namespaceObject.metadata?.name as string;
+    const logger = createTestLogger();
+    const recorder = createEventRecorder({
+      client: events,
+      reportingController: 'example.com/helpers-test',
+      reportingInstance: 'helpers-test-1',
+      logger,
+    });
     recorder.event(namespaceObject, undefined, 'Normal', 'Labelled', 'Label', 'namespace labelled');
     await recorder.flush();
     const inDefault = (await events.list('default')).items.filter(
       (event) => event.regarding?.name === ns,
     );
     expect(inDefault).toHaveLength(1);
-
     await recorder.stop();
-    expect(clock.pendingTimers()).toBe(0);
     expect(logger.entries.filter((entry) => entry.level !== 'debug')).toEqual([]);
   });
 });
