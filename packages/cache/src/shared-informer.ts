@@ -181,6 +181,8 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   readonly #logger: Logger;
   readonly #handlerErrors: MetricsProvider;
   readonly #indexer: Indexer<T>;
+  // The read-only view getStore/getIndexer hand out: built once (controllers ask for it per key).
+  readonly #indexerView: IndexerReader<T>;
   readonly #keyFunc: KeyFunc;
   readonly #defaultResyncMs: number;
   #transform: TransformFunc<T> = dropManagedFields;
@@ -209,6 +211,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#handlerErrors = options.metrics ?? noopMetricsProvider;
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
     this.#indexer = createIndexer<T>({ keyFunc: this.#keyFunc, indexers: options.indexers ?? {} });
+    this.#indexerView = indexerView(this.#indexer);
     this.#defaultResyncMs = resyncPeriod(options.resyncPeriodMs ?? 0, 'resyncPeriodMs');
     this.#watchErrorHandler = options.watchErrorHandler;
     lastErrors.set(this, () => this.#lastError);
@@ -271,19 +274,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   }
 
   getIndexer(): IndexerReader<T> {
-    const indexer = this.#indexer;
-    return Object.freeze({
-      get: (object: T) => indexer.get(object),
-      getByKey: (key: string) => indexer.getByKey(key),
-      list: () => indexer.list(),
-      listKeys: () => indexer.listKeys(),
-      size: () => indexer.size(),
-      index: (indexName: string, object: T) => indexer.index(indexName, object),
-      indexKeys: (indexName: string, value: string) => indexer.indexKeys(indexName, value),
-      listIndexFuncValues: (indexName: string) => indexer.listIndexFuncValues(indexName),
-      byIndex: (indexName: string, value: string) => indexer.byIndex(indexName, value),
-      getIndexers: () => indexer.getIndexers(),
-    });
+    return this.#indexerView;
   }
 
   addIndexers(indexers: Indexers<T>): void {
@@ -603,4 +594,20 @@ function resyncPeriod(value: number, name: string): number {
     throw new RangeError(`${name} must be >= 0 ms (0 = never), got ${value}`);
   }
   return value === Number.POSITIVE_INFINITY ? 0 : value;
+}
+
+/** A frozen read-only view of `indexer`: its readers only, so a caller cannot reach add/update/delete. */
+function indexerView<T extends KubeObjectLike>(indexer: Indexer<T>): IndexerReader<T> {
+  return Object.freeze({
+    get: (object: T) => indexer.get(object),
+    getByKey: (key: string) => indexer.getByKey(key),
+    list: () => indexer.list(),
+    listKeys: () => indexer.listKeys(),
+    size: () => indexer.size(),
+    index: (indexName: string, object: T) => indexer.index(indexName, object),
+    indexKeys: (indexName: string, value: string) => indexer.indexKeys(indexName, value),
+    listIndexFuncValues: (indexName: string) => indexer.listIndexFuncValues(indexName),
+    byIndex: (indexName: string, value: string) => indexer.byIndex(indexName, value),
+    getIndexers: () => indexer.getIndexers(),
+  });
 }
