@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import type { OperatorFlags } from './flags.ts';
 import { type Icecream, icecreamResource } from './icecream.ts';
 import { startLiveView } from './live-view.ts';
-import { type Operator, startOperator } from './operator.ts';
+import { type Operator, operatorOptionsFrom, startOperator } from './operator.ts';
 import { serveOperatorEndpoints } from './operator-endpoints.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 import { simulatedNodeName, startSimulatedWorkload } from './simulated-workload.ts';
@@ -41,17 +41,7 @@ export async function runDemo(
     let operator: Operator | undefined;
     const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
     out.write(`API server ${env.credentials.server} ready; Icecream CRD installed.\n`);
-    operator = await startOperator({
-      rest,
-      namespace: flags.namespace,
-      workers: flags.workers,
-      leaderElection: flags.leaderElect
-        ? { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId }
-        : undefined,
-      signal,
-      logger,
-      metrics,
-    });
+    operator = await startOperator(operatorOptionsFrom(flags, { rest, signal, logger, metrics }));
     out.write(`Operator running (identity ${operator.identity}).\n`);
     const simulated = await startSimulatedWorkload({ rest, signal, logger });
     out.write(

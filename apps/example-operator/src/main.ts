@@ -9,7 +9,12 @@ import {
 import { errorMessage, type Logger } from '@lasso/core';
 import { runDemo } from './demo.ts';
 import { FlagError, type OperatorFlags, parseFlags, usage } from './flags.ts';
-import { LeadershipLostError, type Operator, startOperator } from './operator.ts';
+import {
+  LeadershipLostError,
+  type Operator,
+  operatorOptionsFrom,
+  startOperator,
+} from './operator.ts';
 import { serveOperatorEndpoints } from './operator-endpoints.ts';
 import { createPinoLogger } from './pino-logger.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
@@ -30,17 +35,7 @@ async function runAgainstCluster(
   let operator: Operator | undefined;
   const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
   try {
-    operator = await startOperator({
-      rest,
-      namespace: flags.namespace,
-      workers: flags.workers,
-      leaderElection: flags.leaderElect
-        ? { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId }
-        : undefined,
-      signal,
-      logger,
-      metrics,
-    });
+    operator = await startOperator(operatorOptionsFrom(flags, { rest, signal, logger, metrics }));
     logger.info('operator started', {
       identity: operator.identity,
       namespace: flags.namespace || '(all)',

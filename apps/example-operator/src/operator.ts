@@ -19,6 +19,7 @@ import {
 } from '@lasso/core';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { OperatorFlags } from './flags.ts';
 import { type Icecream, icecreamFinalizer, icecreamKind, icecreamLabel } from './icecream.ts';
 import { createIcecreamReconciler, podIcecreamKeys, podsByIcecreamIndex } from './reconciler.ts';
 
@@ -46,6 +47,21 @@ export interface OperatorOptions {
   logger: Logger;
   metrics: MetricsProvider;
   clock?: Clock;
+}
+
+/** The options of {@link startOperator} that the command-line flags decide, plus what the caller made. */
+export function operatorOptionsFrom(
+  flags: OperatorFlags,
+  made: Pick<OperatorOptions, 'rest' | 'signal' | 'logger' | 'metrics'>,
+): OperatorOptions {
+  return {
+    ...made,
+    namespace: flags.namespace,
+    workers: flags.workers,
+    leaderElection: flags.leaderElect
+      ? { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId }
+      : undefined,
+  };
 }
 
 /** What the operator is doing, for /readyz and the demo. */
