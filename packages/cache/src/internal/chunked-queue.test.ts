@@ -16,6 +16,16 @@ describe('ChunkedQueue', () => {
     expect(queue.size).toBe(0);
   });
 
+  it('allocates one chunk, not one per item, when every push is shifted at once (a handler that keeps up)', () => {
+    const queue = new ChunkedQueue<number>();
+    for (let index = 0; index < 10_000; index++) {
+      queue.push(index);
+      expect(queue.shift()).toBe(index);
+    }
+    expect(queue.chunksAllocated()).toBe(1);
+    expect(queue.heldSlots()).toBe(0);
+  });
+
   it('holds no storage once a 50,000-item burst is drained', () => {
     const queue = new ChunkedQueue<object>();
     for (let i = 0; i < 50_000; i++) queue.push({ i });
