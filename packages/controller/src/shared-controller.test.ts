@@ -79,6 +79,17 @@ describe('createSharedController', () => {
     expect(t.informer.handlerCount()).toBe(1);
   });
 
+  it('builds nothing for a registration whose signal (or transaction signal) already aborted', async () => {
+    const t = setup();
+    const gone = new AbortController();
+    gone.abort();
+    t.shared.registerHandler(gone.signal, 'never', () => {});
+    t.shared.registerHandler(createHandlerTransaction(gone.signal), 'never-either', () => {});
+    await t.shared.start(t.signal, 1);
+    expect(t.builds()).toBe(0);
+    expect(t.informer.handlerCount()).toBe(0);
+  });
+
   it('runs registered handlers in order on every key', async () => {
     const t = setup();
     const first = createRecorder();

@@ -169,7 +169,10 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
         `controller ${this.name}: registerHandler(${name}) handler must be a function`,
       );
     }
-    const controller = this.#controller();
+    // A handler whose signal already aborted can never run: it builds nothing, so its kind is never listed or
+    // watched (lasso builds one anyway). Under a live transaction the controller is built now, as lasso does,
+    // so a start between registration and commit already includes it.
+    const controller = handlerSignal.aborted ? undefined : this.#controller();
     const register = (): void => {
       this.#handler.register(handlerSignal, name, handler);
       if (controller === undefined || handlerSignal.aborted) return;

@@ -1,22 +1,13 @@
 // SharedControllerFactory: one deferred SharedController per GVR over a SharedCacheFactory, started together.
 // Ports rancher/lasso pkg/controller/sharedcontrollerfactory.go.
-import type { SharedIndexInformer } from '@lasso/cache';
 import type {
-  Client,
   GroupVersionKind,
   GroupVersionResource,
   KubeObject,
   KubeObjectLike,
   RestConfig,
 } from '@lasso/client';
-import {
-  createController,
-  createSharedController,
-  type HandlerTransaction,
-  isHandlerTransaction,
-  type SharedController,
-  type SharedControllerHandler,
-} from '@lasso/controller';
+import { createController, createSharedController, type SharedController } from '@lasso/controller';
 import {
   abortReason,
   type Clock,
@@ -155,67 +146,6 @@ interface ControllerEntry {
   readonly controller: SharedController<KubeObjectLike>;
 }
 
-// lasso builds a controller (and so lists and watches its kind) even for a registration whose context is
-// already cancelled; such a registration registers nothing here and builds nothing either.
-class FactorySharedController<T extends KubeObjectLike> implements SharedController<T> {
-  readonly #inner: SharedController<T>;
-
-  constructor(inner: SharedController<T>) {
-    this.#inner = inner;
-  }
-
-  get name(): string {
-    return this.#inner.name;
-  }
-
-  registerHandler(
-    signal: AbortSignal | HandlerTransaction,
-    name: string,
-    handler: SharedControllerHandler<T>,
-  ): void {
-    const handlerSignal = isHandlerTransaction(signal) ? signal.signal : signal;
-    const wellFormed = typeof name === 'string' && name !== '' && typeof handler === 'function';
-    if (wellFormed && handlerSignal instanceof AbortSignal && handlerSignal.aborted) return;
-    this.#inner.registerHandler(signal, name, handler);
-  }
-
-  client(): Client<T> {
-    return this.#inner.client();
-  }
-
-  startError(): unknown {
-    return this.#inner.startError();
-  }
-
-  enqueue(namespace: string, name: string): void {
-    this.#inner.enqueue(namespace, name);
-  }
-
-  enqueueAfter(namespace: string, name: string, delayMs: number): void {
-    this.#inner.enqueueAfter(namespace, name, delayMs);
-  }
-
-  enqueueKey(key: string): void {
-    this.#inner.enqueueKey(key);
-  }
-
-  informer(): SharedIndexInformer<T> {
-    return this.#inner.informer();
-  }
-
-  start(signal: AbortSignal, workers: number): Promise<void> {
-    return this.#inner.start(signal, workers);
-  }
-
-  stopped(): Promise<void> {
-    return this.#inner.stopped();
-  }
-
-  isRunning(): boolean {
-    return this.#inner.isRunning();
-  }
-}
-
 class SharedControllerFactoryImpl implements SharedControllerFactory {
   readonly #caches: SharedCacheFactory;
   readonly #clients: SharedClientFactory;
@@ -320,7 +250,7 @@ class SharedControllerFactoryImpl implements SharedControllerFactory {
       gvk,
       gvr: checked,
       namespaced,
-      controller: new FactorySharedController(controller),
+      controller,
     };
     this.#controllers.set(name, entry);
     return entry.controller as unknown as SharedController<T>;
