@@ -11,8 +11,8 @@ import {
   parseFieldSelector,
   parseLabelSelector,
   SelectorParseError,
-} from '../selectors.ts';
-import { type FieldCause, validateObjectMeta } from '../validation.ts';
+} from './selectors.ts';
+import { type FieldCause, validateObjectMeta } from './validation.ts';
 import { authorize, type UserInfo } from './auth.ts';
 import {
   crdResources,

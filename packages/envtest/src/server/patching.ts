@@ -8,14 +8,14 @@ import {
   applyConflictMessage,
   serverSideApply,
   trackUpdate,
-} from '../apply.ts';
+} from './apply.ts';
 import {
   applyJsonPatch,
   applyMergePatch,
   applyStrategicMergePatch,
   PatchError,
   strategicSchemaFor,
-} from '../patch.ts';
+} from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
 import { badRequest, failure, StatusError, unsupportedMediaType } from './status.ts';
 import type { KubeObject } from './storage.ts';
