@@ -1,0 +1,193 @@
+// Runs the installed kubectl against an Environment: its kubeconfig, a discovery cache of its own
+// and a bounded time per command. The kubectl suites skip themselves when kubectl is not on PATH.
+import { execFile, execFileSync } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { type Environment, startEnvironment } from '../../src/index.ts';
+import { call } from '../conformance/helpers.ts';
+
+function findOnPath(command: string): string | undefined {
+  for (const directory of (process.env.PATH ?? '').split(delimiter)) {
+    if (directory === '') continue;
+    const candidate = join(directory, command);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/** The kubectl binary on PATH, or undefined (the suites then skip). */
+export const kubectlPath = findOnPath('kubectl');
+
+/** The installed kubectl's client minor version (0 when kubectl is absent). */
+export const kubectlMinor: number = (() => {
+  if (kubectlPath === undefined) return 0;
+  const text = execFileSync(kubectlPath, ['version', '--client', '-o', 'json'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return Number.parseInt(String(JSON.parse(text).clientVersion?.minor ?? '0'), 10);
+})();
+
+/** What one kubectl run printed and how it ended. */
+export interface KubectlResult {
+  /** Exit code (0 on success). */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of one kubectl run. */
+export interface KubectlOptions {
+  /** Written to kubectl's stdin (for `-f -`). */
+  input?: string;
+  /** Extra environment variables (e.g. `KUBE_EDITOR`). */
+  env?: Record<string, string>;
+  /** Killed after this long; default 30 000 ms. */
+  timeoutMs?: number;
+}
+
+/** A kubectl run still going: its stderr can be awaited line by line (e.g. for `-v=6` request logs). */
+export interface RunningKubectl {
+  /** Resolves once a stderr line matches `pattern`; rejects when kubectl exits first or after `timeoutMs`. */
+  stderrLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Settles when kubectl exits. */
+  result: Promise<KubectlResult>;
+}
+
+/** A kubectl bound to one environment. */
+export interface Kubectl {
+  /** Run kubectl with `args`; resolves with its exit code and output, never rejects on a non-zero exit. */
+  run(args: string[], options?: KubectlOptions): Promise<KubectlResult>;
+  /** Run kubectl and return its stdout; throws with stderr when it exits non-zero. */
+  ok(args: string[], options?: KubectlOptions): Promise<string>;
+  /**
+   * Start kubectl and return before it exits. With `-v=6` in `args` it logs each request once its
+   * response arrives, so `stderrLine(/watch=true 200/)` resolves once its watch is established.
+   */
+  start(args: string[], options?: KubectlOptions): RunningKubectl;
+  /** A fresh namespace created for one test. */
+  namespace(prefix?: string): Promise<string>;
+  /** A scratch directory (removed by `stop()`) for manifests and editor scripts. */
+  directory: string;
+  /** Write `text` to a file in `directory` and return its path. */
+  file(name: string, text: string): string;
+  env: Environment;
+  stop(): Promise<void>;
+}
+
+/** Start an environment (real or built-in, as `startEnvironment` picks) and a kubectl bound to it. */
+export async function startKubectl(): Promise<Kubectl> {
+  const env = await startEnvironment();
+  const directory = mkdtempSync(join(tmpdir(), 'lasso-kubectl-'));
+  const cacheDirectory = join(directory, 'cache');
+  let counter = 0;
+  const start = (args: string[], options: KubectlOptions = {}): RunningKubectl => {
+    let stderr = '';
+    let exited = false;
+    const listeners = new Set<() => void>();
+    const result = new Promise<KubectlResult>((resolve, reject) => {
+      if (kubectlPath === undefined) {
+        reject(new Error('kubectl is not on PATH'));
+        return;
+      }
+      const child = execFile(
+        kubectlPath,
+        ['--kubeconfig', env.kubeconfigPath, '--cache-dir', cacheDirectory, ...args],
+        {
+          timeout: options.timeoutMs ?? 30_000,
+          maxBuffer: 64 * 1024 * 1024,
+          encoding: 'utf8',
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: directory,
+            KUBECTL_INTERACTIVE_DELETE: 'false',
+            ...options.env,
+          },
+        },
+        (error, stdout, allStderr) => {
+          exited = true;
+          for (const listener of [...listeners]) listener();
+          if (error !== null && typeof error.code !== 'number') {
+            reject(
+              new Error(`kubectl ${args.join(' ')}: ${error.message}\n${allStderr}`, {
+                cause: error,
+              }),
+            );
+            return;
+          }
+          resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr: allStderr });
+        },
+      );
+      child.stderr?.on('data', (chunk: string) => {
+        stderr += chunk;
+        for (const listener of [...listeners]) listener();
+      });
+      child.stdin?.end(options.input ?? '');
+    });
+    const stderrLine = (pattern: RegExp, timeoutMs = 20_000): Promise<string> =>
+      new Promise<string>((resolve, reject) => {
+        const check = (): void => {
+          const line = stderr.split('\n').find((candidate) => pattern.test(candidate));
+          if (line !== undefined) {
+            finish();
+            resolve(line);
+          } else if (exited) {
+            finish();
+            reject(
+              new Error(`kubectl ${args.join(' ')} exited before logging ${pattern}:\n${stderr}`),
+            );
+          }
+        };
+        const timer = setTimeout(() => {
+          finish();
+          reject(new Error(`kubectl logged no ${pattern} within ${timeoutMs} ms:\n${stderr}`));
+        }, timeoutMs);
+        const finish = (): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      });
+    return { result, stderrLine };
+  };
+  const run = (args: string[], options: KubectlOptions = {}): Promise<KubectlResult> =>
+    start(args, options).result;
+  return {
+    env,
+    directory,
+    run,
+    start,
+    async ok(args, options) {
+      const result = await run(args, options);
+      if (result.code !== 0) {
+        throw new Error(`kubectl ${args.join(' ')} exited ${result.code}:\n${result.stderr}`);
+      }
+      return result.stdout;
+    },
+    async namespace(prefix = 'k') {
+      counter += 1;
+      const name = `${prefix}-${counter}-${Math.random().toString(36).slice(2, 7)}`;
+      const reply = await call(env, 'POST', '/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+      });
+      if (reply.status !== 201) throw new Error(`namespace ${name}: ${reply.status} ${reply.text}`);
+      return name;
+    },
+    file(name, text) {
+      const path = join(directory, name);
+      writeFileSync(path, text, { mode: 0o700 });
+      return path;
+    },
+    async stop() {
+      rmSync(directory, { recursive: true, force: true });
+      await env.stop();
+    },
+  };
+}
