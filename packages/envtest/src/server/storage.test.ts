@@ -148,3 +148,17 @@ describe('Store', () => {
     expect(() => store.snapshot('/configmaps', atRv)).toThrow(CompactedError);
   });
 });
+
+describe('Store key order', () => {
+  it('writes map keys sorted, as Go encodes a map, for readers and watchers alike', () => {
+    const store = new Store();
+    const seen: HistoryEvent[] = [];
+    store.subscribe((event) => seen.push(event));
+    const created = store.create('/configmaps', cm('ns', 'a', { b: '1', a: '2' }));
+    expect(Object.keys(created.data as object)).toEqual(['a', 'b']);
+    expect(Object.keys(store.get('/configmaps', 'ns', 'a')!.data as object)).toEqual(['a', 'b']);
+    expect(Object.keys(seen[0]!.object.data as object)).toEqual(['a', 'b']);
+    // resourceVersion takes its ObjectMeta place, not the end.
+    expect(Object.keys(created.metadata!)).toEqual(['name', 'namespace', 'resourceVersion']);
+  });
+});
