@@ -53,3 +53,30 @@ describe('built-in definitions from the type table', () => {
     expect(definitions.get(names.time)).toMatchObject({ type: 'string', format: 'date-time' });
   });
 });
+
+describe('inline-embedded structs', () => {
+  it('lift their fields into the parent, as Go JSON flattens them', () => {
+    const table = new Map([
+      [
+        'x.Volume',
+        {
+          name: 'x.Volume',
+          fields: [
+            { json: 'name', number: 1, type: 'string' as const, required: true },
+            { json: '', number: 2, type: { message: 'x.VolumeSource' }, inline: true },
+          ],
+        },
+      ],
+      [
+        'x.VolumeSource',
+        {
+          name: 'x.VolumeSource',
+          fields: [{ json: 'emptyDir', number: 1, type: 'string' as const }],
+        },
+      ],
+    ]);
+    const volume = builtinDefinitions(table).get('x.Volume')!;
+    expect(Object.keys(volume.properties as object)).toEqual(['emptyDir', 'name']);
+    expect(volume.required).toEqual(['name']);
+  });
+});

@@ -148,9 +148,39 @@ function fieldSchema(field: FieldDefinition): Schema {
   return schema;
 }
 
-/** The OpenAPI definition of one table entry. */
-export function typeDefinitionSchema(type: TypeDefinition): Schema {
-  const fields = [...type.fields].sort((a, b) => (a.json < b.json ? -1 : a.json > b.json ? 1 : 0));
+/**
+ * The fields `type` shows in JSON: its own, with those of inline-embedded structs (`json:",inline"`) lifted
+ * into it, as Go's encoding/json (and kube-openapi) flattens them.
+ */
+function jsonFields(
+  type: TypeDefinition,
+  table: ReadonlyMap<string, TypeDefinition>,
+  seen: Set<string> = new Set(),
+): FieldDefinition[] {
+  const result: FieldDefinition[] = [];
+  for (const field of type.fields) {
+    if (field.inline !== true) {
+      result.push(field);
+      continue;
+    }
+    const embedded =
+      typeof field.type === 'object' && 'message' in field.type
+        ? table.get(field.type.message)
+        : undefined;
+    if (embedded === undefined || seen.has(embedded.name)) continue;
+    result.push(...jsonFields(embedded, table, new Set([...seen, embedded.name])));
+  }
+  return result;
+}
+
+/** The OpenAPI definition of one table entry (`table` resolves its inline-embedded structs). */
+export function typeDefinitionSchema(
+  type: TypeDefinition,
+  table: ReadonlyMap<string, TypeDefinition> = new Map(),
+): Schema {
+  const fields = jsonFields(type, table).sort((a, b) =>
+    a.json < b.json ? -1 : a.json > b.json ? 1 : 0,
+  );
   const properties: Record<string, Schema> = {};
   for (const field of fields) properties[field.json] = fieldSchema(field);
   if (type.gvk !== undefined) {
@@ -197,7 +227,7 @@ export function builtinDefinitions(
   table: ReadonlyMap<string, TypeDefinition>,
 ): Map<string, Schema> {
   const result = new Map<string, Schema>();
-  for (const [name, type] of table) result.set(name, typeDefinitionSchema(type));
+  for (const [name, type] of table) result.set(name, typeDefinitionSchema(type, table));
   for (const [name, schema] of wellKnownDefinitions) result.set(name, schema);
   return result;
 }
