@@ -79,6 +79,15 @@ export const wellKnownDefinitions: ReadonlyMap<string, Schema> = new Map<string,
     names.rawExtension,
     { description: 'RawExtension holds an embedded object of any kind.', type: 'object' },
   ],
+  ...[
+    ['JSON', 'JSON is any JSON value.'],
+    ['JSONSchemaPropsOrArray', 'A schema, or a list of schemas.'],
+    ['JSONSchemaPropsOrBool', 'A schema, or a boolean (true allows anything).'],
+    ['JSONSchemaPropsOrStringArray', 'A schema, or a list of property names.'],
+  ].map(([name, description]): [string, Schema] => [
+    `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.${name}`,
+    { description },
+  ]),
   [
     names.patch,
     {
