@@ -1,7 +1,7 @@
 // Conformance: discovery and health endpoints, as kube-apiserver serves them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, skipBefore } from './helpers.ts';
+import { atLeast, call } from './helpers.ts';
 
 let env: Environment;
 
@@ -71,12 +71,12 @@ describe('discovery', () => {
     expect(byName.get('namespaces/status')).toMatchObject({ kind: 'Namespace', namespaced: false });
   });
 
-  it('names the singular of core resources (kube-apiserver 1.27+)', async ({ skip }) => {
-    // Built-in resources report an empty singularName before 1.27.
-    await skipBefore(env, skip, 27);
+  it('names the singular of core resources (kube-apiserver 1.27+; empty before)', async () => {
+    // kubernetes#113542 gave built-in resources their singularName; it was opened after the 1.26 code
+    // freeze and first shipped in 1.27. Older releases publish the field empty (1.20.2 measured).
     const reply = await call(env, 'GET', '/api/v1');
     const configMaps = reply.body.resources.find((resource: any) => resource.name === 'configmaps');
-    expect(configMaps.singularName).toBe('configmap');
+    expect(configMaps.singularName).toBe((await atLeast(env, 27)) ? 'configmap' : '');
   });
 
   it('lists the built-in groups under /apis with preferred versions', async () => {

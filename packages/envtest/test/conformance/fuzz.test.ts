@@ -5,7 +5,7 @@ import * as tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, deployment, type Reply, skipBefore, unique } from './helpers.ts';
+import { call, configMap, crd, deployment, type Reply, serverVersion, unique } from './helpers.ts';
 
 let env: Environment;
 let ns: string;
@@ -358,14 +358,52 @@ function raw(bytes: string | Buffer): Promise<string> {
   });
 }
 
+/**
+ * Whether `reply` is a 5xx (or non-Status 404) that the real kube-apiserver of minor release `minor` gives
+ * `attempt` by design or by a bug not fixed in that release. The built-in server models the newest release.
+ */
+function knownKubeAnswer(attempt: Attempt, reply: Reply, minor: number): boolean {
+  const message = String(reply.body?.message ?? '');
+  if (reply.status === 500) {
+    // etcd3/store.go refuses a create carrying a resourceVersion (every release).
+    if (
+      attempt.method === 'POST' &&
+      message === 'resourceVersion should not be set on objects to be created'
+    ) {
+      return true;
+    }
+    // An unparsable resourceVersion reaches storage's versioner, whose error is no StatusError: 500 on every
+    // release so far (kubernetes#139485 and its fix kubernetes#139525 are open).
+    if (/^resourceVersion: Invalid value: .*strconv\.ParseUint/.test(message)) return true;
+    // A DeleteOptions body that does not decode: 500 until kubernetes#133358 (1.35) made it 400.
+    if (
+      minor < 35 &&
+      attempt.method === 'DELETE' &&
+      /^couldn't get version\/kind; json parse error: /.test(message)
+    ) {
+      return true;
+    }
+    // A merge patch that does not parse: 500 "Invalid JSON Patch" until the default fieldValidation=Warn
+    // (kubernetes#105916; ServerSideFieldValidation beta, on by default, in 1.25) decodes it first: 400.
+    if (
+      minor < 25 &&
+      attempt.contentType === 'application/merge-patch+json' &&
+      message === 'Invalid JSON Patch'
+    ) {
+      return true;
+    }
+  }
+  // Unknown paths under / answer 404 with the list of served paths, not a Status, until kubernetes#138219
+  // (1.38) gave the final delegation's 404 a Status body.
+  if (reply.status === 404 && minor < 38 && Array.isArray(reply.body?.paths)) return true;
+  return false;
+}
+
 describe('bad requests (seeded fuzz)', () => {
-  // kube-apiserver 1.20 answers 500 for an unparsable resourceVersion, DeleteOptions body or merge
-  // patch, and 404 with its path list (no Status) for unknown root paths; only 1.20 and the built-in
-  // server have been run, so the release that changed each is not pinned down.
-  it('answer 4xx with a Status and leave every stored object unchanged (kube-apiserver newer than 1.20)', async ({
-    skip,
-  }) => {
-    await skipBefore(env, skip, 21);
+  // Each release answers some bad requests with a 5xx of its own (see knownKubeAnswer): the test holds every
+  // server to 4xx except for those, so it runs on kube-apiserver 1.20 to today.
+  it("answer 4xx with a Status and leave every stored object unchanged (each release's known 5xx excepted)", async () => {
+    const { minor } = await serverVersion(env);
     const failures: string[] = [];
     const attempts = Array.from({ length: 400 }, randomAttempt);
     for (let start = 0; start < attempts.length; start += 8) {
@@ -376,12 +414,8 @@ describe('bad requests (seeded fuzz)', () => {
         const label = `${attempt.method} ${attempt.path} (${attempt.contentType ?? '-'}): ${reply.status} ${reply.text.slice(0, 200)}`;
         const isRead =
           attempt.method === 'GET' || attempt.method === 'HEAD' || attempt.method === 'OPTIONS';
-        // kube-apiserver's one 5xx for a bad request: etcd3/store.go refuses a create carrying a resourceVersion.
-        const rvOnCreate =
-          reply.status === 500 &&
-          attempt.method === 'POST' &&
-          reply.body?.message === 'resourceVersion should not be set on objects to be created';
-        if ((reply.status >= 500 && !rvOnCreate) || reply.status < 200) failures.push(label);
+        if (knownKubeAnswer(attempt, reply, minor)) continue;
+        if (reply.status >= 500 || reply.status < 200) failures.push(label);
         else if (!isRead && reply.status < 400) failures.push(`accepted: ${label}`);
         else if (
           reply.status >= 400 &&
