@@ -15,7 +15,15 @@ import {
 } from './builtin-definitions.ts';
 import { customDefinitions, customVersions } from './crd-definitions.ts';
 import { type Operation, type Parameter, type PathItem, resourcePaths } from './operations.ts';
-import { closure, type Definitions, type Schema, toV2, toV3 } from './schema.ts';
+import {
+  closure,
+  type Definitions,
+  type GroupVersionKind,
+  type Schema,
+  toV2,
+  toV3,
+} from './schema.ts';
+import { unknownFields } from './unknown-fields.ts';
 
 type Json = Record<string, unknown>;
 
@@ -137,6 +145,35 @@ export class OpenApiPublisher {
       });
     }
     return this.#v2;
+  }
+
+  /**
+   * The fields of `object` that the published schema of `group/version/kind` does not declare (kube's
+   * strict-decoding paths); empty when the kind is not served or is published without a schema.
+   */
+  unknownFields(
+    source: OpenApiSource,
+    gvk: { group: string; version: string; kind: string },
+    object: unknown,
+  ): string[] {
+    this.#refresh(source);
+    const content = this.#content.get(groupVersionPath(gvk.group, gvk.version));
+    if (content === undefined) return [];
+    for (const schema of content.v3.values()) {
+      const kinds = schema['x-kubernetes-group-version-kind'];
+      if (
+        Array.isArray(kinds) &&
+        kinds.some(
+          (candidate: GroupVersionKind) =>
+            candidate.group === gvk.group &&
+            candidate.version === gvk.version &&
+            candidate.kind === gvk.kind,
+        )
+      ) {
+        return unknownFields(schema, object, content.v3);
+      }
+    }
+    return [];
   }
 
   #renderV3(path: string): RenderedDocument | undefined {
