@@ -3,10 +3,9 @@
 // responsewriters.Forbidden builds, with RBAC's reason (a binding to a missing role) appended.
 import { mastersGroup, type UserInfo } from '../auth.ts';
 import { failure, StatusError } from '../status.ts';
-import type { Store } from '../storage.ts';
 import type { AuthorizationAttributes } from './attributes.ts';
 import { type PolicyRule, ruleAllows } from './policy-rule.ts';
-import { aggregateMessage, RuleResolver } from './rule-resolver.ts';
+import { aggregateMessage, type RbacObjects, RuleResolver } from './rule-resolver.ts';
 
 /** An authorizer's answer: allowed or not (RBAC never denies outright), with kube's reason text. */
 export interface Decision {
@@ -41,7 +40,7 @@ export interface RulesReview {
 export class Authorizer {
   readonly resolver: RuleResolver;
 
-  constructor(store: Store) {
+  constructor(store: RbacObjects) {
     this.resolver = new RuleResolver(store);
   }
 

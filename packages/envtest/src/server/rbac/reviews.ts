@@ -102,7 +102,6 @@ export function answerReview(options: {
   const kind = reviewKinds[resource];
   const body = isRecord(options.body) ? options.body : {};
   const spec = isRecord(body.spec) ? body.spec : {};
-  const info = { group, kind };
   const metadata: Json = {
     ...(isRecord(body.metadata) ? body.metadata : {}),
     creationTimestamp: null,
@@ -136,6 +135,12 @@ export function answerReview(options: {
     subject = { name: user, groups };
   }
   if (resource === 'localsubjectaccessreviews') {
+    const given = text(metadata.namespace);
+    if (given !== '' && given !== namespace) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
     const { resource: attributes, nonResource } = specAttributes(spec);
     if (attributes !== undefined && text(attributes.namespace) !== namespace) {
       causes.push({
@@ -153,7 +158,13 @@ export function answerReview(options: {
     }
     metadata.namespace = namespace;
   }
-  if (causes.length > 0) throw invalid(info, '', causes);
+  if (causes.length > 0) {
+    // kube names the kind from the decoded internal object, whose TypeMeta is empty by then:
+    // `.authorization.k8s.io "" is invalid: ...` without a kind in the details.
+    const error = invalid({ group, kind: '' }, '', causes);
+    delete error.status.details?.kind;
+    throw error;
+  }
   const decision = authorizer.authorize(attributesFor(subject, spec));
   const status: Json = { allowed: decision.allowed };
   if (decision.reason !== '') status.reason = decision.reason;

@@ -75,11 +75,14 @@ export function subjectAppliesTo(user: UserInfo, subject: Subject, namespace: st
   }
 }
 
+/** The store reads rule resolution needs. */
+export type RbacObjects = Pick<Store, 'get' | 'snapshot'>;
+
 /** Resolves bindings to rules from the Roles, ClusterRoles and bindings in a {@link Store}. */
 export class RuleResolver {
-  readonly #store: Store;
+  readonly #store: RbacObjects;
 
-  constructor(store: Store) {
+  constructor(store: RbacObjects) {
     this.#store = store;
   }
 
