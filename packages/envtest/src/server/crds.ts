@@ -1,6 +1,13 @@
 // Serving CustomResourceDefinitions: validation of the CRD, the resources it serves, its status
 // conditions, and pruning/validation of custom objects by the structural schema (apiextensions-apiserver).
 import type { ResourceInfo } from './resources.ts';
+import { evaluateRules } from './schema/cel/rules.ts';
+import { validateCrdSchema } from './schema/crd-schema.ts';
+import { applyDefaults } from './schema/defaulting.ts';
+import type { SchemaCause } from './schema/field-errors.ts';
+import { validateListTypes } from './schema/list-types.ts';
+import { pruneNonNullableNulls, pruneUnknownFields } from './schema/pruning.ts';
+import { validateValue } from './schema/structural-validation.ts';
 
 type Json = Record<string, unknown>;
 
@@ -13,16 +20,7 @@ function asString(value: unknown): string | undefined {
 }
 
 /** A validation failure cause in validation.ts's shape. */
-export interface CrdCause {
-  type:
-    | 'FieldValueInvalid'
-    | 'FieldValueTypeInvalid'
-    | 'FieldValueRequired'
-    | 'FieldValueNotSupported'
-    | 'FieldValueTooLong';
-  message: string;
-  field: string;
-}
+export type CrdCause = SchemaCause;
 
 /** Causes that make a CRD invalid (kube-apiserver's apiextensions validation, the observable subset). */
 export function validateCrd(crd: Json): CrdCause[] {
@@ -97,8 +95,27 @@ export function validateCrd(crd: Json): CrdCause[] {
         });
       }
     });
+    causes.push(...schemaCauses(versions));
   }
   return causes;
+}
+
+// kube hoists a schema every version shares to spec.validation and reports its errors there.
+function schemaCauses(versions: Json[]): CrdCause[] {
+  const schemas = versions.map((version) =>
+    isRecord(version.schema) && isRecord(version.schema.openAPIV3Schema)
+      ? version.schema.openAPIV3Schema
+      : undefined,
+  );
+  const first = JSON.stringify(schemas[0]);
+  if (schemas[0] !== undefined && schemas.every((schema) => JSON.stringify(schema) === first)) {
+    return validateCrdSchema(schemas[0], 'spec.validation.openAPIV3Schema');
+  }
+  return schemas.flatMap((schema, index) =>
+    schema === undefined
+      ? []
+      : validateCrdSchema(schema, `spec.versions[${index}].schema.openAPIV3Schema`),
+  );
 }
 
 /** The resources a (valid) CRD serves, one per served version, plus the version preference order. */
@@ -221,197 +238,34 @@ export function schemaOf(crd: Json, version: string): Json | undefined {
   return isRecord(schema) ? schema : undefined;
 }
 
-/** Drop fields the structural schema does not know (apiextensions pruning), in place. */
+/**
+ * Prepare a custom object's request body as apiextensions does before validation, in place: drop the fields
+ * the structural schema does not know, apply the schema's defaults, then drop the nulls of non-nullable
+ * fields that no default replaced.
+ */
 export function pruneObject(object: Json, schema: Json): void {
-  pruneProperties(object, schema, true);
-}
-
-function pruneProperties(value: Json, schema: Json, root: boolean): void {
-  const properties = isRecord(schema.properties) ? schema.properties : undefined;
-  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
-  const embedded = schema['x-kubernetes-embedded-resource'] === true;
-  const additional = isRecord(schema.additionalProperties)
-    ? schema.additionalProperties
-    : undefined;
-  for (const key of Object.keys(value)) {
-    if ((root || embedded) && (key === 'apiVersion' || key === 'kind' || key === 'metadata'))
-      continue;
-    const child = value[key];
-    const childSchema = isRecord(properties?.[key]) ? (properties[key] as Json) : additional;
-    if (childSchema === undefined) {
-      if (!preserve) delete value[key];
-      continue;
-    }
-    pruneValue(child, childSchema);
-  }
-}
-
-function pruneValue(value: unknown, schema: Json): void {
-  if (isRecord(value)) pruneProperties(value, schema, false);
-  else if (Array.isArray(value) && isRecord(schema.items)) {
-    for (const item of value) pruneValue(item, schema.items);
-  }
+  pruneUnknownFields(object, schema);
+  applyDefaults(object, schema);
+  pruneNonNullableNulls(object, schema);
 }
 
 /**
- * Type/required/enum, numeric bound, string length and pattern checks of a custom object against its schema
- * (the common 422 cases), with kube-openapi's messages.
+ * Apply the schema's defaults to a custom object read from storage, in place (kube defaults on read too,
+ * without writing back, so objects stored before a default was added show it).
  */
-export function validateAgainstSchema(object: Json, schema: Json): CrdCause[] {
-  const causes: CrdCause[] = [];
-  const properties = isRecord(schema.properties) ? schema.properties : {};
-  for (const [key, childSchema] of Object.entries(properties)) {
-    if (key === 'metadata' || key === 'apiVersion' || key === 'kind') continue;
-    if (isRecord(childSchema) && key in object) {
-      checkValue(object[key], childSchema, key, causes);
-    }
-  }
-  checkRequired(object, schema, '', causes);
-  return causes;
+export function defaultObject(object: Json, schema: Json): void {
+  applyDefaults(object, schema);
 }
 
-function typeMatches(value: unknown, type: unknown): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number';
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'object':
-      return isRecord(value);
-    case 'array':
-      return Array.isArray(value);
-    default:
-      return true;
-  }
-}
-
-function checkRequired(value: Json, schema: Json, path: string, causes: CrdCause[]): void {
-  if (!Array.isArray(schema.required)) return;
-  for (const key of schema.required) {
-    if (typeof key === 'string' && !(key in value)) {
-      causes.push({
-        type: 'FieldValueRequired',
-        message: 'Required value',
-        field: path === '' ? key : `${path}.${key}`,
-      });
-    }
-  }
-}
-
-function checkValue(value: unknown, schema: Json, path: string, causes: CrdCause[]): void {
-  if (value === null && schema.nullable === true) return;
-  if (schema['x-kubernetes-int-or-string'] === true) {
-    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) {
-      causes.push({
-        type: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(value)}: ${path} in body must be of type integer or string`,
-        field: path,
-      });
-    }
-    return;
-  }
-  if (schema.type !== undefined && !typeMatches(value, schema.type)) {
-    const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-    causes.push({
-      type: 'FieldValueTypeInvalid',
-      message: `Invalid value: "${actual}": ${path} in body must be of type ${String(schema.type)}: "${actual}"`,
-      field: path,
-    });
-    return;
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((item) => item === value)) {
-    causes.push({
-      type: 'FieldValueNotSupported',
-      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${schema.enum.map((item) => JSON.stringify(item)).join(', ')}`,
-      field: path,
-    });
-    return;
-  }
-  if (typeof value === 'number') checkNumber(value, schema, path, causes);
-  if (typeof value === 'string') checkString(value, schema, path, causes);
-  if (isRecord(value)) {
-    const properties = isRecord(schema.properties) ? schema.properties : {};
-    for (const [key, childSchema] of Object.entries(properties)) {
-      if (isRecord(childSchema) && key in value) {
-        checkValue(value[key], childSchema, `${path}.${key}`, causes);
-      }
-    }
-    if (isRecord(schema.additionalProperties)) {
-      for (const [key, child] of Object.entries(value)) {
-        if (!(key in properties)) {
-          checkValue(child, schema.additionalProperties, `${path}.${key}`, causes);
-        }
-      }
-    }
-    checkRequired(value, schema, path, causes);
-  } else if (Array.isArray(value) && isRecord(schema.items)) {
-    value.forEach((item, index) => {
-      checkValue(item, schema.items as Json, `${path}[${index}]`, causes);
-    });
-  }
-}
-
-// kube-openapi's validate package words these; apiextensions reports them as FieldValueInvalid, except maxLength,
-// which it turns into a FieldValueTooLong.
-function checkNumber(value: number, schema: Json, path: string, causes: CrdCause[]): void {
-  const fail = (rule: string): void => {
-    causes.push({
-      type: 'FieldValueInvalid',
-      message: `Invalid value: ${value}: ${path} in body should be ${rule}`,
-      field: path,
-    });
-  };
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema;
-  if (typeof minimum === 'number') {
-    if (exclusiveMinimum === true ? value <= minimum : value < minimum) {
-      fail(`greater than ${exclusiveMinimum === true ? '' : 'or equal to '}${minimum}`);
-    }
-  }
-  if (typeof maximum === 'number') {
-    if (exclusiveMaximum === true ? value >= maximum : value > maximum) {
-      fail(`less than ${exclusiveMaximum === true ? '' : 'or equal to '}${maximum}`);
-    }
-  }
-  if (typeof multipleOf === 'number' && multipleOf > 0 && !Number.isInteger(value / multipleOf)) {
-    fail(`a multiple of ${multipleOf}`);
-  }
-}
-
-function checkString(value: string, schema: Json, path: string, causes: CrdCause[]): void {
-  // JSON Schema lengths count characters (code points), as Go's utf8.RuneCountInString.
-  const length = [...value].length;
-  const { minLength, maxLength, pattern } = schema;
-  if (typeof maxLength === 'number' && length > maxLength) {
-    causes.push({
-      type: 'FieldValueTooLong',
-      message: `Too long: may not be longer than ${maxLength}`,
-      field: path,
-    });
-  }
-  if (typeof minLength === 'number' && length < minLength) {
-    causes.push({
-      type: 'FieldValueInvalid',
-      message: `Invalid value: ${JSON.stringify(value)}: ${path} in body should be at least ${minLength} chars long`,
-      field: path,
-    });
-  }
-  if (typeof pattern === 'string') {
-    let matches = true;
-    try {
-      matches = new RegExp(pattern, 'u').test(value);
-    } catch {
-      // kube refuses such a schema when the CRD is created; an unparsable pattern here validates nothing.
-    }
-    if (!matches) {
-      causes.push({
-        type: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(value)}: ${path} in body should match '${pattern}'`,
-        field: path,
-      });
-    }
-  }
+/**
+ * Field errors of a custom object against its CRD's schema: the structural schema keywords and formats,
+ * list-type uniqueness, then the x-kubernetes-validations rules (with `old`, the stored object an update
+ * replaces, transition rules too), with kube's messages, reasons and fields.
+ */
+export function validateAgainstSchema(object: Json, schema: Json, old?: Json): CrdCause[] {
+  return [
+    ...validateValue(object, schema),
+    ...validateListTypes(object, schema),
+    ...evaluateRules(object, schema, old),
+  ];
 }

@@ -1,0 +1,168 @@
+// x-kubernetes-validations: CEL rules compiled once per text and evaluated over a custom object and,
+// for transition rules, the object it replaces (apiextensions-apiserver/pkg/apiserver/schema/cel).
+import { type CelInput, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import {
+  duplicateValue,
+  forbidden,
+  invalidValue,
+  requiredValue,
+  type SchemaCause,
+} from '../field-errors.ts';
+import { celTypeName, toCel } from './bind.ts';
+import { kubernetesCelFunctions } from './library.ts';
+
+type Json = Record<string, unknown>;
+type Program = (bindings: Record<string, CelInput>) => unknown;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const environment = celEnv({ funcs: [...kubernetesCelFunctions] });
+const programs = new Map<string, Program | Error>();
+
+/** The rule compiled (cached by text), or the syntax error kube reports at CRD creation. */
+export function compileRule(rule: string): Program | Error {
+  let program = programs.get(rule);
+  if (program === undefined) {
+    try {
+      const planned = plan(environment, parse(rule));
+      program = (bindings) => planned(bindings);
+    } catch (error) {
+      program = error instanceof Error ? error : new Error(String(error));
+    }
+    programs.set(rule, program);
+  }
+  return program;
+}
+
+/** True when a rule reads `oldSelf` (a transition rule: only evaluated on update, with an old value). */
+export function isTransitionRule(rule: string): boolean {
+  // Strip string literals so a quoted "oldSelf" does not count.
+  return /\boldSelf\b/.test(rule.replace(/'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g, ''));
+}
+
+/** The x-kubernetes-validations of a schema node, keeping only entries with a rule. */
+export function rulesOf(schema: Json): Json[] {
+  const rules = schema['x-kubernetes-validations'];
+  return Array.isArray(rules)
+    ? rules.filter((rule) => isRecord(rule) && typeof rule.rule === 'string')
+    : [];
+}
+
+function join(path: string, child: string): string {
+  return path === '' ? child : `${path}.${child}`;
+}
+
+function withFieldPath(path: string, fieldPath: unknown): string {
+  if (typeof fieldPath !== 'string' || fieldPath === '') return path === '' ? '<nil>' : path;
+  const relative = fieldPath.replace(/\['([^']*)'\]/g, '.$1').replace(/^\./, '');
+  return join(path, relative);
+}
+
+function failure(path: string, schema: Json, rule: Json, message: string): SchemaCause {
+  const field = withFieldPath(path, rule.fieldPath);
+  const typeName = celTypeName(schema);
+  switch (rule.reason) {
+    case 'FieldValueForbidden':
+      return forbidden(field, message);
+    case 'FieldValueRequired':
+      return requiredValue(field, message);
+    case 'FieldValueDuplicate':
+      return duplicateValue(field, typeName);
+    default:
+      return invalidValue(field, typeName, message);
+  }
+}
+
+function evaluateNode(
+  value: unknown,
+  old: unknown,
+  schema: Json,
+  path: string,
+  root: boolean,
+  causes: SchemaCause[],
+): void {
+  const rules = rulesOf(schema);
+  if (rules.length > 0) {
+    const self = toCel(value, schema, root);
+    const oldSelf = old === undefined ? undefined : toCel(old, schema, root);
+    for (const rule of rules) {
+      const text = rule.rule as string;
+      if (isTransitionRule(text) && oldSelf === undefined) continue;
+      const program = compileRule(text);
+      if (program instanceof Error) continue;
+      const bindings: Record<string, CelInput> = { self };
+      if (oldSelf !== undefined) bindings.oldSelf = oldSelf;
+      const result = program(bindings);
+      if (result === true) continue;
+      if (isCelError(result) || typeof result !== 'boolean') {
+        const detail = isCelError(result) ? result.message : 'rule did not evaluate to a bool';
+        causes.push(invalidValue(withFieldPath(path, undefined), celTypeName(schema), detail));
+        continue;
+      }
+      causes.push(failure(path, schema, rule, messageOf(rule, bindings)));
+    }
+  }
+  if (Array.isArray(value)) {
+    if (!isRecord(schema.items)) return;
+    const items = schema.items;
+    const keys =
+      schema['x-kubernetes-list-type'] === 'map' &&
+      Array.isArray(schema['x-kubernetes-list-map-keys'])
+        ? schema['x-kubernetes-list-map-keys'].map(String)
+        : undefined;
+    value.forEach((item, index) => {
+      // Only map lists correlate an item with its old self (by key); atomic lists and sets do not.
+      const previous =
+        keys !== undefined && Array.isArray(old)
+          ? old.find(
+              (candidate) =>
+                isRecord(candidate) &&
+                isRecord(item) &&
+                keys.every((key) => candidate[key] === item[key]),
+            )
+          : undefined;
+      evaluateNode(item, previous, items, `${path}[${index}]`, false, causes);
+    });
+    return;
+  }
+  if (!isRecord(value)) return;
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const additional = isRecord(schema.additionalProperties)
+    ? schema.additionalProperties
+    : undefined;
+  const oldRecord = isRecord(old) ? old : undefined;
+  for (const [key, child] of Object.entries(value)) {
+    if (root && (key === 'metadata' || key === 'apiVersion' || key === 'kind')) continue;
+    const childSchema = isRecord(properties[key]) ? (properties[key] as Json) : additional;
+    if (childSchema === undefined) continue;
+    const childPath = isRecord(properties[key]) ? join(path, key) : `${path}[${key}]`;
+    evaluateNode(child, oldRecord?.[key], childSchema, childPath, false, causes);
+  }
+}
+
+function messageOf(rule: Json, bindings: Record<string, CelInput>): string {
+  if (typeof rule.messageExpression === 'string' && rule.messageExpression !== '') {
+    const program = compileRule(rule.messageExpression);
+    if (!(program instanceof Error)) {
+      const message = program(bindings);
+      if (typeof message === 'string' && message.trim() !== '' && !message.includes('\n')) {
+        return message;
+      }
+    }
+  }
+  if (typeof rule.message === 'string' && rule.message !== '') return rule.message;
+  return `failed rule: ${String(rule.rule).trim()}`;
+}
+
+/**
+ * Field errors of the x-kubernetes-validations rules anywhere in `schema`, evaluated on `object`; with
+ * `old` (an update), transition rules (those reading `oldSelf`) run too, on the values that correlate
+ * (same property, same map-list key).
+ */
+export function evaluateRules(object: unknown, schema: Json, old?: unknown): SchemaCause[] {
+  const causes: SchemaCause[] = [];
+  evaluateNode(object, old, schema, '', true, causes);
+  return causes;
+}

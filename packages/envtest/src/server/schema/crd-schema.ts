@@ -1,0 +1,109 @@
+// What apiextensions refuses in a CRD's openAPIV3Schema beyond its shape: patterns that do not compile,
+// uniqueItems, defaults that are pruned or invalid, CEL rules that do not compile
+// (apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go).
+import { compileRule, rulesOf } from './cel/rules.ts';
+import { forbidden, GoText, invalidValue, type SchemaCause } from './field-errors.ts';
+import { pruneUnknownFields } from './pruning.ts';
+import { validateValue } from './structural-validation.ts';
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Field errors of one openAPIV3Schema; `base` is its field path (`spec.validation.openAPIV3Schema` when all
+ * versions share one schema, as kube reports it, else `spec.versions[i].schema.openAPIV3Schema`).
+ */
+export function validateCrdSchema(schema: Json, base: string): SchemaCause[] {
+  const causes: SchemaCause[] = [];
+  walk(schema, base, causes);
+  return causes;
+}
+
+function walk(schema: Json, path: string, causes: SchemaCause[]): void {
+  if (typeof schema.pattern === 'string') {
+    try {
+      new RegExp(schema.pattern, 'u');
+    } catch (error) {
+      causes.push(
+        invalidValue(
+          `${path}.pattern`,
+          schema.pattern,
+          `must be a valid regular expression, but isn't: ${(error as Error).message}`,
+        ),
+      );
+    }
+  }
+  if (schema.uniqueItems === true) {
+    causes.push(
+      forbidden(
+        `${path}.uniqueItems`,
+        'uniqueItems cannot be set to true since the runtime complexity becomes quadratic',
+      ),
+    );
+  }
+  rulesOf(schema).forEach((rule, index) => {
+    const compiled = compileRule(rule.rule as string);
+    if (compiled instanceof Error) {
+      causes.push(
+        invalidValue(
+          `${path}.x-kubernetes-validations[${index}].rule`,
+          ruleValue(rule),
+          `compilation failed: ERROR: ${compiled.message}`,
+        ),
+      );
+    }
+  });
+  if (schema.default !== undefined) validateDefault(schema, `${path}.default`, causes);
+  if (isRecord(schema.properties)) {
+    for (const [key, child] of Object.entries(schema.properties)) {
+      if (isRecord(child)) walk(child, `${path}.properties[${key}]`, causes);
+    }
+  }
+  if (isRecord(schema.items)) walk(schema.items, `${path}.items`, causes);
+  if (isRecord(schema.additionalProperties)) {
+    walk(schema.additionalProperties, `${path}.additionalProperties`, causes);
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = schema[key];
+    if (Array.isArray(list)) {
+      list.forEach((child, index) => {
+        if (isRecord(child)) walk(child, `${path}.${key}[${index}]`, causes);
+      });
+    }
+  }
+  if (isRecord(schema.not)) walk(schema.not, `${path}.not`, causes);
+}
+
+// kube shows the whole rule struct as the bad value (Go's %#v of apiextensions.ValidationRule).
+function ruleValue(rule: Json): GoText {
+  const text = (key: string): string =>
+    JSON.stringify(typeof rule[key] === 'string' ? rule[key] : '');
+  const reason =
+    typeof rule.reason === 'string'
+      ? `(*apiextensions.FieldValueErrorReason)(${JSON.stringify(rule.reason)})`
+      : '(*apiextensions.FieldValueErrorReason)(nil)';
+  const optional =
+    typeof rule.optionalOldSelf === 'boolean' ? `(*bool)(${rule.optionalOldSelf})` : '(*bool)(nil)';
+  return new GoText(
+    `apiextensions.ValidationRule{Rule:${text('rule')}, Message:${text('message')}, MessageExpression:${text('messageExpression')}, Reason:${reason}, FieldPath:${text('fieldPath')}, OptionalOldSelf:${optional}}`,
+  );
+}
+
+function validateDefault(schema: Json, path: string, causes: SchemaCause[]): void {
+  const value = schema.default;
+  if (isRecord(value)) {
+    const pruned = structuredClone(value);
+    // The default of an object must survive pruning unchanged (metadata aside, kube checks it too).
+    pruneUnknownFields(pruned, { ...schema, properties: schema.properties ?? {} });
+    if (JSON.stringify(pruned) !== JSON.stringify(value)) {
+      causes.push(invalidValue(path, value, 'must not have unknown fields'));
+    }
+  }
+  for (const cause of validateValue(value, schema, '')) {
+    const relative = cause.field === '' ? '' : cause.field.startsWith('<') ? '' : `.${cause.field}`;
+    causes.push({ ...cause, field: `${path}${relative}` });
+  }
+}
