@@ -1,0 +1,27 @@
+// CREATE (POST to a collection, or to a create-only subresource such as TokenRequest).
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { createObject, toStored, toVersion } from '../generic-registry.ts';
+import { recordManagedFields } from '../patching.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { createOnlyResource } from '../strategies/create-only.ts';
+import { decodeObject, fieldManagerOf } from './decode.ts';
+
+/** Answer a create: decode, then the generic registry prepares, validates, admits and stores. */
+export function handleCreate(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  const { info } = request;
+  const createOnly = createOnlyResource(request.apiGroup, request.resource, request.subresource);
+  if (createOnly !== undefined) return createOnly.create(context, request, raw);
+  const object = toStored(info, decodeObject(info, raw));
+  const created = createObject(context, info, request.namespace ?? '', object, (prepared) =>
+    recordManagedFields(undefined, prepared, {
+      fieldManager: fieldManagerOf(raw),
+      time: context.now(),
+      info,
+    }),
+  );
+  return { type: 'json', code: 201, body: toVersion(info, created) };
+}

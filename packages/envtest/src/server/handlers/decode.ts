@@ -1,0 +1,182 @@
+// Request body decoding, the one place a body is turned into an object (kube-apiserver's negotiated
+// serializers): by Content-Type, then checked against the kind the URL names.
+import type { ApiRequest } from '../context.ts';
+import { isRecord, type Json, jsonType, stringOf } from '../objects.ts';
+import { checkNestingDepth, parseApplyBody } from '../patching.ts';
+import { apiVersionOf, type ResourceInfo } from '../resources.ts';
+import { badRequest, invalid, unsupportedMediaType } from '../status.ts';
+import type { KubeObject } from '../storage.ts';
+import { strategyFor } from '../strategies/table.ts';
+
+/** The media type of the request body, lower-cased, without parameters. */
+export function contentTypeOf(request: ApiRequest): string {
+  return (stringOf(request.headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** A JSON body; 400 with the decoder's message when it is not JSON. */
+export function parseJsonBody(body: Buffer): unknown {
+  try {
+    return checkNestingDepth(JSON.parse(body.toString('utf8')));
+  } catch (error) {
+    throw badRequest(
+      `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** A create/update body as JSON or YAML by Content-Type; 415 for anything else, as kube-apiserver. */
+export function decodeBody(request: ApiRequest): unknown {
+  const contentType = contentTypeOf(request);
+  if (contentType === '' || contentType === 'application/json' || contentType === '*/*') {
+    return parseJsonBody(request.body);
+  }
+  if (contentType === 'application/yaml') return parseApplyBody(request.body);
+  throw unsupportedMediaType([
+    'application/json',
+    'application/yaml',
+    'application/vnd.kubernetes.protobuf',
+  ]);
+}
+
+/** A server-side apply body (application/apply-patch+yaml: YAML or JSON). */
+export function decodeApplyBody(request: ApiRequest): unknown {
+  return parseApplyBody(request.body);
+}
+
+/** A create/update body decoded and checked to be an object of `info`'s kind and version. */
+export function decodeObject(info: ResourceInfo, request: ApiRequest): KubeObject {
+  return checkKind(info, decodeBody(request));
+}
+
+/**
+ * `parsed` checked to be an object of `info`'s kind and version (an empty kind or apiVersion is
+ * filled in, as kube's decoder defaults them from the URL).
+ */
+export function checkKind(info: ResourceInfo, parsed: unknown): KubeObject {
+  if (!isRecord(parsed)) {
+    throw badRequest(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  }
+  const expected = apiVersionOf(info);
+  const apiVersion = stringOf(parsed.apiVersion) ?? '';
+  const kind = stringOf(parsed.kind) ?? '';
+  if (kind !== '' && kind !== info.kind) {
+    throw badRequest(
+      `${kind} in version "${apiVersion === '' ? info.version : apiVersion}" cannot be handled as a ${info.kind}: no kind "${kind}" is registered for version "${expected}"`,
+    );
+  }
+  if (apiVersion !== '' && apiVersion !== expected) {
+    throw badRequest(
+      `the API version in the data (${apiVersion}) does not match the expected API version (${expected})`,
+    );
+  }
+  parsed.apiVersion = expected;
+  parsed.kind = info.kind;
+  checkShape(info, parsed);
+  return parsed as KubeObject;
+}
+
+/**
+ * The decoding errors kube-apiserver's typed JSON decoder reports (400) for fields of the wrong JSON
+ * type: metadata and its string fields, spec/status of built-in kinds, map[string]string fields.
+ */
+function checkShape(info: ResourceInfo, object: Json): void {
+  const fail = (field: string, value: unknown, goType: string): never => {
+    throw badRequest(
+      `${info.kind} in version "${info.version}" cannot be handled as a ${info.kind}: json: cannot unmarshal ${jsonType(value)} into Go struct field ${field} of type ${goType}`,
+    );
+  };
+  const metadata = object.metadata;
+  if (metadata === undefined || metadata === null) return;
+  if (!isRecord(metadata)) fail(`${info.kind}.metadata`, metadata, 'v1.ObjectMeta');
+  const meta = metadata as Json;
+  for (const field of ['name', 'generateName', 'namespace', 'resourceVersion', 'uid']) {
+    const value = meta[field];
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      fail(`ObjectMeta.metadata.${field}`, value, 'string');
+    }
+  }
+  if (!info.builtin) return;
+  for (const field of ['spec', 'status']) {
+    const value = object[field];
+    if (value !== undefined && value !== null && !isRecord(value)) {
+      fail(
+        `${info.kind}.${field}`,
+        value,
+        `v1.${info.kind}${field === 'spec' ? 'Spec' : 'Status'}`,
+      );
+    }
+  }
+  for (const field of strategyFor(info).stringMapFields ?? []) {
+    const value = object[field];
+    if (value === undefined || value === null) continue;
+    if (!isRecord(value)) fail(`${info.kind}.${field}`, value, 'map[string]string');
+    for (const [key, item] of Object.entries(value as Json)) {
+      if (typeof item !== 'string') fail(`${info.kind}.${field}[${key}]`, item, 'string');
+    }
+  }
+}
+
+/** The field manager of an update: `?fieldManager`, else the User-Agent's product name. */
+export function fieldManagerOf(request: ApiRequest): string {
+  const explicit = request.url.searchParams.get('fieldManager');
+  if (explicit !== null && explicit !== '') return explicit;
+  const agent = stringOf(request.headers['user-agent']) ?? '';
+  const prefix = agent.split('/')[0]?.trim() ?? '';
+  return prefix === '' ? 'unknown' : prefix;
+}
+
+/**
+ * DeleteOptions from the body when there is one, else from the query (kube-apiserver reads one or the
+ * other), checked as its decoder and ValidateDeleteOptions do.
+ */
+export function decodeDeleteOptions(request: ApiRequest): Json {
+  const query = request.url.searchParams;
+  let options: Json = {};
+  if (request.body.length > 0) {
+    const parsed = parseJsonBody(request.body);
+    if (!isRecord(parsed)) throw badRequest('the body of a delete request must be DeleteOptions');
+    options = parsed;
+  }
+  if (
+    options.preconditions !== undefined &&
+    options.preconditions !== null &&
+    !isRecord(options.preconditions)
+  ) {
+    throw badRequest(
+      `json: cannot unmarshal ${jsonType(options.preconditions)} into Go struct field DeleteOptions.preconditions of type v1.Preconditions`,
+    );
+  }
+  const propagation = request.body.length > 0 ? null : query.get('propagationPolicy');
+  if (propagation !== null) options.propagationPolicy = propagation;
+  const graceText = request.body.length > 0 ? null : query.get('gracePeriodSeconds');
+  if (graceText !== null && graceText !== '') {
+    if (!/^-?\d+$/.test(graceText)) {
+      throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(graceText)}: invalid syntax`);
+    }
+    options.gracePeriodSeconds = Number(graceText);
+  }
+  const grace = options.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null && !Number.isInteger(grace)) {
+    throw badRequest(
+      `json: cannot unmarshal ${jsonType(grace)} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`,
+    );
+  }
+  const policy = options.propagationPolicy;
+  if (
+    policy !== undefined &&
+    policy !== 'Orphan' &&
+    policy !== 'Background' &&
+    policy !== 'Foreground'
+  ) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
+      {
+        type: 'FieldValueNotSupported',
+        message: `Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`,
+        field: 'propagationPolicy',
+      },
+    ]);
+  }
+  return options;
+}

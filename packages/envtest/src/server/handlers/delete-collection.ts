@@ -1,0 +1,40 @@
+// DELETECOLLECTION: delete every object a list with the same selectors would return.
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { deleteObject, stripListItem, toVersion } from '../generic-registry.ts';
+import { matches, selectorsOf } from '../list-options.ts';
+import { metaOf, stringOf } from '../objects.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { apiVersionOf, storageKey } from '../resources.ts';
+import { decodeDeleteOptions } from './decode.ts';
+
+/** Answer a deletecollection: the list of what was deleted (or marked deleted). */
+export function handleDeleteCollection(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  const { info } = request;
+  const { store } = context;
+  const options = decodeDeleteOptions(raw);
+  const selectors = selectorsOf(info, request.query);
+  const key = storageKey(info);
+  const items: unknown[] = [];
+  for (const object of store.list(key, request.namespace)) {
+    if (!matches(info, selectors, object)) continue;
+    const current = store.get(
+      key,
+      stringOf(metaOf(object).namespace) ?? '',
+      String(metaOf(object).name),
+    );
+    if (current === undefined) continue;
+    deleteObject(context, info, current, options);
+    items.push(stripListItem(info, toVersion(info, current)));
+  }
+  const body = {
+    kind: info.listKind,
+    apiVersion: apiVersionOf(info),
+    metadata: { resourceVersion: String(store.currentRv()) },
+    items,
+  };
+  return { type: 'json', code: 200, body };
+}

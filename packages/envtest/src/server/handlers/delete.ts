@@ -1,0 +1,16 @@
+// DELETE of one object.
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { deleteObject, mustGet } from '../generic-registry.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { decodeDeleteOptions } from './decode.ts';
+
+/** Answer a delete: DeleteOptions, then the generic registry's finalizer-aware delete. */
+export function handleDelete(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  const options = decodeDeleteOptions(raw);
+  const existing = mustGet(context, request.info, request.namespace ?? '', request.name ?? '');
+  return { type: 'json', code: 200, body: deleteObject(context, request.info, existing, options) };
+}

@@ -1,0 +1,111 @@
+// PATCH of an object, its status or its Scale: JSON, merge and strategic merge patches, and
+// server-side apply (which creates what does not exist).
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { createObject, mustGet, toStored, toVersion, updateObject } from '../generic-registry.ts';
+import { isRecord, metaOf, stringOf, truthy } from '../objects.ts';
+import { applyConflictError, computePatch, runApply } from '../patching.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { storageKey } from '../resources.ts';
+import { applyScale, toScale } from '../scale.ts';
+import { badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
+import { checkKind, contentTypeOf, decodeApplyBody, fieldManagerOf } from './decode.ts';
+
+/** Answer a patch: server-side apply by its content type, any other patch type otherwise. */
+export function handlePatch(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  if (contentTypeOf(raw) === 'application/apply-patch+yaml') return apply(context, request, raw);
+  const { info, subresource, query } = request;
+  const name = request.name ?? '';
+  if (query.has('force')) {
+    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+      {
+        type: 'FieldValueForbidden',
+        message: 'Forbidden: may not be specified for non-apply patch',
+        field: 'force',
+      },
+    ]);
+  }
+  const existing = mustGet(context, info, request.namespace ?? '', name);
+  const base = subresource === 'scale' ? toScale(info, existing) : toVersion(info, existing);
+  const patched = computePatch(contentTypeOf(raw), base, raw.body, {
+    builtin: info.builtin || subresource === 'scale',
+    apiVersion: stringOf(base.apiVersion) ?? '',
+    kind: stringOf(base.kind) ?? '',
+  });
+  if (!isRecord(patched)) throw badRequest('the patched object is not a JSON object');
+  if (subresource === 'scale') {
+    const result = applyScale(context, info, existing, patched, fieldManagerOf(raw));
+    return { type: 'json', code: 200, body: toScale(info, result) };
+  }
+  const checked = toStored(info, checkKind(info, patched));
+  const patchedMeta = metaOf(checked);
+  if (patchedMeta.name !== name) {
+    throw badRequest(
+      `the name of the object (${String(patchedMeta.name)}) does not match the name on the URL (${name})`,
+    );
+  }
+  const updated = updateObject(context, info, existing, checked, {
+    subresource,
+    fieldManager: fieldManagerOf(raw),
+    requireResourceVersion: false,
+  });
+  return { type: 'json', code: 200, body: toVersion(info, updated) };
+}
+
+/** Server-side apply: merge the configuration into the live object (or create it), tracking owners. */
+function apply(context: ServerContext, request: ResourceRequestInfo, raw: ApiRequest): ApiResult {
+  const { info, subresource, query } = request;
+  const namespace = request.namespace ?? '';
+  const name = request.name ?? '';
+  const fieldManager = query.get('fieldManager') ?? '';
+  if (fieldManager === '') {
+    throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+      {
+        type: 'FieldValueRequired',
+        message: 'Required value: is required for apply patch',
+        field: 'fieldManager',
+      },
+    ]);
+  }
+  if (subresource === 'scale') throw methodNotAllowed();
+  const configuration = checkKind(info, decodeApplyBody(raw));
+  const configName = stringOf(metaOf(configuration).name) ?? '';
+  if (configName !== name) {
+    throw badRequest(
+      `the name of the object (${configName}) does not match the name on the URL (${name})`,
+    );
+  }
+  const existing = context.store.get(storageKey(info), namespace, name);
+  // Subresources never create on update (kube's StatusREST passes forceAllowCreate=false).
+  if (existing === undefined && subresource !== undefined) throw notFound(info, name);
+  const versioned = existing === undefined ? undefined : toVersion(info, existing);
+  const applied = runApply(versioned, configuration, {
+    info,
+    fieldManager,
+    force: truthy(query.get('force')),
+    time: context.now(),
+    subresource,
+  });
+  if (applied.conflicts.length > 0) throw applyConflictError(applied.conflicts);
+  const object = toStored(info, applied.object);
+  if (existing === undefined) {
+    const created = createObject(context, info, namespace, object, (prepared) => {
+      metaOf(prepared).managedFields = metaOf(object).managedFields;
+      return prepared;
+    });
+    return { type: 'json', code: 201, body: toVersion(info, created) };
+  }
+  const updated = updateObject(context, info, existing, object, {
+    subresource,
+    fieldManager,
+    requireResourceVersion: false,
+    managedFields: (_previous, next) => {
+      metaOf(next).managedFields = metaOf(object).managedFields;
+      return next;
+    },
+  });
+  return { type: 'json', code: 200, body: toVersion(info, updated) };
+}

@@ -1,0 +1,70 @@
+// UPDATE (PUT) of an object, its status, its Scale, or a Namespace's finalize.
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import {
+  createObject,
+  toStored,
+  toVersion,
+  uidPrecondition,
+  updateObject,
+} from '../generic-registry.ts';
+import { isRecord, metaOf, stringOf } from '../objects.ts';
+import { recordManagedFields } from '../patching.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { applyScale, toScale } from '../scale.ts';
+import { badRequest, notFound } from '../status.ts';
+import { strategyFor } from '../strategies/table.ts';
+import { checkKind, decodeBody, fieldManagerOf } from './decode.ts';
+
+/** Answer an update: decode, check name and namespace against the URL, preconditions, then store. */
+export function handleUpdate(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  const { info, subresource } = request;
+  const namespace = request.namespace ?? '';
+  const name = request.name ?? '';
+  const parsed = decodeBody(raw);
+  if (subresource === 'scale') {
+    const scale = isRecord(parsed) ? parsed : {};
+    const existing = uidPrecondition(context, info, namespace, name, scale);
+    if (existing === undefined) throw notFound(info, name);
+    const result = applyScale(context, info, existing, scale, fieldManagerOf(raw));
+    return { type: 'json', code: 200, body: toScale(info, result) };
+  }
+  const incoming = toStored(info, checkKind(info, parsed));
+  const metadata = metaOf(incoming);
+  const bodyName = stringOf(metadata.name) ?? '';
+  if (bodyName !== name) {
+    throw badRequest(
+      `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+    );
+  }
+  if (info.namespaced) {
+    const given = stringOf(metadata.namespace);
+    if (given !== undefined && given !== '' && given !== namespace) {
+      throw badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+  }
+  const existing = uidPrecondition(context, info, namespace, name, incoming);
+  if (existing === undefined) {
+    // Only kinds that allow create on update get here; subresources never create.
+    if (subresource !== undefined) throw notFound(info, name);
+    const created = createObject(context, info, namespace, incoming, (prepared) =>
+      recordManagedFields(undefined, prepared, {
+        fieldManager: fieldManagerOf(raw),
+        time: context.now(),
+        info,
+      }),
+    );
+    return { type: 'json', code: 201, body: toVersion(info, created) };
+  }
+  const result = updateObject(context, info, existing, incoming, {
+    subresource,
+    fieldManager: fieldManagerOf(raw),
+    requireResourceVersion: !strategyFor(info).allowUnconditionalUpdate,
+  });
+  return { type: 'json', code: 200, body: toVersion(info, result) };
+}

@@ -1,0 +1,80 @@
+// The Scale subresource (autoscaling/v1) of workloads and custom resources: a view of the object's
+// replica count, and a write of it that goes through the object's own update.
+import type { ServerContext } from './context.ts';
+import { updateObject } from './generic-registry.ts';
+import { getPath, isRecord, type Json, metaOf, setPath, stringOf } from './objects.ts';
+import type { ResourceInfo } from './resources.ts';
+import { invalid } from './status.ts';
+import type { KubeObject } from './storage.ts';
+import type { ScalePaths } from './strategies/strategy.ts';
+import { strategyFor } from './strategies/table.ts';
+
+function scalePaths(info: ResourceInfo): ScalePaths {
+  return (
+    strategyFor(info).scalePaths?.(info) ?? { spec: 'spec.replicas', status: 'status.replicas' }
+  );
+}
+
+/** The Scale of a stored object. */
+export function toScale(info: ResourceInfo, object: KubeObject): Json {
+  const metadata = metaOf(object);
+  const paths = scalePaths(info);
+  let selector: string | undefined;
+  if (paths.selector !== undefined) selector = stringOf(getPath(object, paths.selector));
+  else {
+    const matchLabels = getPath(object, 'spec.selector.matchLabels');
+    if (isRecord(matchLabels)) {
+      selector = Object.entries(matchLabels)
+        .map(([key, value]) => `${key}=${String(value)}`)
+        .join(',');
+    }
+  }
+  const status: Json = { replicas: Number(getPath(object, paths.status) ?? 0) };
+  if (selector !== undefined) status.selector = selector;
+  const scaleMeta: Json = {
+    name: metadata.name,
+    uid: metadata.uid,
+    resourceVersion: metadata.resourceVersion,
+    creationTimestamp: metadata.creationTimestamp,
+  };
+  if (metadata.namespace !== undefined) scaleMeta.namespace = metadata.namespace;
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: scaleMeta,
+    spec: { replicas: Number(getPath(object, paths.spec) ?? 0) },
+    status,
+  };
+}
+
+/** Write `scale`'s replicas into `existing` (with its resourceVersion as precondition). */
+export function applyScale(
+  context: ServerContext,
+  info: ResourceInfo,
+  existing: KubeObject,
+  scale: Json,
+  fieldManager: string,
+): KubeObject {
+  const scaleMeta = isRecord(scale.metadata) ? scale.metadata : {};
+  const replicas = isRecord(scale.spec) ? scale.spec.replicas : undefined;
+  const name = stringOf(metaOf(existing).name) ?? '';
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+    throw invalid({ group: 'autoscaling', kind: 'Scale' }, name, [
+      {
+        type: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0`,
+        field: 'spec.replicas',
+      },
+    ]);
+  }
+  const next = structuredClone(existing);
+  setPath(next, scalePaths(info).spec, replicas);
+  const nextMeta = metaOf(next);
+  const rv = stringOf(scaleMeta.resourceVersion);
+  if (rv !== undefined && rv !== '') nextMeta.resourceVersion = rv;
+  return updateObject(context, info, existing, next, {
+    subresource: undefined,
+    fieldManager,
+    requireResourceVersion: false,
+  });
+}

@@ -1,0 +1,46 @@
+// Custom resources: pruned and validated by their CRD's structural schema, status reset on create
+// when the CRD has a status subresource, Scale at the CRD's paths.
+import type { ServerContext } from '../context.ts';
+import { pruneObject, schemaOf, validateAgainstSchema } from '../crds.ts';
+import type { Json } from '../objects.ts';
+import type { ResourceInfo } from '../resources.ts';
+import { builtinStrategy, type Strategy } from './strategy.ts';
+
+function schemaFor(context: ServerContext, info: ResourceInfo): Json | undefined {
+  const crd = context.store.get(
+    'apiextensions.k8s.io/customresourcedefinitions',
+    '',
+    `${info.resource}.${info.group}`,
+  );
+  return crd === undefined ? undefined : schemaOf(crd, info.version);
+}
+
+/** The strategy of every custom resource. */
+export const customResourceStrategy: Strategy = {
+  // No topLevelFields: a custom resource keeps what its schema keeps.
+  prepareForCreate: builtinStrategy.prepareForCreate,
+  prepareForUpdate: builtinStrategy.prepareForUpdate,
+  allowCreateOnUpdate: false,
+  // Updates without a resourceVersion are refused (kube's customResourceStrategy).
+  allowUnconditionalUpdate: false,
+  returnDeletedObject: true,
+  canonicalize(context, info, object) {
+    const schema = schemaFor(context, info);
+    if (schema !== undefined) pruneObject(object, schema);
+  },
+  validate(context, info, object) {
+    const schema = schemaFor(context, info);
+    return schema === undefined ? [] : validateAgainstSchema(object, schema);
+  },
+  scalePaths(info) {
+    const scale = info.scale;
+    if (scale === undefined) return { spec: 'spec.replicas', status: 'status.replicas' };
+    return {
+      spec: scale.specReplicasPath.replace(/^\./, ''),
+      status: scale.statusReplicasPath.replace(/^\./, ''),
+      ...(scale.labelSelectorPath === undefined
+        ? {}
+        : { selector: scale.labelSelectorPath.replace(/^\./, '') }),
+    };
+  },
+};

@@ -1,0 +1,134 @@
+// Pods: what happens to a Pod on create (status, service-account admission), on delete (graceful
+// deletion while scheduled) and through its Eviction subresource.
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { addPropagationFinalizer, deleteObject, mustGet, toVersion } from '../generic-registry.ts';
+import { decodeBody } from '../handlers/decode.ts';
+import { isRecord, type Json, metaOf, stringOf } from '../objects.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { type ResourceInfo, storageKey } from '../resources.ts';
+import { badRequest, failure, StatusError } from '../status.ts';
+import type { KubeObject } from '../storage.ts';
+import { builtinStrategy, type Strategy } from './strategy.ts';
+
+/** Pod strategy. */
+export const podStrategy: Strategy = {
+  ...builtinStrategy,
+  returnDeletedObject: true,
+  prepareForCreate(context, info, object) {
+    builtinStrategy.prepareForCreate(context, info, object);
+    object.status = { phase: 'Pending', qosClass: 'BestEffort' };
+  },
+  admitCreate: admitServiceAccount,
+  delete: deleteGracefully,
+};
+
+/** The ServiceAccount admission plugin: a Pod runs as a service account, which must exist. */
+function admitServiceAccount(context: ServerContext, _info: ResourceInfo, pod: KubeObject): void {
+  const metadata = metaOf(pod);
+  const namespace = stringOf(metadata.namespace) ?? '';
+  const name = stringOf(metadata.name) ?? '';
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  pod.spec = spec;
+  const account = stringOf(spec.serviceAccountName) || stringOf(spec.serviceAccount) || 'default';
+  spec.serviceAccountName = account;
+  spec.serviceAccount = account;
+  if (!context.store.has('/serviceaccounts', namespace, account)) {
+    throw new StatusError(
+      failure(
+        403,
+        'Forbidden',
+        `pods "${name}" is forbidden: error looking up service account ${namespace}/${account}: serviceaccount "${account}" not found`,
+        { name, kind: 'pods' },
+      ),
+    );
+  }
+}
+
+/**
+ * Graceful deletion of a Pod (podStrategy.CheckGracefulDelete + rest.BeforeDelete): a scheduled,
+ * unfinished Pod gets deletionTimestamp = now + grace period and stays until a kubelet (or a test)
+ * deletes it with a shorter grace period; 0 removes it. Undefined: delete it like any object.
+ */
+function deleteGracefully(
+  context: ServerContext,
+  info: ResourceInfo,
+  existing: KubeObject,
+  options: Json,
+  finalizers: string[],
+): unknown {
+  const key = storageKey(info);
+  const metadata = metaOf(existing);
+  const spec = isRecord(existing.spec) ? existing.spec : {};
+  const phase = isRecord(existing.status) ? existing.status.phase : undefined;
+  const requested =
+    typeof options.gracePeriodSeconds === 'number' ? options.gracePeriodSeconds : undefined;
+  let period =
+    requested ??
+    (typeof spec.terminationGracePeriodSeconds === 'number'
+      ? spec.terminationGracePeriodSeconds
+      : 30);
+  if ((stringOf(spec.nodeName) ?? '') === '' || phase === 'Failed' || phase === 'Succeeded') {
+    period = 0;
+  }
+  if (period < 0) period = 1;
+  const current = Number(metadata.deletionGracePeriodSeconds ?? 0);
+  const deletionMs =
+    metadata.deletionTimestamp === undefined
+      ? undefined
+      : Date.parse(String(metadata.deletionTimestamp));
+  if (deletionMs !== undefined && current === 0) return undefined;
+  if (deletionMs !== undefined && (requested === undefined || period >= current)) {
+    return toVersion(info, existing); // graceful deletion already pending
+  }
+  if (deletionMs === undefined && period === 0) return undefined;
+  // Only a shorter grace period may follow: the deadline moves back by the difference.
+  const deadline =
+    deletionMs === undefined
+      ? context.clock.now() + period * 1000
+      : deletionMs - current * 1000 + period * 1000;
+  const next = structuredClone(existing);
+  const nextMeta = metaOf(next);
+  nextMeta.deletionTimestamp = new Date(deadline).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  nextMeta.deletionGracePeriodSeconds = period;
+  if (deletionMs === undefined) {
+    addPropagationFinalizer(finalizers, options);
+    if (finalizers.length > 0) nextMeta.finalizers = finalizers;
+  }
+  if (period === 0 && finalizers.length === 0) {
+    return toVersion(info, context.store.delete(key, next));
+  }
+  return toVersion(info, context.store.update(key, next));
+}
+
+/**
+ * The Eviction subresource (policy/v1): with no PodDisruptionBudgets served nothing blocks it, so it
+ * deletes the Pod with the Eviction's deleteOptions (gracefully when the Pod is scheduled).
+ */
+export function createEviction(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  const name = request.name ?? '';
+  const eviction = decodeBody(raw);
+  if (!isRecord(eviction)) throw badRequest('the body of an eviction must be an Eviction object');
+  const apiVersion = stringOf(eviction.apiVersion) ?? '';
+  const kind = stringOf(eviction.kind) ?? '';
+  if (
+    (kind !== '' && kind !== 'Eviction') ||
+    (apiVersion !== '' && apiVersion !== 'policy/v1' && apiVersion !== 'policy/v1beta1')
+  ) {
+    throw badRequest(
+      `${kind} in version "${apiVersion}" cannot be handled as a Eviction: no kind "${kind}" is registered for version "${apiVersion}"`,
+    );
+  }
+  const evictionName = isRecord(eviction.metadata) ? stringOf(eviction.metadata.name) : undefined;
+  if (evictionName !== undefined && evictionName !== '' && evictionName !== name) {
+    throw badRequest('name in URL does not match name in Eviction object');
+  }
+  const options = isRecord(eviction.deleteOptions) ? eviction.deleteOptions : {};
+  const existing = mustGet(context, request.info, request.namespace ?? '', name);
+  deleteObject(context, request.info, existing, options);
+  const body = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
+  return { type: 'json', code: 201, body };
+}

@@ -1,0 +1,21 @@
+// ServiceAccounts and their TokenRequest subresource.
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { decodeBody } from '../handlers/decode.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import { builtinStrategy, type Strategy } from './strategy.ts';
+
+/** ServiceAccount strategy: only the fields the type has. */
+export const serviceAccountStrategy: Strategy = {
+  ...builtinStrategy,
+  topLevelFields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
+};
+
+/** TokenRequest (serviceaccounts/token): a token bound to the account, issued by tokens.ts. */
+export function createTokenRequest(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  const body = context.tokens.issue(request.namespace ?? '', request.name ?? '', decodeBody(raw));
+  return { type: 'json', code: 201, body };
+}

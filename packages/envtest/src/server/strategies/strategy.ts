@@ -1,0 +1,154 @@
+// What differs between kinds, as k8s.io/apiserver's RESTCreateStrategy, RESTUpdateStrategy and
+// RESTDeleteStrategy express it; the generic registry (generic-registry.ts) does the rest for every kind.
+import type { ServerContext } from '../context.ts';
+import { isRecord, type Json } from '../objects.ts';
+import type { ResourceInfo } from '../resources.ts';
+import type { KubeObject } from '../storage.ts';
+
+/** One field error of a 422 Invalid (validation.ts and crds.ts each have their own narrower type). */
+export interface Cause {
+  type: string;
+  message: string;
+  field: string;
+}
+
+/** The per-kind behaviour of create, update and delete. Optional hooks default to "nothing special". */
+export interface Strategy {
+  /**
+   * Top-level fields the Go type has besides apiVersion, kind and metadata; typed decoding drops the
+   * others. Undefined: keep every field (custom resources are pruned by their schema instead).
+   */
+  readonly topLevelFields?: readonly string[];
+  /** Fields decoded as map[string]string: a value of another JSON type is a 400, as Go's decoder says. */
+  readonly stringMapFields?: readonly string[];
+  /** PUT without metadata.resourceVersion is allowed (last write wins); false: 422 "must be specified". */
+  readonly allowUnconditionalUpdate: boolean;
+  /** PUT (and patch) of a missing object creates it. */
+  readonly allowCreateOnUpdate: boolean;
+  /** DELETE answers the deleted object rather than a Status (pods and custom resources). */
+  readonly returnDeletedObject: boolean;
+
+  /** A decoded body of version `info` in the shape it is stored in (multi-version kinds convert). */
+  toStored?(info: ResourceInfo, object: KubeObject): KubeObject;
+  /** A stored object as version `info` shows it, as a new object. */
+  toVersion?(info: ResourceInfo, object: KubeObject): KubeObject;
+
+  /** Defaults and resets of a new object (status is written only through the status subresource). */
+  prepareForCreate(context: ServerContext, info: ResourceInfo, object: KubeObject): void;
+  /** Admission of a new object, after defaulting (kube's mutating + validating admission plugins). */
+  admitCreate?(context: ServerContext, info: ResourceInfo, object: KubeObject): void;
+  /** Resets of an update of the main resource: what it may not change (status, a namespace's spec). */
+  prepareForUpdate(
+    context: ServerContext,
+    info: ResourceInfo,
+    existing: KubeObject,
+    next: KubeObject,
+  ): void;
+  /**
+   * The object a write to a subresource other than status produces from the live one and the body
+   * (a Namespace's finalize); undefined when the strategy has no such subresource.
+   */
+  updateSubresource?(subresource: string, existing: KubeObject, incoming: KubeObject): KubeObject;
+  /**
+   * Drop what the type does not hold, as decoding into the Go type (or schema pruning) would; runs
+   * before {@link Strategy.validate} on every write.
+   */
+  canonicalize(context: ServerContext, info: ResourceInfo, object: KubeObject): void;
+  /** Field errors of an object about to be stored (metadata is validated generically). */
+  validate(context: ServerContext, info: ResourceInfo, object: KubeObject): Cause[];
+  /** Field errors of an update that only the pair (live, next) shows, e.g. immutable fields. */
+  validateUpdate?(existing: KubeObject, next: KubeObject): Cause[];
+  /** True when this update bumps metadata.generation beyond a spec change (Deployment annotations). */
+  bumpsGeneration?(existing: KubeObject, next: KubeObject): boolean;
+  /** True while something other than metadata.finalizers holds a deleted object (a Namespace's spec). */
+  holdsDeletion?(object: KubeObject): boolean;
+  /** Runs after the object is stored by a create. */
+  afterCreate?(context: ServerContext, stored: KubeObject): void;
+  /** Runs after the main resource (not a subresource) is stored by an update. */
+  afterUpdate?(context: ServerContext, stored: KubeObject): void;
+  /**
+   * Replaces the generic finalizer-aware delete (run after the preconditions): a Namespace turns
+   * Terminating, a CRD removes its objects, a scheduled Pod waits its grace period. Undefined: go on
+   * with the generic delete.
+   */
+  delete?(
+    context: ServerContext,
+    info: ResourceInfo,
+    existing: KubeObject,
+    options: Json,
+    finalizers: string[],
+  ): unknown;
+  /** The object path a field label selects on, when it is not the label itself. */
+  fieldLabelPath?(field: string): string;
+  /** Where the Scale subresource reads and writes replicas. */
+  scalePaths?(info: ResourceInfo): ScalePaths;
+}
+
+/** Where a kind keeps what its Scale subresource shows (dotted paths without the leading dot). */
+export interface ScalePaths {
+  spec: string;
+  status: string;
+  selector?: string;
+}
+
+/**
+ * Drop top-level and ObjectMeta fields a Go type does not have, as kube-apiserver's typed decoding does
+ * (fieldValidation Warn/Ignore), so what is stored matches a real server.
+ */
+export function pruneTopLevel(fields: readonly string[], object: KubeObject): void {
+  for (const key of Object.keys(object)) {
+    if (key !== 'apiVersion' && key !== 'kind' && key !== 'metadata' && !fields.includes(key)) {
+      delete object[key];
+    }
+  }
+  if (isRecord(object.metadata)) {
+    for (const key of Object.keys(object.metadata)) {
+      if (!objectMetaFields.has(key)) delete object.metadata[key];
+    }
+  }
+}
+
+const objectMetaFields = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+/**
+ * The strategy of a built-in kind with nothing special: spec and status, status reset on create and
+ * kept on update when the kind has a status subresource.
+ */
+export const builtinStrategy: Strategy = {
+  topLevelFields: ['spec', 'status'],
+  allowUnconditionalUpdate: true,
+  allowCreateOnUpdate: false,
+  returnDeletedObject: false,
+  prepareForCreate(_context, info, object) {
+    // Every built-in strategy with a status subresource resets status in PrepareForCreate (only the
+    // status subresource writes it); kinds then set the zero status Go serializes.
+    if (info.subresources.includes('status')) delete object.status;
+  },
+  prepareForUpdate(_context, info, existing, next) {
+    if (!info.subresources.includes('status')) return;
+    if (existing.status === undefined) delete next.status;
+    else next.status = structuredClone(existing.status);
+  },
+  canonicalize(_context, _info, object) {
+    pruneTopLevel(this.topLevelFields ?? [], object);
+  },
+  validate() {
+    return [];
+  },
+};
