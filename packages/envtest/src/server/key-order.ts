@@ -144,10 +144,10 @@ function orderSchema(value: unknown): unknown {
 }
 
 /**
- * Map fields of the built-in kinds the type table (`types/`) does not describe, by `group/Kind`: each
- * orders the object in place.
+ * What the type table (`types/`) cannot order, by `group/Kind`: a CRD's schemas (JSONSchemaProps and its
+ * free JSON values, which apiextensions decodes into Go maps on the way to storage). Orders in place.
  */
-const untypedKinds: Record<string, (object: Json) => void> = {
+const untypedValues: Record<string, (object: Json) => void> = {
   'apiextensions.k8s.io/CustomResourceDefinition': (crd) => {
     const spec = isRecord(crd.spec) ? crd.spec : undefined;
     for (const version of Array.isArray(spec?.versions) ? spec.versions : []) {
@@ -183,8 +183,8 @@ export function orderKeys<T extends Json>(object: T): T {
   if (!isBuiltinGroup(group)) return sortKeysDeep(object) as T;
   const result = inOrder(object, ['kind', 'apiVersion', 'metadata']);
   const definition = typeDefinitionFor(group, version, kind);
-  if (definition !== undefined) return orderStruct(result, definition) as T;
-  if (isRecord(result.metadata)) result.metadata = orderObjectMeta(result.metadata);
-  untypedKinds[`${group}/${kind}`]?.(result);
+  if (definition !== undefined) orderStruct(result, definition);
+  else if (isRecord(result.metadata)) result.metadata = orderObjectMeta(result.metadata);
+  untypedValues[`${group}/${kind}`]?.(result);
   return result as T;
 }

@@ -35,36 +35,51 @@ export class StatusError extends Error {
   }
 }
 
-/** A Failure Status with `code`, `reason`, `message` and optional details. */
+/**
+ * The details as Go serializes metav1.StatusDetails: every field is omitempty (an empty name, group, kind or
+ * uid, no causes, a zero retryAfterSeconds), and so are a cause's reason and field; the details object
+ * itself stays, even empty, whenever the error set one.
+ */
+function goDetails(
+  details: NonNullable<StatusBody['details']>,
+): NonNullable<StatusBody['details']> {
+  const result: NonNullable<StatusBody['details']> = {};
+  if (details.name !== undefined && details.name !== '') result.name = details.name;
+  if (details.group !== undefined && details.group !== '') result.group = details.group;
+  if (details.kind !== undefined && details.kind !== '') result.kind = details.kind;
+  if (details.uid !== undefined && details.uid !== '') result.uid = details.uid;
+  if (details.causes !== undefined && details.causes.length > 0) {
+    // In kube's key order: reason, message, field.
+    result.causes = details.causes.map(({ reason, message, field }) => ({
+      ...(reason === undefined || reason === '' ? {} : { reason }),
+      message,
+      ...(field === undefined || field === '' ? {} : { field }),
+    }));
+  }
+  if (details.retryAfterSeconds !== undefined && details.retryAfterSeconds !== 0) {
+    result.retryAfterSeconds = details.retryAfterSeconds;
+  }
+  return result;
+}
+
+/** A Failure Status with `code`, `reason`, `message` and optional details, in metav1.Status's key order. */
 export function failure(
   code: number,
   reason: string,
   message: string,
   details?: StatusBody['details'],
 ): StatusBody {
-  if (details?.group === '') {
-    // kube-apiserver omits an empty group (omitempty).
-    const { group: _group, ...rest } = details;
-    details = rest;
-  }
-  if (details?.name === '') {
-    // ... and an empty name (NewInvalid for ListOptions or DeleteOptions).
-    const { name: _name, ...rest } = details;
-    details = rest;
-  }
-  const body: StatusBody = {
+  return {
     kind: 'Status',
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
     message,
-    reason,
+    // StatusReasonUnknown is the empty string, which kube-apiserver omits.
+    ...(reason === '' ? {} : { reason }),
+    ...(details === undefined ? {} : { details: goDetails(details) }),
     code,
   };
-  // StatusReasonUnknown is the empty string, which kube-apiserver omits.
-  if (reason === '') delete body.reason;
-  if (details !== undefined) body.details = details;
-  return body;
 }
 
 function qualified(info: Pick<ResourceInfo, 'group' | 'resource'>): string {
@@ -122,17 +137,21 @@ export function conflict(
   );
 }
 
-/** 422 Invalid with field causes: `ConfigMap "x" is invalid: metadata.name: Invalid value: ...`. */
+/**
+ * 422 Invalid with field causes: `ConfigMap "x" is invalid: metadata.name: Invalid value: ...`. The summary
+ * is field.ErrorList.ToAggregate(): repeated messages once, one alone, several `[a, b]`, none no colon.
+ */
 export function invalid(
   info: Pick<ResourceInfo, 'group' | 'kind'>,
   name: string,
   causes: Array<{ type: string; message: string; field: string }>,
 ): StatusError {
   const kindName = info.group === '' ? info.kind : `${info.kind}.${info.group}`;
-  const listed = causes.map((cause) => `${cause.field}: ${cause.message}`);
-  const summary = listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`;
+  const listed = [...new Set(causes.map((cause) => `${cause.field}: ${cause.message}`))];
+  const summary =
+    listed.length === 0 ? '' : `: ${listed.length === 1 ? listed[0] : `[${listed.join(', ')}]`}`;
   return new StatusError(
-    failure(422, 'Invalid', `${kindName} "${name}" is invalid: ${summary}`, {
+    failure(422, 'Invalid', `${kindName} "${name}" is invalid${summary}`, {
       name,
       group: info.group,
       kind: info.kind,
@@ -142,6 +161,66 @@ export function invalid(
         field: cause.field,
       })),
     }),
+  );
+}
+
+/**
+ * 409 AlreadyExists when a generated name collided on every attempt (NewGenerateNameConflict): the client
+ * may retry after a second with another generated name.
+ */
+export function generateNameConflict(
+  info: Pick<ResourceInfo, 'group' | 'resource'>,
+  name: string,
+): StatusError {
+  return new StatusError(
+    failure(
+      409,
+      'AlreadyExists',
+      `${qualified(info)} "${name}" already exists, the server was not able to generate a unique name for the object`,
+      { name, group: info.group, kind: info.resource, retryAfterSeconds: 1 },
+    ),
+  );
+}
+
+/** Go's summarizeData: a body quoted up to 30 bytes, as text when it is a JSON object, else as hex. */
+function summarizeBody(body: Buffer): string {
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, 30);
+  const shown = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > 30 ? `${shown} ...` : shown;
+}
+
+/**
+ * 400 for a create/update body that does not decode as any kind (transformDecodeError without a kind):
+ * `the object provided is unrecognized (must be of type ConfigMap): <decode error> (<body summary>)`.
+ */
+export function unrecognizedBody(kind: string, cause: string, body: Buffer): StatusError {
+  return badRequest(
+    `the object provided is unrecognized (must be of type ${kind}): ${cause} (${summarizeBody(body)})`,
+  );
+}
+
+/**
+ * 400 for a body of a kind the endpoint does not take (transformDecodeError with a kind): `Secret in version
+ * "v1" cannot be handled as a ConfigMap: <cause>`; `cause` is the scheme's conversion or lookup error.
+ */
+export function cannotHandleKind(
+  sent: { kind: string; version: string },
+  expectedKind: string,
+  cause: string,
+): StatusError {
+  return badRequest(
+    `${sent.kind} in version ${JSON.stringify(sent.version)} cannot be handled as a ${expectedKind}: ${cause}`,
+  );
+}
+
+/**
+ * 422 for a JSON patch that does not apply (a failed `test`, a missing path): kube-apiserver's generic
+ * NewGenericServerResponse(422) without causes, so the patch error itself is not in the body.
+ */
+export function patchNotApplicable(): StatusError {
+  return new StatusError(
+    failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {}),
   );
 }
 
@@ -167,14 +246,38 @@ export function methodNotAllowed(): StatusError {
   );
 }
 
-/** 415 UnsupportedMediaType. */
+/** 415 UnsupportedMediaType from a handler's content negotiation (no details, as negotiation sends it). */
 export function unsupportedMediaType(supported: string[]): StatusError {
   return new StatusError(
     failure(
       415,
       'UnsupportedMediaType',
       `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
-      {},
+    ),
+  );
+}
+
+/**
+ * 415 from kube-apiserver's router (go-restful) before any handler runs: a built-in kind's PATCH whose
+ * Content-Type is none of the patch types. Custom resources are not routed that way and negotiate instead.
+ */
+export function routeUnsupportedMediaType(): StatusError {
+  return new StatusError(failure(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {}));
+}
+
+/**
+ * 406 NotAcceptable for an Accept header naming no type the server can write. Built-in kinds answer from
+ * the router (`406: Not Acceptable`); custom resources from negotiation, which lists what they accept.
+ */
+export function notAcceptable(accepted?: string[]): StatusError {
+  if (accepted === undefined) {
+    return new StatusError(failure(406, 'NotAcceptable', '406: Not Acceptable', {}));
+  }
+  return new StatusError(
+    failure(
+      406,
+      'NotAcceptable',
+      `only the following media types are accepted: ${accepted.join(', ')}`,
     ),
   );
 }
