@@ -6,6 +6,7 @@ import {
   customResourcePrinter,
   jsonPathValue,
   printerFor,
+  printerForResource,
   type TableRequest,
   tableRequest,
   toTable,
@@ -397,6 +398,30 @@ describe('custom resource columns', () => {
     expect(
       printer.cells({ metadata: { name: 'odd' }, spec: { replicas: 'many' } }, now)[1],
     ).toBeNull();
+  });
+
+  it('finds a custom resource’s columns through its CRD, and built-in printers by group and resource', () => {
+    const names: string[] = [];
+    const printer = printerForResource(
+      { group: 'example.com', resource: 'widgets', version: 'v1', builtin: false },
+      (name) => {
+        names.push(name);
+        return crd;
+      },
+    );
+    expect(names).toEqual(['widgets.example.com']);
+    expect(printer.columns.map((column) => column.name)).toContain('Replicas');
+    const pods = printerForResource(
+      { group: '', resource: 'pods', version: 'v1', builtin: true },
+      () => undefined,
+    );
+    expect(pods.columns.map((column) => column.name).slice(0, 5)).toEqual([
+      'Name',
+      'Ready',
+      'Status',
+      'Restarts',
+      'Age',
+    ]);
   });
 
   it('gives a version without columns the Age column', () => {

@@ -283,6 +283,19 @@ export function printerFor(
   return builtinPrinter(group, resource) ?? defaultPrinter;
 }
 
+/**
+ * The printer for a served resource (`ResourceInfo`): the built-in printer or default columns for a
+ * built-in kind, the columns its CRD (looked up by `crdOf(plural.group)`) declares for a custom one.
+ */
+export function printerForResource(
+  info: { group: string; resource: string; version: string; builtin: boolean },
+  crdOf: (name: string) => unknown,
+): TablePrinter {
+  if (info.builtin) return printerFor(info.group, info.resource, { builtin: true });
+  const columns = crdColumns(crdOf(`${info.resource}.${info.group}`), info.version);
+  return customResourcePrinter(columns);
+}
+
 /** The additionalPrinterColumns a CRD object declares for `version` (undefined when it has none). */
 export function crdColumns(crd: unknown, version: string): CustomColumn[] | undefined {
   if (!isRecord(crd) || !isRecord(crd.spec) || !Array.isArray(crd.spec.versions)) return undefined;

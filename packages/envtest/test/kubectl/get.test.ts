@@ -5,6 +5,9 @@ import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
 
 let k: Kubectl;
 
+/** kubectl -v=6 logs a request once its response arrives: this line means its watch is open. */
+const watchOpened = /[?&]watch=true\S* 200 OK/;
+
 beforeAll(async () => {
   if (kubectlPath !== undefined) k = await startKubectl();
 });
@@ -183,6 +186,38 @@ describe.skipIf(kubectlPath === undefined)('kubectl get', () => {
     expect(out).toMatch(/^NAMESPACE\s+NAME\s+DATA\s+AGE\n/);
     expect(out).toMatch(new RegExp(`^${ns}\\s+b\\s+2\\s+\\S+$`, 'm'));
     expect(out).not.toMatch(new RegExp(`^${ns}\\s+a\\s`, 'm'));
+  });
+});
+
+describe.skipIf(kubectlPath === undefined)('kubectl get --watch', () => {
+  it('prints the table, then a row per event (server-side Table watch events)', async () => {
+    const ns = await seeded();
+    const watching = k.start([
+      'get',
+      'configmaps',
+      '-n',
+      ns,
+      '-l',
+      'tier',
+      '--watch',
+      '--output-watch-events',
+      '-v=6',
+    ]);
+    try {
+      await watching.stdoutLine(/^ADDED\s+b\s+2\s+\S+$/);
+      await watching.stderrLine(watchOpened);
+      const reply = await call(k.env, 'POST', `/api/v1/namespaces/${ns}/configmaps`, {
+        body: configMap('d', { x: 'y' }, { tier: 'new' }),
+      });
+      expect(reply.status).toBe(201);
+      await watching.stdoutLine(/^ADDED\s+d\s+1\s+\S+$/);
+      await k.ok(['delete', 'cm', 'a', '-n', ns]);
+      await watching.stdoutLine(/^DELETED\s+a\s+1\s+\S+$/);
+    } finally {
+      watching.stop();
+    }
+    const { stdout } = await watching.result;
+    expect(stdout.split('\n')[0]).toMatch(/^EVENT\s+NAME\s+DATA\s+AGE$/);
   });
 });
 

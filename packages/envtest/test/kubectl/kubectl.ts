@@ -56,6 +56,10 @@ export interface KubectlOptions {
 export interface RunningKubectl {
   /** Resolves once a stderr line matches `pattern`; rejects when kubectl exits first or after `timeoutMs`. */
   stderrLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves once a stdout line matches `pattern`; rejects when kubectl exits first or after `timeoutMs`. */
+  stdoutLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Stop kubectl (SIGTERM) if it still runs; `result` then settles. */
+  stop(): void;
   /** Settles when kubectl exits. */
   result: Promise<KubectlResult>;
 }
@@ -88,15 +92,16 @@ export async function startKubectl(): Promise<Kubectl> {
   const cacheDirectory = join(directory, 'cache');
   let counter = 0;
   const start = (args: string[], options: KubectlOptions = {}): RunningKubectl => {
-    let stderr = '';
+    const output = { stdout: '', stderr: '' };
     let exited = false;
+    let child: ReturnType<typeof execFile> | undefined;
     const listeners = new Set<() => void>();
     const result = new Promise<KubectlResult>((resolve, reject) => {
       if (kubectlPath === undefined) {
         reject(new Error('kubectl is not on PATH'));
         return;
       }
-      const child = execFile(
+      child = execFile(
         kubectlPath,
         ['--kubeconfig', env.kubeconfigPath, '--cache-dir', cacheDirectory, ...args],
         {
@@ -124,29 +129,39 @@ export async function startKubectl(): Promise<Kubectl> {
           resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr: allStderr });
         },
       );
-      child.stderr?.on('data', (chunk: string) => {
-        stderr += chunk;
-        for (const listener of [...listeners]) listener();
-      });
+      for (const stream of ['stdout', 'stderr'] as const) {
+        child[stream]?.on('data', (chunk: string) => {
+          output[stream] += chunk;
+          for (const listener of [...listeners]) listener();
+        });
+      }
       child.stdin?.end(options.input ?? '');
     });
-    const stderrLine = (pattern: RegExp, timeoutMs = 20_000): Promise<string> =>
+    const line = (
+      stream: 'stdout' | 'stderr',
+      pattern: RegExp,
+      timeoutMs = 20_000,
+    ): Promise<string> =>
       new Promise<string>((resolve, reject) => {
         const check = (): void => {
-          const line = stderr.split('\n').find((candidate) => pattern.test(candidate));
-          if (line !== undefined) {
+          const found = output[stream].split('\n').find((candidate) => pattern.test(candidate));
+          if (found !== undefined) {
             finish();
-            resolve(line);
+            resolve(found);
           } else if (exited) {
             finish();
             reject(
-              new Error(`kubectl ${args.join(' ')} exited before logging ${pattern}:\n${stderr}`),
+              new Error(
+                `kubectl ${args.join(' ')} exited before printing ${pattern}:\n${output[stream]}`,
+              ),
             );
           }
         };
         const timer = setTimeout(() => {
           finish();
-          reject(new Error(`kubectl logged no ${pattern} within ${timeoutMs} ms:\n${stderr}`));
+          reject(
+            new Error(`kubectl printed no ${pattern} within ${timeoutMs} ms:\n${output[stream]}`),
+          );
         }, timeoutMs);
         const finish = (): void => {
           clearTimeout(timer);
@@ -155,7 +170,14 @@ export async function startKubectl(): Promise<Kubectl> {
         listeners.add(check);
         check();
       });
-    return { result, stderrLine };
+    return {
+      result,
+      stderrLine: (pattern, timeoutMs) => line('stderr', pattern, timeoutMs),
+      stdoutLine: (pattern, timeoutMs) => line('stdout', pattern, timeoutMs),
+      stop: () => {
+        if (!exited) child?.kill('SIGTERM');
+      },
+    };
   };
   const run = (args: string[], options: KubectlOptions = {}): Promise<KubectlResult> =>
     start(args, options).result;
