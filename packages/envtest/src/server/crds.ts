@@ -165,6 +165,8 @@ export function crdResources(crd: Json): { infos: ResourceInfo[]; versionOrder: 
       const selectorPath = asString(scale.labelSelectorPath);
       if (selectorPath !== undefined) info.scale.labelSelectorPath = selectorPath;
     }
+    const schema = schemaOf(crd, info.version);
+    if (schema !== undefined) servedSchemas.set(info, schema);
     infos.push(info);
   }
   return { infos, versionOrder: versionPriorityOrder(infos.map((info) => info.version)) };
@@ -262,10 +264,27 @@ export function defaultObject(object: Json, schema: Json): void {
  * list-type uniqueness, then the x-kubernetes-validations rules (with `old`, the stored object an update
  * replaces, transition rules too), with kube's messages, reasons and fields.
  */
-export function validateAgainstSchema(object: Json, schema: Json, old?: Json): CrdCause[] {
+export function validateAgainstSchema(object: Json, schema: Json): CrdCause[] {
   return [
     ...validateValue(object, schema),
     ...validateListTypes(object, schema),
-    ...evaluateRules(object, schema, old),
+    ...evaluateRules(object, schema, undefined, 'plain'),
   ];
+}
+
+/**
+ * Field errors of the CEL transition rules (those reading `oldSelf`) of an update from `old` to `object`;
+ * the other rules are {@link validateAgainstSchema}'s.
+ */
+export function validateTransitionRules(object: Json, schema: Json, old: Json): CrdCause[] {
+  return evaluateRules(object, schema, old, 'transition');
+}
+
+// The schema of each served version, by the ResourceInfo the registry hands to requests (read defaulting
+// needs it where only the info is at hand).
+const servedSchemas = new WeakMap<ResourceInfo, Json>();
+
+/** The openAPIV3Schema a custom resource version was registered with by {@link crdResources}. */
+export function servedSchema(info: ResourceInfo): Json | undefined {
+  return servedSchemas.get(info);
 }

@@ -329,7 +329,7 @@ function prepareMainUpdate(
   }
   strategy.canonicalize(context, info, next);
   causes.push(...strategy.validate(context, info, next));
-  causes.push(...(strategy.validateUpdate?.(existing, next) ?? []));
+  causes.push(...(strategy.validateUpdate?.(existing, next, context, info) ?? []));
   if (causes.length > 0) throw invalid(info, name, causes);
   const hasStatus = info.subresources.includes('status');
   if (

@@ -1,9 +1,17 @@
-// Custom resources: pruned and validated by their CRD's structural schema, status reset on create
-// when the CRD has a status subresource, Scale at the CRD's paths.
+// Custom resources: pruned, defaulted and validated by their CRD's structural schema (CEL rules included,
+// transition rules on update), defaulted again on every read, status reset on create when the CRD has a
+// status subresource, Scale at the CRD's paths.
 import type { ServerContext } from '../context.ts';
-import { pruneObject, schemaOf, validateAgainstSchema } from '../crds.ts';
+import {
+  defaultObject,
+  pruneObject,
+  schemaOf,
+  servedSchema,
+  validateAgainstSchema,
+  validateTransitionRules,
+} from '../crds.ts';
 import type { Json } from '../objects.ts';
-import type { ResourceInfo } from '../resources.ts';
+import { apiVersionOf, type ResourceInfo } from '../resources.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 function schemaFor(context: ServerContext, info: ResourceInfo): Json | undefined {
@@ -31,6 +39,18 @@ export const customResourceStrategy: Strategy = {
   validate(context, info, object) {
     const schema = schemaFor(context, info);
     return schema === undefined ? [] : validateAgainstSchema(object, schema);
+  },
+  validateUpdate(existing, next, context, info) {
+    const schema = schemaFor(context, info);
+    return schema === undefined ? [] : validateTransitionRules(next, schema, existing);
+  },
+  // kube applies defaults to objects read from storage as well (not written back): get, list, watch.
+  toVersion(info, object) {
+    object.apiVersion = apiVersionOf(info);
+    object.kind = info.kind;
+    const schema = servedSchema(info);
+    if (schema !== undefined) defaultObject(object, schema);
+    return object;
   },
   scalePaths(info) {
     const scale = info.scale;

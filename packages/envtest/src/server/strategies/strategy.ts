@@ -56,8 +56,16 @@ export interface Strategy {
   canonicalize(context: ServerContext, info: ResourceInfo, object: KubeObject): void;
   /** Field errors of an object about to be stored (metadata is validated generically). */
   validate(context: ServerContext, info: ResourceInfo, object: KubeObject): Cause[];
-  /** Field errors of an update that only the pair (live, next) shows, e.g. immutable fields. */
-  validateUpdate?(existing: KubeObject, next: KubeObject): Cause[];
+  /**
+   * Field errors of an update that only the pair (live, next) shows, e.g. immutable fields or a custom
+   * resource's CEL transition rules.
+   */
+  validateUpdate?(
+    existing: KubeObject,
+    next: KubeObject,
+    context: ServerContext,
+    info: ResourceInfo,
+  ): Cause[];
   /** True when this update bumps metadata.generation beyond a spec change (Deployment annotations). */
   bumpsGeneration?(existing: KubeObject, next: KubeObject): boolean;
   /** True while something other than metadata.finalizers holds a deleted object (a Namespace's spec). */

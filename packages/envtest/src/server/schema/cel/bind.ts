@@ -48,8 +48,10 @@ export function toCel(value: unknown, schema: Json | undefined, root = false): C
   return entries;
 }
 
-/** The CEL type name kube shows as the bad value of a failed rule (`Invalid value: "object": ...`). */
+/**
+ * The bad value kube shows for a failed rule: the schema's type (`Invalid value: "object": ...`), empty for
+ * int-or-string and other untyped nodes.
+ */
 export function celTypeName(schema: Json): string {
-  if (schema['x-kubernetes-int-or-string'] === true) return 'integer';
-  return typeof schema.type === 'string' && schema.type !== '' ? schema.type : 'object';
+  return typeof schema.type === 'string' ? schema.type : '';
 }

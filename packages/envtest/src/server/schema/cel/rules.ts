@@ -81,6 +81,7 @@ function evaluateNode(
   schema: Json,
   path: string,
   root: boolean,
+  only: 'all' | 'plain' | 'transition',
   causes: SchemaCause[],
 ): void {
   const rules = rulesOf(schema);
@@ -89,7 +90,8 @@ function evaluateNode(
     const oldSelf = old === undefined ? undefined : toCel(old, schema, root);
     for (const rule of rules) {
       const text = rule.rule as string;
-      if (isTransitionRule(text) && oldSelf === undefined) continue;
+      const transition = isTransitionRule(text);
+      if (transition ? oldSelf === undefined || only === 'plain' : only === 'transition') continue;
       const program = compileRule(text);
       if (program instanceof Error) continue;
       const bindings: Record<string, CelInput> = { self };
@@ -123,7 +125,7 @@ function evaluateNode(
                 keys.every((key) => candidate[key] === item[key]),
             )
           : undefined;
-      evaluateNode(item, previous, items, `${path}[${index}]`, false, causes);
+      evaluateNode(item, previous, items, `${path}[${index}]`, false, only, causes);
     });
     return;
   }
@@ -138,7 +140,7 @@ function evaluateNode(
     const childSchema = isRecord(properties[key]) ? (properties[key] as Json) : additional;
     if (childSchema === undefined) continue;
     const childPath = isRecord(properties[key]) ? join(path, key) : `${path}[${key}]`;
-    evaluateNode(child, oldRecord?.[key], childSchema, childPath, false, causes);
+    evaluateNode(child, oldRecord?.[key], childSchema, childPath, false, only, causes);
   }
 }
 
@@ -159,10 +161,16 @@ function messageOf(rule: Json, bindings: Record<string, CelInput>): string {
 /**
  * Field errors of the x-kubernetes-validations rules anywhere in `schema`, evaluated on `object`; with
  * `old` (an update), transition rules (those reading `oldSelf`) run too, on the values that correlate
- * (same property, same map-list key).
+ * (same property, same map-list key). `only` picks the rules without `oldSelf` (`plain`), with it
+ * (`transition`), or both.
  */
-export function evaluateRules(object: unknown, schema: Json, old?: unknown): SchemaCause[] {
+export function evaluateRules(
+  object: unknown,
+  schema: Json,
+  old?: unknown,
+  only: 'all' | 'plain' | 'transition' = 'all',
+): SchemaCause[] {
   const causes: SchemaCause[] = [];
-  evaluateNode(object, old, schema, '', true, causes);
+  evaluateNode(object, old, schema, '', true, only, causes);
   return causes;
 }
