@@ -1,8 +1,8 @@
 // List and watch options: selectors (parsed and matched), resourceVersion rules, continue tokens, as
 // k8s.io/apimachinery's ListOptions validation and the storage layer's list semantics have them.
 import type { ServerContext } from './context.ts';
-import { toVersion } from './generic-registry.ts';
-import { getPath, isRecord, stringOf } from './objects.ts';
+import { canonicalFieldLabel, selectableFields, unsupportedFieldLabel } from './field-labels.ts';
+import { isRecord } from './objects.ts';
 import type { ResourceInfo } from './resources.ts';
 import {
   type FieldRequirement,
@@ -15,7 +15,6 @@ import {
 } from './selectors.ts';
 import { badRequest, invalid, tooLargeResourceVersion } from './status.ts';
 import type { KubeObject } from './storage.ts';
-import { strategyFor } from './strategies/table.ts';
 
 /** Parsed label and field selectors of a list or watch. */
 export interface Selectors {
@@ -108,41 +107,22 @@ export function selectorsOf(info: ResourceInfo, query: URLSearchParams, name?: s
   }
   if (name !== undefined)
     fields = [...fields, { field: 'metadata.name', operator: '=', value: name }];
-  for (const requirement of fields) {
-    if (
-      requirement.field !== 'metadata.name' &&
-      requirement.field !== 'metadata.namespace' &&
-      !info.fieldSelectors.includes(requirement.field)
-    ) {
-      // Built-in kinds without field label conversions of their own fall back to apimachinery's
-      // DefaultMetaV1FieldSelectorConversion; the others (and custom resources) word it their way.
-      throw badRequest(
-        info.builtin && info.fieldSelectors.length === 0
-          ? `"${requirement.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`
-          : `field label not supported: ${requirement.field}`,
-      );
-    }
-  }
+  fields = fields.map((requirement) => {
+    const refused = unsupportedFieldLabel(info, requirement.field);
+    if (refused !== undefined) throw badRequest(refused);
+    return { ...requirement, field: canonicalFieldLabel(info, requirement.field) };
+  });
   return { labels, fields, empty: labels.length === 0 && fields.length === 0 };
 }
 
-/** True when a stored object matches the selectors (field labels read in `info`'s version). */
+/** True when a stored object matches the selectors (field labels named as `info`'s version names them). */
 export function matches(info: ResourceInfo, selectors: Selectors, object: KubeObject): boolean {
   if (selectors.empty) return true;
   const metadata = isRecord(object.metadata) ? object.metadata : {};
   const labels = isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};
   if (!matchesLabelSelector(selectors.labels, labels)) return false;
   if (selectors.fields.length === 0) return true;
-  const fields: Record<string, string> = {
-    'metadata.name': stringOf(metadata.name) ?? '',
-    'metadata.namespace': stringOf(metadata.namespace) ?? '',
-  };
-  const strategy = strategyFor(info);
-  const shaped = strategy.toVersion === undefined ? object : toVersion(info, object);
-  for (const field of info.fieldSelectors) {
-    const value = getPath(shaped, strategy.fieldLabelPath?.(field) ?? field);
-    fields[field] = value === undefined || value === null ? '' : String(value);
-  }
+  const fields = selectableFields(info, object);
   return matchesFieldSelector(selectors.fields, fields);
 }
 

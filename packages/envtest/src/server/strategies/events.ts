@@ -23,8 +23,6 @@ export const coreEventStrategy: Strategy = {
     'reportingComponent',
     'reportingInstance',
   ],
-  // A v1 Event's `source` field label selects on source.component (event strategy).
-  fieldLabelPath: (field) => (field === 'source' ? 'source.component' : field),
 };
 
 const eventsV1Fields = [

@@ -86,8 +86,6 @@ export interface Strategy {
     options: Json,
     finalizers: string[],
   ): unknown;
-  /** The object path a field label selects on, when it is not the label itself. */
-  fieldLabelPath?(field: string): string;
   /** Where the Scale subresource reads and writes replicas. */
   scalePaths?(info: ResourceInfo): ScalePaths;
 }
