@@ -3,7 +3,7 @@
 // (handlers/*.ts). What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind
 // shares in generic-registry.ts.
 import type { Clock } from '@lasso/core';
-import { authorize, type UserInfo } from './auth.ts';
+import type { UserInfo } from './auth.ts';
 import type { ApiRequest, ApiResult, ServerContext } from './context.ts';
 import { timestamp } from './context.ts';
 import * as discovery from './discovery.ts';
@@ -16,15 +16,22 @@ import { handleList } from './handlers/list.ts';
 import { handlePatch } from './handlers/patch.ts';
 import { handleUpdate } from './handlers/update.ts';
 import { handleWatch } from './handlers/watch.ts';
+import { OpenApiPublisher } from './openapi/documents.ts';
+import { routeOpenApi } from './openapi/route.ts';
 import { recordManagedFields } from './patching.ts';
+import { admitRbacWrite } from './rbac/admission.ts';
 import type { Registry } from './registry.ts';
 import type { ResourceRequestInfo } from './request-info.ts';
 import { type NonResourceRequestInfo, requestInfo, type Verb } from './request-info.ts';
+import { storageKey } from './resources.ts';
 import { badRequest, methodNotAllowed, pathNotFound } from './status.ts';
 import type { KubeObject, Store } from './storage.ts';
 import { ClusterIpAllocator } from './strategies/services.ts';
 import { ServiceAccountTokens } from './tokens.ts';
+import { typeDefinitions } from './types/index.ts';
 import { WatchFanout } from './watch-fanout.ts';
+
+const crdResource = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 
 export type { ApiRequest, ApiResult } from './context.ts';
 export type { WatchControl, WatchPlan } from './watch-fanout.ts';
@@ -47,6 +54,10 @@ const handlers: Record<Verb, Handler> = {
 export class ApiCore {
   readonly #context: ServerContext;
   readonly #tokens: ServiceAccountTokens;
+  readonly #openapi = new OpenApiPublisher({
+    types: typeDefinitions,
+    version: discovery.builtinVersion.gitVersion,
+  });
 
   constructor(options: {
     clock: Clock;
@@ -101,14 +112,8 @@ export class ApiCore {
       // Refusing is safer than persisting what the caller asked only to validate.
       throw badRequest('dryRun is not supported by the lasso built-in API server');
     }
-    authorize(request.user, {
-      verb: parsed.verb,
-      resource: parsed.resource,
-      subresource: parsed.subresource,
-      group: parsed.apiGroup,
-      namespace: parsed.namespace,
-      name: parsed.name,
-    });
+    // The router authorized the request (server.ts); RBAC objects also may not escalate.
+    admitRbacWrite(this.#context.store, parsed, request);
     return handlers[parsed.verb](this.#context, parsed, request);
   }
 
@@ -137,6 +142,13 @@ export class ApiCore {
       getOnly(request);
       return { type: 'json', code: 200, body: discovery.builtinVersion };
     }
+    const openapi = routeOpenApi(request, {
+      publisher: this.#openapi,
+      registry,
+      crds: () => this.#context.store.list(storageKey(crdResource), undefined),
+      now: () => this.#context.clock.now(),
+    });
+    if (openapi !== undefined) return { type: 'raw', ...openapi };
     if (/^\/(healthz|readyz|livez)(\/.*)?$/.test(path)) {
       getOnly(request);
       return { type: 'text', code: 200, body: 'ok' };

@@ -22,6 +22,14 @@ export interface ApiRequest {
 export type ApiResult =
   | { type: 'json'; code: number; body: unknown }
   | { type: 'text'; code: number; body: string }
+  /** A body already serialised, with its own Content-Type and headers (the OpenAPI documents). */
+  | {
+      type: 'raw';
+      code: number;
+      contentType: string;
+      headers: Record<string, string>;
+      body: string;
+    }
   | { type: 'watch'; plan: WatchPlan };
 
 /**

@@ -15,6 +15,7 @@ import {
 import { createCertificateAuthority, createSignedCertificate } from '../pki.ts';
 import { ApiCore, type WatchPlan } from './api.ts';
 import {
+  anonymousUser,
   authenticate,
   ImpersonationError,
   impersonate,
@@ -22,12 +23,14 @@ import {
   type UserInfo,
 } from './auth.ts';
 import { type FaultInjector, FaultState, type RequestFacts } from './faults.ts';
+import { requestAttributes } from './rbac/attributes.ts';
+import { Authorizer } from './rbac/authorizer.ts';
+import { bootstrapRbac } from './rbac/bootstrap.ts';
 import { Registry } from './registry.ts';
 import {
   badRequest,
   entityTooLarge,
   failure,
-  forbiddenPath,
   internalError,
   reasonForCode,
   StatusError,
@@ -88,10 +91,6 @@ function truthy(value: string | null): boolean {
   return value === 'true' || value === '1';
 }
 
-const publicPaths = /^\/(version|healthz|readyz|livez)(\/.*)?$/;
-/** Paths the API handler authorizes as resource requests (403 with RBAC's resource wording). */
-const resourcePath = /^\/(api\/[^/]+|apis\/[^/]+\/[^/]+)\/[^/]+/;
-
 /**
  * Start the built-in Kubernetes API server in-process on a random loopback port.
  *
@@ -117,6 +116,8 @@ class LocalServer implements RunningLocalApiServer {
   readonly #insecure: boolean;
   readonly #store: Store;
   readonly #api: ApiCore;
+  readonly #authorizer: Authorizer;
+  readonly #aggregator: { stop(): void };
   readonly #faults: FaultState;
   readonly #tokens = new Map<string, UserInfo>();
   readonly #server: http.Server | https.Server;
@@ -146,6 +147,17 @@ class LocalServer implements RunningLocalApiServer {
       serverAddress: () => `127.0.0.1:${this.#port}`,
     });
     this.#api.bootstrap();
+    this.#authorizer = new Authorizer(this.#store);
+    const system: UserInfo = { name: 'system:apiserver', groups: [mastersGroup] };
+    this.#aggregator = bootstrapRbac({
+      store: this.#store,
+      write: (method, path, object) => {
+        const url = new URL(path, 'https://127.0.0.1');
+        const body = Buffer.from(JSON.stringify(object));
+        this.#api.handle({ method, url, headers: {}, body, user: system });
+      },
+      onError: (error) => this.#logger.error('rbac write failed', { error: errorMessage(error) }),
+    });
     this.#faults = new FaultState({
       closeWatches: () => {
         for (const watch of [...this.#watches]) watch.end();
@@ -250,6 +262,7 @@ class LocalServer implements RunningLocalApiServer {
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#aggregator.stop();
     await this.#restarting?.catch(() => {});
     await this.#closeAll();
   }
@@ -346,28 +359,27 @@ class LocalServer implements RunningLocalApiServer {
         throw new StatusError(failure(fault.status, reason, message, details), headers);
       }
       const body = await this.#readBody(request);
-      let user = authenticate(
-        request,
-        (token) => this.#tokens.get(token) ?? this.#api.authenticateToken(token),
-      );
-      if (user === undefined) {
-        // kube-apiserver's default --anonymous-auth=true: no credentials make system:anonymous, whom RBAC
-        // lets read only the health and version paths (system:public-info-viewer); everything else is 403.
-        user = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-        if (!publicPaths.test(url.pathname) && !resourcePath.test(url.pathname)) {
-          throw forbiddenPath(user.name, method.toLowerCase(), url.pathname);
-        }
-      } else {
-        try {
-          user = impersonate(request, user);
-        } catch (error) {
-          if (error instanceof ImpersonationError) throw badRequest(error.message);
-          throw error;
-        }
+      let user =
+        authenticate(
+          request,
+          (token) => this.#tokens.get(token) ?? this.#api.authenticateToken(token),
+        ) ?? anonymousUser;
+      try {
+        user = impersonate(request, user, this.#authorizer);
+      } catch (error) {
+        if (error instanceof ImpersonationError) throw badRequest(error.message);
+        throw error;
       }
+      // As kube's filter chain: every request is authorized before routing (403 before 404 or 405).
+      this.#authorizer.check(requestAttributes(method, url, user));
       const result = this.#api.handle({ method, url, headers: request.headers, body, user });
       if (result.type === 'watch') {
         this.#startWatch(result.plan, response, cutAfter);
+        return;
+      }
+      if (result.type === 'raw') {
+        const { code, contentType, headers, body } = result;
+        this.#send(response, code, contentType, body, headers, cutAfter, method);
         return;
       }
       if (result.type === 'text') {
