@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { compileRule, evaluateRules, isTransitionRule } from './rules.ts';
+
+function objectWith(spec: Record<string, unknown>): Record<string, unknown> {
+  return { apiVersion: 'x/v1', kind: 'K', metadata: { name: 'n', labels: { a: 'b' } }, spec };
+}
+
+function schemaWith(spec: Record<string, unknown>): Record<string, unknown> {
+  return { type: 'object', properties: { spec } };
+}
+
+function failures(
+  spec: Record<string, unknown>,
+  value: Record<string, unknown>,
+  old?: unknown,
+): string[] {
+  const oldObject = old === undefined ? undefined : objectWith(old as Record<string, unknown>);
+  return evaluateRules(objectWith(value), schemaWith(spec), oldObject).map(
+    (cause) => `${cause.field}: ${cause.message} (${cause.type})`,
+  );
+}
+
+describe('evaluateRules', () => {
+  it('reports a failed rule with kube’s default message and the schema type as the value', () => {
+    const spec = {
+      type: 'object',
+      properties: { min: { type: 'integer' }, max: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.min <= self.max' }],
+    };
+    expect(failures(spec, { min: 2, max: 1 })).toEqual([
+      'spec: Invalid value: "object": failed rule: self.min <= self.max (FieldValueInvalid)',
+    ]);
+    expect(failures(spec, { min: 1, max: 2 })).toEqual([]);
+  });
+
+  it('uses message, messageExpression, reason and fieldPath', () => {
+    const spec = {
+      type: 'object',
+      properties: { mode: { type: 'string' }, size: { type: 'integer' } },
+      'x-kubernetes-validations': [
+        { rule: "self.mode != 'off'", message: 'mode off is not allowed' },
+        {
+          rule: 'self.size < 10',
+          messageExpression: "'size ' + string(self.size) + ' is too big'",
+          reason: 'FieldValueForbidden',
+          fieldPath: '.size',
+        },
+        { rule: 'has(self.owner)', reason: 'FieldValueRequired', fieldPath: "['owner']" },
+        { rule: 'false', reason: 'FieldValueDuplicate' },
+      ],
+    };
+    expect(failures(spec, { mode: 'off', size: 12 })).toEqual([
+      'spec: Invalid value: "object": mode off is not allowed (FieldValueInvalid)',
+      'spec.size: Forbidden: size 12 is too big (FieldValueForbidden)',
+      'spec.owner: Required value: failed rule: has(self.owner) (FieldValueRequired)',
+      'spec: Duplicate value: "object" (FieldValueDuplicate)',
+    ]);
+  });
+
+  it('types integers as int, numbers as double and int-or-string as either', () => {
+    const spec = {
+      type: 'object',
+      properties: {
+        count: {
+          type: 'integer',
+          'x-kubernetes-validations': [{ rule: 'self == 3 && type(self) == int' }],
+        },
+        ratio: {
+          type: 'number',
+          'x-kubernetes-validations': [{ rule: 'self > 0.5 && type(self) == double' }],
+        },
+        port: {
+          'x-kubernetes-int-or-string': true,
+          'x-kubernetes-validations': [
+            { rule: "type(self) == int ? self > 0 : self.startsWith('p')" },
+          ],
+        },
+      },
+    };
+    expect(failures(spec, { count: 3, ratio: 0.75, port: 80 })).toEqual([]);
+    expect(failures(spec, { count: 3, ratio: 0.75, port: 'http' })).toEqual([
+      'spec.port: Invalid value: "": failed rule: type(self) == int ? self > 0 : self.startsWith(\'p\') (FieldValueInvalid)',
+    ]);
+  });
+
+  it('shows only name and generateName of the root metadata', () => {
+    const schema = {
+      type: 'object',
+      'x-kubernetes-validations': [
+        { rule: "self.metadata.name == 'n' && !has(self.metadata.labels)" },
+      ],
+    };
+    expect(evaluateRules(objectWith({}), schema)).toEqual([]);
+  });
+
+  it('evaluates transition rules only with an old value, correlating map-list items by key', () => {
+    const spec = {
+      type: 'object',
+      properties: {
+        size: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= oldSelf' }] },
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, number: { type: 'integer' } },
+            'x-kubernetes-validations': [
+              { rule: 'self.number == oldSelf.number', message: 'immutable' },
+            ],
+          },
+        },
+      },
+    };
+    const next = {
+      size: 1,
+      ports: [
+        { name: 'b', number: 2 },
+        { name: 'a', number: 9 },
+      ],
+    };
+    expect(failures(spec, next)).toEqual([]);
+    expect(failures(spec, next, { size: 5, ports: [{ name: 'a', number: 1 }] })).toEqual([
+      'spec.size: Invalid value: "integer": failed rule: self >= oldSelf (FieldValueInvalid)',
+      'spec.ports[1]: Invalid value: "object": immutable (FieldValueInvalid)',
+    ]);
+  });
+
+  it('reports an evaluation error against the rule’s field', () => {
+    const spec = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.missing == 1' }] };
+    const [cause] = evaluateRules(objectWith({}), schemaWith(spec));
+    expect(cause?.field).toBe('spec');
+    expect(cause?.message).toMatch(/^Invalid value: "object": /);
+  });
+});
+
+describe('kube CEL library', () => {
+  it.for([
+    { name: 'isSorted', rule: 'self.nums.isSorted() && !self.words.isSorted()' },
+    { name: 'sum', rule: 'self.nums.sum() == 6' },
+    { name: 'min and max', rule: 'self.nums.min() == 1 && self.nums.max() == 3' },
+    { name: 'list indexOf', rule: 'self.nums.indexOf(2) == 1 && self.nums.lastIndexOf(7) == -1' },
+    { name: 'regex find', rule: "self.text.find('[0-9]+') == '42'" },
+    {
+      name: 'regex findAll',
+      rule: "self.text.findAll('[a-z]') == ['a', 'b'] && self.text.findAll('[a-z]', 1) == ['a']",
+    },
+    {
+      name: 'strings extension',
+      rule: "self.text.lowerAscii().split(' ').size() == 2 && self.text.indexOf('b') == 4",
+    },
+    { name: 'matches', rule: "self.text.matches('^a')" },
+    {
+      name: 'url',
+      rule: "isURL(self.link) && url(self.link).getHost() == 'example.com:8080' && url(self.link).getPort() == '8080'",
+    },
+    {
+      name: 'url scheme and path',
+      rule: "url(self.link).getScheme() == 'https' && url(self.link).getEscapedPath() == '/a%20b'",
+    },
+  ])('provides $name', ({ rule }) => {
+    const schema = {
+      type: 'object',
+      properties: {
+        nums: { type: 'array', items: { type: 'integer' } },
+        words: { type: 'array', items: { type: 'string' } },
+        text: { type: 'string' },
+        link: { type: 'string' },
+      },
+      'x-kubernetes-validations': [{ rule }],
+    };
+    const value = {
+      nums: [1, 2, 3],
+      words: ['b', 'a'],
+      text: 'a 42b',
+      link: 'https://example.com:8080/a%20b',
+    };
+    expect(evaluateRules(objectWith(value), schemaWith(schema))).toEqual([]);
+  });
+});
+
+describe('compileRule', () => {
+  it('returns the syntax error of a rule that does not parse', () => {
+    expect(compileRule('self.a +')).toBeInstanceOf(Error);
+    expect(compileRule('self.a + 1 > 2')).not.toBeInstanceOf(Error);
+  });
+});
+
+describe('isTransitionRule', () => {
+  it('spots oldSelf outside string literals', () => {
+    expect(isTransitionRule('self == oldSelf')).toBe(true);
+    expect(isTransitionRule("self != 'oldSelf'")).toBe(false);
+  });
+});

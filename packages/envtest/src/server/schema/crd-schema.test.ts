@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { validateCrdSchema } from './crd-schema.ts';
+
+const base = 'spec.validation.openAPIV3Schema';
+
+// Messages as kube-apiserver 1.20.2 words them (CEL compilation: as kube 1.25+ does).
+describe('validateCrdSchema', () => {
+  it('refuses a default that does not validate, relative to the default itself', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            n: { type: 'integer', default: 'five' },
+            m: { type: 'integer', maximum: 10, default: 50 },
+            z: { type: 'object', properties: { q: { type: 'string' } }, default: { q: 1 } },
+          },
+        },
+      },
+    };
+    expect(
+      validateCrdSchema(schema, base).map((cause) => `${cause.field}: ${cause.message}`),
+    ).toEqual([
+      `${base}.properties[spec].properties[n].default: Invalid value: "string":  in body must be of type integer: "string"`,
+      `${base}.properties[spec].properties[m].default: Invalid value: 50:  in body should be less than or equal to 10`,
+      `${base}.properties[spec].properties[z].default.q: Invalid value: "integer": q in body must be of type string: "integer"`,
+    ]);
+  });
+
+  it('refuses a default with fields pruning would drop', () => {
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      default: { a: 'x', b: 2 },
+    };
+    expect(validateCrdSchema(schema, base)).toEqual([
+      {
+        type: 'FieldValueInvalid',
+        message:
+          'Invalid value: map[string]interface {}{"a":"x", "b":2}: must not have unknown fields',
+        field: `${base}.default`,
+      },
+    ]);
+  });
+
+  it('refuses uniqueItems and a pattern that does not compile', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        list: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: '(' } },
+      },
+    };
+    const causes = validateCrdSchema(schema, base);
+    expect(causes.map((cause) => [cause.type, cause.field])).toEqual([
+      ['FieldValueForbidden', `${base}.properties[list].uniqueItems`],
+      ['FieldValueInvalid', `${base}.properties[list].items.pattern`],
+    ]);
+    expect(causes[1]?.message).toMatch(
+      /^Invalid value: "\(": must be a valid regular expression, but isn't: /,
+    );
+  });
+
+  it('refuses a CEL rule that does not compile, showing the rule as kube prints it', () => {
+    const schema = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.a +' }] };
+    expect(validateCrdSchema(schema, base)).toEqual([
+      {
+        type: 'FieldValueInvalid',
+        message:
+          'Invalid value: apiextensions.ValidationRule{Rule:"self.a +", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:8: found + but expecting end of input',
+        field: `${base}.x-kubernetes-validations[0].rule`,
+      },
+    ]);
+  });
+
+  it('accepts a valid schema with valid defaults and rules', () => {
+    const schema = {
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: 'self.n > 0' }],
+      properties: {
+        n: { type: 'integer', default: 1, minimum: 0 },
+        s: { type: 'string', pattern: '^a' },
+      },
+    };
+    expect(validateCrdSchema(schema, base)).toEqual([]);
+  });
+});
