@@ -235,6 +235,40 @@ export function builtinResources(): ResourceInfo[] {
       kind: 'Lease',
       namespaced: true,
     }),
+    // RBAC objects: names are path segments (ValidateRBACName); no short names in kube's discovery.
+    ...(['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'] as const).map((resource) =>
+      builtin({
+        group: 'rbac.authorization.k8s.io',
+        version: 'v1',
+        resource,
+        kind: {
+          roles: 'Role',
+          rolebindings: 'RoleBinding',
+          clusterroles: 'ClusterRole',
+          clusterrolebindings: 'ClusterRoleBinding',
+        }[resource],
+        namespaced: !resource.startsWith('cluster'),
+        nameRule: 'path-segment',
+      }),
+    ),
+    // Access reviews: create-only, never stored (rbac/review-resources.ts answers them).
+    ...(
+      [
+        ['selfsubjectaccessreviews', 'SelfSubjectAccessReview', false],
+        ['selfsubjectrulesreviews', 'SelfSubjectRulesReview', false],
+        ['subjectaccessreviews', 'SubjectAccessReview', false],
+        ['localsubjectaccessreviews', 'LocalSubjectAccessReview', true],
+      ] as const
+    ).map(([resource, kind, namespaced]) =>
+      builtin({
+        group: 'authorization.k8s.io',
+        version: 'v1',
+        resource,
+        kind,
+        namespaced,
+        verbs: ['create'],
+      }),
+    ),
     builtin({
       group: 'apiextensions.k8s.io',
       version: 'v1',

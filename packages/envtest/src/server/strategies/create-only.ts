@@ -3,6 +3,7 @@
 // entry and one function; the create handler and the routes in request-info.ts find them here.
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
+import { reviewResources } from '../rbac/review-resources.ts';
 import { createEviction } from './pods.ts';
 import { createTokenRequest } from './service-accounts.ts';
 
@@ -24,6 +25,7 @@ export interface CreateOnlyResource {
 export const createOnlyResources: readonly CreateOnlyResource[] = [
   { group: '', resource: 'serviceaccounts', subresource: 'token', create: createTokenRequest },
   { group: '', resource: 'pods', subresource: 'eviction', create: createEviction },
+  ...reviewResources,
 ];
 
 /** The create-only entry for group/resource[/subresource], if any. */

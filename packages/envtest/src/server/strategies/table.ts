@@ -7,6 +7,7 @@ import { crdStrategy } from './crds.ts';
 import { customResourceStrategy } from './custom-resources.ts';
 import { coreEventStrategy, eventsV1Strategy } from './events.ts';
 import { leaseStrategy } from './leases.ts';
+import { rbacStrategies } from '../rbac/strategies.ts';
 import { namespaceStrategy } from './namespaces.ts';
 import { podStrategy } from './pods.ts';
 import { secretStrategy } from './secrets.ts';
@@ -34,6 +35,7 @@ function strategies(): Map<string, Strategy> {
     ['coordination.k8s.io/leases', leaseStrategy],
     ['apiextensions.k8s.io/customresourcedefinitions', crdStrategy],
     ...Object.entries(workloadStrategies),
+    ...Object.entries(rbacStrategies),
   ]);
   return table;
 }

@@ -1,0 +1,28 @@
+// RBAC's checks on writes of RBAC objects, run once a request is routed (the policy-based REST storage
+// of kube's rbac registry): a create or update that would grant more than the writer holds is refused.
+import type { ApiRequest } from '../context.ts';
+import { decodeObject } from '../handlers/decode.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import type { Store } from '../storage.ts';
+import { Authorizer } from './authorizer.ts';
+import { checkEscalation } from './escalation.ts';
+
+/**
+ * Throws kube's 403 when a create or update of a Role, ClusterRole or binding escalates (see
+ * escalation.ts). Patches are not checked: their result is only known inside the update.
+ */
+export function admitRbacWrite(
+  store: Pick<Store, 'get' | 'snapshot'>,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): void {
+  if (request.apiGroup !== 'rbac.authorization.k8s.io' || request.subresource !== undefined) return;
+  if (request.verb !== 'create' && request.verb !== 'update') return;
+  checkEscalation({
+    authorizer: new Authorizer(store),
+    user: raw.user,
+    resource: request.resource,
+    namespace: request.namespace ?? '',
+    object: decodeObject(request.info, raw),
+  });
+}

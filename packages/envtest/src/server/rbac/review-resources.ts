@@ -1,0 +1,38 @@
+// The access reviews as create-only resources of the API handler: one table entry each, answered by
+// reviews.ts from the RBAC objects in the store and never stored.
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { decodeObject, fieldManagerOf } from '../handlers/decode.ts';
+import { recordManagedFields } from '../patching.ts';
+import type { ResourceRequestInfo } from '../request-info.ts';
+import type { CreateOnlyResource } from '../strategies/create-only.ts';
+import { Authorizer } from './authorizer.ts';
+import { answerReview, type ReviewResource, reviewKinds } from './reviews.ts';
+
+function createReview(resource: ReviewResource): CreateOnlyResource['create'] {
+  return (context: ServerContext, request: ResourceRequestInfo, raw: ApiRequest): ApiResult => {
+    const answer = answerReview({
+      resource,
+      body: decodeObject(request.info, raw),
+      caller: raw.user,
+      namespace: request.namespace ?? '',
+      authorizer: new Authorizer(context.store),
+    });
+    // kube-apiserver records managedFields on what a create answers, stored or not.
+    const body = recordManagedFields(undefined, answer, {
+      fieldManager: fieldManagerOf(raw),
+      time: context.now(),
+      info: request.info,
+    });
+    return { type: 'json', code: 201, body };
+  };
+}
+
+/** SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview, LocalSubjectAccessReview. */
+export const reviewResources: CreateOnlyResource[] = (
+  Object.keys(reviewKinds) as ReviewResource[]
+).map((resource) => ({
+  group: 'authorization.k8s.io',
+  resource,
+  subresource: undefined,
+  create: createReview(resource),
+}));
