@@ -13,8 +13,11 @@ afterAll(async () => {
   await k?.stop();
 });
 
-/** kubectl -v=6 logs a request once its response arrives: this line means its watch is open. */
-const watchOpened = /[?&]watch=true\S* 200 OK/;
+/**
+ * kubectl -v=6 logs a request once its response arrives (`GET <url> 200 OK` or, structured,
+ * `url="<url>" status="200 OK"`): this line means its watch is open.
+ */
+const watchOpened = /[?&]watch=true[^\s"]*"? (?:status=")?200 OK/;
 
 /** A Deployment created with kubectl; no controller runs, so the test writes its status itself. */
 async function deployment(ns: string, name: string): Promise<void> {

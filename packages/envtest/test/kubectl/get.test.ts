@@ -5,8 +5,11 @@ import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
 
 let k: Kubectl;
 
-/** kubectl -v=6 logs a request once its response arrives: this line means its watch is open. */
-const watchOpened = /[?&]watch=true\S* 200 OK/;
+/**
+ * kubectl -v=6 logs a request once its response arrives (`GET <url> 200 OK` or, structured,
+ * `url="<url>" status="200 OK"`): this line means its watch is open.
+ */
+const watchOpened = /[?&]watch=true[^\s"]*"? (?:status=")?200 OK/;
 
 beforeAll(async () => {
   if (kubectlPath !== undefined) k = await startKubectl();
@@ -218,7 +221,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl get --watch', () => {
     }
     const { stdout } = await watching.result;
     expect(stdout.split('\n')[0]).toMatch(/^EVENT\s+NAME\s+DATA\s+AGE$/);
-  });
+  }, 30_000);
 });
 
 describe.skipIf(kubectlPath === undefined)('kubectl describe', () => {

@@ -1,6 +1,6 @@
 // LIST of a collection: a consistent snapshot (now, or at an exact resourceVersion), paged by limit and
 // continue, filtered by selectors.
-import type { ApiResult, ServerContext } from '../context.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import { stripListItem, toVersion } from '../generic-registry.ts';
 import {
   continueTooOld,
@@ -16,9 +16,14 @@ import type { ResourceRequestInfo } from '../request-info.ts';
 import { apiVersionOf, storageKey } from '../resources.ts';
 import { badRequest, expired, failure, StatusError } from '../status.ts';
 import { CompactedError, type KubeObject, type Snapshot } from '../storage.ts';
+import { tableResponse } from '../table-response.ts';
 
 /** Answer a list. */
-export function handleList(context: ServerContext, request: ResourceRequestInfo): ApiResult {
+export function handleList(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
   const { info, query, namespace } = request;
   const { store } = context;
   const selectors = selectorsOf(info, query);
@@ -91,5 +96,5 @@ export function handleList(context: ServerContext, request: ResourceRequestInfo)
     // The snapshot hands out the stored objects: toVersion copies each.
     items: page.map((object) => stripListItem(info, toVersion(info, object))),
   };
-  return { type: 'json', code: 200, body };
+  return { type: 'json', code: 200, body: tableResponse(context, request, raw, body) ?? body };
 }

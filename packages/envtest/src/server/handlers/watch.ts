@@ -1,9 +1,14 @@
 // WATCH of a collection (or of one object through the deprecated /watch/ path).
-import type { ApiResult, ServerContext } from '../context.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
+import { tableWatchPlan } from '../table-response.ts';
 
 /** Answer a watch: a plan the transport streams. */
-export function handleWatch(context: ServerContext, request: ResourceRequestInfo): ApiResult {
+export function handleWatch(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
   const plan = context.watches.plan(
     context,
     request.info,
@@ -11,5 +16,5 @@ export function handleWatch(context: ServerContext, request: ResourceRequestInfo
     request.query,
     request.name,
   );
-  return { type: 'watch', plan };
+  return { type: 'watch', plan: tableWatchPlan(context, request, raw, plan) ?? plan };
 }
