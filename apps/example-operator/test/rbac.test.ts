@@ -1,6 +1,6 @@
 // The operator with exactly the permissions of manifests/rbac.yaml (moved to the test's namespace), as a
 // ServiceAccount whose token comes from the TokenRequest API: the whole reconcile flow, Events and the Lease
-// included, must work with them. Needs an API server that enforces RBAC (kube-apiserver, KUBEBUILDER_ASSETS).
+// included, must work with them. Every mode enforces RBAC: the built-in server, kube-apiserver, a cluster.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
@@ -150,14 +150,7 @@ async function serviceAccountConfig(namespace: string): Promise<RestConfig> {
 }
 
 describe('manifests/rbac.yaml', () => {
-  it('lets the operator reconcile, record Events and hold the Lease with only these permissions', async ({
-    skip,
-  }) => {
-    if (cluster.env.server !== undefined) {
-      skip(
-        'the built-in API server does not implement RBAC (any authenticated user may do anything); run with KUBEBUILDER_ASSETS or LASSO_TEST_KUBECONFIG',
-      );
-    }
+  it('lets the operator reconcile, record Events and hold the Lease with only these permissions', async () => {
     const namespace = await cluster.namespace('rbac');
     const restricted = await serviceAccountConfig(namespace);
     const simulated = await runSimulatedWorkload(cluster.env, cluster.rest);
