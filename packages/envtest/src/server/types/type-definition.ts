@@ -31,6 +31,11 @@ export interface FieldDefinition {
   /** The protobuf field number from the API's published generated.proto. */
   number: number;
   type: FieldType;
+  /**
+   * A Go struct embedded with `json:",inline"` (a `Volume`'s `VolumeSource`, a `Probe`'s `ProbeHandler`): one
+   * message field on the wire whose members sit directly in the parent's JSON object. `json` is empty.
+   */
+  inline?: boolean;
   /** A Go slice: repeated on the wire, an array in JSON. */
   repeated?: boolean;
   /**

@@ -1,0 +1,359 @@
+// Built-in type definitions of apps/v1 (k8s.io/api): Deployment, ReplicaSet, StatefulSet and DaemonSet.
+// Field numbers and JSON names follow the published generated.proto and Go struct tags of the API; the protobuf
+// body decoder and the OpenAPI publisher both read this table.
+import type { TypeDefinition } from './type-definition.ts';
+
+/** The apps-v1 types, top-level kinds first. */
+export const appsV1Types: readonly TypeDefinition[] = [
+  {
+    name: 'io.k8s.api.apps.v1.DaemonSet',
+    description: 'One pod per eligible node.',
+    gvk: { group: 'apps', version: 'v1', kind: 'DaemonSet' },
+    fields: [
+      {
+        json: 'metadata',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      },
+      { json: 'spec', number: 2, type: { message: 'io.k8s.api.apps.v1.DaemonSetSpec' } },
+      { json: 'status', number: 3, type: { message: 'io.k8s.api.apps.v1.DaemonSetStatus' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.Deployment',
+    description: 'Declarative rollouts of a pod template through ReplicaSets.',
+    gvk: { group: 'apps', version: 'v1', kind: 'Deployment' },
+    fields: [
+      {
+        json: 'metadata',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      },
+      { json: 'spec', number: 2, type: { message: 'io.k8s.api.apps.v1.DeploymentSpec' } },
+      { json: 'status', number: 3, type: { message: 'io.k8s.api.apps.v1.DeploymentStatus' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.ReplicaSet',
+    description: 'Keeps a number of identical pods running.',
+    gvk: { group: 'apps', version: 'v1', kind: 'ReplicaSet' },
+    fields: [
+      {
+        json: 'metadata',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      },
+      { json: 'spec', number: 2, type: { message: 'io.k8s.api.apps.v1.ReplicaSetSpec' } },
+      { json: 'status', number: 3, type: { message: 'io.k8s.api.apps.v1.ReplicaSetStatus' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.StatefulSet',
+    description: 'Pods with stable identities and per-pod persistent volumes.',
+    gvk: { group: 'apps', version: 'v1', kind: 'StatefulSet' },
+    fields: [
+      {
+        json: 'metadata',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      },
+      { json: 'spec', number: 2, type: { message: 'io.k8s.api.apps.v1.StatefulSetSpec' } },
+      { json: 'status', number: 3, type: { message: 'io.k8s.api.apps.v1.StatefulSetStatus' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DaemonSetCondition',
+    fields: [
+      { json: 'type', number: 1, type: 'string', keepZero: true, required: true },
+      { json: 'status', number: 2, type: 'string', keepZero: true, required: true },
+      { json: 'lastTransitionTime', number: 3, type: 'time' },
+      { json: 'reason', number: 4, type: 'string' },
+      { json: 'message', number: 5, type: 'string' },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DaemonSetSpec',
+    fields: [
+      {
+        json: 'selector',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
+        required: true,
+      },
+      {
+        json: 'template',
+        number: 2,
+        type: { message: 'io.k8s.api.core.v1.PodTemplateSpec' },
+        required: true,
+      },
+      {
+        json: 'updateStrategy',
+        number: 3,
+        type: { message: 'io.k8s.api.apps.v1.DaemonSetUpdateStrategy' },
+      },
+      { json: 'minReadySeconds', number: 4, type: 'int32' },
+      { json: 'revisionHistoryLimit', number: 6, type: 'int32', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DaemonSetStatus',
+    fields: [
+      { json: 'currentNumberScheduled', number: 1, type: 'int32', keepZero: true, required: true },
+      { json: 'numberMisscheduled', number: 2, type: 'int32', keepZero: true, required: true },
+      { json: 'desiredNumberScheduled', number: 3, type: 'int32', keepZero: true, required: true },
+      { json: 'numberReady', number: 4, type: 'int32', keepZero: true, required: true },
+      { json: 'observedGeneration', number: 5, type: 'int64' },
+      { json: 'updatedNumberScheduled', number: 6, type: 'int32' },
+      { json: 'numberAvailable', number: 7, type: 'int32' },
+      { json: 'numberUnavailable', number: 8, type: 'int32' },
+      { json: 'collisionCount', number: 9, type: 'int32', keepZero: true },
+      {
+        json: 'conditions',
+        number: 10,
+        type: { message: 'io.k8s.api.apps.v1.DaemonSetCondition' },
+        repeated: true,
+        patchStrategy: 'merge',
+        patchMergeKey: 'type',
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DaemonSetUpdateStrategy',
+    fields: [
+      { json: 'type', number: 1, type: 'string' },
+      {
+        json: 'rollingUpdate',
+        number: 2,
+        type: { message: 'io.k8s.api.apps.v1.RollingUpdateDaemonSet' },
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DeploymentCondition',
+    fields: [
+      { json: 'type', number: 1, type: 'string', keepZero: true, required: true },
+      { json: 'status', number: 2, type: 'string', keepZero: true, required: true },
+      { json: 'reason', number: 4, type: 'string' },
+      { json: 'message', number: 5, type: 'string' },
+      { json: 'lastUpdateTime', number: 6, type: 'time' },
+      { json: 'lastTransitionTime', number: 7, type: 'time' },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DeploymentSpec',
+    fields: [
+      { json: 'replicas', number: 1, type: 'int32', keepZero: true },
+      {
+        json: 'selector',
+        number: 2,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
+        required: true,
+      },
+      {
+        json: 'template',
+        number: 3,
+        type: { message: 'io.k8s.api.core.v1.PodTemplateSpec' },
+        required: true,
+      },
+      {
+        json: 'strategy',
+        number: 4,
+        type: { message: 'io.k8s.api.apps.v1.DeploymentStrategy' },
+        patchStrategy: 'retainKeys',
+      },
+      { json: 'minReadySeconds', number: 5, type: 'int32' },
+      { json: 'revisionHistoryLimit', number: 6, type: 'int32', keepZero: true },
+      { json: 'paused', number: 7, type: 'bool' },
+      { json: 'progressDeadlineSeconds', number: 9, type: 'int32', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DeploymentStatus',
+    fields: [
+      { json: 'observedGeneration', number: 1, type: 'int64' },
+      { json: 'replicas', number: 2, type: 'int32' },
+      { json: 'updatedReplicas', number: 3, type: 'int32' },
+      { json: 'availableReplicas', number: 4, type: 'int32' },
+      { json: 'unavailableReplicas', number: 5, type: 'int32' },
+      {
+        json: 'conditions',
+        number: 6,
+        type: { message: 'io.k8s.api.apps.v1.DeploymentCondition' },
+        repeated: true,
+        patchStrategy: 'merge',
+        patchMergeKey: 'type',
+      },
+      { json: 'readyReplicas', number: 7, type: 'int32' },
+      { json: 'collisionCount', number: 8, type: 'int32', keepZero: true },
+      { json: 'terminatingReplicas', number: 9, type: 'int32', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.DeploymentStrategy',
+    fields: [
+      { json: 'type', number: 1, type: 'string' },
+      {
+        json: 'rollingUpdate',
+        number: 2,
+        type: { message: 'io.k8s.api.apps.v1.RollingUpdateDeployment' },
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.ReplicaSetCondition',
+    fields: [
+      { json: 'type', number: 1, type: 'string', keepZero: true, required: true },
+      { json: 'status', number: 2, type: 'string', keepZero: true, required: true },
+      { json: 'lastTransitionTime', number: 3, type: 'time' },
+      { json: 'reason', number: 4, type: 'string' },
+      { json: 'message', number: 5, type: 'string' },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.ReplicaSetSpec',
+    fields: [
+      { json: 'replicas', number: 1, type: 'int32', keepZero: true },
+      {
+        json: 'selector',
+        number: 2,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
+        required: true,
+      },
+      { json: 'template', number: 3, type: { message: 'io.k8s.api.core.v1.PodTemplateSpec' } },
+      { json: 'minReadySeconds', number: 4, type: 'int32' },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.ReplicaSetStatus',
+    fields: [
+      { json: 'replicas', number: 1, type: 'int32', keepZero: true, required: true },
+      { json: 'fullyLabeledReplicas', number: 2, type: 'int32' },
+      { json: 'observedGeneration', number: 3, type: 'int64' },
+      { json: 'readyReplicas', number: 4, type: 'int32' },
+      { json: 'availableReplicas', number: 5, type: 'int32' },
+      {
+        json: 'conditions',
+        number: 6,
+        type: { message: 'io.k8s.api.apps.v1.ReplicaSetCondition' },
+        repeated: true,
+        patchStrategy: 'merge',
+        patchMergeKey: 'type',
+      },
+      { json: 'terminatingReplicas', number: 7, type: 'int32', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.RollingUpdateDaemonSet',
+    fields: [
+      { json: 'maxUnavailable', number: 1, type: 'intOrString', keepZero: true },
+      { json: 'maxSurge', number: 2, type: 'intOrString', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.RollingUpdateDeployment',
+    fields: [
+      { json: 'maxUnavailable', number: 1, type: 'intOrString', keepZero: true },
+      { json: 'maxSurge', number: 2, type: 'intOrString', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy',
+    fields: [
+      { json: 'partition', number: 1, type: 'int32', keepZero: true },
+      { json: 'maxUnavailable', number: 2, type: 'intOrString', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.StatefulSetCondition',
+    fields: [
+      { json: 'type', number: 1, type: 'string', keepZero: true, required: true },
+      { json: 'status', number: 2, type: 'string', keepZero: true, required: true },
+      { json: 'lastTransitionTime', number: 3, type: 'time' },
+      { json: 'reason', number: 4, type: 'string' },
+      { json: 'message', number: 5, type: 'string' },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.StatefulSetOrdinals',
+    fields: [{ json: 'start', number: 1, type: 'int32' }],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy',
+    fields: [
+      { json: 'whenDeleted', number: 1, type: 'string' },
+      { json: 'whenScaled', number: 2, type: 'string' },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.StatefulSetSpec',
+    fields: [
+      { json: 'replicas', number: 1, type: 'int32', keepZero: true },
+      {
+        json: 'selector',
+        number: 2,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
+        required: true,
+      },
+      {
+        json: 'template',
+        number: 3,
+        type: { message: 'io.k8s.api.core.v1.PodTemplateSpec' },
+        required: true,
+      },
+      {
+        json: 'volumeClaimTemplates',
+        number: 4,
+        type: { message: 'io.k8s.api.core.v1.PersistentVolumeClaim' },
+        repeated: true,
+      },
+      { json: 'serviceName', number: 5, type: 'string', keepZero: true, required: true },
+      { json: 'podManagementPolicy', number: 6, type: 'string' },
+      {
+        json: 'updateStrategy',
+        number: 7,
+        type: { message: 'io.k8s.api.apps.v1.StatefulSetUpdateStrategy' },
+      },
+      { json: 'revisionHistoryLimit', number: 8, type: 'int32', keepZero: true },
+      { json: 'minReadySeconds', number: 9, type: 'int32' },
+      {
+        json: 'persistentVolumeClaimRetentionPolicy',
+        number: 10,
+        type: { message: 'io.k8s.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy' },
+      },
+      { json: 'ordinals', number: 11, type: { message: 'io.k8s.api.apps.v1.StatefulSetOrdinals' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.StatefulSetStatus',
+    fields: [
+      { json: 'observedGeneration', number: 1, type: 'int64' },
+      { json: 'replicas', number: 2, type: 'int32', keepZero: true, required: true },
+      { json: 'readyReplicas', number: 3, type: 'int32' },
+      { json: 'currentReplicas', number: 4, type: 'int32' },
+      { json: 'updatedReplicas', number: 5, type: 'int32' },
+      { json: 'currentRevision', number: 6, type: 'string' },
+      { json: 'updateRevision', number: 7, type: 'string' },
+      { json: 'collisionCount', number: 9, type: 'int32', keepZero: true },
+      {
+        json: 'conditions',
+        number: 10,
+        type: { message: 'io.k8s.api.apps.v1.StatefulSetCondition' },
+        repeated: true,
+        patchStrategy: 'merge',
+        patchMergeKey: 'type',
+      },
+      { json: 'availableReplicas', number: 11, type: 'int32', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.apps.v1.StatefulSetUpdateStrategy',
+    fields: [
+      { json: 'type', number: 1, type: 'string' },
+      {
+        json: 'rollingUpdate',
+        number: 2,
+        type: { message: 'io.k8s.api.apps.v1.RollingUpdateStatefulSetStrategy' },
+      },
+    ],
+  },
+];

@@ -1,0 +1,33 @@
+// Built-in type definitions of autoscaling/v1 (k8s.io/api): Scale, the body of the scale subresource.
+// Field numbers and JSON names follow the published generated.proto and Go struct tags of the API; the protobuf
+// body decoder and the OpenAPI publisher both read this table.
+import type { TypeDefinition } from './type-definition.ts';
+
+/** The autoscaling-v1 types, top-level kinds first. */
+export const autoscalingV1Types: readonly TypeDefinition[] = [
+  {
+    name: 'io.k8s.api.autoscaling.v1.Scale',
+    description: 'The desired and observed replica count of a scalable resource.',
+    gvk: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+    fields: [
+      {
+        json: 'metadata',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      },
+      { json: 'spec', number: 2, type: { message: 'io.k8s.api.autoscaling.v1.ScaleSpec' } },
+      { json: 'status', number: 3, type: { message: 'io.k8s.api.autoscaling.v1.ScaleStatus' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.autoscaling.v1.ScaleSpec',
+    fields: [{ json: 'replicas', number: 1, type: 'int32' }],
+  },
+  {
+    name: 'io.k8s.api.autoscaling.v1.ScaleStatus',
+    fields: [
+      { json: 'replicas', number: 1, type: 'int32', keepZero: true, required: true },
+      { json: 'selector', number: 2, type: 'string' },
+    ],
+  },
+];

@@ -1,0 +1,210 @@
+// Built-in type definitions of networking.k8s.io/v1 (k8s.io/api): Ingress and IngressClass.
+// Field numbers and JSON names follow the published generated.proto and Go struct tags of the API; the protobuf
+// body decoder and the OpenAPI publisher both read this table.
+import type { TypeDefinition } from './type-definition.ts';
+
+/** The networking-v1 types, top-level kinds first. */
+export const networkingV1Types: readonly TypeDefinition[] = [
+  {
+    name: 'io.k8s.api.networking.v1.Ingress',
+    description: 'HTTP(S) routing rules from outside the cluster to services.',
+    gvk: { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' },
+    fields: [
+      {
+        json: 'metadata',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      },
+      { json: 'spec', number: 2, type: { message: 'io.k8s.api.networking.v1.IngressSpec' } },
+      { json: 'status', number: 3, type: { message: 'io.k8s.api.networking.v1.IngressStatus' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressClass',
+    description: 'Names the controller that implements a class of Ingresses.',
+    gvk: { group: 'networking.k8s.io', version: 'v1', kind: 'IngressClass' },
+    fields: [
+      {
+        json: 'metadata',
+        number: 1,
+        type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+      },
+      { json: 'spec', number: 2, type: { message: 'io.k8s.api.networking.v1.IngressClassSpec' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.HTTPIngressPath',
+    fields: [
+      { json: 'path', number: 1, type: 'string' },
+      {
+        json: 'backend',
+        number: 2,
+        type: { message: 'io.k8s.api.networking.v1.IngressBackend' },
+        required: true,
+      },
+      { json: 'pathType', number: 3, type: 'string', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.HTTPIngressRuleValue',
+    fields: [
+      {
+        json: 'paths',
+        number: 1,
+        type: { message: 'io.k8s.api.networking.v1.HTTPIngressPath' },
+        repeated: true,
+        keepZero: true,
+        required: true,
+        listType: 'atomic',
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressBackend',
+    fields: [
+      {
+        json: 'resource',
+        number: 3,
+        type: { message: 'io.k8s.api.core.v1.TypedLocalObjectReference' },
+      },
+      {
+        json: 'service',
+        number: 4,
+        type: { message: 'io.k8s.api.networking.v1.IngressServiceBackend' },
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressClassParametersReference',
+    fields: [
+      { json: 'apiGroup', number: 1, type: 'string', keepZero: true },
+      { json: 'kind', number: 2, type: 'string', keepZero: true, required: true },
+      { json: 'name', number: 3, type: 'string', keepZero: true, required: true },
+      { json: 'scope', number: 4, type: 'string', keepZero: true },
+      { json: 'namespace', number: 5, type: 'string', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressClassSpec',
+    fields: [
+      { json: 'controller', number: 1, type: 'string' },
+      {
+        json: 'parameters',
+        number: 2,
+        type: { message: 'io.k8s.api.networking.v1.IngressClassParametersReference' },
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressLoadBalancerIngress',
+    fields: [
+      { json: 'ip', number: 1, type: 'string' },
+      { json: 'hostname', number: 2, type: 'string' },
+      {
+        json: 'ports',
+        number: 4,
+        type: { message: 'io.k8s.api.networking.v1.IngressPortStatus' },
+        repeated: true,
+        listType: 'atomic',
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressLoadBalancerStatus',
+    fields: [
+      {
+        json: 'ingress',
+        number: 1,
+        type: { message: 'io.k8s.api.networking.v1.IngressLoadBalancerIngress' },
+        repeated: true,
+        listType: 'atomic',
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressPortStatus',
+    fields: [
+      { json: 'port', number: 1, type: 'int32', keepZero: true, required: true },
+      { json: 'protocol', number: 2, type: 'string', keepZero: true, required: true },
+      { json: 'error', number: 3, type: 'string', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressRule',
+    fields: [
+      { json: 'host', number: 1, type: 'string' },
+      {
+        json: '',
+        number: 2,
+        type: { message: 'io.k8s.api.networking.v1.IngressRuleValue' },
+        inline: true,
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressRuleValue',
+    fields: [
+      {
+        json: 'http',
+        number: 1,
+        type: { message: 'io.k8s.api.networking.v1.HTTPIngressRuleValue' },
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressServiceBackend',
+    fields: [
+      { json: 'name', number: 1, type: 'string', keepZero: true, required: true },
+      { json: 'port', number: 2, type: { message: 'io.k8s.api.networking.v1.ServiceBackendPort' } },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressSpec',
+    fields: [
+      {
+        json: 'defaultBackend',
+        number: 1,
+        type: { message: 'io.k8s.api.networking.v1.IngressBackend' },
+      },
+      {
+        json: 'tls',
+        number: 2,
+        type: { message: 'io.k8s.api.networking.v1.IngressTLS' },
+        repeated: true,
+        listType: 'atomic',
+      },
+      {
+        json: 'rules',
+        number: 3,
+        type: { message: 'io.k8s.api.networking.v1.IngressRule' },
+        repeated: true,
+        listType: 'atomic',
+      },
+      { json: 'ingressClassName', number: 4, type: 'string', keepZero: true },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressStatus',
+    fields: [
+      {
+        json: 'loadBalancer',
+        number: 1,
+        type: { message: 'io.k8s.api.networking.v1.IngressLoadBalancerStatus' },
+      },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.IngressTLS',
+    fields: [
+      { json: 'hosts', number: 1, type: 'string', repeated: true, listType: 'atomic' },
+      { json: 'secretName', number: 2, type: 'string' },
+    ],
+  },
+  {
+    name: 'io.k8s.api.networking.v1.ServiceBackendPort',
+    fields: [
+      { json: 'name', number: 1, type: 'string' },
+      { json: 'number', number: 2, type: 'int32' },
+    ],
+  },
+];
