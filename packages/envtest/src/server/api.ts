@@ -16,7 +16,7 @@ import { handleList } from './handlers/list.ts';
 import { handlePatch } from './handlers/patch.ts';
 import { handleUpdate } from './handlers/update.ts';
 import { handleWatch } from './handlers/watch.ts';
-import { OpenApiPublisher } from './openapi/documents.ts';
+import { OpenApiPublisher, type OpenApiSource } from './openapi/documents.ts';
 import { routeOpenApi } from './openapi/route.ts';
 import { recordManagedFields } from './patching.ts';
 import { admitRbacWrite } from './rbac/admission.ts';
@@ -76,6 +76,8 @@ export class ApiCore {
       clusterIps: new ClusterIpAllocator(),
       serverAddress: options.serverAddress,
       now: () => timestamp(clock.now()),
+      unknownFields: (gvk, object) =>
+        this.#openapi.unknownFields(this.#openapiSource(), gvk, object),
     };
   }
 
@@ -97,6 +99,14 @@ export class ApiCore {
         }),
       );
     }
+  }
+
+  /** What the OpenAPI documents are built from: the served resources and the stored CRDs. */
+  #openapiSource(): OpenApiSource {
+    return {
+      registry: this.#context.registry,
+      crds: () => this.#context.store.list(storageKey(crdResource), undefined),
+    };
   }
 
   /** Serve one request. Throws {@link StatusError} for every failure kube-apiserver reports as a Status. */
@@ -143,9 +153,8 @@ export class ApiCore {
       return { type: 'json', code: 200, body: discovery.builtinVersion };
     }
     const openapi = routeOpenApi(request, {
+      ...this.#openapiSource(),
       publisher: this.#openapi,
-      registry,
-      crds: () => this.#context.store.list(storageKey(crdResource), undefined),
       now: () => this.#context.clock.now(),
     });
     if (openapi !== undefined) return { type: 'raw', ...openapi };

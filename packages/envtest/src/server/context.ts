@@ -3,6 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '@lasso/core';
 import type { UserInfo } from './auth.ts';
+import type { UnknownFieldsFinder } from './openapi/field-validation.ts';
 import type { Registry } from './registry.ts';
 import type { Store } from './storage.ts';
 import type { ClusterIpAllocator } from './strategies/services.ts';
@@ -64,6 +65,8 @@ export interface ServerContext {
   readonly serverAddress: () => string;
   /** Now, at the one-second precision of metav1.Time. */
   now(): string;
+  /** The fields of an object its published OpenAPI schema does not declare (fieldValidation). */
+  readonly unknownFields?: UnknownFieldsFinder;
 }
 
 /** Format a clock reading as metav1.Time does (RFC 3339, whole seconds). */

@@ -17,6 +17,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await call(env, 'DELETE', `${crdsPath}/widgets.${group}`);
+  await call(env, 'DELETE', `${crdsPath}/gadgets.${group}`);
   await env?.stop();
 });
 
@@ -29,12 +30,10 @@ function patchOperation(document: any, kind: string): any {
     });
 }
 
-async function createWidgetCrd(): Promise<void> {
-  const existing = await call(env, 'GET', `${crdsPath}/widgets.${group}`);
+async function createWidgetCrd(plural = 'widgets', kind = 'Widget'): Promise<void> {
+  const existing = await call(env, 'GET', `${crdsPath}/${plural}.${group}`);
   if (existing.status === 200) return;
-  const created = await call(env, 'POST', crdsPath, {
-    body: crd({ group, plural: 'widgets', kind: 'Widget' }),
-  });
+  const created = await call(env, 'POST', crdsPath, { body: crd({ group, plural, kind }) });
   expect(created.status).toBe(201);
 }
 
@@ -169,6 +168,55 @@ describe('OpenAPI v3', () => {
     await eventually(
       async () => (await call(env, 'GET', '/openapi/v3')).body.paths[key] === undefined,
       30_000,
+    );
+  });
+});
+
+describe('fieldValidation, which the documents advertise', () => {
+  it('refuses unknown fields of a built-in kind under Strict (1.27+)', async ({ skip }) => {
+    await skipBefore(env, skip, 27);
+    const name = unique('strict');
+    const reply = await call(
+      env,
+      'POST',
+      '/api/v1/namespaces/default/configmaps?fieldValidation=Strict',
+      {
+        body: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name },
+          data: { a: 'b' },
+          bogus: 1,
+        },
+      },
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({
+      reason: 'BadRequest',
+      message:
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"',
+    });
+    const missing = await call(env, 'GET', `/api/v1/namespaces/default/configmaps/${name}`);
+    expect(missing.status).toBe(404);
+  });
+
+  it('refuses unknown fields of a custom resource under Strict (1.27+)', async ({ skip }) => {
+    await skipBefore(env, skip, 27);
+    // Its own CRD: the v3 tests delete the widgets one, which a real server removes asynchronously.
+    await createWidgetCrd('gadgets', 'Gadget');
+    const path = `/apis/${group}/v1/namespaces/default/gadgets`;
+    await eventually(async () => (await call(env, 'GET', path)).status === 200, 30_000);
+    const reply = await call(env, 'POST', `${path}?fieldValidation=Strict`, {
+      body: {
+        apiVersion: `${group}/v1`,
+        kind: 'Gadget',
+        metadata: { name: unique('strict') },
+        spec: { replicas: 1, bogus: true },
+      },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.message).toBe(
+      'Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.bogus"',
     );
   });
 });

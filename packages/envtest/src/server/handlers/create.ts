@@ -1,6 +1,7 @@
 // CREATE (POST to a collection, or to a create-only subresource such as TokenRequest).
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import { createObject, toStored, toVersion } from '../generic-registry.ts';
+import { enforceFieldValidation } from '../openapi/field-validation.ts';
 import { recordManagedFields } from '../patching.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { createOnlyResource } from '../strategies/create-only.ts';
@@ -15,7 +16,9 @@ export function handleCreate(
   const { info } = request;
   const createOnly = createOnlyResource(request.apiGroup, request.resource, request.subresource);
   if (createOnly !== undefined) return createOnly.create(context, request, raw);
-  const object = toStored(info, decodeObject(info, raw));
+  const decoded = decodeObject(info, raw);
+  enforceFieldValidation(context.unknownFields, request.query, info, decoded);
+  const object = toStored(info, decoded);
   const created = createObject(context, info, request.namespace ?? '', object, (prepared) =>
     recordManagedFields(undefined, prepared, {
       fieldManager: fieldManagerOf(raw),
