@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   crdResources,
+  defaultObject,
   pruneObject,
+  servedSchema,
   validateAgainstSchema,
   validateCrd,
+  validateTransitionRules,
   versionPriorityOrder,
 } from './crds.ts';
+import type { ResourceInfo } from './resources.ts';
 
 const schema = {
   type: 'object',
@@ -214,5 +218,118 @@ describe('validateAgainstSchema', () => {
       },
     };
     expect(validateAgainstSchema({ spec: { n: 4, s: 'ab' } }, root)).toEqual([]);
+  });
+});
+
+describe('pruneObject defaulting', () => {
+  it('prunes, applies defaults (also over non-nullable nulls), then drops the nulls left', () => {
+    const root = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            size: { type: 'integer', default: 1 },
+            mode: { type: 'string', default: 'a' },
+            note: { type: 'string' },
+          },
+        },
+      },
+    };
+    const object = { spec: { mode: null, note: null, unknown: 1 } };
+    pruneObject(object, root);
+    expect(object).toEqual({ spec: { size: 1, mode: 'a' } });
+  });
+});
+
+describe('defaultObject', () => {
+  it('applies defaults to an object read from storage', () => {
+    const root = {
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { size: { type: 'integer', default: 3 } } },
+      },
+    };
+    const object = { spec: {} };
+    defaultObject(object, root);
+    expect(object.spec).toEqual({ size: 3 });
+  });
+});
+
+describe('validateAgainstSchema with rules', () => {
+  const root = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        'x-kubernetes-validations': [{ rule: 'self.size > 0' }],
+        properties: {
+          size: {
+            type: 'integer',
+            'x-kubernetes-validations': [{ rule: 'self >= oldSelf', message: 'may not shrink' }],
+          },
+          set: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        },
+      },
+    },
+  };
+
+  it('reports schema, list-type and plain rule failures in kube’s order, leaving transition rules out', () => {
+    const causes = validateAgainstSchema({ spec: { size: 'x', set: ['a', 'a'] } }, root);
+    expect(causes.map((cause) => `${cause.field}: ${cause.type}`)).toEqual([
+      'spec.size: FieldValueTypeInvalid',
+      'spec.set[1]: FieldValueDuplicate',
+      'spec: FieldValueInvalid',
+    ]);
+  });
+
+  it('evaluates only transition rules in validateTransitionRules', () => {
+    expect(validateTransitionRules({ spec: { size: 0 } }, root, { spec: { size: 5 } })).toEqual([
+      {
+        type: 'FieldValueInvalid',
+        message: 'Invalid value: "integer": may not shrink',
+        field: 'spec.size',
+      },
+    ]);
+  });
+});
+
+describe('validateCrd schema checks', () => {
+  it('reports a bad default under spec.validation when every version shares the schema', () => {
+    const bad = {
+      type: 'object',
+      properties: {
+        spec: { type: 'object', properties: { n: { type: 'integer', default: 'x' } } },
+      },
+    };
+    const crd = definition({
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: bad } },
+        { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: bad } },
+      ],
+    });
+    expect(validateCrd(crd).map((cause) => cause.field)).toEqual([
+      'spec.validation.openAPIV3Schema.properties[spec].properties[n].default',
+    ]);
+  });
+
+  it('reports under spec.versions[i] when the schemas differ', () => {
+    const bad = { type: 'object', properties: { n: { type: 'integer', default: 'x' } } };
+    const crd = definition({
+      versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } },
+        { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: bad } },
+      ],
+    });
+    expect(validateCrd(crd).map((cause) => cause.field)).toEqual([
+      'spec.versions[1].schema.openAPIV3Schema.properties[n].default',
+    ]);
+  });
+});
+
+describe('servedSchema', () => {
+  it('returns the schema each served version was registered with', () => {
+    const { infos } = crdResources(definition());
+    expect(servedSchema(infos[0] as ResourceInfo)).toBe(schema);
   });
 });

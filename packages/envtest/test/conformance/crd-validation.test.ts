@@ -365,6 +365,28 @@ describe('custom object defaulting', () => {
       ports: [{ name: 'web', number: 80 }],
     });
   });
+  it('applies a default added to the CRD later when the object is read, without writing it', async () => {
+    const schema = {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
+    };
+    const body = definition('latecomers', 'Latecomer', schema);
+    await install(body);
+    const path = `/apis/${group}/v1/namespaces/${ns}/latecomers`;
+    const created = await call(env, 'POST', path, {
+      body: { apiVersion: `${group}/v1`, kind: 'Latecomer', metadata: { name: 'late' }, spec: {} },
+    });
+    expect(created.status, created.text).toBe(201);
+    const crd = (await call(env, 'GET', `${crdsPath}/${body.metadata.name}`)).body;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.default = 3;
+    const updated = await call(env, 'PUT', `${crdsPath}/${body.metadata.name}`, { body: crd });
+    expect(updated.status, updated.text).toBe(200);
+    await eventually(async () => (await call(env, 'GET', `${path}/late`)).body?.spec?.size === 3);
+    const read = await call(env, 'GET', `${path}/late`);
+    expect(read.body.metadata.resourceVersion).toBe(created.body.metadata.resourceVersion);
+    const list = await call(env, 'GET', path);
+    expect(list.body.items.map((item: any) => item.spec)).toEqual([{ size: 3 }]);
+  });
 });
 
 describe('CustomResourceDefinition schema checks', () => {
