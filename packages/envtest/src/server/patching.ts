@@ -17,15 +17,16 @@ import {
   strategicSchemaFor,
 } from './patch.ts';
 import type { ResourceInfo } from './resources.ts';
-import { badRequest, failure, StatusError, unsupportedMediaType } from './status.ts';
+import {
+  badRequest,
+  failure,
+  patchNotApplicable,
+  routeUnsupportedMediaType,
+  StatusError,
+  unsupportedMediaType,
+} from './status.ts';
 import type { KubeObject } from './storage.ts';
 
-const builtinPatchTypes = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-];
 const customPatchTypes = [
   'application/json-patch+json',
   'application/merge-patch+json',
@@ -34,14 +35,8 @@ const customPatchTypes = [
 
 function patchFailure(error: unknown): never {
   if (error instanceof PatchError) {
-    if (error.status === 422) {
-      // kube-apiserver's NewGenericServerResponse(422): a generic message, the patch error as a cause.
-      throw new StatusError(
-        failure(422, 'Invalid', 'the server rejected our request due to an error in our request', {
-          causes: [{ reason: 'UnexpectedServerResponse', message: error.message }],
-        }),
-      );
-    }
+    // kube-apiserver's NewGenericServerResponse(422, ..., isUnexpectedResponse=false): no cause.
+    if (error.status === 422) throw patchNotApplicable();
     const reason = error.status === 409 ? 'Conflict' : 'BadRequest';
     throw new StatusError(failure(error.status, reason, error.message));
   }
@@ -95,7 +90,10 @@ export function computePatch(
         return applyStrategicMergePatch(base, parseJson(body), schema);
       }
       default:
-        throw unsupportedMediaType(options.builtin ? builtinPatchTypes : customPatchTypes);
+        // Built-in kinds are routed by go-restful, which refuses the Content-Type before any handler.
+        throw options.builtin
+          ? routeUnsupportedMediaType()
+          : unsupportedMediaType(customPatchTypes);
     }
   } catch (error) {
     return patchFailure(error);

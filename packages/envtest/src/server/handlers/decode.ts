@@ -3,10 +3,19 @@
 import type { ApiRequest } from '../context.ts';
 import { isRecord, type Json, jsonType, stringOf } from '../objects.ts';
 import { checkNestingDepth, parseApplyBody } from '../patching.ts';
+import { protobufMediaType } from '../protobuf/decode-protobuf-object.ts';
+import { decodeProtobufBody, nonProtobufMediaTypes } from '../protobuf/protobuf-body.ts';
 import { apiVersionOf, type ResourceInfo } from '../resources.ts';
-import { badRequest, invalid, unsupportedMediaType } from '../status.ts';
+import {
+  badRequest,
+  cannotHandleKind,
+  invalid,
+  unrecognizedBody,
+  unsupportedMediaType,
+} from '../status.ts';
 import type { KubeObject } from '../storage.ts';
 import { strategyFor } from '../strategies/table.ts';
+import { typeDefinitionFor } from '../types/index.ts';
 
 /** The media type of the request body, lower-cased, without parameters. */
 export function contentTypeOf(request: ApiRequest): string {
@@ -18,19 +27,31 @@ export function parseJsonBody(body: Buffer): unknown {
   try {
     return checkNestingDepth(JSON.parse(body.toString('utf8')));
   } catch (error) {
-    throw badRequest(
-      `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw badRequest(jsonParseError(error));
   }
 }
 
-/** A create/update body as JSON or YAML by Content-Type; 415 for anything else, as kube-apiserver. */
-export function decodeBody(request: ApiRequest): unknown {
+function jsonParseError(error: unknown): string {
+  return `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * A create/update body as JSON, YAML or Kubernetes protobuf by Content-Type; 415 for anything else, as
+ * kube-apiserver. With
+ * `kind` (the kind the URL takes), a body that is not JSON is refused as transformDecodeError words it.
+ */
+export function decodeBody(request: ApiRequest, kind?: string): unknown {
   const contentType = contentTypeOf(request);
   if (contentType === '' || contentType === 'application/json' || contentType === '*/*') {
-    return parseJsonBody(request.body);
+    if (kind === undefined) return parseJsonBody(request.body);
+    try {
+      return checkNestingDepth(JSON.parse(request.body.toString('utf8')));
+    } catch (error) {
+      throw unrecognizedBody(kind, jsonParseError(error), request.body);
+    }
   }
   if (contentType === 'application/yaml') return parseApplyBody(request.body);
+  if (contentType === protobufMediaType) return decodeProtobufBody(request.body, kind);
   throw unsupportedMediaType([
     'application/json',
     'application/yaml',
@@ -45,25 +66,45 @@ export function decodeApplyBody(request: ApiRequest): unknown {
 
 /** A create/update body decoded and checked to be an object of `info`'s kind and version. */
 export function decodeObject(info: ResourceInfo, request: ApiRequest): KubeObject {
-  return checkKind(info, decodeBody(request));
+  // Custom resources have no protobuf messages: kube-apiserver does not offer the media type for them.
+  if (!info.builtin && contentTypeOf(request) === protobufMediaType) {
+    throw unsupportedMediaType([...nonProtobufMediaTypes]);
+  }
+  return checkKind(info, decodeBody(request, info.kind), request.body);
+}
+
+/** The Go package of a built-in group's internal types (`core.ConfigMap`, `apps.Deployment`). */
+function internalPackage(group: string): string {
+  return group === '' || group === 'events.k8s.io' ? 'core' : group.split('.')[0]!;
 }
 
 /**
  * `parsed` checked to be an object of `info`'s kind and version (an empty kind or apiVersion is
- * filled in, as kube's decoder defaults them from the URL).
+ * filled in, as kube's decoder defaults them from the URL). `body`, the request body `parsed` came
+ * from, words a body that is no object as transformDecodeError does.
  */
-export function checkKind(info: ResourceInfo, parsed: unknown): KubeObject {
+export function checkKind(info: ResourceInfo, parsed: unknown, body?: Buffer): KubeObject {
   if (!isRecord(parsed)) {
-    throw badRequest(
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
-    );
+    const cause = `couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(parsed) ? 'array' : typeof parsed} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`;
+    throw body === undefined ? badRequest(cause) : unrecognizedBody(info.kind, cause, body);
   }
   const expected = apiVersionOf(info);
   const apiVersion = stringOf(parsed.apiVersion) ?? '';
   const kind = stringOf(parsed.kind) ?? '';
   if (kind !== '' && kind !== info.kind) {
-    throw badRequest(
-      `${kind} in version "${apiVersion === '' ? info.version : apiVersion}" cannot be handled as a ${info.kind}: no kind "${kind}" is registered for version "${expected}"`,
+    const version =
+      apiVersion === '' ? info.version : apiVersion.slice(apiVersion.indexOf('/') + 1);
+    // A kind the scheme knows in that version decodes, then fails to convert to the URL's kind.
+    const convertible =
+      info.builtin &&
+      (apiVersion === '' || apiVersion === expected) &&
+      typeDefinitionFor(info.group, info.version, kind) !== undefined;
+    throw cannotHandleKind(
+      { kind, version },
+      info.kind,
+      convertible
+        ? `converting (${info.version}.${kind}) to (${internalPackage(info.group)}.${info.kind}): unknown conversion`
+        : `no kind "${kind}" is registered for version "${expected}"`,
     );
   }
   if (apiVersion !== '' && apiVersion !== expected) {

@@ -24,7 +24,7 @@ export function handleUpdate(
   const { info, subresource } = request;
   const namespace = request.namespace ?? '';
   const name = request.name ?? '';
-  const parsed = decodeBody(raw);
+  const parsed = decodeBody(raw, subresource === 'scale' ? 'Scale' : info.kind);
   if (subresource === 'scale') {
     const scale = isRecord(parsed) ? parsed : {};
     const existing = uidPrecondition(context, info, namespace, name, scale);
@@ -32,7 +32,7 @@ export function handleUpdate(
     const result = applyScale(context, info, existing, scale, fieldManagerOf(raw));
     return { type: 'json', code: 200, body: toScale(info, result) };
   }
-  const incoming = toStored(info, checkKind(info, parsed));
+  const incoming = toStored(info, checkKind(info, parsed, raw.body));
   const metadata = metaOf(incoming);
   const bodyName = stringOf(metadata.name) ?? '';
   if (bodyName !== name) {
