@@ -100,7 +100,7 @@ describe('service-account tokens (TokenRequest)', () => {
     spec,
   });
 
-  it('issues a token that authenticates without rights (403) and stops working with its account (401)', async () => {
+  it('issues a token (a jti claim from kube-apiserver 1.30) that authenticates without rights (403) and stops working with its account (401)', async () => {
     const account = unique('robot');
     const created = await call(env, 'POST', accounts(), {
       body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account } },
@@ -120,6 +120,20 @@ describe('service-account tokens (TokenRequest)', () => {
     const expiresAt = Date.parse(issued.body.status.expirationTimestamp);
     if (!Number.isNaN(issuedAt)) expect(expiresAt - issuedAt).toBe(600_000);
     const token: string = issued.body.status.token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+    expect(claims).toMatchObject({
+      sub: `system:serviceaccount:${ns}:${account}`,
+      aud: issued.body.spec.audiences,
+      exp: expiresAt / 1000,
+      'kubernetes.io': {
+        namespace: ns,
+        serviceaccount: { name: account, uid: created.body.metadata.uid },
+      },
+    });
+    expect(claims.exp - claims.iat).toBe(600);
+    // A token id (jti) from 1.30, where ServiceAccountTokenJTI went beta and on by default (alpha in 1.29).
+    if (await atLeast(env, 30)) expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
+    else expect(claims).not.toHaveProperty('jti');
 
     // Discovery is open to every authenticated user; resources need an RBAC grant it does not have.
     expect((await call(env, 'GET', '/api', { token })).status).toBe(200);
