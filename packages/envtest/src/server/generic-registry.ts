@@ -11,6 +11,7 @@ import {
   badRequest,
   conflict,
   failure,
+  generateNameConflict,
   invalid,
   namespaceTerminating,
   notFound,
@@ -100,7 +101,9 @@ export function createObject(
   } else {
     delete metadata.namespace;
   }
-  if ((stringOf(metadata.name) ?? '') === '' && (stringOf(metadata.generateName) ?? '') !== '') {
+  const generated =
+    (stringOf(metadata.name) ?? '') === '' && (stringOf(metadata.generateName) ?? '') !== '';
+  if (generated) {
     // kube-apiserver retries a generated name that collides (up to 8 attempts).
     const scope = info.namespaced ? namespace : '';
     for (let attempt = 0; attempt < 8; attempt++) {
@@ -136,7 +139,8 @@ export function createObject(
   checkNamespace(context, info, namespace, name);
   const key = storageKey(info);
   if (context.store.has(key, info.namespaced ? namespace : '', name)) {
-    throw alreadyExists(info, name);
+    // Every generated name collided: the server's failure, which the client may retry (CheckGeneratedNameError).
+    throw generated ? generateNameConflict(info, name) : alreadyExists(info, name);
   }
   metadata.uid = randomUUID();
   metadata.creationTimestamp = context.now();
