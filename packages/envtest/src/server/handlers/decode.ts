@@ -214,7 +214,7 @@ export function decodeDeleteOptions(request: ApiRequest): Json {
     throw invalid({ group: 'meta.k8s.io', kind: 'DeleteOptions' }, '', [
       {
         type: 'FieldValueNotSupported',
-        message: `Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan"`,
+        message: `Unsupported value: "${String(policy)}": supported values: "Foreground", "Background", "Orphan", "nil"`,
         field: 'propagationPolicy',
       },
     ]);
