@@ -1,6 +1,6 @@
 // kubectl apply (client-side three-way merge and server-side), diff, patch, label, annotate, scale.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import { configMapObject, type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -225,7 +225,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl patch', () => {
 
   it('says "(no change)" and refuses a failing JSON patch test', async () => {
     const ns = await k.namespace('patch');
-    await k.ok(['create', 'configmap', 'p', '--from-literal=a=1', '-n', ns]);
+    await k.seed(ns, configMapObject('p', { a: '1' }));
     expect(
       await k.ok(['patch', 'cm', 'p', '-n', ns, '--type=merge', '-p', '{"data":{"a":"1"}}']),
     ).toBe('configmap/p patched (no change)\n');
@@ -266,7 +266,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl patch', () => {
 describe.skipIf(kubectlPath === undefined)('kubectl label and annotate', () => {
   it('adds, refuses to overwrite without --overwrite, overwrites and removes labels', async () => {
     const ns = await k.namespace('label');
-    await k.ok(['create', 'configmap', 'l', '-n', ns]);
+    await k.seed(ns, configMapObject('l'));
     expect(await k.ok(['label', 'cm', 'l', 'tier=web', '-n', ns])).toBe('configmap/l labeled\n');
     const refused = await k.run(['label', 'cm', 'l', 'tier=db', '-n', ns]);
     expect(refused.code).toBe(1);
@@ -282,7 +282,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl label and annotate', () => {
   it('labels every object a selector matches', async () => {
     const ns = await k.namespace('label');
     for (const name of ['x', 'y']) {
-      await k.ok(['create', 'configmap', name, '-n', ns]);
+      await k.seed(ns, configMapObject(name));
       await k.ok(['label', 'cm', name, 'group=one', '-n', ns]);
     }
     await k.ok(['label', 'cm', '-l', 'group=one', 'marked=yes', '-n', ns]);
@@ -293,7 +293,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl label and annotate', () => {
 
   it('adds and removes annotations', async () => {
     const ns = await k.namespace('annotate');
-    await k.ok(['create', 'configmap', 'a', '-n', ns]);
+    await k.seed(ns, configMapObject('a'));
     expect(await k.ok(['annotate', 'cm', 'a', 'note=hello world', '-n', ns])).toBe(
       'configmap/a annotated\n',
     );

@@ -14,6 +14,39 @@ afterAll(async () => {
   await k?.stop();
 });
 
+function rule(verbs: string[], resources: string[], group = ''): Record<string, unknown> {
+  return { apiGroups: [group], resources, verbs };
+}
+
+function user(name: string): Record<string, unknown> {
+  return { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name };
+}
+
+/**
+ * A Role and a RoleBinding of it to `subjects`, created over HTTP (kubectl create role is covered in
+ * create.test.ts; here only the authorizer's answers are under test).
+ */
+async function grant(
+  ns: string,
+  name: string,
+  rules: Array<Record<string, unknown>>,
+  subjects: Array<Record<string, unknown>>,
+): Promise<void> {
+  await k.seed(ns, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name },
+    rules,
+  });
+  await k.seed(ns, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects,
+  });
+}
+
 describe.skipIf(kubectlPath === undefined)('kubectl auth can-i', () => {
   it('answers yes for the admin (exit code 0)', async () => {
     const ns = await k.namespace('auth');
@@ -33,35 +66,13 @@ describe.skipIf(kubectlPath === undefined)('kubectl auth can-i', () => {
   it('follows a Role and RoleBinding, by verb, resource, name and namespace', async () => {
     const ns = await k.namespace('auth');
     const other = await k.namespace('auth');
-    await k.ok([
-      'create',
-      'role',
-      'cm-reader',
-      '--verb=get,list',
-      '--resource=configmaps',
-      '-n',
+    await grant(ns, 'cm-reader', [rule(['get', 'list'], ['configmaps'])], [user('alice')]);
+    await grant(
       ns,
-    ]);
-    await k.ok([
-      'create',
-      'role',
       'one-secret',
-      '--verb=get',
-      '--resource=secrets',
-      '--resource-name=token',
-      '-n',
-      ns,
-    ]);
-    await k.ok(['create', 'rolebinding', 'alice-cm', '--role=cm-reader', '--user=alice', '-n', ns]);
-    await k.ok([
-      'create',
-      'rolebinding',
-      'alice-secret',
-      '--role=one-secret',
-      '--user=alice',
-      '-n',
-      ns,
-    ]);
+      [{ ...rule(['get'], ['secrets']), resourceNames: ['token'] }],
+      [user('alice')],
+    );
     const can = async (...args: string[]): Promise<string> =>
       (await k.run(['auth', 'can-i', ...args, '--as=alice'])).stdout.trim();
     expect(await can('list', 'configmaps', '-n', ns)).toBe('yes');
@@ -74,22 +85,19 @@ describe.skipIf(kubectlPath === undefined)('kubectl auth can-i', () => {
 
   it('follows a ClusterRole bound cluster-wide to a group, including non-resource URLs', async () => {
     const name = `auth-${Math.random().toString(36).slice(2, 7)}`;
-    await k.ok(['create', 'clusterrole', name, '--verb=list', '--resource=namespaces']);
-    await k.ok([
-      'create',
-      'clusterrole',
-      `${name}-health`,
-      '--verb=get',
-      '--non-resource-url=/healthz',
-    ]);
-    await k.ok(['create', 'clusterrolebinding', name, `--clusterrole=${name}`, `--group=${name}`]);
-    await k.ok([
-      'create',
-      'clusterrolebinding',
-      `${name}-health`,
-      `--clusterrole=${name}-health`,
-      `--group=${name}`,
-    ]);
+    await k.seed('', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name },
+      rules: [rule(['list'], ['namespaces']), { verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+    });
+    await k.seed('', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name }],
+    });
     const can = async (...args: string[]): Promise<string> =>
       (await k.run(['auth', 'can-i', ...args, '--as=bob', `--as-group=${name}`])).stdout.trim();
     expect(await can('list', 'namespaces')).toBe('yes');
@@ -100,24 +108,12 @@ describe.skipIf(kubectlPath === undefined)('kubectl auth can-i', () => {
 
   it('covers service accounts (--as=system:serviceaccount:ns:name) and subresources', async () => {
     const ns = await k.namespace('auth');
-    await k.ok([
-      'create',
-      'role',
-      'scaler',
-      '--verb=update',
-      '--resource=deployments/scale',
-      '-n',
+    await grant(
       ns,
-    ]);
-    await k.ok([
-      'create',
-      'rolebinding',
       'scaler',
-      '--role=scaler',
-      `--serviceaccount=${ns}:robot`,
-      '-n',
-      ns,
-    ]);
+      [rule(['update'], ['deployments/scale'], 'apps')],
+      [{ kind: 'ServiceAccount', name: 'robot', namespace: ns }],
+    );
     const as = `--as=system:serviceaccount:${ns}:robot`;
     const scale = await k.run([
       'auth',
@@ -136,16 +132,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl auth can-i', () => {
 
   it('lists what a user may do with --list', async () => {
     const ns = await k.namespace('auth');
-    await k.ok([
-      'create',
-      'role',
-      'lister',
-      '--verb=get,list,watch',
-      '--resource=configmaps',
-      '-n',
-      ns,
-    ]);
-    await k.ok(['create', 'rolebinding', 'lister', '--role=lister', '--user=carol', '-n', ns]);
+    await grant(ns, 'lister', [rule(['get', 'list', 'watch'], ['configmaps'])], [user('carol')]);
     const out = await k.ok(['auth', 'can-i', '--list', '-n', ns, '--as=carol']);
     expect(out).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/m);
     expect(out).toMatch(/^configmaps\s+\[\]\s+\[\]\s+\[get list watch\]$/m);

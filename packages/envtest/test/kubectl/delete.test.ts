@@ -1,7 +1,13 @@
 // kubectl wait (conditions, jsonpath, deletion) and kubectl delete (by name, label, --all, finalizers, --wait).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../conformance/helpers.ts';
-import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import {
+  configMapObject,
+  deploymentObject,
+  type Kubectl,
+  kubectlPath,
+  startKubectl,
+} from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -21,7 +27,7 @@ const watchOpened = /[?&]watch=true[^\s"]*"? (?:status=")?200 OK/;
 
 /** A Deployment created with kubectl; no controller runs, so the test writes its status itself. */
 async function deployment(ns: string, name: string): Promise<void> {
-  await k.ok(['create', 'deployment', name, '--image=registry.k8s.io/pause:3.9', '-n', ns]);
+  await k.seed(ns, deploymentObject(name));
 }
 
 async function setAvailable(ns: string, name: string, status: 'True' | 'False'): Promise<void> {
@@ -106,8 +112,8 @@ describe.skipIf(kubectlPath === undefined)('kubectl wait', () => {
 
   it('waits for a jsonpath value over every object a selector matches', async () => {
     const ns = await k.namespace('wait');
-    await k.ok(['create', 'configmap', 'a', '--from-literal=state=ready', '-n', ns]);
-    await k.ok(['create', 'configmap', 'b', '--from-literal=state=pending', '-n', ns]);
+    await k.seed(ns, configMapObject('a', { state: 'ready' }));
+    await k.seed(ns, configMapObject('b', { state: 'pending' }));
     await k.ok(['label', 'cm', 'a', 'b', 'group=x', '-n', ns]);
     const waiting = k.start([
       'wait',
@@ -133,7 +139,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl wait', () => {
 
   it('--for=delete returns once the object is gone', async () => {
     const ns = await k.namespace('wait');
-    await k.ok(['create', 'configmap', 'doomed', '-n', ns]);
+    await k.seed(ns, configMapObject('doomed'));
     const waiting = k.start([
       'wait',
       '--for=delete',
@@ -154,7 +160,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl wait', () => {
 describe.skipIf(kubectlPath === undefined)('kubectl delete', () => {
   it('deletes by name and refuses a missing name unless --ignore-not-found', async () => {
     const ns = await k.namespace('delete');
-    await k.ok(['create', 'configmap', 'x', '-n', ns]);
+    await k.seed(ns, configMapObject('x'));
     expect(await k.ok(['delete', 'cm', 'x', '-n', ns])).toBe('configmap "x" deleted\n');
     const missing = await k.run(['delete', 'cm', 'x', '-n', ns]);
     expect(missing.code).toBe(1);
@@ -167,7 +173,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl delete', () => {
 
   it('deletes by label selector and with --all', async () => {
     const ns = await k.namespace('delete');
-    for (const name of ['a', 'b', 'c']) await k.ok(['create', 'configmap', name, '-n', ns]);
+    for (const name of ['a', 'b', 'c']) await k.seed(ns, configMapObject(name));
     await k.ok(['label', 'cm', 'a', 'b', 'tier=web', '-n', ns]);
     expect(await k.ok(['delete', 'cm', '-l', 'tier=web', '-n', ns])).toBe(
       'configmap "a" deleted\nconfigmap "b" deleted\n',
@@ -222,7 +228,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl delete', () => {
 
   it('--dry-run=server deletes nothing', async () => {
     const ns = await k.namespace('delete');
-    await k.ok(['create', 'configmap', 'kept', '-n', ns]);
+    await k.seed(ns, configMapObject('kept'));
     expect(await k.ok(['delete', 'cm', 'kept', '-n', ns, '--dry-run=server'])).toBe(
       'configmap "kept" deleted (server dry run)\n',
     );

@@ -1,6 +1,12 @@
 // kubectl edit (with an editor script), explain and api-resources: the commands that read OpenAPI and discovery.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import {
+  configMapObject,
+  deploymentObject,
+  type Kubectl,
+  kubectlPath,
+  startKubectl,
+} from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -21,7 +27,7 @@ function sedEditor(name: string, expression: string): Record<string, string> {
 describe.skipIf(kubectlPath === undefined)('kubectl edit', () => {
   it('saves what the editor changed', async () => {
     const ns = await k.namespace('edit');
-    await k.ok(['create', 'configmap', 'e', '--from-literal=colour=blue', '-n', ns]);
+    await k.seed(ns, configMapObject('e', { colour: 'blue' }));
     const editor = sedEditor(`${ns}-edit.sh`, 's/colour: blue/colour: green/');
     expect(await k.ok(['edit', 'cm', 'e', '-n', ns], { env: editor })).toBe('configmap/e edited\n');
     const cm = JSON.parse(await k.ok(['get', 'cm', 'e', '-n', ns, '-o', 'json']));
@@ -30,28 +36,34 @@ describe.skipIf(kubectlPath === undefined)('kubectl edit', () => {
 
   it('cancels when the editor changes nothing', async () => {
     const ns = await k.namespace('edit');
-    await k.ok(['create', 'configmap', 'same', '--from-literal=a=b', '-n', ns]);
+    await k.seed(ns, configMapObject('same', { a: 'b' }));
     const editor = sedEditor(`${ns}-noop.sh`, 's/nothing-matches-this//');
     const result = await k.run(['edit', 'cm', 'same', '-n', ns], { env: editor });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('Edit cancelled, no changes made.\n');
   });
 
-  it('edits a Deployment strategically (containers by name)', async () => {
+  it('edits a Deployment (a strategic merge patch: the container list merges by name)', async () => {
     const ns = await k.namespace('edit');
-    await k.ok(['create', 'deployment', 'web', '--image=registry.k8s.io/pause:3.9', '-n', ns]);
-    const editor = sedEditor(`${ns}-deploy.sh`, 's/replicas: 1/replicas: 4/');
+    await k.seed(ns, deploymentObject('web'));
+    const editor = sedEditor(
+      `${ns}-deploy.sh`,
+      's/replicas: 1/replicas: 4/;s|image: registry.k8s.io/pause:3.9|image: registry.k8s.io/pause:3.10|',
+    );
     expect(await k.ok(['edit', 'deployment/web', '-n', ns], { env: editor })).toBe(
       'deployment.apps/web edited\n',
     );
     const deployment = JSON.parse(await k.ok(['get', 'deploy', 'web', '-n', ns, '-o', 'json']));
     expect(deployment.spec.replicas).toBe(4);
+    expect(deployment.spec.template.spec.containers).toMatchObject([
+      { name: 'main', image: 'registry.k8s.io/pause:3.10' },
+    ]);
     expect(deployment.metadata.generation).toBe(2);
   });
 
   it('refuses an edit the server rejects and keeps a copy of the file', async () => {
     const ns = await k.namespace('edit');
-    await k.ok(['create', 'deployment', 'bad', '--image=busybox', '-n', ns]);
+    await k.seed(ns, deploymentObject('bad', 'busybox'));
     const editor = sedEditor(`${ns}-bad.sh`, 's/replicas: 1/replicas: -1/');
     const result = await k.run(['edit', 'deployment/bad', '-n', ns], { env: editor });
     expect(result.code).toBe(1);

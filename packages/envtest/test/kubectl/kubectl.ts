@@ -64,6 +64,40 @@ export interface RunningKubectl {
   result: Promise<KubectlResult>;
 }
 
+/** A ConfigMap body for {@link Kubectl.seed}. */
+export function configMapObject(
+  name: string,
+  data: Record<string, string> = {},
+  labels?: Record<string, string>,
+): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: labels === undefined ? { name } : { name, labels },
+    data,
+  };
+}
+
+/** A one-container Deployment body (`app: name`, one replica) for {@link Kubectl.seed}. */
+export function deploymentObject(
+  name: string,
+  image = 'registry.k8s.io/pause:3.9',
+): Record<string, unknown> {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'main', image }] },
+      },
+    },
+  };
+}
+
 /** A kubectl bound to one environment. */
 export interface Kubectl {
   /** Run kubectl with `args`; resolves with its exit code and output, never rejects on a non-zero exit. */
@@ -75,6 +109,11 @@ export interface Kubectl {
    * response arrives, so `stderrLine(/watch=true 200/)` resolves once its watch is established.
    */
   start(args: string[], options?: KubectlOptions): RunningKubectl;
+  /**
+   * Create `object` over HTTP as JSON (not through kubectl), for a test's setup: a test of `label` then
+   * fails only when `label` does. Kinds: see {@link seedPaths}.
+   */
+  seed(namespace: string, object: Record<string, unknown>): Promise<void>;
   /** A fresh namespace created for one test. */
   namespace(prefix?: string): Promise<string>;
   /** A scratch directory (removed by `stop()`) for manifests and editor scripts. */
@@ -84,6 +123,16 @@ export interface Kubectl {
   env: Environment;
   stop(): Promise<void>;
 }
+
+/** Collection paths of the kinds tests seed (`{ns}` is replaced; cluster-scoped kinds have none). */
+export const seedPaths: Record<string, string> = {
+  ConfigMap: '/api/v1/namespaces/{ns}/configmaps',
+  Deployment: '/apis/apps/v1/namespaces/{ns}/deployments',
+  Role: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles',
+  RoleBinding: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings',
+  ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+  ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+};
 
 /** Start an environment (real or built-in, as `startEnvironment` picks) and a kubectl bound to it. */
 export async function startKubectl(): Promise<Kubectl> {
@@ -192,6 +241,15 @@ export async function startKubectl(): Promise<Kubectl> {
         throw new Error(`kubectl ${args.join(' ')} exited ${result.code}:\n${result.stderr}`);
       }
       return result.stdout;
+    },
+    async seed(namespace, object) {
+      const template = seedPaths[String(object.kind)];
+      if (template === undefined)
+        throw new TypeError(`no seed path for kind ${String(object.kind)}`);
+      const reply = await call(env, 'POST', template.replace('{ns}', namespace), { body: object });
+      if (reply.status !== 201) {
+        throw new Error(`seeding ${String(object.kind)}: ${reply.status} ${reply.text}`);
+      }
     },
     async namespace(prefix = 'k') {
       counter += 1;
