@@ -9,7 +9,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '@lasso/client';
-import { abortReason, defaultLogger, errorMessage, type Logger } from '@lasso/core';
+import { abortReason, defaultLogger, errorMessage, guardLogger, type Logger } from '@lasso/core';
 import { CacheNotSyncedError } from './errors.ts';
 import type { ListerWatcher } from './reflector.ts';
 import {
@@ -116,7 +116,7 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
 ): ListerWatcher<T> {
   const namespace = client.namespaced && options.namespace ? options.namespace : undefined;
   const { tweakList, waitHealthy } = options;
-  const logger = options.logger ?? defaultLogger;
+  const logger = guardLogger(options.logger ?? defaultLogger);
   return {
     async list(listOptions) {
       const tweaked: ListOptions = { ...listOptions };

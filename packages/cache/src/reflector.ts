@@ -20,6 +20,7 @@ import {
   defaultLogger,
   errorMessage,
   type Gauge,
+  guardLogger,
   isLassoError,
   LassoError,
   type Logger,
@@ -171,7 +172,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#listerWatcher = listerWatcher;
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = (options.logger ?? defaultLogger).child({ reflector: this.name });
+    this.#logger = guardLogger(options.logger ?? defaultLogger).child({ reflector: this.name });
     this.#random = options.random ?? Math.random;
     this.#pageSize = positiveInteger(options.pageSize ?? 500, 'pageSize');
     this.#minWatchTimeoutMs = positiveNumber(

@@ -1,6 +1,7 @@
 // Ports the intent of client-go shared_informer_test.go (TestListenerResyncPeriods, TestSharedInformerRemoveHandler,
 // TestAddWhileActive, TestSharedInformerTransformer) with a fake lister-watcher and a FakeClock.
 import { ApiError, type KubeObject } from '@lasso/client';
+import { guardLogger } from '@lasso/core';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -405,6 +406,69 @@ describe('SharedIndexInformer', () => {
       for (const entry of failures) expect(typeof entry.attributes.error).toBe('string');
       await t.stop();
     });
+  });
+
+  it('keeps delivering when the injected logger throws on every entry', async () => {
+    const fail = (): never => {
+      throw new Error('log sink down');
+    };
+    const throwing = { debug: fail, info: fail, warn: fail, error: fail, child: fail };
+    const reported: unknown[] = [];
+    const t = setup(['a'], {
+      logger: guardLogger(throwing, (failure) => reported.push(failure)),
+    });
+    const seen: Seen = [];
+    const record = recorder(seen);
+    t.informer.addEventHandler({
+      ...record,
+      onAdd: (object, initial) => {
+        void record.onAdd?.(object, initial);
+        // Each failure is logged, and the logger throws while it is.
+        throw new Error('handler failed');
+      },
+    });
+    void t.start();
+    await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    await t.settle();
+    t.fake.modify(cm('b', { x: '1' }));
+    await t.settle();
+    expect(seen).toEqual(['add:a:initial', 'add:b', 'update:b:3->4']);
+    expect(t.informer.isStopped()).toBe(false);
+    expect(reported.length).toBeGreaterThan(0);
+    await t.stop();
+  });
+
+  it('guards an unguarded throwing logger itself', async () => {
+    const fail = (): never => {
+      throw new Error('log sink down');
+    };
+    const warnings: string[] = [];
+    const original = process.emitWarning;
+    process.emitWarning = ((message: string) => {
+      warnings.push(message);
+    }) as typeof process.emitWarning;
+    try {
+      const t = setup(['a'], {
+        logger: { debug: fail, info: fail, warn: fail, error: fail, child: fail },
+      });
+      const seen: Seen = [];
+      t.informer.addEventHandler({
+        onAdd: (object) => {
+          seen.push(`add:${object.metadata?.name}`);
+          throw new Error('handler failed');
+        },
+      });
+      void t.start();
+      await t.fake.nextWatch();
+      t.fake.create(cm('b'));
+      await t.settle();
+      expect(seen).toEqual(['add:a', 'add:b']);
+      await t.stop();
+    } finally {
+      process.emitWarning = original;
+    }
+    expect(warnings.length).toBeLessThanOrEqual(1);
   });
 
   it('re-delivers stored objects as updates per handler resync period', async () => {

@@ -7,6 +7,7 @@ import {
   type Counter,
   defaultLogger,
   errorMessage,
+  guardLogger,
   LassoError,
   type Logger,
   type MetricsProvider,
@@ -207,7 +208,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#listerWatcher = listerWatcher;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = (options.logger ?? defaultLogger).child({ informer: this.name });
+    this.#logger = guardLogger(options.logger ?? defaultLogger).child({ informer: this.name });
     this.#handlerErrors = options.metrics ?? noopMetricsProvider;
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
     this.#indexer = createIndexer<T>({ keyFunc: this.#keyFunc, indexers: options.indexers ?? {} });

@@ -5,6 +5,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   isLassoError,
   LassoError,
   type Logger,
@@ -464,7 +465,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
   }
 
   #logger(): Logger {
-    return this.transport.config.logger ?? defaultLogger;
+    return guardLogger(this.transport.config.logger ?? defaultLogger);
   }
 
   #json<R>(request: RestRequest, options: RequestOptions): Promise<R> {

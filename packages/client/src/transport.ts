@@ -7,6 +7,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   LassoError,
   type Logger,
   noopMetricsProvider,
@@ -87,7 +88,7 @@ export class RestTransport {
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#clock = config.clock ?? systemClock;
-    this.#logger = config.logger ?? defaultLogger;
+    this.#logger = guardLogger(config.logger ?? defaultLogger);
     this.#metrics = new RequestMetrics(
       config.metrics ?? noopMetricsProvider,
       this.#clock,

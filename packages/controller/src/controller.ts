@@ -11,6 +11,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   LassoError,
   type Logger,
   type MetricsProvider,
@@ -144,7 +145,7 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
     this.#handler = handler;
     this.#rateLimiter = options.rateLimiter ?? defaultLassoRateLimiter();
     this.#clock = options.clock ?? systemClock;
-    this.#logger = (options.logger ?? defaultLogger).child({ controller: name });
+    this.#logger = guardLogger(options.logger ?? defaultLogger).child({ controller: name });
     this.#metrics = options.metrics ?? noopMetricsProvider;
     const syncOnlyChanged = options.syncOnlyChangedObjects === true;
     informer.addEventHandler(

@@ -6,6 +6,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   type Logger,
   systemClock,
   type TimerHandle,
@@ -153,7 +154,7 @@ class EventRecorderImpl implements EventRecorder {
     this.#reportingController = reportingController;
     this.#reportingInstance = reportingInstance;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? defaultLogger;
+    this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#heartbeatMs = positiveOption('seriesHeartbeatMs', options.seriesHeartbeatMs, 30_000);
     this.#windowMs = positiveOption('seriesWindowMs', options.seriesWindowMs, 6 * 60_000);
     const retryDelayMs = positiveOption('retryDelayMs', options.retryDelayMs, 10_000);

@@ -3,6 +3,7 @@
 import {
   type Clock,
   defaultLogger,
+  guardLogger,
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
@@ -144,7 +145,7 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
     releaseOnCancel: options.releaseOnCancel ?? false,
     signal: options.signal,
     clock: options.clock ?? systemClock,
-    logger: options.logger ?? defaultLogger,
+    logger: guardLogger(options.logger ?? defaultLogger),
     metrics: options.metrics ?? noopMetricsProvider,
     random: options.random ?? Math.random,
   };

@@ -6,6 +6,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   LassoError,
   type Logger,
   type MetricsProvider,
@@ -86,7 +87,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
     this.name = options.name;
     this.#client = options.client;
     this.#create = options.createController;
-    this.#logger = (options.logger ?? defaultLogger).child({ controller: options.name });
+    this.#logger = guardLogger(options.logger ?? defaultLogger).child({ controller: options.name });
     this.#handler = createSharedHandler<T>({
       controllerName: options.name,
       clock: options.clock,

@@ -7,6 +7,7 @@ import {
   type Counter,
   defaultLogger,
   errorMessage,
+  guardLogger,
   type Histogram,
   type Logger,
   type MetricsProvider,
@@ -92,7 +93,7 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
   constructor(options: SharedHandlerOptions) {
     this.#controllerName = options.controllerName;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? defaultLogger;
+    this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics ?? noopMetricsProvider;
   }
 

@@ -25,6 +25,7 @@ export {
   type LassoErrorCodes,
   TimeoutError,
 } from './errors.ts';
+export { guardLogger, type LoggerFailureReporter } from './guarded-logger.ts';
 export { type LogAttributes, type Logger, type LogLevel, noopLogger } from './logger.ts';
 export {
   type Counter,

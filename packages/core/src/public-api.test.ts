@@ -14,6 +14,7 @@ describe('public API', () => {
         "defaultLogger",
         "describeError",
         "errorMessage",
+        "guardLogger",
         "isAbortError",
         "isLassoError",
         "noopLogger",

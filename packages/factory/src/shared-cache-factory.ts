@@ -12,6 +12,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   isLassoError,
   type Logger,
   type MetricsProvider,
@@ -149,7 +150,7 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
   constructor(clients: SharedClientFactory, options: SharedCacheFactoryOptions) {
     this.#clients = clients;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? defaultLogger;
+    this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics;
     this.#defaultNamespace = options.defaultNamespace;
     this.#defaultResyncMs = options.defaultResyncMs;

@@ -18,6 +18,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   type Logger,
   type MetricsProvider,
   raceSignal,
@@ -135,7 +136,7 @@ class SharedClientFactoryImpl implements SharedClientFactory {
     this.transport = restTransportFor(this.config);
     this.#mapper = options.mapper ?? createRestMapper(this.transport);
     this.#defaultTimeoutMs = options.defaultTimeoutMs;
-    this.#logger = options.logger ?? config.logger ?? defaultLogger;
+    this.#logger = guardLogger(options.logger ?? config.logger ?? defaultLogger);
   }
 
   restMapper(): RestMapper {

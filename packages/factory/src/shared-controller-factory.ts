@@ -13,6 +13,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   type Logger,
   type MetricsProvider,
   systemClock,
@@ -168,7 +169,7 @@ class SharedControllerFactoryImpl implements SharedControllerFactory {
     this.#kindRateLimiter = kindMap(options.kindRateLimiter, 'kindRateLimiter', checkLimiterOption);
     this.#syncOnlyChangedObjects = options.syncOnlyChangedObjects === true;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? defaultLogger;
+    this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics;
   }
 

@@ -251,6 +251,29 @@ describe('createQueue', () => {
     queue.shutDown();
   });
 
+  it('shuts down and releases waiting workers when the injected logger throws', async () => {
+    const fail = (): never => {
+      throw new Error('log sink down');
+    };
+    const original = process.emitWarning;
+    const warnings: string[] = [];
+    process.emitWarning = ((message: string) => {
+      warnings.push(message);
+    }) as typeof process.emitWarning;
+    try {
+      const queue = createQueue<string>({
+        logger: { debug: fail, info: fail, warn: fail, error: fail, child: fail },
+      });
+      const waiting = queue.get();
+      queue.shutDown();
+      await expect(waiting).resolves.toMatchObject({ shutdown: true });
+      expect(queue.shuttingDown()).toBe(true);
+    } finally {
+      process.emitWarning = original;
+    }
+    expect(warnings).toHaveLength(1);
+  });
+
   it('warns through defaultLogger when no logger is given', () => {
     const warn = vi.spyOn(defaultLogger, 'warn').mockImplementation(() => {});
     const queue = createQueue<string>({ metrics: createTestMetricsProvider() });

@@ -4,6 +4,7 @@ import {
   abortReason,
   type Clock,
   defaultLogger,
+  guardLogger,
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
@@ -97,7 +98,7 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
 
   constructor(options: QueueOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.logger = options.logger ?? defaultLogger;
+    this.logger = guardLogger(options.logger ?? defaultLogger);
     const { name, metrics } = options;
     if (metrics !== undefined && metrics !== noopMetricsProvider) {
       if (name !== undefined && name !== '') {

@@ -4,6 +4,7 @@ import {
   type Clock,
   defaultLogger,
   errorMessage,
+  guardLogger,
   LassoError,
   type Logger,
   systemClock,
@@ -42,7 +43,7 @@ export class TokenFileSource {
       throw new RangeError(`TokenFileSource: refreshMs must be >= 0, got ${refreshMs}`);
     this.path = path;
     this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? defaultLogger;
+    this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#refreshMs = refreshMs;
   }
 
