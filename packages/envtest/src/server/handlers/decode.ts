@@ -4,7 +4,7 @@ import type { ApiRequest } from '../context.ts';
 import { isRecord, type Json, jsonType, stringOf } from '../objects.ts';
 import { checkNestingDepth, parseApplyBody } from '../patching.ts';
 import { protobufMediaType } from '../protobuf/decode-protobuf-object.ts';
-import { decodeProtobufBody, nonProtobufMediaTypes } from '../protobuf/protobuf-body.ts';
+import { decodeProtobufBody, refuseCustomResourceProtobuf } from '../protobuf/protobuf-body.ts';
 import { apiVersionOf, type ResourceInfo } from '../resources.ts';
 import {
   badRequest,
@@ -66,9 +66,8 @@ export function decodeApplyBody(request: ApiRequest): unknown {
 
 /** A create/update body decoded and checked to be an object of `info`'s kind and version. */
 export function decodeObject(info: ResourceInfo, request: ApiRequest): KubeObject {
-  // Custom resources have no protobuf messages: kube-apiserver does not offer the media type for them.
   if (!info.builtin && contentTypeOf(request) === protobufMediaType) {
-    throw unsupportedMediaType([...nonProtobufMediaTypes]);
+    refuseCustomResourceProtobuf(request.body, info.kind);
   }
   return checkKind(info, decodeBody(request, info.kind), request.body);
 }

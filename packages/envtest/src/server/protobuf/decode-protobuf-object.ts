@@ -17,22 +17,21 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
 
 function decodeObject(body: Uint8Array, depth: number): Record<string, unknown> {
   const envelope = readEnvelope(body);
+  const kind = { apiVersion: envelope.apiVersion, kind: envelope.kind };
   if (envelope.contentEncoding !== '') {
     throw new ProtobufDecodeError(`unsupported content encoding "${envelope.contentEncoding}"`, {
-      envelopeRead: true,
+      envelope: kind,
     });
   }
   const { group, version } = splitApiVersion(envelope.apiVersion);
   const definition = typeDefinitionFor(group, version, envelope.kind);
-  if (definition === undefined || envelope.kind === '' || version === '') {
-    throw new ProtobufUnknownKindError(envelope.apiVersion, envelope.kind);
-  }
+  if (definition === undefined) throw new ProtobufUnknownKindError(kind);
   let decoded: Record<string, unknown>;
   try {
     decoded = decodeMessage(envelope.raw, definition, depth);
   } catch (error) {
-    if (error instanceof ProtobufDecodeError && !error.envelopeRead) {
-      throw new ProtobufDecodeError(error.message, { envelopeRead: true, cause: error });
+    if (error instanceof ProtobufDecodeError && error.envelope === undefined) {
+      throw new ProtobufDecodeError(error.message, { envelope: kind, cause: error });
     }
     throw error;
   }

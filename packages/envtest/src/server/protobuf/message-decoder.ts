@@ -170,7 +170,7 @@ function rawToJson(raw: Uint8Array | undefined, depth: number): unknown {
   } catch (error) {
     throw new ProtobufDecodeError(
       `couldn't decode embedded raw object: ${error instanceof Error ? error.message : String(error)}`,
-      { envelopeRead: true, cause: error },
+      { cause: error },
     );
   }
 }

@@ -1,18 +1,20 @@
 // The strategy of each served resource, by group/resource, as kube-apiserver wires one REST storage
 // (with its strategy) per resource. Kinds without an entry use the built-in default; every custom
 // resource uses the custom resource strategy.
+
+import { rbacStrategies } from '../rbac/strategies.ts';
 import type { ResourceInfo } from '../resources.ts';
 import { configMapStrategy } from './configmaps.ts';
 import { crdStrategy } from './crds.ts';
 import { customResourceStrategy } from './custom-resources.ts';
 import { coreEventStrategy, eventsV1Strategy } from './events.ts';
 import { leaseStrategy } from './leases.ts';
-import { rbacStrategies } from '../rbac/strategies.ts';
 import { namespaceStrategy } from './namespaces.ts';
 import { podStrategy } from './pods.ts';
 import { secretStrategy } from './secrets.ts';
 import { serviceAccountStrategy } from './service-accounts.ts';
 import { serviceStrategy } from './services.ts';
+import { simpleKindStrategies } from './simple-kinds.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 import { workloadStrategies } from './workloads.ts';
 
@@ -36,6 +38,7 @@ function strategies(): Map<string, Strategy> {
     ['apiextensions.k8s.io/customresourcedefinitions', crdStrategy],
     ...Object.entries(workloadStrategies),
     ...Object.entries(rbacStrategies),
+    ...Object.entries(simpleKindStrategies),
   ]);
   return table;
 }
