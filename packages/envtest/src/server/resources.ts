@@ -327,6 +327,14 @@ export function builtinResources(): ResourceInfo[] {
       }),
     ),
     builtin({
+      group: 'authentication.k8s.io',
+      version: 'v1',
+      resource: 'selfsubjectreviews',
+      kind: 'SelfSubjectReview',
+      namespaced: false,
+      verbs: ['create'],
+    }),
+    builtin({
       group: 'apiextensions.k8s.io',
       version: 'v1',
       resource: 'customresourcedefinitions',

@@ -27,12 +27,46 @@ function createReview(resource: ReviewResource): CreateOnlyResource['create'] {
   };
 }
 
-/** SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview, LocalSubjectAccessReview. */
-export const reviewResources: CreateOnlyResource[] = (
-  Object.keys(reviewKinds) as ReviewResource[]
-).map((resource) => ({
-  group: 'authorization.k8s.io',
-  resource,
-  subresource: undefined,
-  create: createReview(resource),
-}));
+/**
+ * SelfSubjectReview (authentication.k8s.io, `kubectl auth whoami`): the caller as the server
+ * authenticated it, stamped now as kube's REST storage does.
+ */
+function createSelfSubjectReview(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  // The request carries nothing the answer reads (a SelfSubjectReview has no spec), and kubectl sends
+  // it as protobuf, which the type table does not describe: the body is not decoded.
+  const answer = {
+    kind: 'SelfSubjectReview',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { creationTimestamp: context.now() },
+    status: { userInfo: { username: raw.user.name, groups: raw.user.groups } },
+  };
+  const body = recordManagedFields(undefined, answer, {
+    fieldManager: fieldManagerOf(raw),
+    time: context.now(),
+    info: request.info,
+  });
+  return { type: 'json', code: 201, body };
+}
+
+/**
+ * SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview, LocalSubjectAccessReview, and
+ * authentication's SelfSubjectReview.
+ */
+export const reviewResources: CreateOnlyResource[] = [
+  ...(Object.keys(reviewKinds) as ReviewResource[]).map((resource) => ({
+    group: 'authorization.k8s.io',
+    resource,
+    subresource: undefined,
+    create: createReview(resource),
+  })),
+  {
+    group: 'authentication.k8s.io',
+    resource: 'selfsubjectreviews',
+    subresource: undefined,
+    create: createSelfSubjectReview,
+  },
+];
