@@ -29,7 +29,7 @@ export type ApiResult =
       code: number;
       contentType: string;
       headers: Record<string, string>;
-      body: string;
+      body: string | Uint8Array;
     }
   | { type: 'watch'; plan: WatchPlan };
 

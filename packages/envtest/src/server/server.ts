@@ -432,7 +432,7 @@ class LocalServer implements RunningLocalApiServer {
     response: http.ServerResponse,
     code: number,
     contentType: string,
-    text: string,
+    text: string | Uint8Array,
     headers: Record<string, string>,
     cutAfter: number | undefined,
     method: string,
@@ -443,7 +443,7 @@ class LocalServer implements RunningLocalApiServer {
       response.destroy();
       return;
     }
-    const body = Buffer.from(text, 'utf8');
+    const body = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
     response.writeHead(code, {
       'Content-Type': contentType,
       'Content-Length': String(body.length),

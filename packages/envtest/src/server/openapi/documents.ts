@@ -24,6 +24,7 @@ import {
   toV3,
 } from './schema.ts';
 import { unknownFields } from './unknown-fields.ts';
+import { encodeV2Document } from './v2-protobuf.ts';
 
 type Json = Record<string, unknown>;
 
@@ -97,6 +98,7 @@ export class OpenApiPublisher {
   #content = new Map<string, GroupVersionContent>();
   #v3 = new Map<string, RenderedDocument>();
   #v2: RenderedDocument | undefined;
+  #v2Protobuf: { bytes: Uint8Array; hash: string } | undefined;
 
   constructor(options: { types: ReadonlyMap<string, TypeDefinition>; version: string }) {
     this.#builtin = builtinDefinitions(options.types);
@@ -176,6 +178,19 @@ export class OpenApiPublisher {
     return [];
   }
 
+  /** The v2 document as gnostic's protobuf `Document`, with the hash of those bytes. */
+  v2Protobuf(source: OpenApiSource): { bytes: Uint8Array; hash: string } {
+    const json = this.v2(source).json;
+    if (this.#v2Protobuf === undefined) {
+      const bytes = encodeV2Document(JSON.parse(json) as Record<string, unknown>);
+      this.#v2Protobuf = {
+        bytes,
+        hash: createHash('sha512').update(bytes).digest('hex').toUpperCase(),
+      };
+    }
+    return this.#v2Protobuf;
+  }
+
   #renderV3(path: string): RenderedDocument | undefined {
     const cached = this.#v3.get(path);
     if (cached !== undefined) return cached;
@@ -220,6 +235,7 @@ export class OpenApiPublisher {
     this.#fingerprint = fingerprint;
     this.#v3 = new Map();
     this.#v2 = undefined;
+    this.#v2Protobuf = undefined;
     const byGroupVersion = new Map<string, ResourceInfo[]>();
     for (const info of resources) {
       const key = groupVersionPath(info.group, info.version);

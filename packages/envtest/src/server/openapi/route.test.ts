@@ -1,3 +1,4 @@
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { describe, expect, it } from 'vitest';
 import { Registry } from '../registry.ts';
 import { testTypes } from './__fixtures__/types.ts';
@@ -27,13 +28,14 @@ describe('routeOpenApi', () => {
     expect(root.code).toBe(200);
     expect(root.contentType).toBe('application/json');
     expect(root.headers.ETag).toMatch(/^"[0-9A-F]{128}"$/);
-    expect(JSON.parse(root.body).paths['api/v1'].serverRelativeURL).toMatch(
+    expect(JSON.parse(root.body as string).paths['api/v1'].serverRelativeURL).toMatch(
       /^\/openapi\/v3\/api\/v1\?hash=[0-9A-F]{128}$/,
     );
   });
 
   it('answers the hash URL as immutable for a year and redirects a stale hash', () => {
-    const url = JSON.parse(get('/openapi/v3')!.body).paths['apis/apps/v1'].serverRelativeURL;
+    const url = JSON.parse(get('/openapi/v3')!.body as string).paths['apis/apps/v1']
+      .serverRelativeURL;
     const current = get(url, { accept: 'application/json' })!;
     expect(current.code).toBe(200);
     expect(current.headers['Cache-Control']).toBe('public, immutable');
@@ -54,15 +56,23 @@ describe('routeOpenApi', () => {
     expect(second.body).toBe('');
   });
 
-  it('answers 404 for a group-version not served and 406 for protobuf only', () => {
+  it('answers 404 for a group-version not served, v2 in protobuf or JSON as asked, 406 otherwise', () => {
     expect(get('/openapi/v3/apis/nothing.example.com/v1')!.code).toBe(404);
-    const protobuf = get('/openapi/v2', {
-      accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
-    })!;
-    expect(protobuf.code).toBe(406);
+    const type = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+    const protobuf = get('/openapi/v2', { accept: type })!;
+    expect(protobuf.code).toBe(200);
+    expect(protobuf.contentType).toBe('application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    expect(protobuf.body).toBeInstanceOf(Uint8Array);
+    // Document.swagger (field 1) comes first.
+    const reader = new BinaryReader(protobuf.body as Uint8Array);
+    expect(reader.tag()).toEqual([1, WireType.LengthDelimited]);
+    expect(reader.string()).toBe('2.0');
+    const again = get('/openapi/v2', { accept: type, 'if-none-match': protobuf.headers.ETag! })!;
+    expect(again.code).toBe(304);
+    expect(get('/openapi/v2', { accept: 'text/html' })!.code).toBe(406);
     const json = get('/openapi/v2', { accept: 'application/json' })!;
     expect(json.code).toBe(200);
-    expect(JSON.parse(json.body).swagger).toBe('2.0');
+    expect(JSON.parse(json.body as string).swagger).toBe('2.0');
   });
 
   it('refuses writes', () => {

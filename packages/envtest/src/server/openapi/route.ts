@@ -17,8 +17,20 @@ export interface OpenApiResponse {
   code: number;
   contentType: string;
   headers: Record<string, string>;
-  body: string;
+  /** Text, or the bytes of a protobuf document. */
+  body: string | Uint8Array;
 }
+
+/** The media types kube-openapi answers the v2 document in protobuf for (the first is client-go's). */
+const v2Protobuf = [
+  'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+  'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+];
+/**
+ * The Content-Type of that answer: kube-openapi names the deprecated `@` form's content with the dotted
+ * one, since Go's media-type parser (client-go reads the response type) refuses an `@` in a subtype.
+ */
+const v2ProtobufContentType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 /** What the routes read besides the request. */
 export interface OpenApiContext extends OpenApiSource {
@@ -100,13 +112,24 @@ export function routeOpenApi(
   }
   const accept = request.headers.accept;
   if (path === '/openapi/v2') {
-    if (!acceptsJson(accept)) {
-      // Protobuf is the only other form kube offers; clients that ask for it alone fall back on 406.
-      return text(406, `only application/json is served here, not ${String(accept)}`, {
-        Vary: 'Accept',
-      });
+    // The first clause naming a form we serve decides, as kube-openapi's negotiation does.
+    for (const range of mediaRanges(accept)) {
+      const type = `${range.type}/${range.subtype}`;
+      if (v2Protobuf.includes(type)) {
+        const protobuf = v2ProtobufContentType;
+        const encoded = context.publisher.v2Protobuf(context);
+        const etag = `"${encoded.hash}"`;
+        const headers = { ETag: etag, Vary: 'Accept' };
+        if (notModified(request, etag)) {
+          return { code: 304, contentType: protobuf, headers, body: '' };
+        }
+        return { code: 200, contentType: protobuf, headers, body: encoded.bytes };
+      }
+      if (acceptsJson(type)) {
+        return document(request, context.publisher.v2(context), { Vary: 'Accept' });
+      }
     }
-    return document(request, context.publisher.v2(context), { Vary: 'Accept' });
+    return text(406, 'Not Acceptable', { Vary: 'Accept' });
   }
   if (path === '/openapi/v3') {
     return document(request, context.publisher.root(context), {});
