@@ -59,6 +59,16 @@ describe('OpenAPI v2', () => {
     });
   });
 
+  it('answers in protobuf when asked as client-go asks (gnostic Document, swagger first)', async () => {
+    const reply = await call(env, 'GET', '/openapi/v2', {
+      headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' },
+    });
+    expect(reply.status).toBe(200);
+    // Field 1 (swagger), length-delimited, 3 bytes: "2.0".
+    expect(reply.text.startsWith('\n\u00032.0')).toBe(true);
+    expect(reply.text).toContain('io.k8s.api.core.v1.ConfigMap');
+  });
+
   it('publishes an established CRD kind with its schema', async () => {
     await createWidgetCrd();
     let widget: any;
