@@ -126,11 +126,84 @@ describe('evaluateRules', () => {
     ]);
   });
 
-  it('reports an evaluation error against the rule’s field', () => {
-    const spec = { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.missing == 1' }] };
-    const [cause] = evaluateRules(objectWith({}), schemaWith(spec));
-    expect(cause?.field).toBe('spec');
-    expect(cause?.message).toMatch(/^Invalid value: "object": /);
+  it('reports evaluation errors in cel-go’s words, naming the rule', () => {
+    const spec = {
+      type: 'object',
+      properties: { port: { 'x-kubernetes-int-or-string': true } },
+      'x-kubernetes-validations': [
+        { rule: 'self.missing == 1' },
+        { rule: 'self.port + 1 > 0', message: 'port must be positive' },
+        { rule: '1 / (self.port - self.port) == 1' },
+      ],
+    };
+    expect(
+      evaluateRules(objectWith({ port: 'http' }), schemaWith(spec)).map((cause) => cause.message),
+    ).toEqual([
+      'Invalid value: "object": no such key: missing evaluating rule: self.missing == 1',
+      'Invalid value: "object": \'no such overload\': call arguments did not match a supported operator, function or macro signature for rule: port must be positive',
+      'Invalid value: "object": \'no such overload\': call arguments did not match a supported operator, function or macro signature for rule: 1 / (self.port - self.port) == 1',
+    ]);
+    expect(
+      evaluateRules(objectWith({ port: 3 }), schemaWith(spec)).map((cause) => cause.message),
+    ).toEqual([
+      'Invalid value: "object": no such key: missing evaluating rule: self.missing == 1',
+      'Invalid value: "object": division by zero evaluating rule: 1 / (self.port - self.port) == 1',
+    ]);
+  });
+
+  it('skips null values, runs allOf rules, trims messages and falls back from a bad messageExpression', () => {
+    const spec = {
+      type: 'object',
+      properties: {
+        note: { type: 'string', nullable: true, 'x-kubernetes-validations': [{ rule: 'false' }] },
+        n: {
+          type: 'integer',
+          allOf: [
+            { 'x-kubernetes-validations': [{ rule: 'self < 5', message: '  small only  ' }] },
+          ],
+        },
+        m: {
+          type: 'integer',
+          'x-kubernetes-validations': [
+            { rule: 'self < 5', messageExpression: "''", message: 'fallback' },
+          ],
+        },
+      },
+    };
+    expect(failures(spec, { note: null, n: 7, m: 7 })).toEqual([
+      'spec.n: Invalid value: "integer": small only (FieldValueInvalid)',
+      'spec.m: Invalid value: "integer": fallback (FieldValueInvalid)',
+    ]);
+  });
+
+  it('gives the fields of an atomic map no old self', () => {
+    const spec = {
+      type: 'object',
+      properties: {
+        atomic: {
+          type: 'object',
+          'x-kubernetes-map-type': 'atomic',
+          properties: {
+            n: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] },
+          },
+        },
+      },
+    };
+    expect(failures(spec, { atomic: { n: 2 } }, { atomic: { n: 1 } })).toEqual([]);
+  });
+
+  it('reports a root rule at <nil>, as kube’s nil field path prints', () => {
+    const schema = {
+      type: 'object',
+      'x-kubernetes-validations': [{ rule: "self.metadata.name == 'other'" }],
+    };
+    expect(evaluateRules(objectWith({}), schema)).toEqual([
+      {
+        type: 'FieldValueInvalid',
+        message: `Invalid value: "object": failed rule: self.metadata.name == 'other'`,
+        field: '<nil>',
+      },
+    ]);
   });
 });
 

@@ -84,10 +84,14 @@ function evaluateNode(
   only: 'all' | 'plain' | 'transition',
   causes: SchemaCause[],
 ): void {
-  const rules = rulesOf(schema);
+  // kube validates non-null values only; a rule on the parent sees nulls.
+  if (value === null || value === undefined) return;
+  // Rules inside allOf apply to the same value as the node's own.
+  const allOf = Array.isArray(schema.allOf) ? schema.allOf.filter(isRecord) : [];
+  const rules = [...rulesOf(schema), ...allOf.flatMap(rulesOf)];
   if (rules.length > 0) {
     const self = toCel(value, schema, root);
-    const oldSelf = old === undefined ? undefined : toCel(old, schema, root);
+    const oldSelf = old === undefined || old === null ? undefined : toCel(old, schema, root);
     for (const rule of rules) {
       const text = rule.rule as string;
       const transition = isTransitionRule(text);
@@ -98,9 +102,9 @@ function evaluateNode(
       if (oldSelf !== undefined) bindings.oldSelf = oldSelf;
       const result = program(bindings);
       if (result === true) continue;
-      if (isCelError(result) || typeof result !== 'boolean') {
-        const detail = isCelError(result) ? result.message : 'rule did not evaluate to a bool';
-        causes.push(invalidValue(withFieldPath(path, undefined), celTypeName(schema), detail));
+      if (result !== false) {
+        const field = path === '' ? '<nil>' : path;
+        causes.push(invalidValue(field, celTypeName(schema), evaluationError(result, rule)));
         continue;
       }
       causes.push(failure(path, schema, rule, messageOf(rule, bindings)));
@@ -134,7 +138,8 @@ function evaluateNode(
   const additional = isRecord(schema.additionalProperties)
     ? schema.additionalProperties
     : undefined;
-  const oldRecord = isRecord(old) ? old : undefined;
+  // An atomic map is replaced whole: its fields have no old self.
+  const oldRecord = isRecord(old) && schema['x-kubernetes-map-type'] !== 'atomic' ? old : undefined;
   for (const [key, child] of Object.entries(value)) {
     if (root && (key === 'metadata' || key === 'apiVersion' || key === 'kind')) continue;
     const childSchema = isRecord(properties[key]) ? (properties[key] as Json) : additional;
@@ -144,17 +149,38 @@ function evaluateNode(
   }
 }
 
+// kube names a rule by its message when it has one (ruleErrorString).
+function ruleName(rule: Json): string {
+  return typeof rule.message === 'string' && rule.message !== ''
+    ? rule.message.trim()
+    : String(rule.rule).trim();
+}
+
+// cel-go's runtime error texts, which kube puts in the message, from @bufbuild/cel's.
+function evaluationError(result: unknown, rule: Json): string {
+  const text = isCelError(result) ? result.message : `rule returned ${typeof result}, not a bool`;
+  if (/^(found no matching overload|unbound function)/.test(text)) {
+    return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleName(rule)}`;
+  }
+  const cause = text
+    .replace(/^field not found: /, 'no such key: ')
+    .replace(/^(int|uint) divide by zero$/, 'division by zero')
+    .replace(/^(int|uint) modulus by zero$/, 'modulus by zero');
+  return `${cause} evaluating rule: ${ruleName(rule)}`;
+}
+
 function messageOf(rule: Json, bindings: Record<string, CelInput>): string {
   if (typeof rule.messageExpression === 'string' && rule.messageExpression !== '') {
     const program = compileRule(rule.messageExpression);
     if (!(program instanceof Error)) {
       const message = program(bindings);
+      // kube falls back to the message when the expression fails, is empty or spans lines.
       if (typeof message === 'string' && message.trim() !== '' && !message.includes('\n')) {
-        return message;
+        return message.trim();
       }
     }
   }
-  if (typeof rule.message === 'string' && rule.message !== '') return rule.message;
+  if (typeof rule.message === 'string' && rule.message !== '') return rule.message.trim();
   return `failed rule: ${String(rule.rule).trim()}`;
 }
 
