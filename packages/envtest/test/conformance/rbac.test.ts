@@ -209,6 +209,60 @@ describe('resource rules', () => {
   });
 });
 
+describe('RBAC objects', () => {
+  it('refuses to change the roleRef of a binding (422)', async () => {
+    const name = unique('fixed');
+    await create(
+      `${rbac}/namespaces/${ns}/rolebindings`,
+      binding('RoleBinding', name, 'ClusterRole', 'view', [user(name)]),
+    );
+    const path = `${rbac}/namespaces/${ns}/rolebindings/${name}`;
+    const live = await call(env, 'GET', path);
+    const changed = await call(env, 'PUT', path, {
+      body: { ...live.body, roleRef: { ...live.body.roleRef, name: 'edit' } },
+    });
+    expect(changed.status).toBe(422);
+    expect(changed.body).toMatchObject({
+      reason: 'Invalid',
+      message: `RoleBinding.rbac.authorization.k8s.io "${name}" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"edit"}: cannot change roleRef`,
+      details: { name, group: 'rbac.authorization.k8s.io', kind: 'RoleBinding' },
+    });
+  });
+});
+
+describe('RBAC object validation', () => {
+  it('refuses rules and bindings kube refuses, and defaults the API group of user subjects', async () => {
+    const name = unique('invalid');
+    const badRole = await call(env, 'POST', `${rbac}/namespaces/${ns}/roles`, {
+      body: role(name, [
+        { apiGroups: [''], resources: ['pods'], verbs: [] },
+        { nonResourceURLs: ['/x'], verbs: ['get'] },
+      ]),
+    });
+    expect(badRole.status).toBe(422);
+    expect(badRole.body.message).toBe(
+      `Role.rbac.authorization.k8s.io "${name}" is invalid: [rules[0].verbs: Required value: verbs must contain at least one value, rules[1].nonResourceURLs: Invalid value: []string{"/x"}: namespaced rules cannot apply to non-resource URLs]`,
+    );
+    const badBinding = await call(env, 'POST', `${rbac}/clusterrolebindings`, {
+      body: binding('ClusterRoleBinding', name, 'ClusterRole', 'view', [
+        { kind: 'Robot', name: 'r' },
+        { kind: 'ServiceAccount', name: 'sa' },
+      ]),
+    });
+    expect(badBinding.status).toBe(422);
+    expect(badBinding.body.message).toBe(
+      `ClusterRoleBinding.rbac.authorization.k8s.io "${name}" is invalid: [subjects[0].kind: Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group", subjects[1].namespace: Required value]`,
+    );
+    const defaulted = await call(env, 'POST', `${rbac}/namespaces/${ns}/rolebindings`, {
+      body: binding('RoleBinding', name, 'ClusterRole', 'view', [{ kind: 'User', name: 'u' }]),
+    });
+    expect(defaulted.status).toBe(201);
+    expect(defaulted.body.subjects).toEqual([
+      { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'u' },
+    ]);
+  });
+});
+
 describe('non-resource paths and anonymous requests', () => {
   it('lets anonymous requests read health and version only', async () => {
     expect((await call(env, 'GET', '/version', { anonymous: true })).status).toBe(200);
