@@ -120,7 +120,7 @@ export const appsV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.apps.v1.DaemonSetUpdateStrategy',
     fields: [
-      { json: 'type', number: 1, type: 'string' },
+      { json: 'type', number: 1, type: 'string', enum: ['OnDelete', 'RollingUpdate'] },
       {
         json: 'rollingUpdate',
         number: 2,
@@ -191,7 +191,7 @@ export const appsV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.apps.v1.DeploymentStrategy',
     fields: [
-      { json: 'type', number: 1, type: 'string' },
+      { json: 'type', number: 1, type: 'string', enum: ['Recreate', 'RollingUpdate'] },
       {
         json: 'rollingUpdate',
         number: 2,
@@ -307,7 +307,12 @@ export const appsV1Types: readonly TypeDefinition[] = [
         repeated: true,
       },
       { json: 'serviceName', number: 5, type: 'string', keepZero: true, required: true },
-      { json: 'podManagementPolicy', number: 6, type: 'string' },
+      {
+        json: 'podManagementPolicy',
+        number: 6,
+        type: 'string',
+        enum: ['OrderedReady', 'Parallel'],
+      },
       {
         json: 'updateStrategy',
         number: 7,
@@ -348,7 +353,7 @@ export const appsV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.apps.v1.StatefulSetUpdateStrategy',
     fields: [
-      { json: 'type', number: 1, type: 'string' },
+      { json: 'type', number: 1, type: 'string', enum: ['OnDelete', 'RollingUpdate'] },
       {
         json: 'rollingUpdate',
         number: 2,

@@ -38,7 +38,12 @@ export const batchV1Types: readonly TypeDefinition[] = [
     fields: [
       { json: 'schedule', number: 1, type: 'string', keepZero: true, required: true },
       { json: 'startingDeadlineSeconds', number: 2, type: 'int64', keepZero: true },
-      { json: 'concurrencyPolicy', number: 3, type: 'string' },
+      {
+        json: 'concurrencyPolicy',
+        number: 3,
+        type: 'string',
+        enum: ['Allow', 'Forbid', 'Replace'],
+      },
       { json: 'suspend', number: 4, type: 'bool', keepZero: true },
       {
         json: 'jobTemplate',
@@ -95,7 +100,13 @@ export const batchV1Types: readonly TypeDefinition[] = [
       },
       { json: 'backoffLimit', number: 7, type: 'int32', keepZero: true },
       { json: 'ttlSecondsAfterFinished', number: 8, type: 'int32', keepZero: true },
-      { json: 'completionMode', number: 9, type: 'string', keepZero: true },
+      {
+        json: 'completionMode',
+        number: 9,
+        type: 'string',
+        keepZero: true,
+        enum: ['Indexed', 'NonIndexed'],
+      },
       { json: 'suspend', number: 10, type: 'bool', keepZero: true },
       {
         json: 'podFailurePolicy',
@@ -104,7 +115,13 @@ export const batchV1Types: readonly TypeDefinition[] = [
       },
       { json: 'backoffLimitPerIndex', number: 12, type: 'int32', keepZero: true },
       { json: 'maxFailedIndexes', number: 13, type: 'int32', keepZero: true },
-      { json: 'podReplacementPolicy', number: 14, type: 'string', keepZero: true },
+      {
+        json: 'podReplacementPolicy',
+        number: 14,
+        type: 'string',
+        keepZero: true,
+        enum: ['Failed', 'TerminatingOrFailed'],
+      },
       { json: 'managedBy', number: 15, type: 'string', keepZero: true },
       { json: 'successPolicy', number: 16, type: { message: 'io.k8s.api.batch.v1.SuccessPolicy' } },
     ],

@@ -42,7 +42,13 @@ export const networkingV1Types: readonly TypeDefinition[] = [
         type: { message: 'io.k8s.api.networking.v1.IngressBackend' },
         required: true,
       },
-      { json: 'pathType', number: 3, type: 'string', keepZero: true },
+      {
+        json: 'pathType',
+        number: 3,
+        type: 'string',
+        keepZero: true,
+        enum: ['Exact', 'ImplementationSpecific', 'Prefix'],
+      },
     ],
   },
   {

@@ -54,7 +54,13 @@ export const policyV1Types: readonly TypeDefinition[] = [
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
       },
       { json: 'maxUnavailable', number: 3, type: 'intOrString', keepZero: true },
-      { json: 'unhealthyPodEvictionPolicy', number: 4, type: 'string', keepZero: true },
+      {
+        json: 'unhealthyPodEvictionPolicy',
+        number: 4,
+        type: 'string',
+        keepZero: true,
+        enum: ['AlwaysAllow', 'IfHealthyBudget'],
+      },
     ],
   },
   {

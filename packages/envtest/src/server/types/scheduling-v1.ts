@@ -18,7 +18,13 @@ export const schedulingV1Types: readonly TypeDefinition[] = [
       { json: 'value', number: 2, type: 'int32', keepZero: true, required: true },
       { json: 'globalDefault', number: 3, type: 'bool' },
       { json: 'description', number: 4, type: 'string' },
-      { json: 'preemptionPolicy', number: 5, type: 'string', keepZero: true },
+      {
+        json: 'preemptionPolicy',
+        number: 5,
+        type: 'string',
+        keepZero: true,
+        enum: ['Never', 'PreemptLowerPriority'],
+      },
     ],
   },
 ];
