@@ -1,6 +1,12 @@
 // kubectl apply (client-side three-way merge and server-side), diff, patch, label, annotate, scale.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configMapObject, type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import {
+  configMapObject,
+  type Kubectl,
+  kubectlPath,
+  startKubectl,
+  suiteOptions,
+} from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -48,7 +54,7 @@ async function getJson(ns: string, what: string): Promise<any> {
   return JSON.parse(await k.ok(['get', what, '-n', ns, '-o', 'json']));
 }
 
-describe.skipIf(kubectlPath === undefined)('kubectl apply (client-side)', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl apply (client-side)', suiteOptions, () => {
   it('creates, configures, then reports unchanged', async () => {
     const ns = await k.namespace('apply');
     const path = k.file(`${ns}.yaml`, configMapYaml('settings', { a: '1', b: '2' }));
@@ -118,7 +124,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl apply (client-side)', () => 
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl apply --server-side', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl apply --server-side', suiteOptions, () => {
   it('applies, records the kubectl field manager, and re-applies', async () => {
     const ns = await k.namespace('ssa');
     const path = k.file(`${ns}.yaml`, configMapYaml('ssa', { a: '1', b: '2' }));
@@ -152,7 +158,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl apply --server-side', () => 
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl diff', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl diff', suiteOptions, () => {
   it('exits 1 with a unified diff when the live object differs, 0 when it does not', async () => {
     const ns = await k.namespace('diff');
     const path = k.file(`${ns}.yaml`, configMapYaml('live', { a: '1' }));
@@ -177,7 +183,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl diff', () => {
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl patch', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl patch', suiteOptions, () => {
   it('applies merge, JSON and strategic patches', async () => {
     const ns = await k.namespace('patch');
     await k.ok(['apply', '-f', '-', '-n', ns], { input: deploymentYaml('web', 1, { A: '1' }) });
@@ -263,7 +269,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl patch', () => {
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl label and annotate', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl label and annotate', suiteOptions, () => {
   it('adds, refuses to overwrite without --overwrite, overwrites and removes labels', async () => {
     const ns = await k.namespace('label');
     await k.seed(ns, configMapObject('l'));
@@ -303,7 +309,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl label and annotate', () => {
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl scale', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl scale', suiteOptions, () => {
   it('scales a Deployment through its scale subresource, honouring --current-replicas', async () => {
     const ns = await k.namespace('scale');
     await k.ok(['apply', '-f', '-', '-n', ns], { input: deploymentYaml('web', 1, {}) });

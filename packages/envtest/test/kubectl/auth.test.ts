@@ -2,7 +2,7 @@
 // impersonated user whose RBAC grants the test sets up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBefore } from '../conformance/helpers.ts';
-import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -47,7 +47,7 @@ async function grant(
   });
 }
 
-describe.skipIf(kubectlPath === undefined)('kubectl auth can-i', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl auth can-i', suiteOptions, () => {
   it('answers yes for the admin (exit code 0)', async () => {
     const ns = await k.namespace('auth');
     expect(await k.run(['auth', 'can-i', 'create', 'pods', '-n', ns])).toMatchObject({

@@ -1,7 +1,7 @@
 // A CRD installed with kubectl, and its custom resources through get (printer columns), apply, patch,
 // scale, explain and delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;
 let group: string;
@@ -101,7 +101,7 @@ afterAll(async () => {
   await k?.stop();
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl with a CRD', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl with a CRD', suiteOptions, () => {
   it('applies a custom resource twice (created, then configured)', async () => {
     const ns = await k.namespace('crd');
     const path = k.file(`${ns}.yaml`, widgetYaml('w', '  replicas: 1\n  colour: red\n'));

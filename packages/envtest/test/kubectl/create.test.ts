@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCertificateAuthority, createSignedCertificate } from '../../src/pki.ts';
 import { call, skipBefore } from '../conformance/helpers.ts';
-import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -23,7 +23,7 @@ async function create(ns: string, args: string[], printed: string): Promise<any>
   return JSON.parse(await k.ok(['get', printed, '-n', ns, '-o', 'json']));
 }
 
-describe.skipIf(kubectlPath === undefined)('kubectl create', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl create', suiteOptions, () => {
   it('configmap from literals and from a file', async () => {
     const ns = await k.namespace('create');
     const path = k.file('settings.properties', 'colour=blue\n');
@@ -367,7 +367,7 @@ async function podNamespace(): Promise<string> {
   return ns;
 }
 
-describe.skipIf(kubectlPath === undefined)('kubectl run', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl run', suiteOptions, () => {
   it('creates a pod with labels, env, port and command', async () => {
     const ns = await podNamespace();
     const out = await k.ok([

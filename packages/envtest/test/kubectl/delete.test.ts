@@ -7,6 +7,7 @@ import {
   type Kubectl,
   kubectlPath,
   startKubectl,
+  suiteOptions,
 } from './kubectl.ts';
 
 let k: Kubectl;
@@ -56,7 +57,7 @@ async function setAvailable(ns: string, name: string, status: 'True' | 'False'):
   expect(reply.status).toBe(200);
 }
 
-describe.skipIf(kubectlPath === undefined)('kubectl wait', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl wait', suiteOptions, () => {
   it('returns once a condition is met (set while kubectl watches)', async () => {
     const ns = await k.namespace('wait');
     await deployment(ns, 'web');
@@ -157,7 +158,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl wait', () => {
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl delete', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl delete', suiteOptions, () => {
   it('deletes by name and refuses a missing name unless --ignore-not-found', async () => {
     const ns = await k.namespace('delete');
     await k.seed(ns, configMapObject('x'));

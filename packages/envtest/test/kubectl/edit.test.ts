@@ -6,6 +6,7 @@ import {
   type Kubectl,
   kubectlPath,
   startKubectl,
+  suiteOptions,
 } from './kubectl.ts';
 
 let k: Kubectl;
@@ -24,7 +25,7 @@ function sedEditor(name: string, expression: string): Record<string, string> {
   return { KUBE_EDITOR: script, EDITOR: script };
 }
 
-describe.skipIf(kubectlPath === undefined)('kubectl edit', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl edit', suiteOptions, () => {
   it('saves what the editor changed', async () => {
     const ns = await k.namespace('edit');
     await k.seed(ns, configMapObject('e', { colour: 'blue' }));
@@ -73,7 +74,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl edit', () => {
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl explain', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl explain', suiteOptions, () => {
   it('explains a kind and a nested field of a built-in type', async () => {
     const kind = await k.ok(['explain', 'configmaps']);
     expect(kind).toMatch(/^KIND:\s+ConfigMap$/m);
@@ -99,29 +100,33 @@ describe.skipIf(kubectlPath === undefined)('kubectl explain', () => {
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl api-resources and api-versions', () => {
-  it('lists the served resources with short names, versions, scope and kind', async () => {
-    const out = await k.ok(['api-resources']);
-    expect(out).toMatch(/^NAME\s+SHORTNAMES\s+APIVERSION\s+NAMESPACED\s+KIND$/m);
-    expect(out).toMatch(/^configmaps\s+cm\s+v1\s+true\s+ConfigMap$/m);
-    expect(out).toMatch(/^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
-    expect(out).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
-  });
+describe.skipIf(kubectlPath === undefined)(
+  'kubectl api-resources and api-versions',
+  suiteOptions,
+  () => {
+    it('lists the served resources with short names, versions, scope and kind', async () => {
+      const out = await k.ok(['api-resources']);
+      expect(out).toMatch(/^NAME\s+SHORTNAMES\s+APIVERSION\s+NAMESPACED\s+KIND$/m);
+      expect(out).toMatch(/^configmaps\s+cm\s+v1\s+true\s+ConfigMap$/m);
+      expect(out).toMatch(/^namespaces\s+ns\s+v1\s+false\s+Namespace$/m);
+      expect(out).toMatch(/^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
+    });
 
-  it('filters by group, scope and verb and prints names', async () => {
-    const apps = await k.ok(['api-resources', '--api-group=apps', '-o', 'name']);
-    expect(apps.split('\n')).toEqual(
-      expect.arrayContaining(['deployments.apps', 'statefulsets.apps']),
-    );
-    const cluster = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);
-    expect(cluster.split('\n')).toContain('namespaces');
-    expect(cluster.split('\n')).not.toContain('configmaps');
-    const listable = await k.ok(['api-resources', '--verbs=list', '-o', 'name']);
-    expect(listable.split('\n')).toContain('configmaps');
-  });
+    it('filters by group, scope and verb and prints names', async () => {
+      const apps = await k.ok(['api-resources', '--api-group=apps', '-o', 'name']);
+      expect(apps.split('\n')).toEqual(
+        expect.arrayContaining(['deployments.apps', 'statefulsets.apps']),
+      );
+      const cluster = await k.ok(['api-resources', '--namespaced=false', '-o', 'name']);
+      expect(cluster.split('\n')).toContain('namespaces');
+      expect(cluster.split('\n')).not.toContain('configmaps');
+      const listable = await k.ok(['api-resources', '--verbs=list', '-o', 'name']);
+      expect(listable.split('\n')).toContain('configmaps');
+    });
 
-  it('lists group versions', async () => {
-    const out = (await k.ok(['api-versions'])).split('\n');
-    expect(out).toEqual(expect.arrayContaining(['v1', 'apps/v1', 'batch/v1']));
-  });
-});
+    it('lists group versions', async () => {
+      const out = (await k.ok(['api-versions'])).split('\n');
+      expect(out).toEqual(expect.arrayContaining(['v1', 'apps/v1', 'batch/v1']));
+    });
+  },
+);

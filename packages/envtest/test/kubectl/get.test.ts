@@ -1,7 +1,7 @@
 // kubectl get and describe: output formats, label and field selectors, server-side printing (Table).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, configMap } from '../conformance/helpers.ts';
-import { type Kubectl, kubectlPath, startKubectl } from './kubectl.ts';
+import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -34,7 +34,7 @@ async function seeded(): Promise<string> {
   return ns;
 }
 
-describe.skipIf(kubectlPath === undefined)('kubectl get', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl get', suiteOptions, () => {
   it('prints the server-side table (NAME DATA AGE) by default', async () => {
     const ns = await seeded();
     const out = await k.ok(['get', 'configmaps', '-n', ns]);
@@ -192,7 +192,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl get', () => {
   });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl get --watch', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl get --watch', suiteOptions, () => {
   it('prints the table, then a row per event (server-side Table watch events)', async () => {
     const ns = await seeded();
     const watching = k.start([
@@ -221,10 +221,10 @@ describe.skipIf(kubectlPath === undefined)('kubectl get --watch', () => {
     }
     const { stdout } = await watching.result;
     expect(stdout.split('\n')[0]).toMatch(/^EVENT\s+NAME\s+DATA\s+AGE$/);
-  }, 30_000);
+  });
 });
 
-describe.skipIf(kubectlPath === undefined)('kubectl describe', () => {
+describe.skipIf(kubectlPath === undefined)('kubectl describe', suiteOptions, () => {
   it('describes a ConfigMap with its labels and data', async () => {
     const ns = await seeded();
     const out = await k.ok(['describe', 'configmap', 'b', '-n', ns]);

@@ -24,6 +24,13 @@ function findOnPath(command: string): string | undefined {
 /** The kubectl binary on PATH, or undefined (the suites then skip). */
 export const kubectlPath = findOnPath('kubectl');
 
+/**
+ * Options of every kubectl `describe` block: tests run concurrently (each has its own namespace, and
+ * kubectl runs as a child process, so a second core helps), each bounded at 30 s since a kubectl run
+ * on a loaded machine can take seconds.
+ */
+export const suiteOptions = { concurrent: true, timeout: 30_000 } as const;
+
 /** The installed kubectl's client minor version (0 when kubectl is absent). */
 export const kubectlMinor: number = (() => {
   if (kubectlPath === undefined) return 0;
