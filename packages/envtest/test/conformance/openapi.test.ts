@@ -210,6 +210,28 @@ describe('fieldValidation, which the documents advertise', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('refuses unknown fields on replace under Strict and lets them through under Ignore (1.27+)', async ({
+    skip,
+  }) => {
+    await skipBefore(env, skip, 27);
+    const name = unique('strict');
+    const path = '/api/v1/namespaces/default/configmaps';
+    const created = await call(env, 'POST', path, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: 'b' } },
+    });
+    expect(created.status).toBe(201);
+    const body = { ...created.body, data: { a: 'c' }, spec: { bogus: true } };
+    const strict = await call(env, 'PUT', `${path}/${name}?fieldValidation=Strict`, { body });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe(
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "spec"',
+    );
+    const ignored = await call(env, 'PUT', `${path}/${name}?fieldValidation=Ignore`, { body });
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.data).toEqual({ a: 'c' });
+    expect(ignored.body.spec).toBeUndefined();
+  });
+
   it('refuses unknown fields of a custom resource under Strict (1.27+)', async ({ skip }) => {
     await skipBefore(env, skip, 27);
     // Its own CRD: the v3 tests delete the widgets one, which a real server removes asynchronously.

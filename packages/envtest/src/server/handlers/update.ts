@@ -8,6 +8,7 @@ import {
   updateObject,
 } from '../generic-registry.ts';
 import { isRecord, metaOf, stringOf } from '../objects.ts';
+import { enforceFieldValidation } from '../openapi/field-validation.ts';
 import { recordManagedFields } from '../patching.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { applyScale, toScale } from '../scale.ts';
@@ -32,7 +33,9 @@ export function handleUpdate(
     const result = applyScale(context, info, existing, scale, fieldManagerOf(raw));
     return { type: 'json', code: 200, body: toScale(info, result) };
   }
-  const incoming = toStored(info, checkKind(info, parsed, raw.body));
+  const decoded = checkKind(info, parsed, raw.body);
+  enforceFieldValidation(context.unknownFields, request.query, info, decoded);
+  const incoming = toStored(info, decoded);
   const metadata = metaOf(incoming);
   const bodyName = stringOf(metadata.name) ?? '';
   if (bodyName !== name) {
