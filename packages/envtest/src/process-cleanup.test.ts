@@ -12,6 +12,7 @@ import { build } from 'tsup';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   atProcessExit,
+  killOrphansOf,
   makePrivateTempDir,
   sweepStaleTempDirs,
   tempDirPrefix,
@@ -167,6 +168,39 @@ describe('the kubeconfig of a test process', () => {
     // This process's own dir and names it did not make stay.
     expect(existsSync(live)).toBe(true);
     expect(existsSync(unrelated)).toBe(true);
+  });
+
+  it('kills the orphaned processes still running from a stale dir before removing it', async () => {
+    const tmp = await mkdtemp(join(work, 'orphans-'));
+    // A pid that is certainly gone: a child that has already exited.
+    const gone = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const stale = join(tmp, `${tempDirPrefix}kubebuilder-${gone.pid}-abcdef`);
+    mkdirSync(stale);
+    // Stands in for an etcd left behind by a SIGKILLed test process: its arguments point into the dir.
+    const orphan = spawn(process.execPath, [
+      '-e',
+      'setInterval(() => {}, 1000)',
+      '--',
+      `--data-dir=${join(stale, 'etcd')}`,
+    ]);
+    const orphanExit = new Promise<NodeJS.Signals | null>((resolve) =>
+      orphan.once('exit', (_code, signal) => resolve(signal)),
+    );
+    await new Promise((resolve) => orphan.once('spawn', resolve));
+    // Unrelated: names a sibling path that only shares the prefix.
+    const bystander = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', `${stale}x`]);
+    await new Promise((resolve) => bystander.once('spawn', resolve));
+    try {
+      expect(sweepStaleTempDirs(tmp)).toEqual([stale]);
+      expect(await orphanExit).toBe('SIGKILL');
+      expect(existsSync(stale)).toBe(false);
+      expect(bystander.exitCode).toBe(null);
+      expect(killOrphansOf(join(tmp, 'nothing-here'))).toEqual([]);
+    } finally {
+      orphan.kill('SIGKILL');
+      bystander.kill('SIGKILL');
+    }
   });
 
   it('is swept by the next startEnvironment() after a SIGKILL', async () => {

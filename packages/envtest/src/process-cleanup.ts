@@ -2,7 +2,7 @@
 // must not outlive the test process: removed on stop(), on process exit (also after an uncaught
 // exception), on SIGINT/SIGTERM/SIGHUP (then the signal is re-raised, so the process still dies of it),
 // and, for SIGKILL or a power cut, swept at the next start when the owning pid is gone.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
@@ -92,11 +92,46 @@ function running(pid: number): boolean {
   }
 }
 
+/**
+ * Kill the processes of the current user whose command line names a path inside `directory`: an etcd
+ * and kube-apiserver started by a test process that was SIGKILLed outlive it (their parent's exit
+ * handler never ran), and their arguments always point into the control plane's private temp dir, a
+ * path no unrelated process names. Linux only (reads /proc); elsewhere nothing is killed. Returns the
+ * pids signalled.
+ */
+export function killOrphansOf(directory: string): number[] {
+  const killed: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return killed;
+  }
+  const uid = process.getuid?.();
+  const inside = `${directory}/`;
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      if (uid !== undefined && statSync(`/proc/${entry}`).uid !== uid) continue;
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (!argv.some((argument) => argument.includes(inside) || argument === directory)) continue;
+      process.kill(pid, 'SIGKILL');
+      killed.push(pid);
+    } catch {
+      // The process ended meanwhile, or is not ours to read or signal.
+    }
+  }
+  return killed;
+}
+
 const ownedName = new RegExp(`^${tempDirPrefix}[a-z]+-(\\d+)-[A-Za-z0-9]{6}$`);
 
 /**
  * Remove the temp dirs under `parent` (default `os.tmpdir()`) that {@link makePrivateTempDir} made for
- * a process that is gone (killed with SIGKILL, or the machine stopped), and that the current user owns.
+ * a process that is gone (killed with SIGKILL, or the machine stopped), and that the current user owns,
+ * after killing the orphaned processes (etcd, kube-apiserver) still running from them ({@link killOrphansOf}).
  * Best effort: returns the paths removed, never throws. A pid reused by another process keeps its dir
  * until that process ends too.
  */
@@ -118,6 +153,8 @@ export function sweepStaleTempDirs(parent: string = tmpdir()): string[] {
     try {
       const stats = statSync(path);
       if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) continue;
+      // Orphaned children first: an etcd still running would keep writing into the dir being removed.
+      killOrphansOf(path);
       rmSync(path, { recursive: true, force: true });
       removed.push(path);
     } catch {
