@@ -14,20 +14,45 @@ export const autoscalingV1Types: readonly TypeDefinition[] = [
         json: 'metadata',
         number: 1,
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+        description: "The object's name, namespace, labels, annotations and other metadata.",
       },
-      { json: 'spec', number: 2, type: { message: 'io.k8s.api.autoscaling.v1.ScaleSpec' } },
-      { json: 'status', number: 3, type: { message: 'io.k8s.api.autoscaling.v1.ScaleStatus' } },
+      {
+        json: 'spec',
+        number: 2,
+        type: { message: 'io.k8s.api.autoscaling.v1.ScaleSpec' },
+        description: 'The desired state.',
+      },
+      {
+        json: 'status',
+        number: 3,
+        type: { message: 'io.k8s.api.autoscaling.v1.ScaleStatus' },
+        description: 'The observed state, written by the system through the status subresource.',
+      },
     ],
   },
   {
     name: 'io.k8s.api.autoscaling.v1.ScaleSpec',
-    fields: [{ json: 'replicas', number: 1, type: 'int32' }],
+    fields: [
+      { json: 'replicas', number: 1, type: 'int32', description: 'Desired number of replicas.' },
+    ],
   },
   {
     name: 'io.k8s.api.autoscaling.v1.ScaleStatus',
     fields: [
-      { json: 'replicas', number: 1, type: 'int32', keepZero: true, required: true },
-      { json: 'selector', number: 2, type: 'string' },
+      {
+        json: 'replicas',
+        number: 1,
+        type: 'int32',
+        description: 'Observed number of replicas.',
+        keepZero: true,
+        required: true,
+      },
+      {
+        json: 'selector',
+        number: 2,
+        type: 'string',
+        description: 'Label selector of the pods, as a string.',
+      },
     ],
   },
 ];

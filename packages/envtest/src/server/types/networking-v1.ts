@@ -14,9 +14,20 @@ export const networkingV1Types: readonly TypeDefinition[] = [
         json: 'metadata',
         number: 1,
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+        description: "The object's name, namespace, labels, annotations and other metadata.",
       },
-      { json: 'spec', number: 2, type: { message: 'io.k8s.api.networking.v1.IngressSpec' } },
-      { json: 'status', number: 3, type: { message: 'io.k8s.api.networking.v1.IngressStatus' } },
+      {
+        json: 'spec',
+        number: 2,
+        type: { message: 'io.k8s.api.networking.v1.IngressSpec' },
+        description: 'The desired state.',
+      },
+      {
+        json: 'status',
+        number: 3,
+        type: { message: 'io.k8s.api.networking.v1.IngressStatus' },
+        description: 'The observed state, written by the system through the status subresource.',
+      },
     ],
   },
   {
@@ -28,24 +39,37 @@ export const networkingV1Types: readonly TypeDefinition[] = [
         json: 'metadata',
         number: 1,
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+        description: "The object's name, namespace, labels, annotations and other metadata.",
       },
-      { json: 'spec', number: 2, type: { message: 'io.k8s.api.networking.v1.IngressClassSpec' } },
+      {
+        json: 'spec',
+        number: 2,
+        type: { message: 'io.k8s.api.networking.v1.IngressClassSpec' },
+        description: 'The desired state.',
+      },
     ],
   },
   {
     name: 'io.k8s.api.networking.v1.HTTPIngressPath',
     fields: [
-      { json: 'path', number: 1, type: 'string' },
+      {
+        json: 'path',
+        number: 1,
+        type: 'string',
+        description: 'Path matched against the request path.',
+      },
       {
         json: 'backend',
         number: 2,
         type: { message: 'io.k8s.api.networking.v1.IngressBackend' },
+        description: 'Where matching requests go.',
         required: true,
       },
       {
         json: 'pathType',
         number: 3,
         type: 'string',
+        description: 'How path is matched.',
         keepZero: true,
         enum: ['Exact', 'ImplementationSpecific', 'Prefix'],
       },
@@ -77,6 +101,7 @@ export const networkingV1Types: readonly TypeDefinition[] = [
         json: 'service',
         number: 4,
         type: { message: 'io.k8s.api.networking.v1.IngressServiceBackend' },
+        description: 'A service backend.',
       },
     ],
   },
@@ -93,7 +118,12 @@ export const networkingV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.networking.v1.IngressClassSpec',
     fields: [
-      { json: 'controller', number: 1, type: 'string' },
+      {
+        json: 'controller',
+        number: 1,
+        type: 'string',
+        description: 'Name of the controller that implements the class.',
+      },
       {
         json: 'parameters',
         number: 2,
@@ -138,7 +168,12 @@ export const networkingV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.networking.v1.IngressRule',
     fields: [
-      { json: 'host', number: 1, type: 'string' },
+      {
+        json: 'host',
+        number: 1,
+        type: 'string',
+        description: 'Host the rule applies to; all hosts when empty.',
+      },
       {
         json: '',
         number: 2,
@@ -160,8 +195,20 @@ export const networkingV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.networking.v1.IngressServiceBackend',
     fields: [
-      { json: 'name', number: 1, type: 'string', keepZero: true, required: true },
-      { json: 'port', number: 2, type: { message: 'io.k8s.api.networking.v1.ServiceBackendPort' } },
+      {
+        json: 'name',
+        number: 1,
+        type: 'string',
+        description: 'Name of the service.',
+        keepZero: true,
+        required: true,
+      },
+      {
+        json: 'port',
+        number: 2,
+        type: { message: 'io.k8s.api.networking.v1.ServiceBackendPort' },
+        description: 'Port of the service.',
+      },
     ],
   },
   {
@@ -171,11 +218,13 @@ export const networkingV1Types: readonly TypeDefinition[] = [
         json: 'defaultBackend',
         number: 1,
         type: { message: 'io.k8s.api.networking.v1.IngressBackend' },
+        description: 'Where requests matching no rule go.',
       },
       {
         json: 'tls',
         number: 2,
         type: { message: 'io.k8s.api.networking.v1.IngressTLS' },
+        description: 'TLS settings per host set.',
         repeated: true,
         listType: 'atomic',
       },
@@ -183,10 +232,17 @@ export const networkingV1Types: readonly TypeDefinition[] = [
         json: 'rules',
         number: 3,
         type: { message: 'io.k8s.api.networking.v1.IngressRule' },
+        description: 'Host and path routing rules.',
         repeated: true,
         listType: 'atomic',
       },
-      { json: 'ingressClassName', number: 4, type: 'string', keepZero: true },
+      {
+        json: 'ingressClassName',
+        number: 4,
+        type: 'string',
+        description: 'The IngressClass that implements this ingress.',
+        keepZero: true,
+      },
     ],
   },
   {
@@ -202,15 +258,27 @@ export const networkingV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.networking.v1.IngressTLS',
     fields: [
-      { json: 'hosts', number: 1, type: 'string', repeated: true, listType: 'atomic' },
-      { json: 'secretName', number: 2, type: 'string' },
+      {
+        json: 'hosts',
+        number: 1,
+        type: 'string',
+        description: 'Hosts the certificate covers.',
+        repeated: true,
+        listType: 'atomic',
+      },
+      {
+        json: 'secretName',
+        number: 2,
+        type: 'string',
+        description: 'Secret holding the certificate and key.',
+      },
     ],
   },
   {
     name: 'io.k8s.api.networking.v1.ServiceBackendPort',
     fields: [
-      { json: 'name', number: 1, type: 'string' },
-      { json: 'number', number: 2, type: 'int32' },
+      { json: 'name', number: 1, type: 'string', description: 'Port name on the service.' },
+      { json: 'number', number: 2, type: 'int32', description: 'Port number on the service.' },
     ],
   },
 ];

@@ -14,6 +14,7 @@ export const policyV1Types: readonly TypeDefinition[] = [
         json: 'metadata',
         number: 1,
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+        description: "The object's name, namespace, labels, annotations and other metadata.",
       },
       {
         json: 'deleteOptions',
@@ -31,29 +32,45 @@ export const policyV1Types: readonly TypeDefinition[] = [
         json: 'metadata',
         number: 1,
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' },
+        description: "The object's name, namespace, labels, annotations and other metadata.",
       },
       {
         json: 'spec',
         number: 2,
         type: { message: 'io.k8s.api.policy.v1.PodDisruptionBudgetSpec' },
+        description: 'The desired state.',
       },
       {
         json: 'status',
         number: 3,
         type: { message: 'io.k8s.api.policy.v1.PodDisruptionBudgetStatus' },
+        description: 'The observed state, written by the system through the status subresource.',
       },
     ],
   },
   {
     name: 'io.k8s.api.policy.v1.PodDisruptionBudgetSpec',
     fields: [
-      { json: 'minAvailable', number: 1, type: 'intOrString', keepZero: true },
+      {
+        json: 'minAvailable',
+        number: 1,
+        type: 'intOrString',
+        description: 'Pods (number or percentage) that must stay available.',
+        keepZero: true,
+      },
       {
         json: 'selector',
         number: 2,
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' },
+        description: 'The pods the budget covers.',
       },
-      { json: 'maxUnavailable', number: 3, type: 'intOrString', keepZero: true },
+      {
+        json: 'maxUnavailable',
+        number: 3,
+        type: 'intOrString',
+        description: 'Pods (number or percentage) that may be unavailable.',
+        keepZero: true,
+      },
       {
         json: 'unhealthyPodEvictionPolicy',
         number: 4,
@@ -66,7 +83,12 @@ export const policyV1Types: readonly TypeDefinition[] = [
   {
     name: 'io.k8s.api.policy.v1.PodDisruptionBudgetStatus',
     fields: [
-      { json: 'observedGeneration', number: 1, type: 'int64' },
+      {
+        json: 'observedGeneration',
+        number: 1,
+        type: 'int64',
+        description: 'The metadata.generation this status was computed for.',
+      },
       { json: 'disruptedPods', number: 2, type: { map: 'time' } },
       { json: 'disruptionsAllowed', number: 3, type: 'int32', keepZero: true, required: true },
       { json: 'currentHealthy', number: 4, type: 'int32', keepZero: true, required: true },
@@ -76,6 +98,7 @@ export const policyV1Types: readonly TypeDefinition[] = [
         json: 'conditions',
         number: 7,
         type: { message: 'io.k8s.apimachinery.pkg.apis.meta.v1.Condition' },
+        description: 'The latest observations of the state, one entry per condition type.',
         repeated: true,
         patchStrategy: 'merge',
         patchMergeKey: 'type',
