@@ -9,6 +9,7 @@ import {
   serverSideApply,
   trackUpdate,
 } from './apply.ts';
+import { goJsonSyntaxError } from './go-json-errors.ts';
 import {
   applyJsonPatch,
   applyMergePatch,
@@ -65,9 +66,9 @@ function parseJson(body: Buffer): unknown {
   try {
     return checkNestingDepth(JSON.parse(body.toString('utf8')));
   } catch (error) {
-    throw badRequest(
-      `error decoding patch: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const detail =
+      goJsonSyntaxError(body) ?? (error instanceof Error ? error.message : String(error));
+    throw badRequest(`error decoding patch: ${detail}`);
   }
 }
 

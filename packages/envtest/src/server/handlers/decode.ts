@@ -1,6 +1,7 @@
 // Request body decoding, the one place a body is turned into an object (kube-apiserver's negotiated
 // serializers): by Content-Type, then checked against the kind the URL names.
 import type { ApiRequest } from '../context.ts';
+import { goJsonSyntaxError } from '../go-json-errors.ts';
 import { isRecord, type Json, jsonType, stringOf } from '../objects.ts';
 import { checkNestingDepth, parseApplyBody } from '../patching.ts';
 import { protobufMediaType } from '../protobuf/decode-protobuf-object.ts';
@@ -27,12 +28,15 @@ export function parseJsonBody(body: Buffer): unknown {
   try {
     return checkNestingDepth(JSON.parse(body.toString('utf8')));
   } catch (error) {
-    throw badRequest(jsonParseError(error));
+    throw badRequest(jsonParseError(error, body));
   }
 }
 
-function jsonParseError(error: unknown): string {
-  return `couldn't get version/kind; json parse error: ${error instanceof Error ? error.message : String(error)}`;
+/** The decoder's message for a body JSON.parse refused, in Go's words where Go's scanner has some. */
+function jsonParseError(error: unknown, body: Buffer): string {
+  const detail =
+    goJsonSyntaxError(body) ?? (error instanceof Error ? error.message : String(error));
+  return `couldn't get version/kind; json parse error: ${detail}`;
 }
 
 /**
@@ -47,7 +51,7 @@ export function decodeBody(request: ApiRequest, kind?: string): unknown {
     try {
       return checkNestingDepth(JSON.parse(request.body.toString('utf8')));
     } catch (error) {
-      throw unrecognizedBody(kind, jsonParseError(error), request.body);
+      throw unrecognizedBody(kind, jsonParseError(error, request.body), request.body);
     }
   }
   if (contentType === 'application/yaml') return parseApplyBody(request.body);
