@@ -427,6 +427,33 @@ describe('CustomResourceDefinition schema checks', () => {
     );
   });
 
+  it('refuses structural-schema violations in kube’s words', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        untyped: { properties: { x: { type: 'string' } } },
+        list: { type: 'array' },
+        keyed: { type: 'array', 'x-kubernetes-list-type': 'map', items: { type: 'object' } },
+      },
+    };
+    const reply = await call(env, 'POST', crdsPath, {
+      body: definition('unstructureds', 'Unstructured', schema),
+    });
+    expect(reply.status).toBe(422);
+    const base = 'spec.validation.openAPIV3Schema.properties';
+    expect(
+      causesOf(reply)
+        .map((cause) => `${cause.reason} ${cause.field}: ${cause.message}`)
+        .sort(),
+    ).toEqual(
+      [
+        `FieldValueRequired ${base}[untyped].type: Required value: must not be empty for specified object fields`,
+        `FieldValueRequired ${base}[list].items: Required value: must be specified`,
+        `FieldValueRequired ${base}[keyed].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`,
+      ].sort(),
+    );
+  });
+
   it('refuses uniqueItems', async () => {
     const schema = {
       type: 'object',

@@ -84,4 +84,37 @@ describe('validateCrdSchema', () => {
     };
     expect(validateCrdSchema(schema, base)).toEqual([]);
   });
+
+  it('reports the structural-schema violations kube-apiserver 1.20.2 reports, in its words', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        a: { properties: { x: { type: 'string' } } },
+        b: {
+          type: 'object',
+          properties: { x: { type: 'string' } },
+          additionalProperties: { type: 'string' },
+        },
+        c: { type: 'array', 'x-kubernetes-list-type': 'map', items: { type: 'object' } },
+        d: { type: 'array' },
+        f: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'object' } },
+        h: { type: 'object', 'x-kubernetes-embedded-resource': true },
+        i: { type: 'array', 'x-kubernetes-list-type': 'bogus', items: { type: 'string' } },
+        ok: { 'x-kubernetes-int-or-string': true },
+        free: { 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    };
+    const p = `${base}.properties`;
+    expect(
+      validateCrdSchema(schema, base).map((cause) => `${cause.field}: ${cause.message}`),
+    ).toEqual([
+      `${p}[a].type: Required value: must not be empty for specified object fields`,
+      `${p}[b].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
+      `${p}[c].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`,
+      `${p}[d].items: Required value: must be specified`,
+      `${p}[f].items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set`,
+      `${p}[h].properties: Required value: must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields`,
+      `${p}[i].x-kubernetes-list-type: Unsupported value: "bogus": supported values: "atomic", "set", "map"`,
+    ]);
+  });
 });

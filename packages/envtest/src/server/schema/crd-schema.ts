@@ -1,8 +1,15 @@
-// What apiextensions refuses in a CRD's openAPIV3Schema beyond its shape: patterns that do not compile,
-// uniqueItems, defaults that are pruned or invalid, CEL rules that do not compile
+// What apiextensions refuses in a CRD's openAPIV3Schema: the common structural-schema violations, patterns
+// that do not compile, uniqueItems, defaults that are pruned or invalid, CEL rules that do not compile
 // (apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go).
 import { compileRule, rulesOf } from './cel/rules.ts';
-import { forbidden, GoText, invalidValue, type SchemaCause } from './field-errors.ts';
+import {
+  forbidden,
+  GoText,
+  invalidValue,
+  notSupported,
+  requiredValue,
+  type SchemaCause,
+} from './field-errors.ts';
 import { pruneUnknownFields } from './pruning.ts';
 import { validateValue } from './structural-validation.ts';
 
@@ -18,11 +25,72 @@ function isRecord(value: unknown): value is Json {
  */
 export function validateCrdSchema(schema: Json, base: string): SchemaCause[] {
   const causes: SchemaCause[] = [];
-  walk(schema, base, causes);
+  walk(schema, base, causes, false);
   return causes;
 }
 
-function walk(schema: Json, path: string, causes: SchemaCause[]): void {
+// The structural-schema rules kube words most often (apiextensions' structural validation).
+function checkStructure(schema: Json, path: string, causes: SchemaCause[], field: boolean): void {
+  const intOrString = schema['x-kubernetes-int-or-string'] === true;
+  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
+  if (field && (schema.type === undefined || schema.type === '') && !intOrString && !preserve) {
+    causes.push(requiredValue(`${path}.type`, 'must not be empty for specified object fields'));
+  }
+  if (isRecord(schema.properties) && isRecord(schema.additionalProperties)) {
+    causes.push(
+      forbidden(
+        `${path}.additionalProperties`,
+        'additionalProperties and properties are mutual exclusive',
+      ),
+    );
+  }
+  if (schema.type === 'array' && !isRecord(schema.items)) {
+    causes.push(requiredValue(`${path}.items`, 'must be specified'));
+  }
+  if (
+    schema['x-kubernetes-embedded-resource'] === true &&
+    !preserve &&
+    (!isRecord(schema.properties) || Object.keys(schema.properties).length === 0)
+  ) {
+    causes.push(
+      requiredValue(
+        `${path}.properties`,
+        'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields',
+      ),
+    );
+  }
+  const listType = schema['x-kubernetes-list-type'];
+  if (listType === undefined) return;
+  if (listType !== 'atomic' && listType !== 'set' && listType !== 'map') {
+    causes.push(notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
+  }
+  const keys = schema['x-kubernetes-list-map-keys'];
+  if (listType === 'map' && (!Array.isArray(keys) || keys.length === 0)) {
+    causes.push(
+      requiredValue(
+        `${path}.x-kubernetes-list-map-keys`,
+        'must not be empty if x-kubernetes-list-type is map',
+      ),
+    );
+  }
+  const items = isRecord(schema.items) ? schema.items : undefined;
+  if (
+    listType === 'set' &&
+    items?.type === 'object' &&
+    items['x-kubernetes-map-type'] !== 'atomic'
+  ) {
+    causes.push(
+      invalidValue(
+        `${path}.items.x-kubernetes-map-type`,
+        items['x-kubernetes-map-type'] ?? 'null',
+        'must be atomic as item of a list with x-kubernetes-list-type=set',
+      ),
+    );
+  }
+}
+
+function walk(schema: Json, path: string, causes: SchemaCause[], field: boolean): void {
+  checkStructure(schema, path, causes, field);
   if (typeof schema.pattern === 'string') {
     try {
       new RegExp(schema.pattern, 'u');
@@ -59,22 +127,22 @@ function walk(schema: Json, path: string, causes: SchemaCause[]): void {
   if (schema.default !== undefined) validateDefault(schema, `${path}.default`, causes);
   if (isRecord(schema.properties)) {
     for (const [key, child] of Object.entries(schema.properties)) {
-      if (isRecord(child)) walk(child, `${path}.properties[${key}]`, causes);
+      if (isRecord(child)) walk(child, `${path}.properties[${key}]`, causes, true);
     }
   }
-  if (isRecord(schema.items)) walk(schema.items, `${path}.items`, causes);
+  if (isRecord(schema.items)) walk(schema.items, `${path}.items`, causes, true);
   if (isRecord(schema.additionalProperties)) {
-    walk(schema.additionalProperties, `${path}.additionalProperties`, causes);
+    walk(schema.additionalProperties, `${path}.additionalProperties`, causes, true);
   }
   for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
     const list = schema[key];
     if (Array.isArray(list)) {
       list.forEach((child, index) => {
-        if (isRecord(child)) walk(child, `${path}.${key}[${index}]`, causes);
+        if (isRecord(child)) walk(child, `${path}.${key}[${index}]`, causes, false);
       });
     }
   }
-  if (isRecord(schema.not)) walk(schema.not, `${path}.not`, causes);
+  if (isRecord(schema.not)) walk(schema.not, `${path}.not`, causes, false);
 }
 
 // kube shows the whole rule struct as the bad value (Go's %#v of apiextensions.ValidationRule).
