@@ -50,8 +50,10 @@ function deploymentYaml(name: string, replicas: number, env: Record<string, stri
   ].join('\n');
 }
 
+/** The stored object `type/name`, read over HTTP. */
 async function getJson(ns: string, what: string): Promise<any> {
-  return JSON.parse(await k.ok(['get', what, '-n', ns, '-o', 'json']));
+  const [type = '', name = ''] = what.split('/');
+  return k.read(ns, type, name);
 }
 
 describe.skipIf(kubectlPath === undefined)('kubectl apply (client-side)', suiteOptions, () => {

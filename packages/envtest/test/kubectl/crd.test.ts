@@ -95,6 +95,11 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error('the CRD was not served within 20 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  // A real server publishes the CRD's OpenAPI (what explain reads) a moment after serving it.
+  while ((await k.run(['explain', `widgets.${group}.spec`])).code !== 0) {
+    if (Date.now() > deadline) throw new Error('the CRD was not in OpenAPI within 20 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 });
 
 afterAll(async () => {

@@ -15,12 +15,13 @@ afterAll(async () => {
   await k?.stop();
 });
 
-/** Run `kubectl create ...` in `ns`, expect its one-line report, and read the object back. */
+/** Run `kubectl create ...` in `ns`, expect its one-line report, and read the object back over HTTP. */
 async function create(ns: string, args: string[], printed: string): Promise<any> {
   // `-n` goes first: after `--` everything is the container's command.
   const out = await k.ok(['-n', ns, 'create', ...args]);
   expect(out).toBe(`${printed} created\n`);
-  return JSON.parse(await k.ok(['get', printed, '-n', ns, '-o', 'json']));
+  const [type = '', name = ''] = printed.split('/');
+  return k.read(ns, type, name);
 }
 
 describe.skipIf(kubectlPath === undefined)('kubectl create', suiteOptions, () => {
@@ -305,7 +306,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl create', suiteOptions, () =>
     expect(await k.ok(['create', '-f', manifest, '-n', ns])).toBe(
       'configmap/one created\nsecret/two created\n',
     );
-    const secret = JSON.parse(await k.ok(['get', 'secret', 'two', '-n', ns, '-o', 'json']));
+    const secret = await k.read(ns, 'secret', 'two');
     expect(secret.data).toEqual({ k: 'dg==' });
     expect(secret.stringData).toBeUndefined();
   });
@@ -385,7 +386,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl run', suiteOptions, () => {
       '3600',
     ]);
     expect(out).toBe('pod/shell created\n');
-    const pod = JSON.parse(await k.ok(['get', 'pod', 'shell', '-n', ns, '-o', 'json']));
+    const pod = await k.read(ns, 'pod', 'shell');
     expect(pod.metadata.labels).toEqual({ app: 'shell', tier: 'debug' });
     expect(pod.spec.containers).toMatchObject([
       {

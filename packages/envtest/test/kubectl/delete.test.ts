@@ -211,7 +211,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl delete', suiteOptions, () =>
     expect(await k.ok(['delete', 'cm', 'held', '-n', ns, '--wait=false'])).toBe(
       'configmap "held" deleted\n',
     );
-    const held = JSON.parse(await k.ok(['get', 'cm', 'held', '-n', ns, '-o', 'json']));
+    const held = await k.read(ns, 'cm', 'held');
     expect(held.metadata.deletionTimestamp).toBeDefined();
     const timedOut = await k.run(['delete', 'cm', 'held', '-n', ns, '--timeout=1s']);
     expect(timedOut.code).toBe(1);

@@ -31,7 +31,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl edit', suiteOptions, () => {
     await k.seed(ns, configMapObject('e', { colour: 'blue' }));
     const editor = sedEditor(`${ns}-edit.sh`, 's/colour: blue/colour: green/');
     expect(await k.ok(['edit', 'cm', 'e', '-n', ns], { env: editor })).toBe('configmap/e edited\n');
-    const cm = JSON.parse(await k.ok(['get', 'cm', 'e', '-n', ns, '-o', 'json']));
+    const cm = await k.read(ns, 'cm', 'e');
     expect(cm.data).toEqual({ colour: 'green' });
   });
 
@@ -54,7 +54,7 @@ describe.skipIf(kubectlPath === undefined)('kubectl edit', suiteOptions, () => {
     expect(await k.ok(['edit', 'deployment/web', '-n', ns], { env: editor })).toBe(
       'deployment.apps/web edited\n',
     );
-    const deployment = JSON.parse(await k.ok(['get', 'deploy', 'web', '-n', ns, '-o', 'json']));
+    const deployment = await k.read(ns, 'deployment', 'web');
     expect(deployment.spec.replicas).toBe(4);
     expect(deployment.spec.template.spec.containers).toMatchObject([
       { name: 'main', image: 'registry.k8s.io/pause:3.10' },

@@ -121,6 +121,11 @@ export interface Kubectl {
    * fails only when `label` does. Kinds: see {@link seedPaths}.
    */
   seed(namespace: string, object: Record<string, unknown>): Promise<void>;
+  /**
+   * Read an object over HTTP (JSON), by kubectl's name for its type (`cm`, `configmap`,
+   * `deployment.apps`, ...; see {@link readPaths}): checking what a command stored costs no kubectl run.
+   */
+  read(namespace: string, type: string, name: string): Promise<any>;
   /** A fresh namespace created for one test. */
   namespace(prefix?: string): Promise<string>;
   /** A scratch directory (removed by `stop()`) for manifests and editor scripts. */
@@ -139,6 +144,26 @@ export const seedPaths: Record<string, string> = {
   RoleBinding: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings',
   ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
   ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+};
+
+/** Collection paths by kubectl's type names (`{ns}` is replaced). */
+export const readPaths: Record<string, string> = {
+  cm: '/api/v1/namespaces/{ns}/configmaps',
+  configmap: '/api/v1/namespaces/{ns}/configmaps',
+  secret: '/api/v1/namespaces/{ns}/secrets',
+  service: '/api/v1/namespaces/{ns}/services',
+  serviceaccount: '/api/v1/namespaces/{ns}/serviceaccounts',
+  resourcequota: '/api/v1/namespaces/{ns}/resourcequotas',
+  pod: '/api/v1/namespaces/{ns}/pods',
+  deployment: '/apis/apps/v1/namespaces/{ns}/deployments',
+  'deployment.apps': '/apis/apps/v1/namespaces/{ns}/deployments',
+  'job.batch': '/apis/batch/v1/namespaces/{ns}/jobs',
+  'cronjob.batch': '/apis/batch/v1/namespaces/{ns}/cronjobs',
+  'role.rbac.authorization.k8s.io': '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles',
+  'rolebinding.rbac.authorization.k8s.io':
+    '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings',
+  'poddisruptionbudget.policy': '/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets',
+  'ingress.networking.k8s.io': '/apis/networking.k8s.io/v1/namespaces/{ns}/ingresses',
 };
 
 /** Start an environment (real or built-in, as `startEnvironment` picks) and a kubectl bound to it. */
@@ -257,6 +282,14 @@ export async function startKubectl(): Promise<Kubectl> {
       if (reply.status !== 201) {
         throw new Error(`seeding ${String(object.kind)}: ${reply.status} ${reply.text}`);
       }
+    },
+    async read(namespace, type, name) {
+      const template = readPaths[type];
+      if (template === undefined) throw new TypeError(`no read path for type ${type}`);
+      const reply = await call(env, 'GET', `${template.replace('{ns}', namespace)}/${name}`);
+      if (reply.status !== 200)
+        throw new Error(`reading ${type}/${name}: ${reply.status} ${reply.text}`);
+      return reply.body;
     },
     async namespace(prefix = 'k') {
       counter += 1;
