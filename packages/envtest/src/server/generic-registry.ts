@@ -229,7 +229,8 @@ export function updateObject(
     throw conflict(info, name);
   }
   if (incomingRv === '' && options.requireResourceVersion) {
-    throw invalid(info, name, [
+    // store.go names the resource where the kind belongs here (its TODO since kubernetes#18526).
+    throw invalid({ group: info.group, kind: info.resource }, name, [
       {
         type: 'FieldValueInvalid',
         message: 'Invalid value: 0x0: must be specified for an update',

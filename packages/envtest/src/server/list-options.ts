@@ -1,7 +1,9 @@
 // List and watch options: selectors (parsed and matched), resourceVersion rules, continue tokens, as
 // k8s.io/apimachinery's ListOptions validation and the storage layer's list semantics have them.
+import { errorMessage } from '@lasso/core';
 import type { ServerContext } from './context.ts';
 import { canonicalFieldLabel, selectableFields, unsupportedFieldLabel } from './field-labels.ts';
+import { goJsonSyntaxError } from './go-json-errors.ts';
 import { isRecord } from './objects.ts';
 import type { ResourceInfo } from './resources.ts';
 import {
@@ -13,7 +15,7 @@ import {
   parseLabelSelector,
   SelectorParseError,
 } from './selectors.ts';
-import { badRequest, invalid, tooLargeResourceVersion } from './status.ts';
+import { badRequest, invalid, type StatusError, tooLargeResourceVersion } from './status.ts';
 import type { KubeObject } from './storage.ts';
 
 /** Parsed label and field selectors of a list or watch. */
@@ -141,25 +143,39 @@ export function requireReached(context: ServerContext, rvText: string): void {
 export const continueTooOld =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
-/** A continue token: the snapshot's resourceVersion and the key to resume after. */
+/**
+ * A continue token: the snapshot's resourceVersion and the key to resume after, as kube's storage encodes
+ * it (JSON `{v, rv, start}` in unpadded URL-safe base64).
+ */
 export function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
 }
 
 /** The resourceVersion and start key of a continue token; 400 for a token this server did not issue. */
 export function decodeContinue(token: string): { rv: number; start: string } {
+  const invalidKey = (detail: string): StatusError =>
+    badRequest(`invalid continue token: continue key is not valid: ${detail}`);
+  // base64.RawURLEncoding: the URL-safe alphabet, no padding.
+  const illegal = token.search(/[^A-Za-z0-9_-]/);
+  if (illegal >= 0 || token.length % 4 === 1) {
+    throw invalidKey(
+      `illegal base64 data at input byte ${illegal >= 0 ? illegal : token.length - 1}`,
+    );
+  }
+  const data = Buffer.from(token, 'base64url');
+  let decoded: unknown;
   try {
-    const decoded = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as unknown;
-    if (
-      isRecord(decoded) &&
-      decoded.v === 'meta.k8s.io/v1' &&
-      typeof decoded.rv === 'number' &&
-      typeof decoded.start === 'string'
-    ) {
-      return { rv: decoded.rv, start: decoded.start };
-    }
-  } catch {
-    // fall through to the Status kube-apiserver sends for any undecodable token
+    decoded = JSON.parse(data.toString('utf8'));
+  } catch (error) {
+    throw invalidKey(goJsonSyntaxError(data) ?? errorMessage(error));
+  }
+  if (
+    isRecord(decoded) &&
+    decoded.v === 'meta.k8s.io/v1' &&
+    typeof decoded.rv === 'number' &&
+    typeof decoded.start === 'string'
+  ) {
+    return { rv: decoded.rv, start: decoded.start };
   }
   throw badRequest(
     'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',

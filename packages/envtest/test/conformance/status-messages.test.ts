@@ -300,6 +300,18 @@ describe('routing and negotiation', () => {
   });
 });
 
+describe('list options', () => {
+  it('words a continue token that does not decode as storage does', async () => {
+    expect((await call(env, 'GET', `${cms}?limit=1&continue=abc`)).body).toEqual(
+      status(
+        400,
+        'BadRequest',
+        "invalid continue token: continue key is not valid: invalid character 'i' looking for beginning of value",
+      ),
+    );
+  });
+});
+
 describe('namespace termination', () => {
   it('refuses new content with the NamespaceTerminating cause', async () => {
     const terminating = unique('ending');
@@ -429,6 +441,29 @@ describe('key order of stored objects', () => {
     expect(Object.keys(created.body.spec)).toEqual(['alpha', 'message', 'zeta']);
     expect(Object.keys(created.body.spec.alpha)).toEqual(['b', 'y']);
     expect(Object.keys(created.body.spec.alpha.b[0])).toEqual(['c', 'd']);
+    // An update without resourceVersion: store.go puts the resource where the kind belongs.
+    const put = await call(env, 'PUT', `${widgets}/w`, {
+      body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: {} },
+    });
+    expect(put.body).toEqual(
+      status(
+        422,
+        'Invalid',
+        `widgets.${group} "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+        {
+          name: 'w',
+          group,
+          kind: 'widgets',
+          causes: [
+            {
+              reason: 'FieldValueInvalid',
+              message: 'Invalid value: 0x0: must be specified for an update',
+              field: 'metadata.resourceVersion',
+            },
+          ],
+        },
+      ),
+    );
     await call(
       env,
       'DELETE',
