@@ -7,6 +7,7 @@ import type { UserInfo } from './auth.ts';
 import type { ApiRequest, ApiResult, ServerContext } from './context.ts';
 import { timestamp } from './context.ts';
 import * as discovery from './discovery.ts';
+import { type DryRunOptionsKind, isDryRun, withDryRun } from './dry-run.ts';
 import { createObject } from './generic-registry.ts';
 import { handleCreate } from './handlers/create.ts';
 import { handleDelete } from './handlers/delete.ts';
@@ -24,7 +25,7 @@ import type { Registry } from './registry.ts';
 import type { ResourceRequestInfo } from './request-info.ts';
 import { type NonResourceRequestInfo, requestInfo, type Verb } from './request-info.ts';
 import { storageKey } from './resources.ts';
-import { badRequest, methodNotAllowed, pathNotFound } from './status.ts';
+import { methodNotAllowed, pathNotFound } from './status.ts';
 import type { KubeObject, Store } from './storage.ts';
 import { ClusterIpAllocator } from './strategies/services.ts';
 import { ServiceAccountTokens } from './tokens.ts';
@@ -48,6 +49,13 @@ const handlers: Record<Verb, Handler> = {
   patch: handlePatch,
   delete: handleDelete,
   deletecollection: handleDeleteCollection,
+};
+
+/** The options type of each write whose dryRun comes from the query alone. */
+const writeOptions: Partial<Record<Verb, DryRunOptionsKind>> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
 };
 
 /** The API of the local server: every request in, a result or a thrown StatusError out. */
@@ -76,6 +84,7 @@ export class ApiCore {
       clusterIps: new ClusterIpAllocator(),
       serverAddress: options.serverAddress,
       now: () => timestamp(clock.now()),
+      dryRun: false,
       unknownFields: (gvk, object) =>
         this.#openapi.unknownFields(this.#openapiSource(), gvk, object),
     };
@@ -113,18 +122,14 @@ export class ApiCore {
   handle(request: ApiRequest): ApiResult {
     const parsed = requestInfo(request, this.#context.registry);
     if (!parsed.isResourceRequest) return this.#nonResource(request, parsed);
-    if (
-      parsed.query.has('dryRun') &&
-      parsed.verb !== 'get' &&
-      parsed.verb !== 'list' &&
-      parsed.verb !== 'watch'
-    ) {
-      // Refusing is safer than persisting what the caller asked only to validate.
-      throw badRequest('dryRun is not supported by the lasso built-in API server');
-    }
     // The router authorized the request (server.ts); RBAC objects also may not escalate.
     admitRbacWrite(this.#context.store, parsed, request);
-    return handlers[parsed.verb](this.#context, parsed, request);
+    // Deletes read dryRun from their DeleteOptions (body or query), in the delete handlers.
+    const optionsKind = writeOptions[parsed.verb];
+    const dryRun =
+      optionsKind !== undefined && isDryRun(parsed.query.getAll('dryRun'), optionsKind);
+    const context = dryRun ? withDryRun(this.#context) : this.#context;
+    return handlers[parsed.verb](context, parsed, request);
   }
 
   #nonResource(request: ApiRequest, parsed: NonResourceRequestInfo): ApiResult {

@@ -65,6 +65,11 @@ export interface ServerContext {
   readonly serverAddress: () => string;
   /** Now, at the one-second precision of metav1.Time. */
   now(): string;
+  /**
+   * True while serving a dryRun=All request: `store` persists nothing; strategies skip side effects
+   * outside the store (serving a CRD's resources, handing out a clusterIP).
+   */
+  readonly dryRun: boolean;
   /** The fields of an object its published OpenAPI schema does not declare (fieldValidation). */
   readonly unknownFields?: UnknownFieldsFinder;
 }

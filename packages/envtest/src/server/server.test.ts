@@ -83,14 +83,15 @@ describe('startLocalApiServer', () => {
     expect((await reply).status).toBe(200);
   });
 
-  it('refuses dryRun writes instead of persisting them', async () => {
+  it('answers dryRun writes without persisting them, and refuses an unknown dryRun value', async () => {
     const { env } = await start(new FakeClock());
     const path = '/api/v1/namespaces/default/configmaps';
-    const reply = await call(env, 'POST', `${path}?dryRun=All`, {
-      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry' } },
-    });
-    expect(reply.status).toBe(400);
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry' } };
+    const reply = await call(env, 'POST', `${path}?dryRun=All`, { body });
+    expect(reply.status).toBe(201);
+    expect(reply.body.metadata.resourceVersion).toBeUndefined();
     expect((await call(env, 'GET', `${path}/dry`)).status).toBe(404);
+    expect((await call(env, 'POST', `${path}?dryRun=yes`, { body })).status).toBe(422);
   });
 
   it('expires TokenRequest tokens on the clock and revokes those bound to a deleted pod', async () => {

@@ -1,5 +1,6 @@
 // DELETECOLLECTION: delete every object a list with the same selectors would return.
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { deleteIsDryRun, withDryRun } from '../dry-run.ts';
 import { deleteObject, stripListItem, toVersion } from '../generic-registry.ts';
 import { matches, selectorsOf } from '../list-options.ts';
 import { metaOf, stringOf } from '../objects.ts';
@@ -14,8 +15,9 @@ export function handleDeleteCollection(
   raw: ApiRequest,
 ): ApiResult {
   const { info } = request;
-  const { store } = context;
   const options = decodeDeleteOptions(raw);
+  const serving = deleteIsDryRun(options, raw.body, request.query) ? withDryRun(context) : context;
+  const { store } = serving;
   const selectors = selectorsOf(info, request.query);
   const key = storageKey(info);
   const items: unknown[] = [];
@@ -27,7 +29,7 @@ export function handleDeleteCollection(
       String(metaOf(object).name),
     );
     if (current === undefined) continue;
-    deleteObject(context, info, current, options);
+    deleteObject(serving, info, current, options);
     items.push(stripListItem(info, toVersion(info, current)));
   }
   const body = {

@@ -1,5 +1,6 @@
 // DELETE of one object.
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { deleteIsDryRun, withDryRun } from '../dry-run.ts';
 import { deleteObject, mustGet } from '../generic-registry.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { decodeDeleteOptions } from './decode.ts';
@@ -11,6 +12,8 @@ export function handleDelete(
   raw: ApiRequest,
 ): ApiResult {
   const options = decodeDeleteOptions(raw);
-  const existing = mustGet(context, request.info, request.namespace ?? '', request.name ?? '');
-  return { type: 'json', code: 200, body: deleteObject(context, request.info, existing, options) };
+  const dryRun = deleteIsDryRun(options, raw.body, request.query);
+  const serving = dryRun ? withDryRun(context) : context;
+  const existing = mustGet(serving, request.info, request.namespace ?? '', request.name ?? '');
+  return { type: 'json', code: 200, body: deleteObject(serving, request.info, existing, options) };
 }

@@ -28,6 +28,8 @@ export const crdStrategy: Strategy = {
 
 /** Serve a CRD's resources and write the status kube's CRD controllers would write. */
 function establish(context: ServerContext, crd: KubeObject): void {
+  // A dry run stores no CRD, so nothing is served for it.
+  if (context.dryRun) return;
   const { infos, versionOrder } = crdResources(crd);
   const spec = crd.spec as Json;
   const plural = (spec.names as Json).plural as string;
@@ -51,6 +53,8 @@ function deleteCrd(context: ServerContext, info: ResourceInfo, crd: KubeObject):
     cleanupFinalizer,
   ];
   const response = store.update(crdKey, terminating);
+  // A dry run answers the terminating CRD and removes nothing.
+  if (context.dryRun) return toVersion(info, response);
   const spec = crd.spec as Json;
   const group = spec.group as string;
   const plural = (spec.names as Json).plural as string;

@@ -1,6 +1,7 @@
 // Pods: what happens to a Pod on create (status, service-account admission), on delete (graceful
 // deletion while scheduled) and through its Eviction subresource.
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+import { isDryRun, withDryRun } from '../dry-run.ts';
 import { addPropagationFinalizer, deleteObject, mustGet, toVersion } from '../generic-registry.ts';
 import { decodeBody } from '../handlers/decode.ts';
 import { isRecord, type Json, metaOf, stringOf } from '../objects.ts';
@@ -47,7 +48,8 @@ function admitServiceAccount(context: ServerContext, _info: ResourceInfo, pod: K
 /**
  * Graceful deletion of a Pod (podStrategy.CheckGracefulDelete + rest.BeforeDelete): a scheduled,
  * unfinished Pod gets deletionTimestamp = now + grace period and stays until a kubelet (or a test)
- * deletes it with a shorter grace period; 0 removes it. Undefined: delete it like any object.
+ * deletes it with a shorter grace period; 0 removes it at once, answering it with deletionTimestamp
+ * now and grace period 0 as kube's graceful path does. Undefined: delete it like any object.
  */
 function deleteGracefully(
   context: ServerContext,
@@ -80,7 +82,6 @@ function deleteGracefully(
   if (deletionMs !== undefined && (requested === undefined || period >= current)) {
     return toVersion(info, existing); // graceful deletion already pending
   }
-  if (deletionMs === undefined && period === 0) return undefined;
   // Only a shorter grace period may follow: the deadline moves back by the difference.
   const deadline =
     deletionMs === undefined
@@ -127,8 +128,12 @@ export function createEviction(
     throw badRequest('name in URL does not match name in Eviction object');
   }
   const options = isRecord(eviction.deleteOptions) ? eviction.deleteOptions : {};
-  const existing = mustGet(context, request.info, request.namespace ?? '', name);
-  deleteObject(context, request.info, existing, options);
+  // The query's dryRun (already in `context`) carries over to the delete, as does the Eviction's own
+  // deleteOptions.dryRun (propagateDryRun).
+  const ownDryRun = Array.isArray(options.dryRun) && isDryRun(options.dryRun, 'DeleteOptions');
+  const serving = ownDryRun ? withDryRun(context) : context;
+  const existing = mustGet(serving, request.info, request.namespace ?? '', name);
+  deleteObject(serving, request.info, existing, options);
   const body = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
   return { type: 'json', code: 201, body };
 }

@@ -6,11 +6,16 @@ import { builtinStrategy, type Strategy } from './strategy.ts';
 export class ClusterIpAllocator {
   #next = 10;
 
-  /** The next free address. */
+  /** The next free address, taken. */
   allocate(): string {
-    const ip = `10.0.${Math.floor(this.#next / 250)}.${(this.#next % 250) + 1}`;
+    const ip = this.peek();
     this.#next += 1;
     return ip;
+  }
+
+  /** The address {@link ClusterIpAllocator.allocate} would hand out next (a dry run shows it). */
+  peek(): string {
+    return `10.0.${Math.floor(this.#next / 250)}.${(this.#next % 250) + 1}`;
   }
 }
 
@@ -24,7 +29,8 @@ export const serviceStrategy: Strategy = {
     if (spec.type === undefined) spec.type = 'ClusterIP';
     if (spec.sessionAffinity === undefined) spec.sessionAffinity = 'None';
     if (spec.clusterIP === undefined && spec.type !== 'ExternalName') {
-      const ip = context.clusterIps.allocate();
+      // A dry run shows the address it would get without taking it, as kube's dry-run allocator does.
+      const ip = context.dryRun ? context.clusterIps.peek() : context.clusterIps.allocate();
       spec.clusterIP = ip;
       spec.clusterIPs = [ip];
     }
