@@ -57,6 +57,11 @@ const gadgetSchema = {
           },
         },
         owner: { type: 'object', required: ['team'], properties: { team: { type: 'string' } } },
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
       },
     },
   },
@@ -218,6 +223,23 @@ describe('custom object validation', () => {
     expect(reply.status, reply.text).toBe(422);
     expect(reply.body.reason).toBe('Invalid');
     expect(causesOf(reply)).toContainEqual(expect.objectContaining({ field, message }));
+  });
+
+  it('requires apiVersion and kind of an embedded resource', async () => {
+    const reply = await createGadget({ template: { metadata: { name: 'x' } } });
+    expect(reply.status).toBe(422);
+    expect(causesOf(reply)).toEqual([
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: must not be empty',
+        field: 'spec.template.apiVersion',
+      },
+      {
+        reason: 'FieldValueRequired',
+        message: 'Required value: must not be empty',
+        field: 'spec.template.kind',
+      },
+    ]);
   });
 
   it('reports anyOf and oneOf failures with kube’s <nil> field', async () => {
@@ -450,6 +472,37 @@ describe('CustomResourceDefinition schema checks', () => {
         `FieldValueRequired ${base}[untyped].type: Required value: must not be empty for specified object fields`,
         `FieldValueRequired ${base}[list].items: Required value: must be specified`,
         `FieldValueRequired ${base}[keyed].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`,
+      ].sort(),
+    );
+  });
+
+  it('refuses metadata schemas beyond name and generateName, and defaults in metadata', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        metadata: {
+          type: 'object',
+          properties: {
+            labels: {
+              type: 'object',
+              additionalProperties: { type: 'string' },
+              default: { a: 'b' },
+            },
+          },
+        },
+      },
+    };
+    const reply = await call(env, 'POST', crdsPath, { body: definition('metas', 'Meta', schema) });
+    expect(reply.status).toBe(422);
+    const base = 'spec.validation.openAPIV3Schema.properties[metadata]';
+    expect(
+      causesOf(reply)
+        .map((cause) => `${cause.field}: ${cause.message}`)
+        .sort(),
+    ).toEqual(
+      [
+        `${base}.properties[labels].default: Forbidden: must not be set in top-level metadata`,
+        `${base}: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
       ].sort(),
     );
   });

@@ -117,4 +117,35 @@ describe('validateCrdSchema', () => {
       `${p}[i].x-kubernetes-list-type: Unsupported value: "bogus": supported values: "atomic", "set", "map"`,
     ]);
   });
+
+  it('lets the root metadata restrict only name and generateName, without defaults', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        metadata: {
+          type: 'object',
+          properties: {
+            labels: { type: 'object', additionalProperties: { type: 'string' }, default: {} },
+          },
+        },
+        spec: {
+          type: 'object',
+          properties: {
+            template: {
+              type: 'object',
+              'x-kubernetes-embedded-resource': true,
+              'x-kubernetes-preserve-unknown-fields': true,
+              properties: { metadata: { type: 'object', default: { name: 'x' } } },
+            },
+          },
+        },
+      },
+    };
+    expect(
+      validateCrdSchema(schema, base).map((cause) => `${cause.field}: ${cause.message}`),
+    ).toEqual([
+      `${base}.properties[metadata].properties[labels].default: Forbidden: must not be set in top-level metadata`,
+      `${base}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
+    ]);
+  });
 });

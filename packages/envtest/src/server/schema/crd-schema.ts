@@ -26,7 +26,33 @@ function isRecord(value: unknown): value is Json {
 export function validateCrdSchema(schema: Json, base: string): SchemaCause[] {
   const causes: SchemaCause[] = [];
   walk(schema, base, causes, false);
+  const metadata = isRecord(schema.properties) ? schema.properties.metadata : undefined;
+  if (isRecord(metadata)) checkRootMetadata(metadata, `${base}.properties[metadata]`, causes);
   return causes;
+}
+
+// kube serves metadata itself: the schema may only restrict name and generateName, without defaults.
+function checkRootMetadata(metadata: Json, path: string, causes: SchemaCause[]): void {
+  const properties = isRecord(metadata.properties) ? metadata.properties : {};
+  for (const [key, child] of Object.entries(properties)) {
+    if (isRecord(child) && child.default !== undefined) {
+      causes.push(
+        forbidden(`${path}.properties[${key}].default`, 'must not be set in top-level metadata'),
+      );
+    }
+  }
+  const allowed = new Set(['type', 'properties']);
+  const extra =
+    Object.keys(metadata).some((key) => !allowed.has(key)) ||
+    Object.keys(properties).some((key) => key !== 'name' && key !== 'generateName');
+  if (extra) {
+    causes.push(
+      forbidden(
+        path,
+        'must not specify anything other than name and generateName, but metadata is implicitly specified',
+      ),
+    );
+  }
 }
 
 // The structural-schema rules kube words most often (apiextensions' structural validation).
@@ -89,7 +115,13 @@ function checkStructure(schema: Json, path: string, causes: SchemaCause[], field
   }
 }
 
-function walk(schema: Json, path: string, causes: SchemaCause[], field: boolean): void {
+function walk(
+  schema: Json,
+  path: string,
+  causes: SchemaCause[],
+  field: boolean,
+  objectMeta = false,
+): void {
   checkStructure(schema, path, causes, field);
   if (typeof schema.pattern === 'string') {
     try {
@@ -124,10 +156,13 @@ function walk(schema: Json, path: string, causes: SchemaCause[], field: boolean)
       );
     }
   });
-  if (schema.default !== undefined) validateDefault(schema, `${path}.default`, causes);
+  if (schema.default !== undefined) validateDefault(schema, `${path}.default`, causes, objectMeta);
   if (isRecord(schema.properties)) {
     for (const [key, child] of Object.entries(schema.properties)) {
-      if (isRecord(child)) walk(child, `${path}.properties[${key}]`, causes, true);
+      if (!isRecord(child)) continue;
+      // An embedded resource's metadata is an ObjectMeta: its fields survive pruning.
+      const meta = key === 'metadata' && schema['x-kubernetes-embedded-resource'] === true;
+      walk(child, `${path}.properties[${key}]`, causes, true, meta);
     }
   }
   if (isRecord(schema.items)) walk(schema.items, `${path}.items`, causes, true);
@@ -160,9 +195,14 @@ function ruleValue(rule: Json): GoText {
   );
 }
 
-function validateDefault(schema: Json, path: string, causes: SchemaCause[]): void {
+function validateDefault(
+  schema: Json,
+  path: string,
+  causes: SchemaCause[],
+  objectMeta: boolean,
+): void {
   const value = schema.default;
-  if (isRecord(value)) {
+  if (isRecord(value) && !objectMeta) {
     const pruned = structuredClone(value);
     // The default of an object must survive pruning unchanged (metadata aside, kube checks it too).
     pruneUnknownFields(pruned, { ...schema, properties: schema.properties ?? {} });

@@ -246,14 +246,49 @@ describe('validateValue', () => {
     ]);
   });
 
-  it('leaves apiVersion, kind and metadata of the root to the server', () => {
+  it('checks only name and generateName of the root metadata', () => {
     const schema = {
       type: 'object',
       properties: {
-        metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 1 } } },
+        metadata: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', pattern: '^a' },
+            labels: { type: 'object', maxProperties: 0 },
+          },
+        },
       },
     };
-    expect(validateValue({ metadata: { name: 'long' } }, schema)).toEqual([]);
+    expect(
+      validateValue({ metadata: { name: 'bee', labels: { a: 'b' } } }, schema).map(
+        (cause) => `${cause.field}: ${cause.message}`,
+      ),
+    ).toEqual([`metadata.name: Invalid value: "bee": metadata.name in body should match '^a'`]);
+  });
+
+  it('requires apiVersion and kind of an embedded resource', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        template: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          'x-kubernetes-preserve-unknown-fields': true,
+        },
+      },
+    };
+    expect(validateValue({ template: { kind: '' } }, schema, 'spec')).toEqual([
+      {
+        type: 'FieldValueRequired',
+        message: 'Required value: must not be empty',
+        field: 'spec.template.apiVersion',
+      },
+      {
+        type: 'FieldValueRequired',
+        message: 'Required value: must not be empty',
+        field: 'spec.template.kind',
+      },
+    ]);
   });
 });
 

@@ -59,7 +59,8 @@ function named(path: string, child: string): string {
 /**
  * Field errors of `value` against `schema`, with `path` the dotted name kube-openapi uses both in the
  * messages (`spec.replicas in body ...`) and as the cause field. The root object's apiVersion, kind and
- * metadata are left to the server's own checks.
+ * metadata are left to the server's own checks, except metadata.name and generateName, which the schema may
+ * restrict.
  *
  * Gotchas: error order follows kube-openapi's validators (type, allOf/anyOf/oneOf/not, string, format,
  * number, array, enum, object), and properties in schema order (Go iterates a map, so kube's order varies).
@@ -290,14 +291,41 @@ function validateObject(
     }
   }
   for (const [key, childSchema] of Object.entries(properties)) {
-    if (root && (key === 'metadata' || key === 'apiVersion' || key === 'kind')) continue;
-    if (isRecord(childSchema) && key in value) {
-      validateNode(value[key], childSchema, named(path, key), causes);
+    if (root && (key === 'apiVersion' || key === 'kind')) continue;
+    if (!isRecord(childSchema) || !(key in value)) continue;
+    if (root && key === 'metadata') {
+      validateMetadataNames(value[key], childSchema, named(path, key), causes);
+      continue;
     }
+    validateNode(value[key], childSchema, named(path, key), causes);
   }
   if (Array.isArray(schema.required)) {
     for (const key of schema.required) {
       if (typeof key === 'string' && !(key in value)) causes.push(requiredValue(named(path, key)));
+    }
+  }
+  if (schema['x-kubernetes-embedded-resource'] === true) {
+    // An embedded object is a resource of its own: it names its apiVersion and kind.
+    for (const key of ['apiVersion', 'kind']) {
+      if (typeof value[key] !== 'string' || value[key] === '') {
+        causes.push(requiredValue(named(path, key), 'must not be empty'));
+      }
+    }
+  }
+}
+
+// The schema of the root metadata may only restrict name and generateName (kube validates the rest itself).
+function validateMetadataNames(
+  value: unknown,
+  schema: Json,
+  path: string,
+  causes: SchemaCause[],
+): void {
+  if (!isRecord(value) || !isRecord(schema.properties)) return;
+  for (const key of ['name', 'generateName']) {
+    const childSchema = schema.properties[key];
+    if (isRecord(childSchema) && key in value) {
+      validateNode(value[key], childSchema, named(path, key), causes);
     }
   }
 }
