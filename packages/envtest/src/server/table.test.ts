@@ -54,9 +54,12 @@ describe('tableRequest', () => {
         new URLSearchParams(),
       ),
     ).toBeUndefined();
-    // Versions and groups the server does not have are skipped, not answered.
+    // Versions and groups the server does not have are skipped for a later clause.
     expect(
-      tableRequest('application/json;as=Table;v=v2;g=meta.k8s.io', new URLSearchParams()),
+      tableRequest(
+        'application/json;as=Table;v=v2;g=meta.k8s.io,application/json',
+        new URLSearchParams(),
+      ),
     ).toBeUndefined();
     expect(
       tableRequest(
@@ -64,6 +67,21 @@ describe('tableRequest', () => {
         new URLSearchParams(),
       ),
     ).toEqual(metadataRows);
+  });
+
+  it('answers 406 when no clause is servable, listing the media types objects are served in', () => {
+    let thrown: unknown;
+    try {
+      tableRequest('application/json;as=Table;v=v2;g=meta.k8s.io', new URLSearchParams());
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as StatusError).status).toMatchObject({
+      code: 406,
+      reason: 'NotAcceptable',
+      message:
+        'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    });
   });
 
   it('refuses an unknown includeObject with kube’s 400', () => {

@@ -2,7 +2,7 @@
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, for one object, a list and each watch event,
 // with the built-in printers' columns, a CRD's additionalPrinterColumns, or kube's default columns.
 
-import { badRequest } from './status.ts';
+import { badRequest, notAcceptable } from './status.ts';
 import {
   builtinPrinter,
   defaultPrinter,
@@ -70,13 +70,16 @@ const encodable = new Set(['application/json', 'application/yaml']);
  * without `as` (plain objects) that comes first wins over a later Table clause. Undefined when no Table
  * is asked for: the caller answers as it would without this module (and its own 406 rules).
  * `includeObject` comes from the query (`Metadata` when absent); an unknown value is kube's 400.
+ * When every clause asks for a transformed form (`as=...`) the server does not have, the answer is
+ * kube's 406 listing the media types objects are served in (custom resources too list protobuf).
  */
 export function tableRequest(
   accept: string | undefined,
   query: URLSearchParams,
 ): TableRequest | undefined {
   if (accept === undefined || accept === '') return undefined;
-  for (const range of parseAccept(accept)) {
+  const ranges = parseAccept(accept);
+  for (const range of ranges) {
     const as = range.parameters.get('as');
     if (as === undefined) {
       // A plain clause the server serves ends the search: it prefers plain objects.
@@ -95,6 +98,13 @@ export function tableRequest(
     if (version !== 'v1' && version !== 'v1beta1') continue;
     if (!encodable.has(range.type)) continue;
     return { version, includeObject: includeObjectOf(query), mediaType: range.type };
+  }
+  if (ranges.length > 0 && ranges.every((range) => range.parameters.has('as'))) {
+    throw notAcceptable([
+      'application/json',
+      'application/yaml',
+      'application/vnd.kubernetes.protobuf',
+    ]);
   }
   return undefined;
 }
