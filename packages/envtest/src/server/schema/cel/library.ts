@@ -1,7 +1,8 @@
 // kube's CEL extension functions that @bufbuild/cel lacks (k8s.io/apiserver/pkg/cel/library): list
-// helpers, regex find/findAll and URLs; the strings extension comes from @bufbuild/cel/ext.
+// helpers, regex find/findAll, URLs and quantities; the strings extension comes from @bufbuild/cel/ext.
 import { type CelFunc, CelScalar, celFunc, celMethod, isCelList, listType } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { quantityFunctions } from './quantity.ts';
 
 type Comparable = bigint | number | string | boolean;
 
@@ -126,4 +127,5 @@ export const kubernetesCelFunctions: readonly CelFunc[] = [
   ...listFunctions(),
   ...regexFunctions(),
   ...urlFunctions(),
+  ...quantityFunctions(),
 ];
