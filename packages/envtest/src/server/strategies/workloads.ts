@@ -26,11 +26,15 @@ const deploymentStrategy: Strategy = {
     if (spec.replicas === undefined) spec.replicas = 1;
     if (spec.revisionHistoryLimit === undefined) spec.revisionHistoryLimit = 10;
     if (spec.progressDeadlineSeconds === undefined) spec.progressDeadlineSeconds = 600;
-    if (spec.strategy === undefined) {
-      spec.strategy = {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' },
-      };
+    // SetDefaults_Deployment defaults field by field: a protobuf body carries an empty strategy.
+    const strategy = isRecord(spec.strategy) ? spec.strategy : {};
+    spec.strategy = strategy;
+    if (strategy.type === undefined || strategy.type === '') strategy.type = 'RollingUpdate';
+    if (strategy.type === 'RollingUpdate') {
+      const rollingUpdate = isRecord(strategy.rollingUpdate) ? strategy.rollingUpdate : {};
+      strategy.rollingUpdate = rollingUpdate;
+      if (rollingUpdate.maxUnavailable === undefined) rollingUpdate.maxUnavailable = '25%';
+      if (rollingUpdate.maxSurge === undefined) rollingUpdate.maxSurge = '25%';
     }
     object.status = {};
   },
