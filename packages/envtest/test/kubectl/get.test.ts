@@ -1,7 +1,13 @@
 // kubectl get and describe: output formats, label and field selectors, server-side printing (Table).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, configMap } from '../conformance/helpers.ts';
-import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
+import { call, configMap, crd } from '../conformance/helpers.ts';
+import {
+  deploymentObject,
+  type Kubectl,
+  kubectlPath,
+  startKubectl,
+  suiteOptions,
+} from './kubectl.ts';
 
 let k: Kubectl;
 
@@ -180,6 +186,52 @@ describe.skipIf(kubectlPath === undefined)('kubectl get', suiteOptions, () => {
     const ns = await k.namespace('get');
     const out = await k.ok(['get', 'namespace', ns]);
     expect(out).toMatch(new RegExp(`^NAME\\s+STATUS\\s+AGE\\n${ns}\\s+Active\\s+\\S+\\n$`));
+  });
+
+  it('prints the built-in printers’ columns for other kinds', async () => {
+    const ns = await k.namespace('get');
+    await k.seed(ns, deploymentObject('web'));
+    await k.seed(ns, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'api' },
+      spec: { type: 'NodePort', selector: { app: 'web' }, ports: [{ port: 80, nodePort: 30777 }] },
+    });
+    await k.seed(ns, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds' },
+      type: 'Opaque',
+      data: { a: 'YQ==', b: 'Yg==' },
+    });
+    expect(await k.ok(['get', 'deployments', '-n', ns])).toMatch(
+      /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nweb\s+0\/1\s+0\s+0\s+\S+\n$/,
+    );
+    expect(await k.ok(['get', 'deployments', '-n', ns, '-o', 'wide'])).toMatch(
+      /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+0\/1\s+0\s+0\s+\S+\s+main\s+registry\.k8s\.io\/pause:3\.9\s+app=web\n$/,
+    );
+    expect(await k.ok(['get', 'services', '-n', ns, '-o', 'wide'])).toMatch(
+      /^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR\napi\s+NodePort\s+\d+\.\d+\.\d+\.\d+\s+<none>\s+80:30777\/TCP\s+\S+\s+app=web\n$/,
+    );
+    expect(await k.ok(['get', 'secrets', 'creds', '-n', ns])).toMatch(
+      /^NAME\s+TYPE\s+DATA\s+AGE\ncreds\s+Opaque\s+2\s+\S+\n$/,
+    );
+  });
+
+  it('prints Name and Created At for a kind without a printer (CustomResourceDefinitions)', async () => {
+    const group = `get${Math.random().toString(36).slice(2, 7)}.example.com`;
+    const reply = await call(
+      k.env,
+      'POST',
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      { body: crd({ group, plural: 'gadgets', kind: 'Gadget' }) },
+    );
+    expect(reply.status).toBe(201);
+    expect(await k.ok(['get', 'crd', `gadgets.${group}`])).toMatch(
+      new RegExp(
+        `^NAME\\s+CREATED AT\\ngadgets\\.${group.replaceAll('.', '\\.')}\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n$`,
+      ),
+    );
   });
 
   it('lists across namespaces with -A (a NAMESPACE column)', async () => {

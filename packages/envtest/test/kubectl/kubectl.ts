@@ -140,6 +140,8 @@ export interface Kubectl {
 export const seedPaths: Record<string, string> = {
   ConfigMap: '/api/v1/namespaces/{ns}/configmaps',
   Deployment: '/apis/apps/v1/namespaces/{ns}/deployments',
+  Service: '/api/v1/namespaces/{ns}/services',
+  Secret: '/api/v1/namespaces/{ns}/secrets',
   Role: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles',
   RoleBinding: '/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings',
   ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
