@@ -15,7 +15,7 @@ import {
   parseLabelSelector,
   SelectorParseError,
 } from './selectors.ts';
-import { badRequest, invalid, type StatusError, tooLargeResourceVersion } from './status.ts';
+import { badRequest, failure, invalid, StatusError, tooLargeResourceVersion } from './status.ts';
 import type { KubeObject } from './storage.ts';
 
 /** Parsed label and field selectors of a list or watch. */
@@ -129,11 +129,30 @@ export function matches(info: ResourceInfo, selectors: Selectors, object: KubeOb
 }
 
 /**
+ * Refuse a resourceVersion the storage versioner cannot parse as a uint64. Its error is no Status, so
+ * kube-apiserver answers 500 without a reason, on list, watch and get alike (every release so far).
+ */
+export function checkResourceVersion(rvText: string): void {
+  if (rvText === '') return;
+  const syntax = /^\d+$/.test(rvText);
+  if (syntax && BigInt(rvText) <= 18_446_744_073_709_551_615n) return;
+  const quoted = JSON.stringify(rvText);
+  throw new StatusError(
+    failure(
+      500,
+      '',
+      `resourceVersion: Invalid value: ${quoted}: strconv.ParseUint: parsing ${quoted}: ${syntax ? 'value out of range' : 'invalid syntax'}`,
+    ),
+  );
+}
+
+/**
  * A not-older-than read at a resourceVersion this server has not reached. kube-apiserver's watch
  * cache waits up to 3 s for it and then answers 504; a single in-process store never catches up,
  * so this answers at once.
  */
 export function requireReached(context: ServerContext, rvText: string): void {
+  checkResourceVersion(rvText);
   if (!/^\d+$/.test(rvText)) return;
   const current = Number(context.store.currentRv());
   if (Number(rvText) > current) throw tooLargeResourceVersion(Number(rvText), current);

@@ -3,7 +3,12 @@
 import { errorMessage } from '@lasso/core';
 import type { ServerContext } from './context.ts';
 import { toVersion } from './generic-registry.ts';
-import { matches, selectorsOf, validateListOptions } from './list-options.ts';
+import {
+  checkResourceVersion,
+  matches,
+  selectorsOf,
+  validateListOptions,
+} from './list-options.ts';
 import { type Json, truthy } from './objects.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from './resources.ts';
 import { badRequest, failure } from './status.ts';
@@ -47,9 +52,7 @@ export class WatchFanout {
     const selectors = selectorsOf(info, query, name);
     validateListOptions(query, true);
     const rvText = query.get('resourceVersion') ?? '';
-    if (rvText !== '' && !/^\d+$/.test(rvText)) {
-      throw badRequest(`invalid resource version "${rvText}"`);
-    }
+    checkResourceVersion(rvText);
     const timeoutText = query.get('timeoutSeconds');
     const timeoutSeconds = timeoutText === null ? undefined : Number(timeoutText);
     if (timeoutSeconds !== undefined && (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0)) {

@@ -1,5 +1,6 @@
-// Pods: what happens to a Pod on create (status, service-account admission), on delete (graceful
-// deletion while scheduled) and through its Eviction subresource.
+// Pods: what happens to a Pod on create (defaults, status, the ServiceAccount, DefaultTolerationSeconds
+// and Priority admission), on delete (graceful deletion while scheduled) and through its Eviction
+// subresource.
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import { isDryRun, withDryRun } from '../dry-run.ts';
 import { addPropagationFinalizer, deleteObject, mustGet, toVersion } from '../generic-registry.ts';
@@ -9,21 +10,39 @@ import type { ResourceRequestInfo } from '../request-info.ts';
 import { type ResourceInfo, storageKey } from '../resources.ts';
 import { badRequest, failure, StatusError } from '../status.ts';
 import type { KubeObject } from '../storage.ts';
+import { addDefaultTolerations, admitPriority } from './defaults/pod-admission.ts';
+import { defaultPod } from './defaults/pod-spec.ts';
+import { podQosClass } from './defaults/qos-class.ts';
+import { mountServiceAccountToken } from './defaults/service-account-volume.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 /** Pod strategy. */
 export const podStrategy: Strategy = {
   ...builtinStrategy,
   returnDeletedObject: true,
+  canonicalize(context, info, object) {
+    builtinStrategy.canonicalize.call(this, context, info, object);
+    // Decoding defaults every Pod written (create, update, patch), as the scheme's defaulter does.
+    defaultPod(object);
+  },
   prepareForCreate(context, info, object) {
     builtinStrategy.prepareForCreate(context, info, object);
-    object.status = { phase: 'Pending', qosClass: 'BestEffort' };
+    const spec = isRecord(object.spec) ? object.spec : {};
+    object.status = { phase: 'Pending', qosClass: podQosClass(spec) };
   },
-  admitCreate: admitServiceAccount,
+  admitCreate(context, info, object) {
+    admitServiceAccount(context, info, object);
+    const spec = object.spec as Json;
+    addDefaultTolerations(spec);
+    admitPriority(context, object, spec);
+  },
   delete: deleteGracefully,
 };
 
-/** The ServiceAccount admission plugin: a Pod runs as a service account, which must exist. */
+/**
+ * The ServiceAccount admission plugin: a Pod runs as a service account, which must exist, and gets its
+ * token mounted.
+ */
 function admitServiceAccount(context: ServerContext, _info: ResourceInfo, pod: KubeObject): void {
   const metadata = metaOf(pod);
   const namespace = stringOf(metadata.namespace) ?? '';
@@ -33,7 +52,8 @@ function admitServiceAccount(context: ServerContext, _info: ResourceInfo, pod: K
   const account = stringOf(spec.serviceAccountName) || stringOf(spec.serviceAccount) || 'default';
   spec.serviceAccountName = account;
   spec.serviceAccount = account;
-  if (!context.store.has('/serviceaccounts', namespace, account)) {
+  const found = context.store.get('/serviceaccounts', namespace, account);
+  if (found === undefined) {
     throw new StatusError(
       failure(
         403,
@@ -43,6 +63,7 @@ function admitServiceAccount(context: ServerContext, _info: ResourceInfo, pod: K
       ),
     );
   }
+  mountServiceAccountToken(spec, found);
 }
 
 /**

@@ -19,7 +19,6 @@ export const simpleKindStrategies: Record<string, Strategy> = {
     ...builtinStrategy,
     topLevelFields: ['value', 'globalDefault', 'description', 'preemptionPolicy'],
   },
-  'batch/cronjobs': resetsStatusTo(() => ({})),
   '/resourcequotas': resetsStatusTo(() => ({})),
   // disruptionsAllowed, currentHealthy, desiredHealthy and expectedPods have no omitempty.
   'policy/poddisruptionbudgets': resetsStatusTo(() => ({
