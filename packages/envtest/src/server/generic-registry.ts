@@ -225,6 +225,12 @@ export function updateObject(
   const name = stringOf(existingMeta.name) ?? '';
   const incomingMeta = metaOf(incoming);
   const incomingRv = stringOf(incomingMeta.resourceVersion) ?? '';
+  if (incomingRv !== '' && !/^\d+$/.test(incomingRv)) {
+    // The storage versioner's parse error is no Status: kube-apiserver answers 500 without a reason.
+    throw new StatusError(
+      failure(500, '', `strconv.ParseUint: parsing ${JSON.stringify(incomingRv)}: invalid syntax`),
+    );
+  }
   if (incomingRv !== '' && incomingRv !== existingMeta.resourceVersion) {
     throw conflict(info, name);
   }
