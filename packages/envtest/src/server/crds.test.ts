@@ -186,7 +186,7 @@ describe('validateAgainstSchema', () => {
       name: 'maxLength',
       schema: { type: 'string', maxLength: 2 },
       value: 'abc',
-      message: 'Too long: may not be longer than 2',
+      message: 'Too long: may not be more than 2 bytes',
     },
     {
       name: 'pattern',

@@ -97,20 +97,23 @@ export function notSupported(field: string, value: unknown, values: unknown[]): 
   };
 }
 
-/** `field.TooLongMaxLength(path, value, max)`. */
+/**
+ * `field.TooLong(path, value, max)`: what apiextensions reports for a string over its schema's maxLength.
+ * The wording is apimachinery's since kubernetes#128553 (1.32); the count is characters all the same.
+ */
 export function tooLong(field: string, maxLength: number): SchemaCause {
   return {
     type: 'FieldValueTooLong',
-    message: `Too long: may not be longer than ${maxLength}`,
+    message: `Too long: may not be more than ${maxLength} ${maxLength === 1 ? 'byte' : 'bytes'}`,
     field,
   };
 }
 
-/** `field.TooMany(path, actual, max)`. */
+/** `field.TooMany(path, actual, max)`: a list or an object over its maxItems or maxProperties. */
 export function tooMany(field: string, actual: number, max: number): SchemaCause {
   return {
     type: 'FieldValueTooMany',
-    message: `Too many: ${actual}: must have at most ${max} items`,
+    message: `Too many: ${actual}: must have at most ${max} ${max === 1 ? 'item' : 'items'}`,
     field,
   };
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { jsonTypeOf, validateValue } from './structural-validation.ts';
 
-// Messages were checked against kube-apiserver 1.20.2 (kube-openapi's wording); TooLong, TooMany,
-// TypeInvalid and indexed item paths follow newer apiextensions.
+// The wording is the newest released kube-apiserver's (1.37): kube-openapi's texts as 1.20.2 answers them,
+// except TooLong, TooMany and TypeInvalid (kubernetes#108996, 1.24), the property count as minProperties'
+// value (kube-openapi#297, 1.24), indexed item paths (kube-openapi#273, 1.24), the fields of an object
+// checked past a property-count failure (kube-openapi#412, 1.28) and TooLong's bytes (kubernetes#128553,
+// 1.32). test/conformance/crd-validation.test.ts holds each release's own wording.
 function messages(value: unknown, schema: Record<string, unknown>, path = 'spec.x'): string[] {
   return validateValue(value, schema, path).map((cause) => `${cause.field}: ${cause.message}`);
 }
@@ -58,7 +61,7 @@ describe('validateValue', () => {
       name: 'maxLength',
       schema: { type: 'string', maxLength: 2 },
       value: 'abc',
-      expected: ['spec.x: Too long: may not be longer than 2'],
+      expected: ['spec.x: Too long: may not be more than 2 bytes'],
     },
     {
       name: 'pattern',
@@ -117,16 +120,28 @@ describe('validateValue', () => {
       ],
     },
     {
-      name: 'minProperties (kube shows the bound as the value)',
+      name: 'minProperties (the count is the value)',
       schema: { type: 'object', minProperties: 2 },
       value: { a: 1 },
-      expected: ['spec.x: Invalid value: 2: spec.x in body should have at least 2 properties'],
+      expected: ['spec.x: Invalid value: 1: spec.x in body should have at least 2 properties'],
     },
     {
-      name: 'maxProperties stops the object’s other checks',
+      name: 'maxProperties, the object’s other checks still run, one item in the singular',
       schema: { type: 'object', maxProperties: 1, required: ['z'] },
       value: { a: 1, b: 2 },
-      expected: ['spec.x: Too many: 2: must have at most 1 items'],
+      expected: ['spec.x: Too many: 2: must have at most 1 item', 'spec.x.z: Required value'],
+    },
+    {
+      name: 'maxLength 1 in the singular',
+      schema: { type: 'string', maxLength: 1 },
+      value: 'ab',
+      expected: ['spec.x: Too long: may not be more than 1 byte'],
+    },
+    {
+      name: 'maxItems 1 in the singular',
+      schema: { type: 'array', maxItems: 1 },
+      value: [1, 2],
+      expected: ['spec.x: Too many: 2: must have at most 1 item'],
     },
     {
       name: 'additionalProperties',

@@ -267,20 +267,15 @@ function validateObject(
 ): void {
   const count = Object.keys(value).length;
   const { minProperties, maxProperties } = schema;
-  // kube-openapi stops at a property-count failure: nothing below is validated.
+  // The count is the bad value (the bound before kube-openapi#297, 1.24), and the object's fields are
+  // validated all the same (kube-openapi#412 stopped the short cut, 1.28).
   if (typeof minProperties === 'number' && count < minProperties) {
     causes.push(
-      invalidValue(
-        path,
-        minProperties,
-        `${path} in body should have at least ${minProperties} properties`,
-      ),
+      invalidValue(path, count, `${path} in body should have at least ${minProperties} properties`),
     );
-    return;
   }
   if (typeof maxProperties === 'number' && count > maxProperties) {
     causes.push(tooMany(path, count, maxProperties));
-    return;
   }
   const properties = isRecord(schema.properties) ? schema.properties : {};
   if (isRecord(schema.additionalProperties)) {
