@@ -1,7 +1,8 @@
-// The local API server's router: non-resource paths (/version, health, discovery) answered here, resource
-// requests parsed once (request-info.ts), authorized, and dispatched to one handler per verb
-// (handlers/*.ts). What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind
-// shares in generic-registry.ts.
+// The local API server's router: a request arrives classified (request-info.ts) and authorized
+// (server.ts); non-resource paths (/version, health, discovery, OpenAPI) are answered here, resource
+// requests are routed (route.ts: 404 and 405) and dispatched to one handler per verb (handlers/*.ts).
+// What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind shares in
+// generic-registry.ts.
 import type { Clock } from '@lasso/core';
 import type { UserInfo } from './auth.ts';
 import type { ApiRequest, ApiResult, ServerContext } from './context.ts';
@@ -22,9 +23,9 @@ import { routeOpenApi } from './openapi/route.ts';
 import { recordManagedFields } from './patching.ts';
 import { admitRbacWrite } from './rbac/admission.ts';
 import type { Registry } from './registry.ts';
-import type { ResourceRequestInfo } from './request-info.ts';
-import { type NonResourceRequestInfo, requestInfo, type Verb } from './request-info.ts';
+import type { RequestInfo, ResourceRequestInfo, Verb } from './request-info.ts';
 import { storageKey } from './resources.ts';
+import { routeResource } from './route.ts';
 import { methodNotAllowed, pathNotFound } from './status.ts';
 import type { KubeObject, Store } from './storage.ts';
 import { ClusterIpAllocator } from './strategies/services.ts';
@@ -118,11 +119,14 @@ export class ApiCore {
     };
   }
 
-  /** Serve one request. Throws {@link StatusError} for every failure kube-apiserver reports as a Status. */
-  handle(request: ApiRequest): ApiResult {
-    const parsed = requestInfo(request, this.#context.registry);
-    if (!parsed.isResourceRequest) return this.#nonResource(request, parsed);
-    // The router authorized the request (server.ts); RBAC objects also may not escalate.
+  /**
+   * Serve one request, classified as `info` and already authorized. Throws {@link StatusError} for every
+   * failure kube-apiserver reports as a Status.
+   */
+  handle(info: RequestInfo, request: ApiRequest): ApiResult {
+    if (!info.isResourceRequest) return this.#nonResource(request);
+    const parsed = routeResource(info, request.method, this.#context.registry);
+    // RBAC objects also may not escalate.
     admitRbacWrite(this.#context.store, parsed, request);
     // Deletes read dryRun from their DeleteOptions (body or query), in the delete handlers.
     const optionsKind = writeOptions[parsed.verb];
@@ -132,8 +136,9 @@ export class ApiCore {
     return handlers[parsed.verb](context, parsed, request);
   }
 
-  #nonResource(request: ApiRequest, parsed: NonResourceRequestInfo): ApiResult {
-    const { path, segments } = parsed;
+  #nonResource(request: ApiRequest): ApiResult {
+    const path = request.url.pathname.replace(/\/+$/, '') || '/';
+    const segments = path.split('/').filter((segment) => segment !== '');
     const registry = this.#context.registry;
     if (segments[0] === 'api' || segments[0] === 'apis') {
       getOnly(request);

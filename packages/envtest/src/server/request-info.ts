@@ -1,14 +1,13 @@
-// The request parsed once, as kube-apiserver's RequestInfoFactory does, plus the routes its API installer
-// registers: which paths exist (404) and which methods each path takes (405).
+// A request classified once, as kube-apiserver's RequestInfoFactory classifies it (k8s.io/apiserver
+// pkg/endpoints/request/requestinfo.go): resource or non-resource, verb, group, version, namespace,
+// resource, name, subresource. Classification never fails, whatever the path or method: authorization
+// reads it first (a denied user sees 403 even for a path that does not exist), and only then does routing
+// (route.ts) answer 404 for a path nothing serves and 405 for a method a path does not take.
 import type { UserInfo } from './auth.ts';
-import type { ApiRequest } from './context.ts';
-import { truthy } from './objects.ts';
-import type { Registry } from './registry.ts';
 import type { ResourceInfo } from './resources.ts';
-import { methodNotAllowed, pathNotFound } from './status.ts';
-import { createOnlyResource } from './strategies/create-only.ts';
+import { parseFieldSelector, parseLabelSelector, SelectorParseError } from './selectors.ts';
 
-/** A verb as kube's authorizers and audit name it. */
+/** A verb a resource handler serves (handlers/*.ts), as kube's authorizers and audit name it. */
 export type Verb =
   | 'get'
   | 'list'
@@ -19,16 +18,40 @@ export type Verb =
   | 'delete'
   | 'deletecollection';
 
-/** A request for something that is not a resource: /version, /healthz, discovery documents. */
-export interface NonResourceRequestInfo {
-  isResourceRequest: false;
-  /** The path without trailing slashes (`/` for the root). */
+/** What kube's RequestInfo holds for one request, plus its query and user. Absent values are ''. */
+export interface RequestInfo {
+  /** True for `/api/{version}/...` and `/apis/{group}/{version}/...` with something after the version. */
+  isResourceRequest: boolean;
+  /** The URL path as sent. */
   path: string;
-  /** The path's segments (`['apis', 'apps']`). */
-  segments: string[];
+  /**
+   * Resource requests: the kube verb (`get`, `list`, `watch`, `create`, `update`, `patch`, `delete`,
+   * `deletecollection`, `proxy`), '' for a method no verb stands for. Other requests: the lowercased method.
+   */
+  verb: string;
+  /** `api` or `apis` for resource requests. */
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  /** The namespace the path names (for `/api/v1/namespaces/{name}`: that namespace itself). */
+  namespace: string;
+  resource: string;
+  subresource: string;
+  /**
+   * The object's name: from the path, or for a list or watch from a `metadata.name` field selector
+   * (so that RBAC `resourceNames` can allow a list or watch of one object).
+   */
+  name: string;
+  /** The path segments from the resource on: `[resource, name, subresource, ...]`. */
+  parts: string[];
+  query: URLSearchParams;
+  user: UserInfo;
 }
 
-/** A request for a served resource, with the resource looked up. */
+/**
+ * A resource request routing matched to a served resource: what the handlers read. Unlike
+ * {@link RequestInfo}, `name` is the path's alone and `verb` is the handler that serves it.
+ */
 export interface ResourceRequestInfo {
   isResourceRequest: true;
   verb: Verb;
@@ -38,6 +61,7 @@ export interface ResourceRequestInfo {
   subresource: string | undefined;
   /** The namespace in the path; undefined for cluster-scoped resources and all-namespaces lists. */
   namespace: string | undefined;
+  /** The name in the path; undefined for collections. */
   name: string | undefined;
   query: URLSearchParams;
   user: UserInfo;
@@ -46,122 +70,115 @@ export interface ResourceRequestInfo {
   info: ResourceInfo;
 }
 
-/** Either kind of request. */
-export type RequestInfo = NonResourceRequestInfo | ResourceRequestInfo;
+/** Path words that are verbs (`/api/v1/watch/...`); `proxy` takes no subresource. */
+const specialVerbs = new Set(['watch', 'proxy']);
 
-/**
- * Parse `request`: non-resource paths come back as such; resource paths are looked up in `registry`
- * and checked against the routes kube-apiserver installs for them. Throws the 404 (no such path) or
- * 405 (no such method on it) kube-apiserver answers.
- */
-export function requestInfo(request: ApiRequest, registry: Registry): RequestInfo {
-  const path = request.url.pathname.replace(/\/+$/, '') || '/';
-  const segments = path.split('/').filter((segment) => segment !== '');
-  // /api/{version}/... and /apis/{group}/{version}/... with something after the version are resources;
-  // the shorter ones are discovery documents.
-  const prefixLength = segments[0] === 'api' ? 2 : segments[0] === 'apis' ? 3 : undefined;
-  if (prefixLength === undefined || segments.length <= prefixLength) {
-    return { isResourceRequest: false, path, segments };
-  }
-  const apiGroup = segments[0] === 'api' ? '' : segments[1]!;
-  const apiVersion = segments[prefixLength - 1]!;
-  let rest = segments.slice(prefixLength);
-  let watchPath = false;
-  if (rest[0] === 'watch') {
-    watchPath = true;
-    rest = rest.slice(1);
-  }
-  let namespace: string | undefined;
-  let resource: string;
-  let name: string | undefined;
-  let subresource: string | undefined;
-  const namespaceSubresource =
-    apiGroup === '' && rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize');
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
-    if (rest.length > 5) throw pathNotFound();
-    namespace = rest[1]!;
-    resource = rest[2]!;
-    name = rest[3];
-    subresource = rest[4];
-  } else {
-    if (rest.length > 3) throw pathNotFound();
-    resource = rest[0]!;
-    name = rest[1];
-    subresource = rest[2];
-  }
-  const info = registry.lookup(apiGroup, apiVersion, resource);
-  if (info === undefined) throw pathNotFound();
-  if (info.namespaced === false && namespace !== undefined) throw pathNotFound();
-  if (info.namespaced && namespace === undefined && name !== undefined) throw pathNotFound();
-  if (subresource !== undefined && !info.subresources.includes(subresource)) {
-    throw pathNotFound();
-  }
-  // Create-only subresources (TokenRequest, Eviction) take POST alone; log, binding, proxy and
-  // ephemeralcontainers are listed by discovery but answer 405.
-  const createOnly =
-    subresource !== undefined && createOnlyResource(apiGroup, resource, subresource) !== undefined;
-  if (
-    subresource !== undefined &&
-    subresource !== 'status' &&
-    subresource !== 'scale' &&
-    subresource !== 'finalize' &&
-    !createOnly
-  ) {
-    throw methodNotAllowed();
-  }
-  const query = request.url.searchParams;
-  const verb = verbOf(request.method, name, watchPath || truthy(query.get('watch')), watchPath);
-  if (verb === 'create' && name !== undefined && !createOnly) throw methodNotAllowed();
-  if (createOnly && verb !== 'create') throw methodNotAllowed();
-  if (subresource !== undefined && !createOnly && !['get', 'update', 'patch'].includes(verb)) {
-    throw methodNotAllowed();
-  }
-  if (subresource === 'finalize' && verb !== 'update') throw methodNotAllowed();
-  // The all-namespaces path of a namespaced resource only serves list and watch.
-  if (info.namespaced && namespace === undefined && verb !== 'list' && verb !== 'watch') {
-    throw methodNotAllowed();
-  }
-  if (!info.verbs.includes(verb)) throw methodNotAllowed();
-  return {
-    isResourceRequest: true,
-    verb,
-    apiGroup,
-    apiVersion,
-    resource,
-    subresource,
-    namespace: info.namespaced ? namespace : undefined,
-    name,
+/** Words after `namespaces/{name}/` that are the namespace's subresources rather than a resource in it. */
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+const methodVerbs: Record<string, string> = {
+  POST: 'create',
+  GET: 'get',
+  HEAD: 'get',
+  PUT: 'update',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+/** Classify one request (see the file comment). `method` is the upper-case HTTP method. */
+export function requestInfo(method: string, url: URL, user: UserInfo): RequestInfo {
+  const query = url.searchParams;
+  const info: RequestInfo = {
+    isResourceRequest: false,
+    path: url.pathname,
+    verb: method.toLowerCase(),
+    apiPrefix: '',
+    apiGroup: '',
+    apiVersion: '',
+    namespace: '',
+    resource: '',
+    subresource: '',
+    name: '',
+    parts: [],
     query,
-    user: request.user,
-    path,
-    info,
+    user,
   };
+  let parts = splitPath(url.pathname);
+  if (parts.length < 3 || (parts[0] !== 'api' && parts[0] !== 'apis')) return info;
+  if (parts[0] === 'apis' && parts.length < 4) return info;
+  info.isResourceRequest = true;
+  info.apiPrefix = parts[0];
+  if (parts[0] === 'apis') {
+    info.apiGroup = parts[1]!;
+    parts = parts.slice(1);
+  }
+  info.apiVersion = parts[1]!;
+  parts = parts.slice(2);
+  // kube fails `/api/v1/watch` with nothing after the verb (its filter answers 500); read as the plain
+  // path it is instead, which routing answers 404.
+  if (specialVerbs.has(parts[0]!) && parts.length >= 2) {
+    info.verb = parts[0]!;
+    parts = parts.slice(1);
+  } else {
+    info.verb = methodVerbs[method] ?? '';
+  }
+  if (parts[0] === 'namespaces' && parts.length > 1) {
+    info.namespace = parts[1]!;
+    if (parts.length > 2 && !namespaceSubresources.has(parts[2]!)) parts = parts.slice(2);
+  }
+  info.parts = parts;
+  info.resource = parts[0] ?? '';
+  info.name = parts[1] ?? '';
+  if (parts.length >= 3 && info.verb !== 'proxy') info.subresource = parts[2]!;
+  if (info.name === '' && info.verb === 'get') {
+    info.verb = isWatch(query) ? 'watch' : 'list';
+    info.name = selectedName(query) ?? '';
+  }
+  if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
+  return info;
 }
 
-function verbOf(
-  method: string,
-  name: string | undefined,
-  watch: boolean,
-  watchPath: boolean,
-): Verb {
-  switch (method) {
-    case 'GET':
-    case 'HEAD':
-      // kube-apiserver honours ?watch only on collections: a named GET answers the object even with it
-      // (only the deprecated /watch/ path prefix watches one object).
-      if (watchPath || (watch && name === undefined)) return 'watch';
-      return name === undefined ? 'list' : 'get';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      if (name === undefined) throw methodNotAllowed();
-      return 'update';
-    case 'PATCH':
-      if (name === undefined) throw methodNotAllowed();
-      return 'patch';
-    case 'DELETE':
-      return name === undefined ? 'deletecollection' : 'delete';
-    default:
-      throw methodNotAllowed();
+/** The segments of a path with its leading and trailing slashes dropped (inner empty segments kept). */
+function splitPath(path: string): string[] {
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  return trimmed === '' ? [] : trimmed.split('/');
+}
+
+/** `?watch=`: only `0` and `false` (any case) are false, even the empty value is true. */
+export function isWatch(query: URLSearchParams): boolean {
+  const value = query.get('watch');
+  return value !== null && value !== '0' && value.toLowerCase() !== 'false';
+}
+
+/**
+ * The name a list or watch selects with `fieldSelector=metadata.name=<name>` (or `==`), as kube finds
+ * it: only when the whole query decodes as ListOptions (both selectors parse, the integer options are
+ * integers) and the name could be a path segment.
+ */
+function selectedName(query: URLSearchParams): string | undefined {
+  for (const option of ['limit', 'timeoutSeconds']) {
+    const value = query.get(option);
+    if (value !== null && !isInt64(value)) return undefined;
   }
+  let fields: ReturnType<typeof parseFieldSelector>;
+  try {
+    parseLabelSelector(query.get('labelSelector') ?? '');
+    fields = parseFieldSelector(query.get('fieldSelector') ?? '');
+  } catch (error) {
+    if (error instanceof SelectorParseError) return undefined;
+    throw error;
+  }
+  // The terms come back sorted, as kube's parser sorts them: the first exact match wins.
+  const term = fields.find(({ field, operator }) => field === 'metadata.name' && operator !== '!=');
+  if (term === undefined) return undefined;
+  const name = term.value;
+  if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) return undefined;
+  return name;
+}
+
+/** Go's strconv.ParseInt(value, 10, 64) succeeds. */
+function isInt64(value: string): boolean {
+  if (!/^[+-]?\d+$/.test(value)) return false;
+  const number = BigInt(value);
+  return number >= -(2n ** 63n) && number < 2n ** 63n;
 }

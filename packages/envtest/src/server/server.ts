@@ -23,10 +23,11 @@ import {
   type UserInfo,
 } from './auth.ts';
 import { type FaultInjector, FaultState, type RequestFacts } from './faults.ts';
-import { requestAttributes } from './rbac/attributes.ts';
+import { authorizationAttributes } from './rbac/attributes.ts';
 import { Authorizer } from './rbac/authorizer.ts';
 import { bootstrapRbac } from './rbac/bootstrap.ts';
 import { Registry } from './registry.ts';
+import { requestInfo } from './request-info.ts';
 import {
   badRequest,
   entityTooLarge,
@@ -154,7 +155,8 @@ class LocalServer implements RunningLocalApiServer {
       write: (method, path, object) => {
         const url = new URL(path, 'https://127.0.0.1');
         const body = Buffer.from(JSON.stringify(object));
-        this.#api.handle({ method, url, headers: {}, body, user: system });
+        const info = requestInfo(method, url, system);
+        this.#api.handle(info, { method, url, headers: {}, body, user: system });
       },
       onError: (error) => this.#logger.error('rbac write failed', { error: errorMessage(error) }),
     });
@@ -370,9 +372,11 @@ class LocalServer implements RunningLocalApiServer {
         if (error instanceof ImpersonationError) throw badRequest(error.message);
         throw error;
       }
-      // As kube's filter chain: every request is authorized before routing (403 before 404 or 405).
-      this.#authorizer.check(requestAttributes(method, url, user));
-      const result = this.#api.handle({ method, url, headers: request.headers, body, user });
+      // As kube's filter chain: the request is classified once, then authorized on that classification
+      // before routing (403 before 404 or 405); the router and handlers read the same classification.
+      const info = requestInfo(method, url, user);
+      this.#authorizer.check(authorizationAttributes(info));
+      const result = this.#api.handle(info, { method, url, headers: request.headers, body, user });
       if (result.type === 'watch') {
         this.#startWatch(result.plan, response, cutAfter);
         return;

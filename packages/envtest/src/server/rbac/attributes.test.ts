@@ -1,92 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import { requestAttributes } from './attributes.ts';
+import { requestInfo } from '../request-info.ts';
+import { authorizationAttributes } from './attributes.ts';
 
 const user = { name: 'u', groups: [] };
 const at = (method: string, path: string) =>
-  requestAttributes(method, new URL(path, 'https://127.0.0.1'), user);
+  authorizationAttributes(requestInfo(method, new URL(path, 'https://127.0.0.1'), user));
 
-describe('requestAttributes (kube RequestInfoFactory)', () => {
-  it('treats discovery and other paths as non-resource requests with the lowercased method', () => {
-    for (const path of [
-      '/',
-      '/api',
-      '/api/v1',
-      '/apis',
-      '/apis/apps',
-      '/apis/apps/v1',
-      '/version',
-      '/openapi/v3',
-    ]) {
-      expect(at('GET', path)).toEqual({ user, verb: 'get', path });
-    }
-    expect(at('HEAD', '/healthz')).toEqual({ user, verb: 'head', path: '/healthz' });
+describe('authorizationAttributes (kube GetAuthorizerAttributes)', () => {
+  it('gives non-resource requests their path and lowercased method', () => {
+    expect(at('GET', '/apis/apps')).toEqual({ user, verb: 'get', path: '/apis/apps' });
+    expect(at('HEAD', '/healthz/')).toEqual({ user, verb: 'head', path: '/healthz/' });
   });
 
-  it('derives verb, scope and name of resource requests', () => {
-    expect(at('GET', '/api/v1/namespaces/ns/configmaps')).toMatchObject({
-      verb: 'list',
-      namespace: 'ns',
-      resource: 'configmaps',
-      name: '',
-    });
-    expect(at('GET', '/api/v1/namespaces/ns/configmaps?watch=true')).toMatchObject({
-      verb: 'watch',
-    });
-    expect(at('GET', '/api/v1/namespaces/ns/configmaps?watch=0')).toMatchObject({ verb: 'list' });
-    expect(at('GET', '/api/v1/watch/namespaces/ns/configmaps')).toMatchObject({
-      verb: 'watch',
-      namespace: 'ns',
-      resource: 'configmaps',
-    });
-    expect(at('GET', '/api/v1/namespaces/ns/configmaps/a')).toMatchObject({
-      verb: 'get',
-      name: 'a',
-    });
-    expect(at('DELETE', '/api/v1/namespaces/ns/configmaps')).toMatchObject({
-      verb: 'deletecollection',
-    });
-    expect(at('DELETE', '/api/v1/namespaces/ns/configmaps/a')).toMatchObject({
-      verb: 'delete',
-      name: 'a',
-    });
-    expect(at('PUT', '/apis/apps/v1/namespaces/ns/deployments/d/scale')).toMatchObject({
+  it('gives resource requests their classification, a namespace its own name as namespace', () => {
+    expect(at('PUT', '/apis/apps/v1/namespaces/ns/deployments/d/scale')).toEqual({
+      user,
       verb: 'update',
       group: 'apps',
       version: 'v1',
       resource: 'deployments',
-      name: 'd',
       subresource: 'scale',
+      namespace: 'ns',
+      name: 'd',
     });
-    expect(at('GET', '/api/v1/pods')).toMatchObject({
-      verb: 'list',
-      namespace: '',
-      resource: 'pods',
-    });
-  });
-
-  it('gives a namespace its own name as namespace, and keeps its status subresource', () => {
-    expect(at('GET', '/api/v1/namespaces/a')).toMatchObject({
+    expect(at('GET', '/api/v1/namespaces/a')).toEqual({
+      user,
+      verb: 'get',
+      group: '',
+      version: 'v1',
       resource: 'namespaces',
+      subresource: '',
       namespace: 'a',
       name: 'a',
     });
-    expect(at('PUT', '/api/v1/namespaces/a/status')).toMatchObject({
-      resource: 'namespaces',
-      name: 'a',
-      subresource: 'status',
-    });
-    expect(at('PUT', '/api/v1/namespaces/a/finalize')).toMatchObject({ subresource: 'finalize' });
   });
 
-  it('takes the name of a list or watch from a metadata.name field selector', () => {
+  it('authorizes a list or watch of one object by the name its field selector pins', () => {
     expect(
-      at('GET', '/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name%3Dx'),
-    ).toMatchObject({ verb: 'list', name: 'x' });
-    expect(
-      at('GET', '/api/v1/namespaces/ns/configmaps?watch=1&fieldSelector=metadata.name%3D%3Dx'),
-    ).toMatchObject({ verb: 'watch', name: 'x' });
-    expect(
-      at('GET', '/api/v1/namespaces/ns/configmaps?fieldSelector=metadata.name!%3Dx'),
-    ).toMatchObject({ name: '' });
+      at('GET', '/api/v1/namespaces/ns/configmaps?watch=1&fieldSelector=metadata.name%3Dx'),
+    ).toMatchObject({ verb: 'watch', resource: 'configmaps', namespace: 'ns', name: 'x' });
   });
 });
