@@ -21,7 +21,13 @@ export interface ApiRequest {
 
 /** The outcome of a request. */
 export type ApiResult =
-  | { type: 'json'; code: number; body: unknown }
+  | {
+      type: 'json';
+      code: number;
+      body: unknown;
+      /** `Warning` response headers (RFC 7234 `299 - "text"` values), one per warning, as kube sends them. */
+      warnings?: readonly string[];
+    }
   | { type: 'text'; code: number; body: string }
   /** A body already serialised, with its own Content-Type and headers (the OpenAPI documents). */
   | {

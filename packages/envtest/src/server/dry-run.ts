@@ -4,6 +4,7 @@
 import type { ObjectStore, ServerContext } from './context.ts';
 import { orderKeys } from './key-order.ts';
 import { isRecord, jsonType } from './objects.ts';
+import { omitEmpty } from './omit-empty.ts';
 import { badRequest, invalid } from './status.ts';
 import type { KubeObject } from './storage.ts';
 
@@ -71,7 +72,7 @@ function written(object: KubeObject, resourceVersion: unknown): KubeObject {
   delete metadata.resourceVersion;
   if (typeof resourceVersion === 'string') metadata.resourceVersion = resourceVersion;
   copy.metadata = metadata;
-  return orderKeys(copy);
+  return orderKeys(omitEmpty(copy));
 }
 
 /**

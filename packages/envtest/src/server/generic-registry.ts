@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerContext } from './context.ts';
 import { canonical, isRecord, type Json, metaOf, stringOf } from './objects.ts';
+import { omitEmpty } from './omit-empty.ts';
 import { recordManagedFields } from './patching.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from './resources.ts';
 import {
@@ -358,7 +359,8 @@ function prepareMainUpdate(
  * ownership is a real write.
  */
 function comparable(object: KubeObject): string {
-  const copy = structuredClone(object);
+  // Compared as stored: what omitempty drops cannot make a write real.
+  const copy = omitEmpty(structuredClone(object));
   const meta = metaOf(copy);
   delete meta.resourceVersion;
   if (Array.isArray(meta.managedFields)) {
@@ -373,7 +375,14 @@ function comparable(object: KubeObject): string {
 
 function specChanged(existing: KubeObject, next: KubeObject, hasStatus: boolean): boolean {
   const strip = (object: KubeObject): string => {
-    const { metadata: _metadata, status, apiVersion: _a, kind: _k, ...rest } = object;
+    // apimachinery's semantic equality takes an empty map or slice for a missing one.
+    const {
+      metadata: _metadata,
+      status,
+      apiVersion: _a,
+      kind: _k,
+      ...rest
+    } = omitEmpty(structuredClone(object));
     return canonical(hasStatus ? rest : { ...rest, status });
   };
   return strip(existing) !== strip(next);

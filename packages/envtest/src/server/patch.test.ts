@@ -229,9 +229,10 @@ describe('applyStrategicMergePatch', () => {
       {
         name: 'app',
         image: 'app:2',
+        // mergeSortedSlice: an item new to the list goes before the server-only items after it.
         env: [
-          { name: 'A', value: '1' },
           { name: 'B', value: '2' },
+          { name: 'A', value: '1' },
         ],
         ports: [{ containerPort: 80 }],
       },
@@ -255,7 +256,7 @@ describe('applyStrategicMergePatch', () => {
       { metadata: { finalizers: ['b/two'] } },
       schema,
     ) as ReturnType<typeof pod>;
-    expect(added.metadata.finalizers).toEqual(['a/one', 'b/two']);
+    expect(added.metadata.finalizers).toEqual(['b/two', 'a/one']);
     const reordered = applyStrategicMergePatch(
       pod(),
       { metadata: { finalizers: ['b/two', 'a/one'] } },
@@ -346,8 +347,9 @@ describe('applyStrategicMergePatch', () => {
       },
       schema,
     ) as ReturnType<typeof pod>;
-    expect(appended.spec.containers.map((c) => c.name)).toEqual(['app', 'sidecar', 'new']);
-    // strategicpatch's mergeSortedSlice: a new item named first in the patch still goes after server-only items.
+    // strategicpatch's mergeSortedSlice: a server-only item goes first only when the live list had it
+    // before the next patch item; a new item does not appear there, so it goes before.
+    expect(appended.spec.containers.map((c) => c.name)).toEqual(['app', 'new', 'sidecar']);
     const newFirst = applyStrategicMergePatch(
       pod(),
       {
@@ -360,7 +362,7 @@ describe('applyStrategicMergePatch', () => {
       },
       schema,
     ) as ReturnType<typeof pod>;
-    expect(newFirst.spec.containers.map((c) => c.name)).toEqual(['sidecar', 'new', 'app']);
+    expect(newFirst.spec.containers.map((c) => c.name)).toEqual(['new', 'app', 'sidecar']);
   });
 
   it('rejects a list item without its merge key with 422 and a non-object patch with 400', () => {

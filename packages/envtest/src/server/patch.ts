@@ -580,8 +580,9 @@ class StrategicMerger {
   }
 
   // strategicpatch normalizeElementOrder + mergeSortedSlice: items named by the patch (or by
-  // $setElementOrder) in that order, server-only items in their original order, interleaved where
-  // the original order says a patch item came first; new items go after server-only ones.
+  // $setElementOrder) in that order, server-only items in their original order. A server-only item
+  // goes first only when the original list had it before the next patch item; otherwise the patch
+  // item does, so items new to the list come before the server-only ones that follow them.
   #order(
     merged: unknown[],
     patchOrder: unknown[],
@@ -603,10 +604,10 @@ class StrategicMerger {
       if (i >= patchItems.length) result.push(serverOnly[j++]);
       else if (j >= serverOnly.length) result.push(patchItems[i++]);
       else {
-        const left = indexIn(serverOrder, patchItems[i]);
-        const right = indexIn(serverOrder, serverOnly[j]);
-        if (left >= 0 && right >= 0 && left < right) result.push(patchItems[i++]);
-        else result.push(serverOnly[j++]);
+        const server = indexIn(serverOrder, serverOnly[j]);
+        const patched = indexIn(serverOrder, patchItems[i]);
+        if (server >= 0 && patched >= 0 && server < patched) result.push(serverOnly[j++]);
+        else result.push(patchItems[i++]);
       }
     }
     return result;

@@ -10,6 +10,7 @@ import {
   trackUpdate,
 } from './apply.ts';
 import { goJsonSyntaxError } from './go-json-errors.ts';
+import { omitEmpty } from './omit-empty.ts';
 import {
   applyJsonPatch,
   applyMergePatch,
@@ -177,6 +178,8 @@ export function recordManagedFields(
   },
 ): KubeObject {
   const schema = options.info === undefined ? undefined : schemaOf(options.info);
+  // Fields omitempty drops are not there to own (the typed object kube tracks has none of them).
+  omitEmpty(next);
   return trackUpdate(previous, next, {
     ...(schema === undefined ? {} : { schema }),
     fieldManager: options.fieldManager,

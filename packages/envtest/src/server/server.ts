@@ -403,7 +403,9 @@ class LocalServer implements RunningLocalApiServer {
         result.code,
         'application/json',
         JSON.stringify(result.body),
-        {},
+        result.warnings === undefined || result.warnings.length === 0
+          ? {}
+          : { Warning: [...result.warnings] },
         cutAfter,
         method,
       );
@@ -437,7 +439,7 @@ class LocalServer implements RunningLocalApiServer {
     code: number,
     contentType: string,
     text: string | Uint8Array,
-    headers: Record<string, string>,
+    headers: Record<string, string | string[]>,
     cutAfter: number | undefined,
     method: string,
   ): void {

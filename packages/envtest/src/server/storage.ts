@@ -1,6 +1,7 @@
 // In-memory object storage of the local API server: one global resourceVersion counter (etcd's revision),
 // an event history ring with a compaction point (etcd compaction + the watch cache), and watch listeners.
 import { orderKeys } from './key-order.ts';
+import { omitEmpty } from './omit-empty.ts';
 
 /** A stored Kubernetes object (plain JSON). */
 export type KubeObject = Record<string, unknown> & { metadata?: Record<string, unknown> };
@@ -231,7 +232,7 @@ export class Store {
     const copy = structuredClone(input);
     copy.metadata = { ...metadata, resourceVersion: String(this.#rv) };
     // Written as kube-apiserver's Go encoding writes it, so every reader sees sorted maps.
-    const stored = orderKeys(copy);
+    const stored = orderKeys(omitEmpty(copy));
     if (type === 'DELETED') {
       if (bucket.objects.delete(id)) bucket.ids.splice(lowerBound(bucket.ids, id), 1);
     } else {

@@ -5,7 +5,7 @@ import { enforceFieldValidation } from '../openapi/field-validation.ts';
 import { recordManagedFields } from '../patching.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { createOnlyResource } from '../strategies/create-only.ts';
-import { decodeObject, fieldManagerOf } from './decode.ts';
+import { checkBodyFields, decodeObject, fieldManagerOf } from './decode.ts';
 
 /** Answer a create: decode, then the generic registry prepares, validates, admits and stores. */
 export function handleCreate(
@@ -17,6 +17,7 @@ export function handleCreate(
   const createOnly = createOnlyResource(request.apiGroup, request.resource, request.subresource);
   if (createOnly !== undefined) return createOnly.create(context, request, raw);
   const decoded = decodeObject(info, raw);
+  const warnings = checkBodyFields(context, request.query, info, decoded, raw);
   enforceFieldValidation(context.unknownFields, request.query, info, decoded);
   const object = toStored(info, decoded);
   const created = createObject(context, info, request.namespace ?? '', object, (prepared) =>
@@ -26,5 +27,5 @@ export function handleCreate(
       info,
     }),
   );
-  return { type: 'json', code: 201, body: toVersion(info, created) };
+  return { type: 'json', code: 201, body: toVersion(info, created), warnings };
 }

@@ -4,11 +4,20 @@ import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import { createObject, mustGet, toStored, toVersion, updateObject } from '../generic-registry.ts';
 import { isRecord, metaOf, stringOf, truthy } from '../objects.ts';
 import { applyConflictError, computePatch, runApply } from '../patching.ts';
+import { Authorizer } from '../rbac/authorizer.ts';
+import { checkEscalation } from '../rbac/escalation.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { storageKey } from '../resources.ts';
 import { applyScale, toScale } from '../scale.ts';
 import { badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
-import { checkKind, contentTypeOf, decodeApplyBody, fieldManagerOf } from './decode.ts';
+import type { KubeObject } from '../storage.ts';
+import {
+  checkKind,
+  checkPatchFields,
+  contentTypeOf,
+  decodeApplyBody,
+  fieldManagerOf,
+} from './decode.ts';
 
 /** Answer a patch: server-side apply by its content type, any other patch type otherwise. */
 export function handlePatch(
@@ -40,6 +49,8 @@ export function handlePatch(
     const result = applyScale(context, info, existing, patched, fieldManagerOf(raw));
     return { type: 'json', code: 200, body: toScale(info, result) };
   }
+  const warnings = checkPatchFields(context, query, info, patched as KubeObject, raw);
+  admitRbacPatch(context, request, raw, patched as KubeObject);
   const checked = toStored(info, checkKind(info, patched));
   const patchedMeta = metaOf(checked);
   if (patchedMeta.name !== name) {
@@ -52,7 +63,7 @@ export function handlePatch(
     fieldManager: fieldManagerOf(raw),
     requireResourceVersion: false,
   });
-  return { type: 'json', code: 200, body: toVersion(info, updated) };
+  return { type: 'json', code: 200, body: toVersion(info, updated), warnings };
 }
 
 /** Server-side apply: merge the configuration into the live object (or create it), tracking owners. */
@@ -90,6 +101,7 @@ function apply(context: ServerContext, request: ResourceRequestInfo, raw: ApiReq
     subresource,
   });
   if (applied.conflicts.length > 0) throw applyConflictError(applied.conflicts);
+  admitRbacPatch(context, request, raw, applied.object);
   const object = toStored(info, applied.object);
   if (existing === undefined) {
     const created = createObject(context, info, namespace, object, (prepared) => {
@@ -108,4 +120,25 @@ function apply(context: ServerContext, request: ResourceRequestInfo, raw: ApiReq
     },
   });
   return { type: 'json', code: 200, body: toVersion(info, updated) };
+}
+
+/**
+ * RBAC's escalation check on the patched Role, ClusterRole or binding (kube's policy-based storage checks
+ * the object an update produces, whatever the request's verb): a patch may grant no more than the
+ * writer holds.
+ */
+function admitRbacPatch(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+  object: KubeObject,
+): void {
+  if (request.apiGroup !== 'rbac.authorization.k8s.io' || request.subresource !== undefined) return;
+  checkEscalation({
+    authorizer: new Authorizer(context.store),
+    user: raw.user,
+    resource: request.resource,
+    namespace: request.namespace ?? '',
+    object,
+  });
 }

@@ -14,7 +14,7 @@ import type { ResourceRequestInfo } from '../request-info.ts';
 import { applyScale, toScale } from '../scale.ts';
 import { badRequest, notFound } from '../status.ts';
 import { strategyFor } from '../strategies/table.ts';
-import { checkKind, decodeBody, fieldManagerOf } from './decode.ts';
+import { checkBodyFields, checkKind, decodeBody, fieldManagerOf } from './decode.ts';
 
 /** Answer an update: decode, check name and namespace against the URL, preconditions, then store. */
 export function handleUpdate(
@@ -34,6 +34,7 @@ export function handleUpdate(
     return { type: 'json', code: 200, body: toScale(info, result) };
   }
   const decoded = checkKind(info, parsed, raw.body);
+  const warnings = checkBodyFields(context, request.query, info, decoded, raw);
   enforceFieldValidation(context.unknownFields, request.query, info, decoded);
   const incoming = toStored(info, decoded);
   const metadata = metaOf(incoming);
@@ -62,12 +63,12 @@ export function handleUpdate(
         info,
       }),
     );
-    return { type: 'json', code: 201, body: toVersion(info, created) };
+    return { type: 'json', code: 201, body: toVersion(info, created), warnings };
   }
   const result = updateObject(context, info, existing, incoming, {
     subresource,
     fieldManager: fieldManagerOf(raw),
     requireResourceVersion: !strategyFor(info).allowUnconditionalUpdate,
   });
-  return { type: 'json', code: 200, body: toVersion(info, result) };
+  return { type: 'json', code: 200, body: toVersion(info, result), warnings };
 }
