@@ -345,6 +345,16 @@ describe('workload defaults', () => {
     expect(updated.body.spec.strategy.type).toBe('RollingUpdate');
   });
 
+  it('refuses negative counts of a Deployment', async () => {
+    const reply = await call(env, 'POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+      body: { metadata: { name: 'negative' }, spec: { replicas: -1, selector, template } },
+    });
+    expect(reply.status).toBe(422);
+    expect(reply.body.message).toBe(
+      'Deployment.apps "negative" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+    );
+  });
+
   it('defaults a ReplicaSet', async () => {
     const reply = await call(env, 'POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, {
       body: { metadata: { name: 'rs' }, spec: { selector, template } },

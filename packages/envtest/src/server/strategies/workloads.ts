@@ -33,7 +33,12 @@ function workload(options: {
       object.status = options.status();
     },
     ...(options.apps
-      ? { validate: (_context, _info, object) => validateWorkloadSelector(object) }
+      ? {
+          validate: (_context, _info, object) => [
+            ...validateCounts(object),
+            ...validateWorkloadSelector(object),
+          ],
+        }
       : {}),
     ...options.extra,
   };
@@ -256,6 +261,25 @@ export const workloadStrategies: Record<string, Strategy> = {
   }),
   'batch/cronjobs': workload({ defaults: defaultCronJob, status: () => ({}), apps: false }),
 };
+
+/** The counts apps/v1 validation (ValidateNonnegativeField) refuses below zero, in its order. */
+const nonNegativeFields = [
+  'replicas',
+  'minReadySeconds',
+  'revisionHistoryLimit',
+  'progressDeadlineSeconds',
+];
+
+function validateCounts(object: KubeObject): Cause[] {
+  const spec = isRecord(object.spec) ? object.spec : {};
+  return nonNegativeFields
+    .filter((field) => typeof spec[field] === 'number' && (spec[field] as number) < 0)
+    .map((field) => ({
+      type: 'FieldValueInvalid',
+      message: `Invalid value: ${String(spec[field])}: must be greater than or equal to 0`,
+      field: `spec.${field}`,
+    }));
+}
 
 /** Go's %#v of a map[string]string, as field.Invalid prints it in kube-apiserver 1.30. */
 function goStringMap(value: unknown): string {
