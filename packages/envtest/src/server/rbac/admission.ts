@@ -9,7 +9,7 @@ import { checkEscalation } from './escalation.ts';
 
 /**
  * Throws kube's 403 when a create or update of a Role, ClusterRole or binding escalates (see
- * escalation.ts). Patches are not checked: their result is only known inside the update.
+ * escalation.ts). Patches are checked by the patch handler, on the object the patch produces.
  */
 export function admitRbacWrite(
   store: Pick<Store, 'get' | 'snapshot'>,
