@@ -30,7 +30,6 @@ describe('routeResource (the routes kube installs per resource)', () => {
     ['GET', '/api/v1/configmaps', 'list - - -'],
     ['GET', '/api/v1/configmaps?watch=1', 'watch - - -'],
     ['GET', '/api/v1/namespaces/ns/configmaps/a', 'get ns a -'],
-    ['HEAD', '/api/v1/namespaces/ns/configmaps/a', 'get ns a -'],
     ['GET', '/api/v1/namespaces/ns/configmaps/a?watch=1', 'get ns a -'],
     ['POST', '/api/v1/namespaces/ns/configmaps', 'create ns - -'],
     ['DELETE', '/api/v1/namespaces/ns/configmaps', 'deletecollection ns - -'],
@@ -62,6 +61,10 @@ describe('routeResource (the routes kube installs per resource)', () => {
     ['GET', '/api/v1/watch/namespaces/ns/configmaps/a/status', '404'],
     // 405: the path is served, the method is not.
     ['POST', '/api/v1/watch/namespaces/ns/configmaps', '405'],
+    ['HEAD', '/api/v1/watch/namespaces/ns/configmaps', '405'],
+    ['HEAD', '/api/v1/namespaces/ns/configmaps', '405'],
+    ['HEAD', '/api/v1/namespaces/ns/configmaps/a', '405'],
+    ['HEAD', '/api/v1/namespaces/ns/configmaps?watch=1', '405'],
     ['DELETE', '/api/v1/watch/namespaces/ns/configmaps', '405'],
     ['OPTIONS', '/api/v1/namespaces/ns/configmaps', '405'],
     ['PUT', '/api/v1/namespaces/ns/configmaps', '405'],
@@ -70,7 +73,8 @@ describe('routeResource (the routes kube installs per resource)', () => {
     ['POST', '/api/v1/configmaps', '405'],
     ['DELETE', '/api/v1/configmaps', '405'],
     ['GET', '/api/v1/namespaces/x/finalize', '405'],
-    ['GET', '/api/v1/namespaces/ns/pods/p/log', '405'],
+    ['GET', '/api/v1/namespaces/ns/pods/p/log', 'get ns p log'],
+    ['POST', '/api/v1/namespaces/ns/pods/p/log', '405'],
     ['GET', '/api/v1/namespaces/ns/serviceaccounts/sa/token', '405'],
     ['DELETE', '/api/v1/namespaces/ns/pods/p/status', '405'],
   ];

@@ -29,8 +29,8 @@ export function routeResource(
   if (subresource !== undefined && !served.subresources.includes(subresource)) {
     throw pathNotFound();
   }
-  // Create-only subresources (TokenRequest, Eviction) take POST alone; log, binding, proxy and
-  // ephemeralcontainers are listed by discovery but answer 405.
+  // Create-only subresources (TokenRequest, Eviction) take POST alone, a pod's log GET alone;
+  // binding, proxy and ephemeralcontainers are listed by discovery but answer 405.
   const createOnly =
     subresource !== undefined && createOnlyResource(apiGroup, resource, subresource) !== undefined;
   if (
@@ -38,6 +38,7 @@ export function routeResource(
     subresource !== 'status' &&
     subresource !== 'scale' &&
     subresource !== 'finalize' &&
+    !(subresource === 'log' && apiGroup === '' && resource === 'pods') &&
     !createOnly
   ) {
     throw methodNotAllowed();
@@ -49,6 +50,8 @@ export function routeResource(
     throw methodNotAllowed();
   }
   if (subresource === 'finalize' && verb !== 'update') throw methodNotAllowed();
+  // A pod's log is read alone (handlers/get.ts hands it to pod-log.ts).
+  if (subresource === 'log' && verb !== 'get') throw methodNotAllowed();
   // The all-namespaces path of a namespaced resource only serves list and watch.
   if (served.namespaced && namespace === undefined && verb !== 'list' && verb !== 'watch') {
     throw methodNotAllowed();
@@ -85,13 +88,13 @@ function pathNamespace(info: RequestInfo): string | undefined {
 
 /** The handler serving `method` on the path: its RequestInfo verb, with the path's name alone deciding. */
 function handlerVerb(info: RequestInfo, method: string, name: string | undefined): Verb {
+  // Reads are installed for GET alone: HEAD classifies as a read (authorization) but has no route, and
+  // the /watch/ paths take no other method.
+  if (method !== 'GET' && ['get', 'list', 'watch'].includes(info.verb)) throw methodNotAllowed();
   switch (info.verb) {
-    case 'watch':
-      // The /watch/ paths are installed for GET alone.
-      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed();
-      return 'watch';
     case 'get':
     case 'list':
+    case 'watch':
     case 'create':
     case 'delete':
     case 'deletecollection':
