@@ -4,6 +4,7 @@
 // What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind shares in
 // generic-registry.ts.
 import type { Clock } from '@lasso/core';
+import { requireNegotiable, requireRouteAcceptable } from './accept.ts';
 import type { UserInfo } from './auth.ts';
 import type { ApiRequest, ApiResult, ServerContext } from './context.ts';
 import { timestamp } from './context.ts';
@@ -126,6 +127,8 @@ export class ApiCore {
   handle(info: RequestInfo, request: ApiRequest): ApiResult {
     if (!info.isResourceRequest) return this.#nonResource(request);
     const parsed = routeResource(info, request.method, this.#context.registry);
+    if (parsed.info.builtin) requireRouteAcceptable(request);
+    else requireNegotiable(request);
     // RBAC objects also may not escalate.
     admitRbacWrite(this.#context.store, parsed, request);
     // Deletes read dryRun from their DeleteOptions (body or query), in the delete handlers.
@@ -156,10 +159,12 @@ export class ApiCore {
         document = discovery.resourceList(registry, segments[1]!, segments[2]!);
       }
       if (document === undefined) throw pathNotFound();
+      requireRouteAcceptable(request);
       return { type: 'json', code: 200, body: document };
     }
     if (path === '/version') {
       getOnly(request);
+      requireRouteAcceptable(request);
       return { type: 'json', code: 200, body: discovery.builtinVersion };
     }
     const openapi = routeOpenApi(request, {

@@ -3,15 +3,11 @@
 import { errorMessage } from '@lasso/core';
 import type { ServerContext } from './context.ts';
 import { toVersion } from './generic-registry.ts';
-import {
-  checkResourceVersion,
-  matches,
-  selectorsOf,
-  validateListOptions,
-} from './list-options.ts';
+import { checkResourceVersion, matches, selectorsOf, validateListOptions } from './list-options.ts';
 import { type Json, truthy } from './objects.ts';
+import { integerOptions } from './query-integers.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from './resources.ts';
-import { badRequest, failure } from './status.ts';
+import { failure } from './status.ts';
 import { CompactedError, type HistoryEvent, type KubeObject } from './storage.ts';
 
 /** A running watch: stop it, or ask it to send a bookmark now. */
@@ -53,11 +49,8 @@ export class WatchFanout {
     validateListOptions(query, true);
     const rvText = query.get('resourceVersion') ?? '';
     checkResourceVersion(rvText);
-    const timeoutText = query.get('timeoutSeconds');
-    const timeoutSeconds = timeoutText === null ? undefined : Number(timeoutText);
-    if (timeoutSeconds !== undefined && (!Number.isFinite(timeoutSeconds) || timeoutSeconds < 0)) {
-      throw badRequest(`invalid timeoutSeconds: ${String(timeoutText)}`);
-    }
+    // ListOptions decode timeoutSeconds before limit (which a watch ignores, but must parse).
+    const timeoutSeconds = integerOptions(query, ['timeoutSeconds', 'limit']).get('timeoutSeconds');
     const bookmarks = truthy(query.get('allowWatchBookmarks'));
     const sendInitialEvents = truthy(query.get('sendInitialEvents'));
     const key = storageKey(info);
@@ -65,7 +58,10 @@ export class WatchFanout {
     const watches = this.#watches;
     return {
       timeoutMs:
-        timeoutSeconds === undefined || timeoutSeconds === 0 ? undefined : timeoutSeconds * 1000,
+        // kube arms a timer for any other value: a negative one ends the watch at once.
+        timeoutSeconds === undefined || timeoutSeconds === 0
+          ? undefined
+          : Math.max(0, timeoutSeconds) * 1000,
       bookmarks,
       key,
       start: (send, end) => {

@@ -2,6 +2,7 @@
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import { mustGet, toVersion } from '../generic-registry.ts';
 import { requireReached } from '../list-options.ts';
+import { podLog } from '../pod-log.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { toScale } from '../scale.ts';
 import { tableResponse } from '../table-response.ts';
@@ -13,6 +14,7 @@ export function handleGet(
   raw: ApiRequest,
 ): ApiResult {
   const { info } = request;
+  if (request.subresource === 'log') return podLog(context, request);
   requireReached(context, request.query.get('resourceVersion') ?? '');
   const object = mustGet(context, info, request.namespace ?? '', request.name ?? '');
   if (request.subresource === 'scale') {

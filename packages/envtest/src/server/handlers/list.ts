@@ -12,6 +12,7 @@ import {
   validateListOptions,
 } from '../list-options.ts';
 import { type Json, metaOf, stringOf } from '../objects.ts';
+import { integerOptions } from '../query-integers.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { apiVersionOf, storageKey } from '../resources.ts';
 import { badRequest, expired, failure, StatusError } from '../status.ts';
@@ -27,11 +28,8 @@ export function handleList(
   const { info, query, namespace } = request;
   const { store } = context;
   const selectors = selectorsOf(info, query);
-  const limitText = query.get('limit');
-  const limit = limitText === null || limitText === '' ? 0 : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 0) {
-    throw badRequest(`invalid limit: ${String(limitText)}`);
-  }
+  // ListOptions decode timeoutSeconds before limit; a limit below 1 pages nothing.
+  const limit = Math.max(0, integerOptions(query, ['timeoutSeconds', 'limit']).get('limit') ?? 0);
   const continueToken = query.get('continue') ?? '';
   validateListOptions(query, false);
   let atRv: number | undefined;
