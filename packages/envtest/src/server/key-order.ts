@@ -3,31 +3,12 @@
 // `annotations` and every other Go map sorted by key, whatever order the client sent; a custom resource is
 // all maps (unstructured), so every key of it, at every depth, comes back sorted.
 
-import { typeDefinitionFor, typeDefinitions } from './types/index.ts';
+import { objectMetaFieldOrder, typeDefinitionFor, typeDefinitions } from './types/index.ts';
 import type { FieldType, TypeDefinition } from './types/type-definition.ts';
 
 type Json = Record<string, unknown>;
 
 const objectMetaName = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-
-/** ObjectMeta's fields in Go declaration order (its protobuf numbers do not follow it for every type). */
-const objectMetaOrder = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-];
 
 /** OwnerReference's fields in Go declaration order. */
 const ownerReferenceOrder = [
@@ -73,7 +54,7 @@ function inOrder(record: Json, order: readonly string[]): Json {
 }
 
 function orderObjectMeta(metadata: Json): Json {
-  const result = inOrder(metadata, objectMetaOrder);
+  const result = inOrder(metadata, objectMetaFieldOrder);
   if (isRecord(result.labels)) result.labels = sortedKeys(result.labels);
   if (isRecord(result.annotations)) result.annotations = sortedKeys(result.annotations);
   if (Array.isArray(result.ownerReferences)) {

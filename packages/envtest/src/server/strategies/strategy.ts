@@ -4,6 +4,7 @@ import type { ServerContext } from '../context.ts';
 import { isRecord, type Json } from '../objects.ts';
 import type { ResourceInfo } from '../resources.ts';
 import type { KubeObject } from '../storage.ts';
+import { objectMetaFieldOrder } from '../types/index.ts';
 
 /** One field error of a 422 Invalid (validation.ts and crds.ts each have their own narrower type). */
 export interface Cause {
@@ -114,23 +115,7 @@ export function pruneTopLevel(fields: readonly string[], object: KubeObject): vo
   }
 }
 
-const objectMetaFields = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const objectMetaFields = new Set(objectMetaFieldOrder);
 
 /**
  * The strategy of a built-in kind with nothing special: spec and status, status reset on create and

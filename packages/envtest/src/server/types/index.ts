@@ -56,3 +56,14 @@ export function typeDefinitionFor(
 ): TypeDefinition | undefined {
   return byGroupVersionKind.get(`${group}/${version}/${kind}`);
 }
+
+/**
+ * ObjectMeta's JSON field names in Go declaration order: the order Go writes them in, and the set of fields
+ * a built-in object's metadata may carry (the table lists fields in declaration order; protobuf numbers do
+ * not follow it).
+ */
+export const objectMetaFieldOrder: readonly string[] = Object.freeze(
+  (typeDefinitions.get('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta')?.fields ?? []).map(
+    (field) => field.json,
+  ),
+);
