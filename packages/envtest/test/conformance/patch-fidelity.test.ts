@@ -282,6 +282,29 @@ describe('fieldValidation on patches', () => {
     expect(reply.body).not.toHaveProperty('bogus');
   });
 
+  it('refuses an apply configuration with an undeclared field whatever fieldValidation says (500)', async () => {
+    const name = unique('apply');
+    for (const query of ['', '&fieldValidation=Ignore']) {
+      const reply = await call(env, 'PATCH', `${cms}/${name}?fieldManager=m${query}`, {
+        body: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name },
+          data: { a: '1' },
+          bogus: { x: 1 },
+        },
+        contentType: 'application/apply-patch+yaml',
+      });
+      expect(reply.status).toBe(500);
+      expect(reply.body).not.toHaveProperty('reason');
+      // From 1.22 or so the message names the object: "(namespace/name; /v1, Kind=ConfigMap)".
+      expect(reply.body.message).toMatch(
+        /^failed to create typed patch object( \([^)]*\))?: \.bogus: field not declared in schema$/,
+      );
+    }
+    expect((await call(env, 'GET', `${cms}/${name}`)).status).toBe(404);
+  });
+
   it('refuses a create body with a duplicate field under Strict (1.25+)', async ({ skip }) => {
     await skipBefore(env, skip, 25);
     const name = unique('dup');

@@ -9,7 +9,14 @@ import { checkEscalation } from '../rbac/escalation.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
 import { storageKey } from '../resources.ts';
 import { applyScale, toScale } from '../scale.ts';
-import { badRequest, invalid, methodNotAllowed, notFound } from '../status.ts';
+import {
+  badRequest,
+  failure,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  StatusError,
+} from '../status.ts';
 import type { KubeObject } from '../storage.ts';
 import {
   checkKind,
@@ -89,6 +96,7 @@ function apply(context: ServerContext, request: ResourceRequestInfo, raw: ApiReq
       `the name of the object (${configName}) does not match the name on the URL (${name})`,
     );
   }
+  refuseUndeclaredApplyFields(context, info, namespace, configuration);
   const existing = context.store.get(storageKey(info), namespace, name);
   // Subresources never create on update (kube's StatusREST passes forceAllowCreate=false).
   if (existing === undefined && subresource !== undefined) throw notFound(info, name);
@@ -141,4 +149,63 @@ function admitRbacPatch(
     namespace: request.namespace ?? '',
     object,
   });
+}
+
+/** A list item in structured-merge-diff's path notation: by its `name` key when it has one. */
+function smdSegment(list: unknown, index: number): string {
+  const item = Array.isArray(list) ? list[index] : undefined;
+  const key = isRecord(item) ? item.name : undefined;
+  return typeof key === 'string' ? `[name=${JSON.stringify(key)}]` : `[${index}]`;
+}
+
+/** `path` (`spec.containers[0].bogus`) as structured-merge-diff writes it (`.spec.containers[name="main"].bogus`). */
+function smdPath(object: KubeObject, path: string): string {
+  let current: unknown = object;
+  let result = '';
+  for (const token of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
+    if (token.startsWith('[')) {
+      const index = Number(token.slice(1, -1));
+      result += smdSegment(current, index);
+      current = Array.isArray(current) ? current[index] : undefined;
+    } else {
+      result += `.${token}`;
+      current = isRecord(current) ? current[token] : undefined;
+    }
+  }
+  return result;
+}
+
+/**
+ * An apply configuration of a built-in kind must fit the kind's schema: the field manager cannot type a
+ * field the schema does not declare, and kube-apiserver answers its plain error as a 500 without a
+ * reason, whatever `fieldValidation` says.
+ */
+function refuseUndeclaredApplyFields(
+  context: ServerContext,
+  info: ResourceRequestInfo['info'],
+  namespace: string,
+  configuration: KubeObject,
+): void {
+  if (!info.builtin || context.unknownFields === undefined) return;
+  const unknown = context.unknownFields(
+    { group: info.group, version: info.version, kind: info.kind },
+    configuration,
+  );
+  if (unknown.length === 0) return;
+  const errors = unknown.map(
+    (path) => `${smdPath(configuration, path)}: field not declared in schema`,
+  );
+  const detail =
+    errors.length === 1
+      ? errors[0]
+      : ['errors:', ...errors.map((error) => `  ${error}`)].join('\n');
+  const name = stringOf(metaOf(configuration).name) ?? '';
+  const gvk = `${info.group}/${info.version}, Kind=${info.kind}`;
+  throw new StatusError(
+    failure(
+      500,
+      '',
+      `failed to create typed patch object (${namespace}/${name}; ${gvk}): ${detail}`,
+    ),
+  );
 }
