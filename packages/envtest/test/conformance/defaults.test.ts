@@ -607,6 +607,37 @@ describe('service defaults and allocation', () => {
     expect(reused.status).toBe(201);
   });
 
+  it('keeps the allocated clusterIP and nodePorts through an update that omits them (from 1.23)', async () => {
+    const created = await call(env, 'POST', services(), {
+      body: { metadata: { name: 'kept' }, spec: { type: 'NodePort', ports: [{ port: 80 }] } },
+    });
+    expect(created.status).toBe(201);
+    const body = {
+      metadata: { name: 'kept', resourceVersion: created.body.metadata.resourceVersion },
+      spec: { type: 'NodePort', ports: [{ port: 80, targetPort: 8080 }] },
+    };
+    const updated = await call(env, 'PUT', `${services()}/kept`, { body });
+    // The service REST rewrite (kubernetes#104601, 1.23) patches the allocated values back in; before
+    // it an update had to carry them.
+    if (!(await atLeast(env, 23))) {
+      expect(updated.status).toBe(422);
+      expect(updated.body.message).toBe(
+        'Service "kept" is invalid: spec.clusterIPs[0]: Invalid value: []string(nil): primary clusterIP can not be unset',
+      );
+      return;
+    }
+    expect(updated.status).toBe(200);
+    expect(updated.body.spec.clusterIP).toBe(created.body.spec.clusterIP);
+    expect(updated.body.spec.ports).toEqual([
+      {
+        protocol: 'TCP',
+        port: 80,
+        targetPort: 8080,
+        nodePort: created.body.spec.ports[0].nodePort,
+      },
+    ]);
+  });
+
   it('refuses a clusterIP another Service holds or outside the range (reworded in 1.24 and 1.27)', async () => {
     const first = await call(env, 'POST', services(), {
       body: { metadata: { name: 'holder' }, spec: { ports: [{ port: 80 }] } },

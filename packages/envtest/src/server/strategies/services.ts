@@ -99,11 +99,16 @@ function defaultIpFamilies(spec: Json): void {
 }
 
 /** Take a clusterIP for a new Service (or check the requested one), and its nodePorts. */
-function allocate(context: ServerContext, info: ResourceInfo, object: KubeObject): void {
+function allocate(
+  context: ServerContext,
+  info: ResourceInfo,
+  object: KubeObject,
+  self: KubeObject = object,
+): void {
   const spec = specOf(object);
-  const name = stringOf(metaOf(object).name) ?? '';
+  const name = stringOf(metaOf(self).name) ?? '';
   if (spec.type !== 'ExternalName') {
-    const used = clusterIpsInUse(context, object);
+    const used = clusterIpsInUse(context, self);
     const requested = stringOf(spec.clusterIP) ?? '';
     if (requested !== '' && requested !== 'None') {
       const ips = Array.isArray(spec.clusterIPs) ? spec.clusterIPs : [requested];
@@ -132,7 +137,7 @@ function allocate(context: ServerContext, info: ResourceInfo, object: KubeObject
     }
     defaultIpFamilies(spec);
   }
-  const causes = allocateNodePorts(context, object, spec);
+  const causes = allocateNodePorts(context, self, spec);
   if (causes.length > 0) throw invalid(info, name, causes);
 }
 
@@ -178,11 +183,12 @@ export const serviceStrategy: Strategy = {
     defaultService(specOf(next));
     keepAllocated(existing, next);
     const spec = specOf(next);
+    // `next` gets its name and namespace back only after this hook: `existing` says which Service it is.
     if (spec.type !== 'ExternalName' && (spec.clusterIP === undefined || spec.clusterIP === '')) {
-      allocate(context, info, next);
+      allocate(context, info, next, existing);
     } else {
-      const causes = allocateNodePorts(context, next, spec);
-      if (causes.length > 0) throw invalid(info, stringOf(metaOf(next).name) ?? '', causes);
+      const causes = allocateNodePorts(context, existing, spec);
+      if (causes.length > 0) throw invalid(info, stringOf(metaOf(existing).name) ?? '', causes);
       if (spec.type !== 'ExternalName') defaultIpFamilies(spec);
     }
   },
