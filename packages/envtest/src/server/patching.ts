@@ -1,6 +1,6 @@
 // Glue between the REST handlers and the pure patch / server-side-apply modules (patch.ts, apply.ts):
 // content-type dispatch, kube-apiserver's 415 for strategic merge on custom resources, managedFields.
-import { parse as parseYaml } from 'yaml';
+import { parseDocument, parse as parseYaml } from 'yaml';
 
 import {
   type ApplyConflict,
@@ -105,12 +105,35 @@ export function computePatch(
 /** An apply-patch+yaml body (YAML or JSON) as an object. */
 export function parseApplyBody(body: Buffer): unknown {
   try {
-    return checkNestingDepth(parseYaml(body.toString('utf8')));
+    // Go's YAML decoding keeps the last of duplicate keys; strict decoding reports them (yamlDuplicateKeys).
+    return checkNestingDepth(parseYaml(body.toString('utf8'), { uniqueKeys: false }));
   } catch (error) {
     throw badRequest(
       `error decoding YAML: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+/**
+ * The duplicate keys of a YAML (or JSON) document as go-yaml's strict decoding lists them:
+ * `line 10: key "paused" already set in map`, in document order.
+ */
+export function yamlDuplicateKeys(body: Buffer): string[] {
+  const text = body.toString('utf8');
+  const lines = text.split('\n');
+  const found: string[] = [];
+  for (const error of parseDocument(text).errors) {
+    if (error.code !== 'DUPLICATE_KEY' || error.linePos === undefined) continue;
+    const { line, col } = error.linePos[0];
+    const rest = (lines[line - 1] ?? '').slice(col - 1);
+    let key: string;
+    const quoted = /^"(?:[^"\\]|\\.)*"/.exec(rest);
+    if (quoted !== null) key = JSON.parse(quoted[0]) as string;
+    else if (rest.startsWith("'")) key = rest.slice(1, rest.indexOf("'", 1));
+    else key = rest.split(':')[0]!.trim();
+    found.push(`line ${line}: key ${JSON.stringify(key)} already set in map`);
+  }
+  return found;
 }
 
 /** Server-side apply of `configuration` over `live` (undefined when the object does not exist yet). */

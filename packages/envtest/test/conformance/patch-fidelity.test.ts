@@ -305,6 +305,37 @@ describe('fieldValidation on patches', () => {
     expect((await call(env, 'GET', `${cms}/${name}`)).status).toBe(404);
   });
 
+  it('keeps the last of duplicate keys in an apply body', async () => {
+    const name = unique('dupapply');
+    const reply = await call(env, 'PATCH', `${cms}/${name}?fieldManager=m`, {
+      body: `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  a: "2"\n`,
+      contentType: 'application/apply-patch+yaml',
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.body.data).toEqual({ a: '2' });
+  });
+
+  it('refuses duplicate keys in an apply body under Strict and warns under Warn (1.25+)', async ({
+    skip,
+  }) => {
+    await skipBefore(env, skip, 25);
+    const name = unique('dupapply');
+    const body = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  a: "2"\n`;
+    const path = `${cms}/${name}?fieldManager=m`;
+    const contentType = 'application/apply-patch+yaml';
+    const strict = await call(env, 'PATCH', `${path}&fieldValidation=Strict`, {
+      body,
+      contentType,
+    });
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe(
+      'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
+    );
+    const warned = await call(env, 'PATCH', `${path}&fieldValidation=Warn`, { body, contentType });
+    expect(warned.status).toBe(201);
+    expect(warned.headers.warning).toBe('299 - "line 7: key \\"a\\" already set in map"');
+  });
+
   it('refuses a create body with a duplicate field under Strict (1.25+)', async ({ skip }) => {
     await skipBefore(env, skip, 25);
     const name = unique('dup');

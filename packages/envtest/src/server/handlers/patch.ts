@@ -3,7 +3,7 @@
 import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
 import { createObject, mustGet, toStored, toVersion, updateObject } from '../generic-registry.ts';
 import { isRecord, metaOf, stringOf, truthy } from '../objects.ts';
-import { applyConflictError, computePatch, runApply } from '../patching.ts';
+import { applyConflictError, computePatch, runApply, yamlDuplicateKeys } from '../patching.ts';
 import { Authorizer } from '../rbac/authorizer.ts';
 import { checkEscalation } from '../rbac/escalation.ts';
 import type { ResourceRequestInfo } from '../request-info.ts';
@@ -18,12 +18,14 @@ import {
   StatusError,
 } from '../status.ts';
 import type { KubeObject } from '../storage.ts';
+import { strictWarning } from '../strict-decoding.ts';
 import {
   checkKind,
   checkPatchFields,
   contentTypeOf,
   decodeApplyBody,
   fieldManagerOf,
+  fieldValidationOf,
 } from './decode.ts';
 
 /** Answer a patch: server-side apply by its content type, any other patch type otherwise. */
@@ -109,6 +111,15 @@ function apply(context: ServerContext, request: ResourceRequestInfo, raw: ApiReq
     subresource,
   });
   if (applied.conflicts.length > 0) throw applyConflictError(applied.conflicts);
+  // kube checks strictness once the field manager has applied (a conflict answers first).
+  const mode = fieldValidationOf(query);
+  const duplicates = mode === 'Ignore' ? [] : yamlDuplicateKeys(raw.body);
+  if (duplicates.length > 0 && mode === 'Strict') {
+    throw badRequest(
+      `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`,
+    );
+  }
+  const warnings = duplicates.map(strictWarning);
   admitRbacPatch(context, request, raw, applied.object);
   const object = toStored(info, applied.object);
   if (existing === undefined) {
@@ -116,7 +127,7 @@ function apply(context: ServerContext, request: ResourceRequestInfo, raw: ApiReq
       metaOf(prepared).managedFields = metaOf(object).managedFields;
       return prepared;
     });
-    return { type: 'json', code: 201, body: toVersion(info, created) };
+    return { type: 'json', code: 201, body: toVersion(info, created), warnings };
   }
   const updated = updateObject(context, info, existing, object, {
     subresource,
@@ -127,7 +138,7 @@ function apply(context: ServerContext, request: ResourceRequestInfo, raw: ApiReq
       return next;
     },
   });
-  return { type: 'json', code: 200, body: toVersion(info, updated) };
+  return { type: 'json', code: 200, body: toVersion(info, updated), warnings };
 }
 
 /**
