@@ -336,6 +336,37 @@ describe('fieldValidation on patches', () => {
     expect(warned.headers.warning).toBe('299 - "line 7: key \\"a\\" already set in map"');
   });
 
+  it('names unknown members of JSON patch operations and the fields they add under Strict (1.25+)', async ({
+    skip,
+  }) => {
+    await skipBefore(env, skip, 25);
+    const name = unique('jp');
+    await call(env, 'POST', cms, { body: configMap(name, { a: '1' }) });
+    const reply = await call(env, 'PATCH', `${cms}/${name}?fieldValidation=Strict`, {
+      body: [{ op: 'add', path: '/bogus', value: 1, extra: true }],
+      contentType: jsonPatch,
+    });
+    expect(reply.status).toBe(422);
+    expect(reply.body.details.causes[0].message).toMatch(
+      /^Invalid value: "\{.*\\"bogus\\":1.*\}": strict decoding error: json patch unknown field "\[0\]\.extra", unknown field "bogus"$/,
+    );
+  });
+
+  it('warns about unknown and duplicate fields of a create body by default (1.25+)', async ({
+    skip,
+  }) => {
+    await skipBefore(env, skip, 25);
+    const name = unique('warn');
+    const reply = await call(env, 'POST', cms, {
+      body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}","bogus":1},"data":{"a":"1","a":"2"}}`,
+    });
+    expect(reply.status).toBe(201);
+    expect(reply.headers.warning).toBe(
+      '299 - "unknown field \\"metadata.bogus\\"", 299 - "duplicate field \\"data.a\\""',
+    );
+    expect(reply.body.data).toEqual({ a: '2' });
+  });
+
   it('refuses a create body with a duplicate field under Strict (1.25+)', async ({ skip }) => {
     await skipBefore(env, skip, 25);
     const name = unique('dup');
