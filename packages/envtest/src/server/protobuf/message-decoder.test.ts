@@ -45,6 +45,19 @@ describe('decodeMessage()', () => {
       expect(secret).toStrictEqual({ immutable: false });
     });
 
+    it("keeps a CRD schema's zero bounds, which are Go pointers", () => {
+      const schema = decode(
+        'apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps',
+        (writer) => {
+          text(writer, 5, 'integer');
+          writer.tag(11, WireType.Bit64).double(0); // minimum: *float64
+          writer.tag(13, WireType.Varint).int64(0); // maxLength: *int64
+          writer.tag(10, WireType.Varint).bool(false); // exclusiveMaximum: bool, omitempty
+        },
+      );
+      expect(schema).toStrictEqual({ type: 'integer', minimum: 0, maxLength: 0 });
+    });
+
     it('keeps the zero of a field without omitempty', () => {
       const port = decode('api.core.v1.ContainerPort', (writer) => {
         writer.tag(2, WireType.Varint).int32(0); // hostPort, omitempty

@@ -8,6 +8,9 @@ import type { FieldDefinition, TypeDefinition } from './type-definition.ts';
 const prefix = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1';
 const props = { message: `${prefix}.JSONSchemaProps` } as const;
 const json = { message: `${prefix}.JSON` } as const;
+// JSONSchemaProps' Go pointers (bounds, lengths, counts, default): a `minimum: 0` or `maxLength: 0` is a real
+// bound, so its zero must survive decoding and omitempty.
+const pointer = { keepZero: true } as const;
 
 function schemaField(
   name: string,
@@ -245,21 +248,21 @@ export const apiextensionsV1Types: readonly TypeDefinition[] = [
       schemaField('type', 5, 'string'),
       schemaField('format', 6, 'string'),
       schemaField('title', 7, 'string'),
-      schemaField('default', 8, json),
-      schemaField('maximum', 9, 'double'),
+      schemaField('default', 8, json, pointer),
+      schemaField('maximum', 9, 'double', pointer),
       schemaField('exclusiveMaximum', 10, 'bool'),
-      schemaField('minimum', 11, 'double'),
+      schemaField('minimum', 11, 'double', pointer),
       schemaField('exclusiveMinimum', 12, 'bool'),
-      schemaField('maxLength', 13, 'int64'),
-      schemaField('minLength', 14, 'int64'),
+      schemaField('maxLength', 13, 'int64', pointer),
+      schemaField('minLength', 14, 'int64', pointer),
       schemaField('pattern', 15, 'string'),
-      schemaField('maxItems', 16, 'int64'),
-      schemaField('minItems', 17, 'int64'),
+      schemaField('maxItems', 16, 'int64', pointer),
+      schemaField('minItems', 17, 'int64', pointer),
       schemaField('uniqueItems', 18, 'bool'),
-      schemaField('multipleOf', 19, 'double'),
+      schemaField('multipleOf', 19, 'double', pointer),
       schemaField('enum', 20, json, { repeated: true, listType: 'atomic' }),
-      schemaField('maxProperties', 21, 'int64'),
-      schemaField('minProperties', 22, 'int64'),
+      schemaField('maxProperties', 21, 'int64', pointer),
+      schemaField('minProperties', 22, 'int64', pointer),
       schemaField('required', 23, 'string', { repeated: true, listType: 'atomic' }),
       schemaField('items', 24, { message: `${prefix}.JSONSchemaPropsOrArray` }),
       schemaField('allOf', 25, props, { repeated: true, listType: 'atomic' }),
@@ -275,17 +278,17 @@ export const apiextensionsV1Types: readonly TypeDefinition[] = [
       schemaField('additionalItems', 33, { message: `${prefix}.JSONSchemaPropsOrBool` }),
       schemaField('definitions', 34, { map: props }),
       schemaField('externalDocs', 35, { message: `${prefix}.ExternalDocumentation` }),
-      schemaField('example', 36, json),
+      schemaField('example', 36, json, pointer),
       schemaField('nullable', 37, 'bool'),
-      schemaField('x-kubernetes-preserve-unknown-fields', 38, 'bool'),
+      schemaField('x-kubernetes-preserve-unknown-fields', 38, 'bool', pointer),
       schemaField('x-kubernetes-embedded-resource', 39, 'bool'),
       schemaField('x-kubernetes-int-or-string', 40, 'bool'),
       schemaField('x-kubernetes-list-map-keys', 41, 'string', {
         repeated: true,
         listType: 'atomic',
       }),
-      schemaField('x-kubernetes-list-type', 42, 'string'),
-      schemaField('x-kubernetes-map-type', 43, 'string'),
+      schemaField('x-kubernetes-list-type', 42, 'string', pointer),
+      schemaField('x-kubernetes-map-type', 43, 'string', pointer),
       schemaField(
         'x-kubernetes-validations',
         44,

@@ -10,7 +10,7 @@ describe('imageTag', () => {
     ['localhost:5000/app:v2', 'v2'],
     [`nginx@sha256:${'a'.repeat(64)}`, ''],
     [`nginx:1.25@sha256:${'a'.repeat(64)}`, '1.25'],
-  ])('reads %s as tag %j', ([image, tag]) => {
+  ] as const)('reads %s as tag %j', ([image, tag]) => {
     expect(imageTag(image)).toBe(tag);
   });
 });
