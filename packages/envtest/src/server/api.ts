@@ -26,7 +26,7 @@ import { admitRbacWrite } from './rbac/admission.ts';
 import type { Registry } from './registry.ts';
 import type { RequestInfo, ResourceRequestInfo, Verb } from './request-info.ts';
 import { storageKey } from './resources.ts';
-import { routeResource } from './route.ts';
+import { pageNotFound, routeResource, unservedApiPath } from './route.ts';
 import { methodNotAllowed, pathNotFound } from './status.ts';
 import type { KubeObject, Store } from './storage.ts';
 import { ClusterIpAllocator } from './strategies/services.ts';
@@ -126,6 +126,13 @@ export class ApiCore {
    */
   handle(info: RequestInfo, request: ApiRequest): ApiResult {
     if (!info.isResourceRequest) return this.#nonResource(request);
+    const { apiGroup, apiVersion, resource } = info;
+    if (
+      info.apiPrefix === 'apis' &&
+      unservedApiPath(this.#context.registry, apiGroup, apiVersion, resource)
+    ) {
+      return pageNotFound;
+    }
     const parsed = routeResource(info, request.method, this.#context.registry);
     if (parsed.info.builtin) requireRouteAcceptable(request);
     else requireNegotiable(request);
@@ -143,6 +150,13 @@ export class ApiCore {
     const path = request.url.pathname.replace(/\/+$/, '') || '/';
     const segments = path.split('/').filter((segment) => segment !== '');
     const registry = this.#context.registry;
+    if (
+      segments[0] === 'apis' &&
+      segments.length > 1 &&
+      unservedApiPath(registry, segments[1]!, segments[2])
+    ) {
+      return pageNotFound;
+    }
     if (segments[0] === 'api' || segments[0] === 'apis') {
       getOnly(request);
       let document: unknown;
@@ -177,7 +191,10 @@ export class ApiCore {
       getOnly(request);
       return { type: 'text', code: 200, body: 'ok' };
     }
-    throw pathNotFound();
+    // /version is a go-restful web service: a path under it gets go-restful's 404 Status. Every other
+    // path falls through kube-apiserver's chain to the final delegate's plain-text 404.
+    if (path.startsWith('/version/')) throw pathNotFound();
+    return pageNotFound;
   }
 }
 

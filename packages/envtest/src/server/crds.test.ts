@@ -287,7 +287,7 @@ describe('validateAgainstSchema with rules', () => {
     expect(validateTransitionRules({ spec: { size: 0 } }, root, { spec: { size: 5 } })).toEqual([
       {
         type: 'FieldValueInvalid',
-        message: 'Invalid value: "integer": may not shrink',
+        message: 'Invalid value: 0: may not shrink',
         field: 'spec.size',
       },
     ]);

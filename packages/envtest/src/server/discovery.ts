@@ -3,15 +3,29 @@
 import type { Registry } from './registry.ts';
 import type { ResourceInfo } from './resources.ts';
 
-/** The Kubernetes version the built-in server reports. */
+/**
+ * The newest released kube-apiserver minor version (1.37, released 2026-08-26; 1.38 is due 2026-12-16):
+ * the release whose answers the built-in server gives, and the one it reports.
+ */
+export const newestReleasedMinor = 37;
+
+/**
+ * `/version` of the built-in server: kube-apiserver's version.Info for the newest release, field for field
+ * (the emulation and minimum compatibility versions appeared in 1.33; a binary emulates its own release and
+ * stays compatible with the one before).
+ */
 export const builtinVersion = {
   major: '1',
-  minor: '33',
-  gitVersion: 'v1.33.0-lasso.envtest',
+  minor: String(newestReleasedMinor),
+  emulationMajor: '1',
+  emulationMinor: String(newestReleasedMinor),
+  minCompatibilityMajor: '1',
+  minCompatibilityMinor: String(newestReleasedMinor - 1),
+  gitVersion: `v1.${newestReleasedMinor}.0`,
   gitCommit: '0000000000000000000000000000000000000000',
   gitTreeState: 'clean',
-  buildDate: '2026-01-01T00:00:00Z',
-  goVersion: 'go1.24.0',
+  buildDate: '2026-08-26T00:00:00Z',
+  goVersion: 'go1.26.0',
   compiler: 'gc',
   platform: 'linux/amd64',
 };

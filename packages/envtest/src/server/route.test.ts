@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from './registry.ts';
 import { requestInfo } from './request-info.ts';
-import { routeResource } from './route.ts';
+import { routeResource, unservedApiPath } from './route.ts';
 import { StatusError } from './status.ts';
 
 const registry = new Registry();
+const configMaps = registry.lookup('', 'v1', 'configmaps')!;
+// A custom resource with the status subresource alone.
+registry.add({
+  ...configMaps,
+  group: 'example.com',
+  resource: 'gizmos',
+  kind: 'Gizmo',
+  builtin: false,
+  subresources: ['status'],
+});
 const user = { name: 'u', groups: [] };
 
 /** The handler verb, namespace and name a request routes to, or the status routing refuses it with. */
@@ -19,7 +29,10 @@ function route(method: string, path: string): string {
       routed.subresource ?? '-',
     ].join(' ');
   } catch (error) {
-    if (error instanceof StatusError) return String(error.code);
+    if (error instanceof StatusError) {
+      const message = error.status.message ?? '';
+      return message.endsWith('not found') ? `${error.code} ${message}` : String(error.code);
+    }
     throw error;
   }
 }
@@ -59,6 +72,18 @@ describe('routeResource (the routes kube installs per resource)', () => {
     ['GET', '/apis/apps/v1/namespaces/ns/status', '404'],
     ['GET', '/api/v1//configmaps', '404'],
     ['GET', '/api/v1/watch/namespaces/ns/configmaps/a/status', '404'],
+    // A custom resource's subresource its CRD does not enable is the object not found (apiextensions).
+    ['GET', '/apis/example.com/v1/namespaces/ns/gizmos/a/status', 'get ns a status'],
+    [
+      'GET',
+      '/apis/example.com/v1/namespaces/ns/gizmos/a/scale',
+      '404 gizmos.example.com "a" not found',
+    ],
+    [
+      'GET',
+      '/apis/example.com/v1/namespaces/ns/gizmos/a/b/c',
+      '404 gizmos.example.com "a" not found',
+    ],
     // 405: the path is served, the method is not.
     ['POST', '/api/v1/watch/namespaces/ns/configmaps', '405'],
     ['HEAD', '/api/v1/watch/namespaces/ns/configmaps', '405'],
@@ -81,5 +106,22 @@ describe('routeResource (the routes kube installs per resource)', () => {
 
   it.each(rows)('routes %s %s', (method, path, expected) => {
     expect(route(method, path)).toBe(expected);
+  });
+});
+
+describe("unservedApiPath (what falls through kube-apiserver's chain to its plain-text 404)", () => {
+  it.each([
+    ['no-such.example.com', undefined, undefined, true],
+    ['no-such.example.com', 'v1', 'things', true],
+    ['example.com', undefined, undefined, false],
+    ['example.com', 'v1', undefined, false],
+    ['example.com', 'v9', undefined, true],
+    ['example.com', 'v1', 'gizmos', false],
+    ['example.com', 'v1', 'nothings', true],
+    // Built-in groups answer go-restful's 404 Status instead.
+    ['apps', 'v9', undefined, false],
+    ['apps', 'v1', 'nothings', false],
+  ])('%s %s %s: %s', (group, version, resource, expected) => {
+    expect(unservedApiPath(registry, group, version, resource)).toBe(expected);
   });
 });

@@ -1,10 +1,48 @@
 // The routes kube-apiserver's API installer registers for each served resource, checked against a
 // classified request (request-info.ts) after authorization: which resource paths exist (404 otherwise)
 // and which methods each takes (405 otherwise).
+import type { ApiResult } from './context.ts';
 import type { Registry } from './registry.ts';
 import type { RequestInfo, ResourceRequestInfo, Verb } from './request-info.ts';
-import { methodNotAllowed, pathNotFound } from './status.ts';
+import { builtinResources } from './resources.ts';
+import { methodNotAllowed, notFound, pathNotFound } from './status.ts';
 import { createOnlyResource } from './strategies/create-only.ts';
+
+/**
+ * What kube-apiserver answers for a path no server of its delegation chain (aggregator, kube-apiserver,
+ * apiextensions) serves: Go's `http.NotFound`, plain text and no Status, up to 1.37 (1.20-1.22 listed the
+ * served paths instead for a path outside /apis, until kubernetes#104748 ended the chain with a handler
+ * that answers this in 1.23). kubernetes#138219 makes it a 404 Status in 1.38, which is not released yet.
+ */
+export const pageNotFound: ApiResult = {
+  type: 'raw',
+  code: 404,
+  contentType: 'text/plain; charset=utf-8',
+  headers: { 'X-Content-Type-Options': 'nosniff' },
+  body: '404 page not found\n',
+};
+
+const builtinGroups = new Set(builtinResources().map((info) => info.group));
+
+/**
+ * Whether `/apis/{group}[/{version}[/{resource}...]]` falls through every server of kube-apiserver's chain:
+ * its group is none of the built-in APIs' (those answer a 404 Status from go-restful) and no custom
+ * resource serves its group, version and resource (apiextensions then hands the request on). Without a
+ * version or resource, the path is discovery: served while a custom resource serves the group (version).
+ */
+export function unservedApiPath(
+  registry: Registry,
+  group: string,
+  version?: string,
+  resource?: string,
+): boolean {
+  if (builtinGroups.has(group)) return false;
+  if (version !== undefined && resource !== undefined) {
+    return registry.lookup(group, version, resource) === undefined;
+  }
+  const served = registry.groups().find((candidate) => candidate.name === group);
+  return served === undefined || (version !== undefined && !served.versions.includes(version));
+}
 
 /**
  * The route of a resource request (`info.isResourceRequest`): the served resource its path names and
@@ -17,8 +55,8 @@ export function routeResource(
   registry: Registry,
 ): ResourceRequestInfo {
   const { parts, apiGroup, apiVersion, resource } = info;
-  // No proxy routes are installed any more; resources, names and subresources are at most three segments.
-  if (info.verb === 'proxy' || resource === '' || parts.length > 3) throw pathNotFound();
+  // No proxy routes are installed any more.
+  if (info.verb === 'proxy' || resource === '') throw pathNotFound();
   const namespace = pathNamespace(info);
   const name = parts[1];
   const subresource = parts[2];
@@ -26,7 +64,13 @@ export function routeResource(
   if (served === undefined) throw pathNotFound();
   if (!served.namespaced && namespace !== undefined) throw pathNotFound();
   if (served.namespaced && namespace === undefined && name !== undefined) throw pathNotFound();
-  if (subresource !== undefined && !served.subresources.includes(subresource)) {
+  if (
+    subresource !== undefined &&
+    (parts.length > 3 || !served.subresources.includes(subresource))
+  ) {
+    // apiextensions' handler answers a subresource its CRD does not enable (or a longer path) as the
+    // object not found; built-in routes are at most resource, name and subresource.
+    if (!served.builtin && name !== undefined) throw notFound(served, name);
     throw pathNotFound();
   }
   // Create-only subresources (TokenRequest, Eviction) take POST alone, a pod's log GET alone;

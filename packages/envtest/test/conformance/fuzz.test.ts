@@ -393,9 +393,10 @@ function knownKubeAnswer(attempt: Attempt, reply: Reply, minor: number): boolean
       return true;
     }
   }
-  // Unknown paths under / answer 404 with the list of served paths, not a Status, until kubernetes#138219
-  // (1.38) gave the final delegation's 404 a Status body.
-  if (reply.status === 404 && minor < 38 && Array.isArray(reply.body?.paths)) return true;
+  // Unknown paths under / answer 404 with the list of served paths on 1.20-1.22, not a Status; from 1.23
+  // (kubernetes#104748) to 1.37 Go's plain-text 404, which the loop takes as not JSON; kubernetes#138219
+  // (1.38) gives the final delegate's 404 a Status body.
+  if (reply.status === 404 && minor < 23 && Array.isArray(reply.body?.paths)) return true;
   return false;
 }
 

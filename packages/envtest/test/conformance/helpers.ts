@@ -2,6 +2,13 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Environment } from '../../src/index.ts';
+import { newestReleasedMinor } from '../../src/server/discovery.ts';
+
+/**
+ * The newest released kube-apiserver minor version: the release the built-in server answers as (1.37
+ * until 1.38 ships on 2026-12-16). A behaviour gated on a release not yet shipped is not the built-in's.
+ */
+export const newestReleased = newestReleasedMinor;
 
 /** A buffered response with its parsed JSON body (when it has one). */
 export interface Reply {
@@ -329,8 +336,9 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_0
 /** The release a server answers as, read from its `/version` once per environment. */
 export interface ServerVersion {
   /**
-   * The minor release (1.`minor`). The built-in server models the newest kube-apiserver whatever number it
-   * reports, so it counts as `Infinity`: every version gate passes on it.
+   * The minor release (1.`minor`). The built-in server counts as the newest released kube-apiserver
+   * ({@link newestReleased}) whatever its `/version` says: gates on released versions pass on it, gates on
+   * a release yet to ship do not.
    */
   minor: number;
   gitVersion: string;
@@ -342,7 +350,7 @@ async function readVersion(env: Environment): Promise<ServerVersion> {
   const reply = await call(env, 'GET', '/version');
   const body = reply.body ?? {};
   const gitVersion = String(body.gitVersion ?? '');
-  if (env.server !== undefined) return { minor: Number.POSITIVE_INFINITY, gitVersion };
+  if (env.server !== undefined) return { minor: newestReleased, gitVersion };
   // `minor` may carry a `+` (a build past the release, as managed clusters report).
   const major = Number.parseInt(String(body.major ?? ''), 10);
   const minor = Number.parseInt(String(body.minor ?? ''), 10);
@@ -366,8 +374,9 @@ export function serverVersion(env: Environment): Promise<ServerVersion> {
 }
 
 /**
- * Whether the server is kube-apiserver 1.`minor` or newer (always, for the built-in server). Gate on the
- * release that introduced a behaviour, say which in the test name, and name the change (PR) at the gate.
+ * Whether the server is kube-apiserver 1.`minor` or newer (the built-in server counts as the newest
+ * released one, {@link newestReleased}). Gate on the release that introduced a behaviour, say which in the
+ * test name, and name the change (PR) at the gate.
  */
 export async function atLeast(env: Environment, minor: number): Promise<boolean> {
   return (await serverVersion(env)).minor >= minor;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { badValue, goSyntax, notSupported } from './field-errors.ts';
+import {
+  badValue,
+  duplicateValue,
+  goSyntax,
+  invalidValue,
+  notSupported,
+  omitValue,
+} from './field-errors.ts';
 
 describe('goSyntax', () => {
   it('prints maps with sorted keys and lists as Go’s %#v does', () => {
@@ -25,5 +32,13 @@ describe('notSupported', () => {
     expect(notSupported('spec.e', 3, [1, 'a']).message).toBe(
       'Unsupported value: 3: supported values: "1", "a"',
     );
+  });
+});
+
+describe('omitValue', () => {
+  it('leaves the value out, as field.OmitValueType{} does', () => {
+    expect(invalidValue('spec', omitValue, 'must hold').message).toBe('Invalid value: must hold');
+    expect(invalidValue('spec', 'a', 'must hold').message).toBe('Invalid value: "a": must hold');
+    expect(duplicateValue('spec', omitValue).message).toBe('Duplicate value');
   });
 });

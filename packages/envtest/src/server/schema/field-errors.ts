@@ -48,11 +48,20 @@ export function badValue(value: unknown): string {
   return goSyntax(value);
 }
 
+/**
+ * apimachinery's `field.OmitValueType{}`: a bad value left out of the message (`Invalid value: detail`), as
+ * CEL rule failures on objects and lists give it since kubernetes#132798 and #133832 (1.35).
+ */
+export const omitValue: unique symbol = Symbol('omitValue');
+
 /** `field.Invalid(path, value, detail)`. */
 export function invalidValue(field: string, value: unknown, detail: string): SchemaCause {
   return {
     type: 'FieldValueInvalid',
-    message: `Invalid value: ${badValue(value)}: ${detail}`,
+    message:
+      value === omitValue
+        ? `Invalid value: ${detail}`
+        : `Invalid value: ${badValue(value)}: ${detail}`,
     field,
   };
 }
@@ -82,7 +91,8 @@ export function forbidden(field: string, detail: string): SchemaCause {
 
 /** `field.Duplicate(path, value)`. */
 export function duplicateValue(field: string, value: unknown): SchemaCause {
-  return { type: 'FieldValueDuplicate', message: `Duplicate value: ${badValue(value)}`, field };
+  const message = value === omitValue ? 'Duplicate value' : `Duplicate value: ${badValue(value)}`;
+  return { type: 'FieldValueDuplicate', message, field };
 }
 
 /** `field.NotSupported(path, value, values)`: non-string values are listed as JSON. */

@@ -49,8 +49,8 @@ export function toCel(value: unknown, schema: Json | undefined, root = false): C
 }
 
 /**
- * The bad value kube shows for a failed rule: the schema's type (`Invalid value: "object": ...`), empty for
- * int-or-string and other untyped nodes.
+ * The bad value kube shows for a rule that could not be evaluated: the schema's type (`Invalid value:
+ * "object": ...`), empty for int-or-string and other untyped nodes.
  */
 export function celTypeName(schema: Json): string {
   return typeof schema.type === 'string' ? schema.type : '';

@@ -5,6 +5,7 @@ import {
   duplicateValue,
   forbidden,
   invalidValue,
+  omitValue,
   requiredValue,
   type SchemaCause,
 } from '../field-errors.ts';
@@ -60,18 +61,26 @@ function withFieldPath(path: string, fieldPath: unknown): string {
   return join(path, relative);
 }
 
-function failure(path: string, schema: Json, rule: Json, message: string): SchemaCause {
+function failure(
+  path: string,
+  schema: Json,
+  rule: Json,
+  value: unknown,
+  message: string,
+): SchemaCause {
   const field = withFieldPath(path, rule.fieldPath);
-  const typeName = celTypeName(schema);
+  // A failed rule shows the value it failed on, or none for an object or a list (kubernetes#132798 and
+  // #133832, 1.35); before, it showed the schema's type (`Invalid value: "object": ...`).
+  const shown = schema.type === 'object' || schema.type === 'array' ? omitValue : value;
   switch (rule.reason) {
     case 'FieldValueForbidden':
       return forbidden(field, message);
     case 'FieldValueRequired':
       return requiredValue(field, message);
     case 'FieldValueDuplicate':
-      return duplicateValue(field, typeName);
+      return duplicateValue(field, shown);
     default:
-      return invalidValue(field, typeName, message);
+      return invalidValue(field, shown, message);
   }
 }
 
@@ -107,7 +116,7 @@ function evaluateNode(
         causes.push(invalidValue(field, celTypeName(schema), evaluationError(result, rule)));
         continue;
       }
-      causes.push(failure(path, schema, rule, messageOf(rule, bindings)));
+      causes.push(failure(path, schema, rule, value, messageOf(rule, bindings)));
     }
   }
   if (Array.isArray(value)) {
