@@ -548,3 +548,15 @@ describe('humanDuration and labelSelectorText', () => {
     expect(labelSelectorText({})).toBe('');
   });
 });
+
+describe('customResourcePrinter with a JSONPath this reader does not support', () => {
+  it('prints that column empty and the others as usual, instead of failing the table', () => {
+    const printer = customResourcePrinter([
+      { name: 'Deep', type: 'string', jsonPath: '..name' },
+      { name: 'Slice', type: 'string', jsonPath: '.spec.items[0:2]' },
+      { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+    ]);
+    const cells = printer.cells({ metadata: { name: 'a' }, spec: { size: 3, items: ['x'] } }, 0);
+    expect(cells).toEqual(['a', null, null, 3]);
+  });
+});

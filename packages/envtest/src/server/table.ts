@@ -255,7 +255,16 @@ export function customResourcePrinter(columns: CustomColumn[] | undefined): Tabl
           },
         ]
       : columns;
-  const paths = declared.map((entry) => parsePath(entry.jsonPath));
+  // This reader covers field, index, wildcard and `==` filter steps; kube's also reads recursive descent,
+  // slices and richer filters. A column it cannot read prints empty (as kube prints a column that finds
+  // nothing) instead of failing every `kubectl get` of the resource with a 500.
+  const paths = declared.map((entry): Step[] | undefined => {
+    try {
+      return parsePath(entry.jsonPath);
+    } catch {
+      return undefined;
+    }
+  });
   return {
     columns: [
       nameColumnDefinition,
@@ -275,9 +284,12 @@ export function customResourcePrinter(columns: CustomColumn[] | undefined): Tabl
       const metadata = isRecord(object.metadata) ? object.metadata : {};
       return [
         typeof metadata.name === 'string' ? metadata.name : '',
-        ...declared.map((entry, index) =>
-          customCell(entry.type, evaluate(paths[index]!, [object])[0], nowMs),
-        ),
+        ...declared.map((entry, index) => {
+          const path = paths[index];
+          return path === undefined
+            ? null
+            : customCell(entry.type, evaluate(path, [object])[0], nowMs);
+        }),
       ];
     },
   };

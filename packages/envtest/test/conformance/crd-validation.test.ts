@@ -677,10 +677,12 @@ describe('x-kubernetes-validations', () => {
     return call(env, 'POST', `/apis/${group}/v1/namespaces/${ns}/ruleds`, { body });
   }
 
-  it('evaluates rules with message, reason and fieldPath (1.25+; the value shown from 1.35, the schema type before)', async ({
+  it('evaluates rules with message, reason and fieldPath (1.28+; the value shown from 1.35, the schema type before)', async ({
     skip,
   }) => {
-    await skipBefore(env, skip, 25);
+    // A rule's `reason` and `fieldPath` came in 1.28 (kubernetes#118041); 1.25-1.27 drop them, and the
+    // cause would then be FieldValueInvalid at the rule's own path.
+    await skipBefore(env, skip, 28);
     if (!installed.includes(`ruleds.${group}`))
       await install(definition('ruleds', 'Ruled', ruleSchema));
     const reply = await createRuled({

@@ -1,6 +1,7 @@
 // A CRD installed with kubectl, and its custom resources through get (printer columns), apply, patch,
 // scale, explain and delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../conformance/helpers.ts';
 import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;
@@ -89,17 +90,14 @@ beforeAll(async () => {
   const crd = k.file('crd.yaml', crdYaml());
   await k.ok(['apply', '-f', crd]);
   await k.ok(['wait', '--for=condition=Established', `crd/widgets.${group}`, '--timeout=30s']);
-  // kubectl's discovery cache may predate the CRD; a real server also needs a moment to serve it.
-  const deadline = Date.now() + 20_000;
-  while ((await k.run(['get', `widgets.${group}`, '-A'])).code !== 0) {
-    if (Date.now() > deadline) throw new Error('the CRD was not served within 20 s');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  // A real server publishes the CRD's OpenAPI (what explain reads) a moment after serving it.
-  while ((await k.run(['explain', `widgets.${group}.spec`])).code !== 0) {
-    if (Date.now() > deadline) throw new Error('the CRD was not in OpenAPI within 20 s');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  // kubectl's discovery cache may predate the CRD, a real server serves a new CRD a moment after it is
+  // Established and publishes its OpenAPI (what explain reads) a moment later still: neither has an
+  // event to await, so both are bounded waits.
+  await eventually(async () => (await k.run(['get', `widgets.${group}`, '-A'])).code === 0, 20_000);
+  await eventually(
+    async () => (await k.run(['explain', `widgets.${group}.spec`])).code === 0,
+    20_000,
+  );
 });
 
 afterAll(async () => {
