@@ -93,12 +93,16 @@ beforeAll(async () => {
   // kubectl's discovery cache may predate the CRD, a real server serves a new CRD a moment after it is
   // Established and publishes its OpenAPI (what explain reads) a moment later still: neither has an
   // event to await, so both are bounded waits.
-  await eventually(async () => (await k.run(['get', `widgets.${group}`, '-A'])).code === 0, 20_000);
+  const deadline = Date.now() + 40_000;
+  await eventually(
+    async () => (await k.run(['get', `widgets.${group}`, '-A'])).code === 0,
+    deadline - Date.now(),
+  );
   await eventually(
     async () => (await k.run(['explain', `widgets.${group}.spec`])).code === 0,
-    20_000,
+    Math.max(1, deadline - Date.now()),
   );
-});
+}, 60_000);
 
 afterAll(async () => {
   await k?.stop();
