@@ -1,5 +1,7 @@
 // Serving CustomResourceDefinitions: validation of the CRD, the resources it serves, its status
 // conditions, and pruning/validation of custom objects by the structural schema (apiextensions-apiserver).
+
+import { isRecord } from './objects.ts';
 import type { ResourceInfo } from './resources.ts';
 import { evaluateRules } from './schema/cel/rules.ts';
 import { validateCrdSchema } from './schema/crd-schema.ts';
@@ -10,10 +12,6 @@ import { pruneNonNullableNulls, pruneUnknownFields } from './schema/pruning.ts';
 import { validateValue } from './schema/structural-validation.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function asString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;

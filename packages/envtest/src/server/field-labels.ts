@@ -1,6 +1,8 @@
 // Which field labels a field selector may name, per kind, and the values objects have for them: kube's field
 // label conversion functions (pkg/apis/*/v1/conversion.go, apiextensions' crConverter) and each strategy's
 // ToSelectableFields, as the newest kube-apiserver has them.
+import { isRecord } from './objects.ts';
+
 type Json = Record<string, unknown>;
 
 /** What the field label rules need to know of a resource. */
@@ -11,10 +13,6 @@ export interface FieldLabelResource {
   builtin: boolean;
   /** A custom resource's `selectableFields` (ignored for built-in kinds, whose labels are kube's). */
   fieldSelectors: readonly string[];
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function text(value: unknown): string {

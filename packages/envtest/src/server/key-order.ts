@@ -3,6 +3,7 @@
 // `annotations` and every other Go map sorted by key, whatever order the client sent; a custom resource is
 // all maps (unstructured), so every key of it, at every depth, comes back sorted.
 
+import { isRecord } from './objects.ts';
 import { objectMetaFieldOrder, typeDefinitionFor, typeDefinitions } from './types/index.ts';
 import type { FieldType, TypeDefinition } from './types/type-definition.ts';
 
@@ -20,12 +21,8 @@ const ownerReferenceOrder = [
   'blockOwnerDeletion',
 ];
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Go's order for map keys: bytewise, which is UTF-16 code unit order for the BMP keys kube allows. */
-function byteOrder(a: string, b: string): number {
+export function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

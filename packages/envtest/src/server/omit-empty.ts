@@ -5,14 +5,11 @@
 // metadata, which apiextensions round-trips through ObjectMeta.
 
 import { isBuiltinGroup } from './key-order.ts';
+import { isRecord } from './objects.ts';
 import { typeDefinitionFor, typeDefinitions } from './types/index.ts';
 import type { FieldDefinition, FieldType, TypeDefinition } from './types/type-definition.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const schemaPrefix = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps';
 const objectMetaName = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';

@@ -1,6 +1,7 @@
 // The three PATCH formats kube-apiserver accepts besides apply: RFC 6902 JSON patch (as evanphx/json-patch
 // words its errors), RFC 7386 merge patch, and strategic merge patch (k8s.io/apimachinery/pkg/util/strategicpatch)
 // for the built-in types, driven by a table of patchMergeKey / patchStrategy tags.
+import { goValueString } from './go-format.ts';
 
 /** A patch kube-apiserver would refuse; `status` is the HTTP code it answers with, `message` its wording. */
 export class PatchError extends Error {
@@ -387,14 +388,6 @@ const setElementOrderPrefix = '$setElementOrder/';
 
 const childPath = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
-function goMap(value: unknown): string {
-  if (!isObject(value)) return String(value);
-  const entries = Object.keys(value)
-    .sort()
-    .map((key) => `${key}:${isObject(value[key]) ? goMap(value[key]) : String(value[key])}`);
-  return `map[${entries.join(' ')}]`;
-}
-
 // kube discards nulls from values it copies in whole (IgnoreUnmatchedNulls on the server).
 function discardNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(discardNulls);
@@ -420,7 +413,10 @@ class StrategicMerger {
         return this.mergeMap({}, rest, path);
       }
       if (value === 'delete') return {};
-      throw new PatchError(422, `unknown patch type: ${String(value)} in map: ${goMap(patch)}`);
+      throw new PatchError(
+        422,
+        `unknown patch type: ${String(value)} in map: ${goValueString(patch)}`,
+      );
     }
     const pending: JsonObject = { ...patch };
     if (Object.hasOwn(pending, retainKeysDirective)) {
@@ -545,7 +541,7 @@ class StrategicMerger {
         if (!Object.hasOwn(item, mergeKey)) {
           throw new PatchError(
             422,
-            `map: ${goMap(item)} does not contain declared merge key: ${mergeKey}`,
+            `map: ${goValueString(item)} does not contain declared merge key: ${mergeKey}`,
           );
         }
         base = base.filter(
@@ -556,7 +552,10 @@ class StrategicMerger {
       } else if (kind === 'merge') {
         throw new PatchError(422, 'merging lists cannot yet be specified in the patch');
       } else {
-        throw new PatchError(422, `unknown patch type: ${String(kind)} in map: ${goMap(item)}`);
+        throw new PatchError(
+          422,
+          `unknown patch type: ${String(kind)} in map: ${goValueString(item)}`,
+        );
       }
     }
     if (replace) return items.map((item) => this.mergeMap({}, item, path));
@@ -565,7 +564,7 @@ class StrategicMerger {
       if (!Object.hasOwn(item, mergeKey)) {
         throw new PatchError(
           422,
-          `map: ${goMap(item)} does not contain declared merge key: ${mergeKey}`,
+          `map: ${goValueString(item)} does not contain declared merge key: ${mergeKey}`,
         );
       }
       const index = merged.findIndex(

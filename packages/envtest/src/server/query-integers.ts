@@ -2,6 +2,7 @@
 // counts), decoded as kube-apiserver's parameter codec does: Go's strconv.ParseInt, its errors answered as
 // a 400 in Go's words.
 import { badRequest } from './status.ts';
+import { quoteGo } from './validation.ts';
 
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
@@ -13,10 +14,10 @@ const int64Max = 2n ** 63n - 1n;
  */
 export function parseGoInt64(value: string): bigint | string {
   if (!/^[+-]?\d+$/.test(value))
-    return `strconv.ParseInt: parsing ${goQuote(value)}: invalid syntax`;
+    return `strconv.ParseInt: parsing ${quoteGo(value)}: invalid syntax`;
   const number = BigInt(value);
   if (number < int64Min || number > int64Max) {
-    return `strconv.ParseInt: parsing ${goQuote(value)}: value out of range`;
+    return `strconv.ParseInt: parsing ${quoteGo(value)}: value out of range`;
   }
   return number;
 }
@@ -42,9 +43,4 @@ export function integerOptions(
     decoded.set(name, Number(parsed));
   }
   return decoded;
-}
-
-/** A string as Go's %q prints it (strconv.Quote) for the ASCII a query carries; JSON's escapes agree there. */
-function goQuote(value: string): string {
-  return JSON.stringify(value);
 }

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  goCompactJson,
-  goValueString,
-  scanFields,
-  strictErrorsInOrder,
-  strictWarning,
-} from './strict-decoding.ts';
+import { goCompactJson, goValueString } from './go-format.ts';
+import { scanFields, strictErrorsInOrder, strictWarning } from './strict-decoding.ts';
 
 describe('scanFields', () => {
   it('finds duplicate fields at any depth, with kube paths, in document order', () => {

@@ -1,6 +1,5 @@
 // kube-apiserver's strict decoding (`fieldValidation`): the duplicate fields of a JSON document, found while
-// reading it (JSON.parse keeps the last value silently), and the Go renderings kube's messages embed
-// (fmt's `%+v` of a decoded map, encoding/json's compact form of a patched object).
+// reading it (JSON.parse keeps the last value silently); go-format.ts renders them as kube's messages do.
 
 /** A field named twice in one JSON object, with where its first occurrence sits in document order. */
 export interface DuplicateField {
@@ -128,50 +127,6 @@ export function strictErrorsInOrder(scan: FieldScan, unknown: readonly string[])
     });
   }
   return entries.sort((a, b) => a.position - b.position).map((entry) => entry.text);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Go's byte order for map keys. */
-function byteOrder(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** `value` as Go's fmt prints a decoded JSON value with `%+v` (`map[a:1 b:[x y]]`). */
-export function goValueString(value: unknown): string {
-  if (value === null || value === undefined) return '<nil>';
-  if (Array.isArray(value)) return `[${value.map(goValueString).join(' ')}]`;
-  if (isRecord(value)) {
-    const entries = Object.keys(value)
-      .sort(byteOrder)
-      .map((key) => `${key}:${goValueString(value[key])}`);
-    return `map[${entries.join(' ')}]`;
-  }
-  if (typeof value === 'number' && !Number.isInteger(value)) {
-    // strconv's shortest 'g' form: an exponent from 1e21 up and below 1e-4, with a signed two-digit exponent.
-    const text = String(value);
-    return text.replace(/e([+-])(\d)$/, 'e$10$2');
-  }
-  return String(value);
-}
-
-/** `value` as Go's encoding/json writes a map-decoded document: compact, keys sorted, HTML-safe. */
-export function goCompactJson(value: unknown): string {
-  const sorted = (current: unknown): unknown => {
-    if (Array.isArray(current)) return current.map(sorted);
-    if (!isRecord(current)) return current;
-    const result: Record<string, unknown> = {};
-    for (const key of Object.keys(current).sort(byteOrder)) result[key] = sorted(current[key]);
-    return result;
-  };
-  return JSON.stringify(sorted(value))
-    .replaceAll('<', '\\u003c')
-    .replaceAll('>', '\\u003e')
-    .replaceAll('&', '\\u0026')
-    .replaceAll('\u2028', '\\u2028')
-    .replaceAll('\u2029', '\\u2029');
 }
 
 /** The `Warning` header value for one strict-decoding finding (`299 - "unknown field \"x\""`). */

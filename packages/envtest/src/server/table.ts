@@ -2,6 +2,8 @@
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, for one object, a list and each watch event,
 // with the built-in printers' columns, a CRD's additionalPrinterColumns, or kube's default columns.
 
+import { goValueString } from './go-format.ts';
+import { isRecord } from './objects.ts';
 import { badRequest, notAcceptable } from './status.ts';
 import {
   builtinPrinter,
@@ -35,10 +37,6 @@ export interface CustomColumn {
   description?: string;
   priority?: number;
   jsonPath: string;
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 interface MediaRange {
@@ -206,24 +204,12 @@ export function jsonPathValue(object: unknown, expression: string): unknown {
   return evaluate(parsePath(expression), [object])[0];
 }
 
-/** How Go's fmt prints a decoded JSON value (what kube's JSONPath printer writes for a string column). */
-function goText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return `[${value.map(goText).join(' ')}]`;
-  if (isRecord(value)) {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${key}:${goText(value[key])}`);
-    return `map[${entries.join(' ')}]`;
-  }
-  return String(value);
-}
-
 function customCell(type: string, value: unknown, nowMs: number): unknown {
   if (value === undefined || value === null) return null;
   switch (type) {
     case 'string':
-      return goText(value);
+      // Go's fmt of the decoded value is what kube's JSONPath printer writes for a string column.
+      return typeof value === 'string' ? value : goValueString(value);
     case 'integer':
       return typeof value === 'number' ? Math.trunc(value) : null;
     case 'number':

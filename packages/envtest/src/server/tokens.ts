@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '@lasso/core';
 import type { UserInfo } from './auth.ts';
+import { isRecord } from './objects.ts';
 import { badRequest, conflict, invalid, notFound } from './status.ts';
 import type { KubeObject, Store } from './storage.ts';
 
@@ -30,10 +31,6 @@ interface IssuedToken {
   namespace: string;
   serviceAccount: ObjectRef;
   boundObject: ObjectRef | undefined;
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function base64url(value: unknown): string {

@@ -1,6 +1,7 @@
 // Request body decoding, the one place a body is turned into an object (kube-apiserver's negotiated
 // serializers): by Content-Type, then checked against the kind the URL names.
 import type { ApiRequest, ServerContext } from '../context.ts';
+import { goCompactJson, goValueString } from '../go-format.ts';
 import { goJsonSyntaxError } from '../go-json-errors.ts';
 import { sortKeysDeep } from '../key-order.ts';
 import { isRecord, type Json, jsonType, stringOf } from '../objects.ts';
@@ -17,13 +18,7 @@ import {
 } from '../status.ts';
 import type { KubeObject } from '../storage.ts';
 import { strategyFor } from '../strategies/table.ts';
-import {
-  goCompactJson,
-  goValueString,
-  scanFields,
-  strictErrorsInOrder,
-  strictWarning,
-} from '../strict-decoding.ts';
+import { scanFields, strictErrorsInOrder, strictWarning } from '../strict-decoding.ts';
 import { typeDefinitionFor } from '../types/index.ts';
 
 /** The media type of the request body, lower-cased, without parameters. */

@@ -2,6 +2,8 @@
 // them: the version's structural schema with apiVersion/kind/metadata filled in (metadata by reference to
 // ObjectMeta), the `x-kubernetes-group-version-kind` extension, and a `<Kind>List` definition. OpenAPI v2
 // gets the schema with the keywords v2 cannot express removed, as apiextensions' v2 conversion does.
+
+import { isRecord } from '../objects.ts';
 import {
   apiVersionDescription,
   kindDescription,
@@ -11,10 +13,6 @@ import {
 import { ref, type Schema } from './schema.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The definition name of a custom kind: the group reversed, then version and kind

@@ -2,6 +2,7 @@
 // references carry the bare definition name (`{ $ref: 'io.k8s.api.core.v1.ConfigMap' }`). Rendering turns
 // them into `#/definitions/...` for OpenAPI v2 and `#/components/schemas/...` for v3, so one definition
 // table serves both documents.
+import { isRecord } from '../objects.ts';
 
 /** A JSON Schema object (OpenAPI flavour) with bare-name `$ref`s. */
 export type Schema = Record<string, unknown>;
@@ -19,10 +20,6 @@ export interface GroupVersionKind {
 /** `{ $ref }` to the definition `name`. */
 export function ref(name: string, siblings: Schema = {}): Schema {
   return { ...siblings, $ref: name };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // Keywords whose value is a schema, a list of schemas, or a map of name to schema. Everything else

@@ -2,13 +2,9 @@
 // for `fieldValidation=Strict` (400) and `Warn` (a Warning header per field). Typed built-in kinds are
 // decoded against their Go struct, custom resources pruned against their structural schema; both amount
 // to walking the object along the published schema, which this does.
+
+import { isRecord } from '../objects.ts';
 import type { Schema } from './schema.ts';
-
-type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The paths of `value`'s fields that `schema` does not declare, in kube's notation (`spec.bogus`,

@@ -4,12 +4,9 @@
 // (an unknown kind in a manifest), and fails the command when it cannot be read. Values that are free-form
 // JSON (vendor extensions, enum, default, example) travel as gnostic's `Any` with YAML text; JSON is YAML.
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { isRecord } from '../objects.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function text(writer: BinaryWriter, field: number, value: unknown): void {
   if (typeof value === 'string' && value !== '') {

@@ -2,6 +2,7 @@
 // SelfSubjectAccessReview and SelfSubjectRulesReview ask about the caller (what `kubectl auth can-i` sends),
 // SubjectAccessReview and LocalSubjectAccessReview about any user. The answer is the request with a status.
 import type { UserInfo } from '../auth.ts';
+import { isRecord } from '../objects.ts';
 import { badRequest, invalid } from '../status.ts';
 import type { KubeObject } from '../storage.ts';
 import type { AuthorizationAttributes } from './attributes.ts';
@@ -22,10 +23,6 @@ const group = 'authorization.k8s.io';
 const apiVersion = `${group}/v1`;
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';

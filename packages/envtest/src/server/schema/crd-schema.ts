@@ -1,6 +1,8 @@
 // What apiextensions refuses in a CRD's openAPIV3Schema: the common structural-schema violations, patterns
 // that do not compile, uniqueItems, defaults that are pruned or invalid, CEL rules that do not compile
 // (apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go).
+
+import { isRecord } from '../objects.ts';
 import { compileRule, rulesOf } from './cel/rules.ts';
 import {
   forbidden,
@@ -14,10 +16,6 @@ import { pruneUnknownFields } from './pruning.ts';
 import { validateValue } from './structural-validation.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Field errors of one openAPIV3Schema; `base` is its field path (`spec.validation.openAPIV3Schema` when all

@@ -1,10 +1,8 @@
 // Schema defaulting of custom objects, as apiextensions' structural defaulting does it
 // (apiextensions-apiserver/pkg/apiserver/schema/defaulting/algorithm.go).
-type Json = Record<string, unknown>;
+import { isRecord } from '../objects.ts';
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+type Json = Record<string, unknown>;
 
 function isNonNullableNull(value: unknown, schema: Json): boolean {
   return value === null && schema.nullable !== true;

@@ -1,13 +1,11 @@
 // x-kubernetes-list-type set/map uniqueness of a custom object, as apiextensions' listtype validation
 // (apiextensions-apiserver/pkg/apiserver/schema/listtype) reports it after the schema validation.
+
+import { isRecord } from '../objects.ts';
 import { duplicateValue, type SchemaCause } from './field-errors.ts';
 import { jsonEqual } from './structural-validation.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * `Duplicate value` errors for repeated entries of `set` lists and repeated keys of `map` lists, anywhere

@@ -1,10 +1,8 @@
 // apiextensions pruning: fields the structural schema does not specify are dropped, and so are nulls of
 // fields that are not nullable (apiextensions-apiserver/pkg/apiserver/schema/pruning and defaulting).
-type Json = Record<string, unknown>;
+import { isRecord } from '../objects.ts';
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+type Json = Record<string, unknown>;
 
 /**
  * Drop, in place, the fields of `object` its schema does not know (except apiVersion, kind and metadata at

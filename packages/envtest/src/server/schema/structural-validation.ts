@@ -1,6 +1,7 @@
 // Validation of a custom object by its CRD's schema, as kube-openapi's validate package runs it and
 // apiextensions turns its results into field errors (apiextensions-apiserver/pkg/apiserver/validation).
 
+import { isRecord } from '../objects.ts';
 import {
   invalidValue,
   notSupported,
@@ -13,10 +14,6 @@ import {
 import { matchesFormat } from './formats.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The JSON type name kube-openapi reports for a value (`integer` for a whole number). */
 export function jsonTypeOf(value: unknown): string {

@@ -1,12 +1,9 @@
 // JSON values as CEL sees them in x-kubernetes-validations, typed by the schema as kube's CEL binding
 // (k8s.io/apiserver/pkg/cel/common) types them: integers are CEL int, numbers double, objects maps.
 import type { CelInput } from '@bufbuild/cel';
+import { isRecord } from '../../objects.ts';
 
 type Json = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * `value` as a CEL input: `integer` (and the integer side of int-or-string) becomes an int (bigint),

@@ -1,6 +1,7 @@
 // x-kubernetes-validations: CEL rules compiled once per text and evaluated over a custom object and,
 // for transition rules, the object it replaces (apiextensions-apiserver/pkg/apiserver/schema/cel).
 import { type CelInput, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { isRecord } from '../../objects.ts';
 import {
   duplicateValue,
   forbidden,
@@ -14,10 +15,6 @@ import { kubernetesCelFunctions } from './library.ts';
 
 type Json = Record<string, unknown>;
 type Program = (bindings: Record<string, CelInput>) => unknown;
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const environment = celEnv({ funcs: [...kubernetesCelFunctions] });
 const programs = new Map<string, Program | Error>();
