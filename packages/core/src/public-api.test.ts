@@ -13,6 +13,8 @@ describe('public API', () => {
         "createConsoleLogger",
         "defaultLogger",
         "describeError",
+        "drainWithin",
+        "drainedResult",
         "errorMessage",
         "guardLogger",
         "isAbortError",
