@@ -1,8 +1,9 @@
 // Ports the behaviours of client-go util/workqueue/delaying_queue_test.go (own tests, not copies).
-import { FakeClock } from '@lasso/core/testing';
+import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createDelayingQueue, type DelayingQueue } from './delaying-queue.ts';
+import { workqueueMetricNames } from './metrics.ts';
 
 async function drainNow<T>(queue: DelayingQueue<T>): Promise<T[]> {
   const items: T[] = [];
@@ -151,14 +152,59 @@ describe('createDelayingQueue', () => {
       expect(queue.len()).toBe(1);
     });
 
+    // client-go AddAfter: `if duration <= 0 { q.Add(item); return }`, which is what `deadline - now`
+    // gives once a deadline has passed.
     it.for([
-      { name: 'a negative delay', delayMs: -1 },
+      { name: '-5 ms', delayMs: -5 },
+      { name: '-0', delayMs: -0 },
+      { name: 'a deadline long past', delayMs: -Number.MAX_VALUE },
+    ])('adds at once for a delay <= 0 ($name), counting one retry', async ({ delayMs }) => {
+      const clock = new FakeClock();
+      const metrics = createTestMetricsProvider();
+      const queue = createDelayingQueue<string>({ clock, name: 'test', metrics });
+      queue.addAfter('late', delayMs);
+      expect(queue.len()).toBe(1);
+      expect(clock.pendingTimers({ keepAlive: true })).toBe(0);
+      expect(metrics.value(workqueueMetricNames.retries, { name: 'test' })).toBe(1);
+      expect(await drainNow(queue)).toEqual(['late']);
+      queue.shutDown();
+    });
+
+    it('adds a waiting item at once for a delay <= 0; its old deadline then adds it again only if it was done', async () => {
+      const clock = new FakeClock();
+      const queue = createDelayingQueue<string>({ clock });
+      queue.addAfter('foo', 50);
+      queue.addAfter('foo', -1);
+      expect(queue.len()).toBe(1);
+      await clock.advance(50);
+      // Still queued (dirty), so the deadline's add is de-duplicated, as in client-go.
+      expect(await drainNow(queue)).toEqual(['foo']);
+      expect(clock.pendingTimers()).toBe(0);
+      queue.shutDown();
+    });
+
+    it('does nothing for a delay <= 0 after shutdown', () => {
+      const queue = createDelayingQueue<string>({ clock: new FakeClock() });
+      queue.shutDown();
+      queue.addAfter('late', -1);
+      expect(queue.len()).toBe(0);
+    });
+
+    // client-go's Duration is an int64 and cannot be NaN or infinite; an infinite wait is refused
+    // rather than kept forever (it would hold the process open through its keep-alive timer).
+    it.for([
       { name: 'NaN', delayMs: Number.NaN },
       { name: 'an infinite delay', delayMs: Number.POSITIVE_INFINITY },
-    ])('throws a RangeError naming delayMs for $name', ({ delayMs }) => {
+      { name: 'a negative infinite delay', delayMs: Number.NEGATIVE_INFINITY },
+      { name: 'a numeric string', delayMs: '5' as unknown as number },
+      { name: 'undefined', delayMs: undefined as unknown as number },
+      { name: 'null', delayMs: null as unknown as number },
+      { name: 'a bigint', delayMs: 5n as unknown as number },
+    ])('throws a RangeError naming delayMs for $name, and adds nothing', ({ delayMs }) => {
       const queue = createDelayingQueue<string>({ clock: new FakeClock() });
       expect(() => queue.addAfter('x', delayMs)).toThrow(RangeError);
       expect(() => queue.addAfter('x', delayMs)).toThrow(/delayMs/);
+      expect(queue.len()).toBe(0);
     });
   });
 

@@ -7,12 +7,13 @@ import { type QueueOptions, type WorkQueue, WorkQueueImpl } from './work-queue.t
 /** A {@link WorkQueue} that can also add an item once a delay has passed (client-go `TypedDelayingInterface`). */
 export interface DelayingQueue<T> extends WorkQueue<T> {
   /**
-   * Add `item` after `delayMs` of the queue's clock; `0` adds it now. If the item is already
+   * Add `item` after `delayMs` of the queue's clock; a delay <= 0 adds it now, as client-go's
+   * `AddAfter` does (so `deadline - now` works once a deadline has passed). If the item is already
    * waiting, the earlier of the two deadlines wins. A no-op after shutdown; waiting items are
    * dropped by shutdown. Counts one `workqueue_retries_total`. While an item waits, the queue's
    * timer keeps the process alive (shut the queue down to let it exit).
    *
-   * @throws RangeError when `delayMs` is negative or not finite.
+   * @throws RangeError when `delayMs` is not a finite number (NaN, `Infinity`, a string, ...).
    */
   addAfter(item: T, delayMs: number): void;
 }
@@ -31,12 +32,12 @@ export class DelayingQueueImpl<T> extends WorkQueueImpl<T> implements DelayingQu
   #timerAt = 0;
 
   addAfter(item: T, delayMs: number): void {
-    if (!(delayMs >= 0) || !Number.isFinite(delayMs)) {
-      throw new RangeError(`addAfter: delayMs must be a finite number >= 0, got ${delayMs}`);
+    if (!Number.isFinite(delayMs)) {
+      throw new RangeError(`addAfter: delayMs must be a finite number, got ${String(delayMs)}`);
     }
     if (this.shuttingDown()) return;
     this.metrics?.retry();
-    if (delayMs === 0) {
+    if (delayMs <= 0) {
       this.add(item);
       return;
     }

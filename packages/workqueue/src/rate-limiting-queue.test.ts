@@ -47,8 +47,20 @@ describe('createRateLimitingQueue', () => {
     expect(queue.len()).toBe(0);
   });
 
-  it('throws a RangeError when the limiter returns a negative delay', () => {
-    const broken: RateLimiter<string> = { when: () => -1, forget: () => {}, numRequeues: () => 0 };
+  it('adds at once when the limiter returns a delay <= 0', () => {
+    const eager: RateLimiter<string> = { when: () => -1, forget: () => {}, numRequeues: () => 0 };
+    const queue = createRateLimitingQueue(eager, { clock: new FakeClock() });
+    queue.addRateLimited('x');
+    expect(queue.len()).toBe(1);
+    queue.shutDown();
+  });
+
+  it('throws a RangeError when the limiter returns NaN', () => {
+    const broken: RateLimiter<string> = {
+      when: () => Number.NaN,
+      forget: () => {},
+      numRequeues: () => 0,
+    };
     const queue = createRateLimitingQueue(broken, { clock: new FakeClock() });
     expect(() => queue.addRateLimited('x')).toThrow(RangeError);
   });

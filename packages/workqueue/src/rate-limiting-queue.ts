@@ -60,7 +60,8 @@ class RateLimitingQueueImpl<T> extends DelayingQueueImpl<T> implements RateLimit
  * ```
  *
  * **Gotchas**: `addRateLimited` asks the limiter even after shutdown (the item is then dropped), as
- * client-go does; a limiter returning a negative delay makes it throw a RangeError.
+ * client-go does; a limiter returning a delay <= 0 adds the item at once, and one returning NaN
+ * or `Infinity` makes it throw a RangeError.
  */
 export function createRateLimitingQueue<T>(
   rateLimiter: RateLimiter<T>,
