@@ -1,7 +1,13 @@
 // Behaviours of client-go tools/leaderelection (leaderelection_test.go: TestTryAcquireOrRenew, TestReleaseLease,
 // TestNewLeaderElector's checks) on an in-memory Lease store with injectable faults and a FakeClock.
 import { ApiError } from '@lasso/client';
-import { isLassoError } from '@lasso/core';
+import {
+  type Clock,
+  isLassoError,
+  type ScheduleOptions,
+  sleep,
+  type TimerHandle,
+} from '@lasso/core';
 import {
   createTestLogger,
   createTestMetricsProvider,
@@ -36,14 +42,14 @@ type Operation = 'get' | 'create' | 'update';
  * (a lost response), or answer after a delay on the FakeClock.
  */
 class FakeLeaseStore {
-  readonly clock: FakeClock;
+  readonly clock: Clock;
   lease: Lease | undefined;
   /** Every write that reached the store, in order: [monotonic ms, caller, holderIdentity]. */
   readonly writes: Array<[number, string, string]> = [];
   faults: (call: { operation: Operation; caller: string }) => Fault | undefined = () => undefined;
   #version = 0;
 
-  constructor(clock: FakeClock) {
+  constructor(clock: Clock) {
     this.clock = clock;
   }
 
@@ -783,6 +789,322 @@ describe('runWithLeaderElection', () => {
         onStoppedLeading: () => {},
       }),
     ).toThrow(TypeError);
+  });
+});
+
+/**
+ * A FakeClock that can also stand still while time passes, as a process does when it is paused (SIGSTOP, a
+ * blocked event loop, a frozen VM): {@link PausableClock.pause} moves time without firing anything, then
+ * fires every overdue timer in deadline order, all at the wake-up time, as Node does on waking.
+ */
+class PausableClock implements Clock {
+  readonly fake = new FakeClock();
+  #skewMs = 0;
+  #sequence = 0;
+  readonly #timers = new Set<{
+    at: number;
+    sequence: number;
+    fire: () => void;
+    options: ScheduleOptions | undefined;
+    handle: TimerHandle;
+  }>();
+
+  now(): number {
+    return this.fake.now() + this.#skewMs;
+  }
+
+  monotonic(): number {
+    return this.fake.monotonic() + this.#skewMs;
+  }
+
+  schedule(delayMs: number, callback: () => void, options?: ScheduleOptions): TimerHandle {
+    const delay = Number.isNaN(delayMs) ? 0 : Math.max(0, delayMs);
+    const timer = {
+      at: this.monotonic() + delay,
+      sequence: this.#sequence++,
+      fire: (): void => {
+        this.#timers.delete(timer);
+        callback();
+      },
+      options,
+      handle: this.fake.schedule(delay, () => timer.fire(), options),
+    };
+    this.#timers.add(timer);
+    return {
+      cancel: () => {
+        timer.handle.cancel();
+        this.#timers.delete(timer);
+      },
+    };
+  }
+
+  advance(ms: number): Promise<void> {
+    return this.fake.advance(ms);
+  }
+
+  pendingTimers(): number {
+    return this.fake.pendingTimers();
+  }
+
+  /** Move time by `ms` without firing or re-arming anything: the process has woken, no timer has run yet. */
+  jump(ms: number): void {
+    this.#skewMs += ms;
+  }
+
+  /** Sleep `ms` without running anything, then wake: overdue timers fire in deadline order. */
+  async pause(ms: number): Promise<void> {
+    this.#skewMs += ms;
+    const timers = [...this.#timers].sort((x, y) => x.at - y.at || x.sequence - y.sequence);
+    for (const timer of timers) {
+      timer.handle.cancel();
+      timer.handle = this.fake.schedule(
+        Math.max(0, timer.at - this.monotonic()),
+        () => timer.fire(),
+        timer.options,
+      );
+    }
+    await this.fake.advance(0);
+  }
+}
+
+describe('leadership fencing', () => {
+  /**
+   * `a` leads; its work writes through the store every `periodMs` with the signal it was given, logging
+   * `call:<caller>:<operation>@ms` and `aborted@ms` in one timeline.
+   */
+  function leaderWithWork(
+    clock: PausableClock,
+    periodMs: number,
+    options: Partial<LeaderElectionOptions> = {},
+  ) {
+    const store = new FakeLeaseStore(clock);
+    const timeline: string[] = [];
+    store.faults = ({ operation, caller }) => {
+      timeline.push(`call:${caller}:${operation}@${clock.monotonic()}`);
+      return undefined;
+    };
+    const client = store.client('a');
+    const a = candidate(store, 'a', options, {
+      onStartedLeading: async (signal) => {
+        signal.addEventListener('abort', () => timeline.push(`aborted@${clock.monotonic()}`));
+        a.leading = signal;
+        // A reconcile loop guarded by the lease: every call carries the leadership signal.
+        while (!signal.aborted) {
+          try {
+            await sleep(clock, periodMs, { signal });
+            const lease = await client.get(namespace, leaseName, { signal });
+            await client.update(namespace, lease, { signal });
+          } catch {
+            return;
+          }
+        }
+      },
+    });
+    return { store, timeline, a };
+  }
+
+  it('paused past its lease then resumed: the signal aborts before any further client call', async () => {
+    const clock = new PausableClock();
+    // The guarded work's next step (5 s) falls due after the elector's next renewal (4 s).
+    const { store, timeline, a } = leaderWithWork(clock, 5_000);
+    await clock.advance(2_500);
+    expect(a.elector.isLeader()).toBe(true);
+    // Renewed at 0 and 2 s. Paused at 2.5 s for 30 s; meanwhile another replica takes the expired lease.
+    const before = timeline.length;
+    store.seed({ ...store.lease?.spec, holderIdentity: 'b', leaseTransitions: 1 });
+    await clock.pause(30_000);
+    expect(a.leading?.aborted).toBe(true);
+    expect(a.leading?.reason).toBeInstanceOf(LeadershipLostError);
+    // Aborted first thing on waking: no renewal attempt (it would have read b's lease first), no call of the work.
+    expect(timeline.slice(before)).toEqual(['aborted@32500']);
+    expect(a.logger.find('not renewed within 10000 ms')).toHaveLength(1);
+    await clock.advance(60_000);
+    expect(timeline.slice(before)).toEqual(['aborted@32500']);
+    await a.done;
+    expect(store.holder).toBe('b');
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('with strictFencing, aborts before work that falls due ahead of the next renewal', async () => {
+    const clock = new PausableClock();
+    // The work's next step (3 s) falls due before the elector's next renewal (4 s).
+    const { store, timeline, a } = leaderWithWork(clock, 3_000, { strictFencing: true });
+    await clock.advance(2_500);
+    const before = timeline.length;
+    store.seed({ ...store.lease?.spec, holderIdentity: 'b', leaseTransitions: 1 });
+    await clock.pause(30_000);
+    expect(timeline.slice(before)).toEqual(['aborted@32500']);
+    await clock.advance(10_000);
+    expect(timeline.slice(before)).toEqual(['aborted@32500']);
+    await a.done;
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('does not trust a renewal answered after the deadline (paused with it in flight)', async () => {
+    const clock = new PausableClock();
+    const store = new FakeLeaseStore(clock);
+    const a = candidate(store, 'a');
+    await clock.advance(0);
+    // The renewal of 2 s is stored and answered 1 s later; the process sleeps from 2.5 s for 20 s.
+    store.faults = ({ caller }) =>
+      caller === 'a' ? { kind: 'delay', ms: 1_000, apply: 'before' } : undefined;
+    await clock.advance(2_500);
+    await clock.pause(20_000);
+    expect(a.leading?.aborted).toBe(true);
+    expect(a.events).toEqual(['new:a', 'started@0', 'aborted@22500', 'stopped@22500']);
+    await a.done;
+  });
+
+  it('isLeader() reads the clock: past the deadline it aborts leadership before any timer runs', async () => {
+    const clock = new PausableClock();
+    const store = new FakeLeaseStore(clock);
+    const a = candidate(store, 'a');
+    await clock.advance(1_000);
+    // Woken after 20 s, but none of the overdue timers has run yet: the first code to run asks.
+    clock.jump(20_000);
+    expect(a.leading?.aborted).toBe(false);
+    expect(a.elector.isLeader()).toBe(false);
+    expect(a.leading?.aborted).toBe(true);
+    expect(a.leading?.reason).toBeInstanceOf(LeadershipLostError);
+    await clock.pause(0);
+    await a.done;
+    expect(a.events).toEqual(['new:a', 'started@0', 'aborted@21000', 'stopped@21000']);
+    expect(store.writes).toHaveLength(1);
+  });
+});
+
+describe('lifecycle', () => {
+  function elector(
+    store: FakeLeaseStore,
+    clock: FakeClock,
+    options: Partial<LeaderElectionOptions> = {},
+  ) {
+    const events: string[] = [];
+    const elector = createLeaderElector(
+      {
+        client: store.client('a'),
+        namespace,
+        name: leaseName,
+        identity: 'a',
+        clock,
+        logger: createTestLogger(),
+        random: () => 0,
+        ...options,
+      },
+      {
+        onStartedLeading: (signal) =>
+          new Promise<void>((resolve) => {
+            events.push(`started@${clock.monotonic()}`);
+            signal.addEventListener('abort', () => resolve(), { once: true });
+          }),
+        onStoppedLeading: () => events.push(`stopped@${clock.monotonic()}`),
+      },
+    );
+    return { elector, events };
+  }
+
+  it('starts with a signal, settles stopped() drained, and starts again on the same object', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore(clock);
+    const { elector: e, events } = elector(store, clock, { releaseOnCancel: true });
+    expect(e.isRunning()).toBe(false);
+    await expect(e.stopped()).resolves.toEqual({ drained: true, pending: [] });
+    const first = new AbortController();
+    await e.start(first.signal);
+    await e.start(first.signal);
+    expect(e.isRunning()).toBe(true);
+    await clock.advance(0);
+    expect(e.isLeader()).toBe(true);
+    first.abort();
+    await expect(e.stopped()).resolves.toEqual({ drained: true, pending: [] });
+    expect(e.isRunning()).toBe(false);
+    expect(store.holder).toBe('');
+    const second = new AbortController();
+    await e.start(second.signal);
+    await clock.advance(0);
+    expect(e.isLeader()).toBe(true);
+    expect(events).toEqual(['started@0', 'stopped@0', 'started@0']);
+    await e.close();
+    expect(e.isRunning()).toBe(false);
+    expect(e.isLeader()).toBe(false);
+    await expect(e.start(new AbortController().signal)).rejects.toThrow(/closed/);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('campaigns again after leadership was lost', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore(clock);
+    const { elector: e, events } = elector(store, clock);
+    const stop = new AbortController();
+    await e.start(stop.signal);
+    await clock.advance(1_000);
+    store.seed({ holderIdentity: 'usurper', leaseDurationSeconds: 15 });
+    await clock.advance(1_000);
+    await e.stopped();
+    expect(e.isRunning()).toBe(false);
+    await e.start(stop.signal);
+    // The usurper never renews: its lease expires 15 s after this candidate saw it.
+    await clock.advance(16_000);
+    expect(events).toEqual(['started@0', 'stopped@2000', 'started@18000']);
+    stop.abort();
+    await e.stopped();
+  });
+
+  it('bounds the wait for onStartedLeading by gracefulShutdownTimeoutMs and keeps the lease', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore(clock);
+    const logger = createTestLogger();
+    const e = createLeaderElector(
+      {
+        client: store.client('a'),
+        namespace,
+        name: leaseName,
+        identity: 'a',
+        clock,
+        logger,
+        releaseOnCancel: true,
+        gracefulShutdownTimeoutMs: 5_000,
+      },
+      { onStartedLeading: () => new Promise<void>(() => {}), onStoppedLeading: () => {} },
+    );
+    const stop = new AbortController();
+    await e.start(stop.signal);
+    await clock.advance(0);
+    stop.abort();
+    const result = e.stopped();
+    await clock.advance(5_000);
+    await expect(result).resolves.toEqual({ drained: false, pending: ['onStartedLeading'] });
+    // Work that did not stop must not run beside a successor: the lease is not released.
+    expect(store.holder).toBe('a');
+    expect(logger.find('still running after the graceful shutdown timeout')).toHaveLength(1);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('run() is one campaign on the signal option; close() ends it and await using closes', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore(clock);
+    const { elector: e } = elector(store, clock);
+    const done = e.run();
+    expect(e.run()).toBe(done);
+    await clock.advance(0);
+    expect(e.isLeader()).toBe(true);
+    await e.close();
+    await done;
+    {
+      await using scoped = elector(store, clock).elector;
+      await scoped.start(new AbortController().signal);
+      expect(scoped.isRunning()).toBe(true);
+    }
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('refuses a start signal that is not an AbortSignal and a bad gracefulShutdownTimeoutMs', async () => {
+    const clock = new FakeClock();
+    const store = new FakeLeaseStore(clock);
+    await expect(elector(store, clock).elector.start({} as never)).rejects.toThrow(TypeError);
+    expect(() => elector(store, clock, { gracefulShutdownTimeoutMs: -1 })).toThrow(
+      /gracefulShutdownTimeoutMs/,
+    );
   });
 });
 

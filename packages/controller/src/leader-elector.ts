@@ -1,15 +1,20 @@
 // The state machine of one leader election candidate: acquire, renew, release, and the observed-time expiry
 // of a rival's lease. Ports the behaviour of client-go tools/leaderelection/leaderelection.go (not in lasso).
+import { createHook } from 'node:async_hooks';
 import { isNotFound } from '@lasso/client';
 import {
   anySignal,
   type Clock,
   type Counter,
+  drainedResult,
+  drainWithin,
   errorMessage,
   type Gauge,
   LassoError,
+  type Lifecycle,
   type Logger,
   type MetricsProvider,
+  type StopResult,
   sleep,
   timeoutSignal,
 } from '@lasso/core';
@@ -39,15 +44,42 @@ export interface LeaderCallbacks {
   onNewLeader?(identity: string): void;
 }
 
-/** A candidate in a leader election; see {@link createLeaderElector}. */
-export interface LeaderElector {
+/**
+ * A candidate in a leader election; see {@link createLeaderElector}. It has the lifecycle shape of every
+ * long-lived lasso object ({@link Lifecycle}): `start(signal)` campaigns until `signal` aborts or leadership
+ * is lost, `stopped()` settles once that campaign and the work `onStartedLeading` started have ended, and a
+ * later `start` campaigns again on the same object.
+ */
+export interface LeaderElector extends Lifecycle {
   /**
-   * Run the election: acquire the lease, lead while renewing it, then stop. Resolves once leadership was
-   * lost or `options.signal` aborted, after `onStoppedLeading` returned and `onStartedLeading`'s promise
-   * settled; never rejects. Calling it again returns the same promise (an elector runs once).
+   * Campaign: acquire the lease, lead while renewing it, stop when `signal` (or the `signal` option) aborts or
+   * leadership is lost. Resolves once the campaign has begun (not when leading); a no-op while a campaign
+   * runs. Rejects when the elector was closed.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /**
+   * Settles once the current campaign has ended: leadership lost or its signal aborted, `onStoppedLeading`
+   * returned, and `onStartedLeading`'s promise settled, or `gracefulShutdownTimeoutMs` passed since leading
+   * ended (then `drained: false`, `pending: ['onStartedLeading']`). At once when not campaigning. Never rejects.
+   */
+  stopped(): Promise<StopResult>;
+  /** True from `start` (or `run`) until the campaign has ended. */
+  isRunning(): boolean;
+  /** End the campaign (as an abort of its signal), wait for {@link LeaderElector.stopped}; no `start` after. */
+  close(): Promise<void>;
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /**
+   * Run one campaign on the `signal` option, as client-go's `RunOrDie`: resolves once leadership was lost or
+   * the signal aborted, after `onStoppedLeading` returned and `onStartedLeading`'s promise settled (or the
+   * drain bound passed); never rejects. Calling it again returns the same promise.
    */
   run(): Promise<void>;
-  /** True while leading: from `onStartedLeading` until the signal it was given aborts. */
+  /**
+   * True while leading: from `onStartedLeading` until the signal it was given aborts. It reads the clock:
+   * past the renew deadline (the process was paused, its timers have not run yet) it aborts that signal at
+   * once and returns false, so a check right before a write is a fence.
+   */
   isLeader(): boolean;
   /** Identity of the last observed holder of the lease; undefined when none was observed or it was released. */
   getLeader(): string | undefined;
@@ -78,6 +110,8 @@ export interface ElectorConfig {
   readonly renewDeadlineMs: number;
   readonly retryPeriodMs: number;
   readonly releaseOnCancel: boolean;
+  readonly gracefulShutdownTimeoutMs: number;
+  readonly strictFencing: boolean;
   readonly signal: AbortSignal | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -92,6 +126,35 @@ interface Observation {
   readonly atMs: number;
 }
 
+/**
+ * `strictFencing`: check the deadline before every callback the runtime enters (timers, I/O, promise
+ * reactions) while leading, so that after a pause no code at all runs before leadership is aborted. An async
+ * hook, disabled before it aborts (abort listeners run user code); it never throws (a throw in a hook ends the
+ * process).
+ */
+function watchEveryCallback(pastDeadline: () => boolean, fence: () => void): { disable(): void } {
+  const hook = createHook({
+    before: () => {
+      try {
+        if (!pastDeadline()) return;
+        hook.disable();
+        fence();
+      } catch {
+        // Nothing may escape an async hook.
+      }
+    },
+  });
+  hook.enable();
+  return { disable: () => hook.disable() };
+}
+
+/** One campaign: from `start` (or `run`) until leadership was lost or its signal aborted. */
+interface Campaign {
+  /** Aborted by `close()`. */
+  readonly stop: AbortController;
+  readonly done: Promise<StopResult>;
+}
+
 /** A {@link LeaderElector} on a Lease; built by `createLeaderElector` from checked options. */
 export class LeaseElector implements LeaderElector {
   readonly #identity: string;
@@ -101,6 +164,8 @@ export class LeaseElector implements LeaderElector {
   readonly #renewDeadlineMs: number;
   readonly #retryPeriodMs: number;
   readonly #releaseOnCancel: boolean;
+  readonly #gracefulShutdownTimeoutMs: number;
+  readonly #strictFencing: boolean;
   readonly #signal: AbortSignal | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -113,7 +178,11 @@ export class LeaseElector implements LeaderElector {
   #reported = '';
   // Set only while leading: aborted (and cleared) the moment leadership ends, before anything else runs.
   #leading: AbortController | undefined;
+  // While leading: aborts leadership when the renew deadline has passed on the clock; true when it did.
+  #fence: (() => boolean) | undefined;
+  #campaign: Campaign | undefined;
   #running: Promise<void> | undefined;
+  #closed = false;
 
   constructor(config: ElectorConfig) {
     this.#identity = config.identity;
@@ -123,6 +192,8 @@ export class LeaseElector implements LeaderElector {
     this.#renewDeadlineMs = config.renewDeadlineMs;
     this.#retryPeriodMs = config.retryPeriodMs;
     this.#releaseOnCancel = config.releaseOnCancel;
+    this.#gracefulShutdownTimeoutMs = config.gracefulShutdownTimeoutMs;
+    this.#strictFencing = config.strictFencing;
     this.#signal = config.signal;
     this.#clock = config.clock;
     this.#random = config.random;
@@ -143,12 +214,48 @@ export class LeaseElector implements LeaderElector {
     });
   }
 
+  async start(signal: AbortSignal): Promise<void> {
+    if (
+      typeof signal !== 'object' ||
+      signal === null ||
+      typeof signal.addEventListener !== 'function'
+    ) {
+      throw new TypeError('LeaderElector.start: signal must be an AbortSignal');
+    }
+    if (this.#closed) {
+      throw new LassoError('LASSO_CONTROLLER_FAILED', 'the leader elector is closed');
+    }
+    this.#begin(signal);
+  }
+
+  stopped(): Promise<StopResult> {
+    return this.#campaign?.done ?? Promise.resolve(drainedResult);
+  }
+
+  isRunning(): boolean {
+    return this.#campaign !== undefined;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#campaign?.stop.abort(new LassoError('LASSO_ABORTED', 'the leader elector was closed'));
+    await this.stopped();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   run(): Promise<void> {
-    this.#running ??= this.#run();
+    if (this.#running === undefined) {
+      const campaign = this.#closed ? undefined : (this.#campaign ?? this.#begin(undefined));
+      this.#running = campaign === undefined ? Promise.resolve() : campaign.done.then(() => {});
+    }
     return this.#running;
   }
 
   isLeader(): boolean {
+    this.#fence?.();
     return this.#leading !== undefined;
   }
 
@@ -157,27 +264,49 @@ export class LeaseElector implements LeaderElector {
     return holder === '' ? undefined : holder;
   }
 
-  async #run(): Promise<void> {
+  /** Start a campaign on `signal` and the `signal` option, unless one runs. */
+  #begin(signal: AbortSignal | undefined): Campaign {
+    if (this.#campaign !== undefined) return this.#campaign;
+    const stop = new AbortController();
+    const ends = anySignal([stop.signal, this.#signal, signal]);
+    const done = this.#run(ends.signal).then(
+      (result) => result,
+      (error: unknown) => {
+        // #run never throws by design; this keeps stopped() from rejecting if it ever did.
+        this.#logger.error('leader election failed', { error: errorMessage(error) });
+        return drainedResult;
+      },
+    );
+    const campaign: Campaign = { stop, done };
+    this.#campaign = campaign;
+    void done.then(() => {
+      ends.dispose();
+      if (this.#campaign === campaign) this.#campaign = undefined;
+    });
+    return campaign;
+  }
+
+  async #run(signal: AbortSignal): Promise<StopResult> {
     this.#masterStatus.set(0);
-    if (this.#signal?.aborted) return;
+    if (signal.aborted) return drainedResult;
     this.#logger.info('attempting to acquire leader lease');
-    const writtenAt = await this.#acquire();
-    if (writtenAt === undefined) return;
-    if (this.#signal?.aborted) {
+    const writtenAt = await this.#acquire(signal);
+    if (writtenAt === undefined) return drainedResult;
+    if (signal.aborted) {
       // Won just as the election was cancelled: never lead, but do not sit on the lease either.
       if (this.#releaseOnCancel) await this.#release();
-      return;
+      return drainedResult;
     }
-    await this.#lead(writtenAt);
+    return this.#lead(writtenAt, signal);
   }
 
   /** Try until the lease is ours (resolves the time our winning write was sent) or the signal aborts. */
-  async #acquire(): Promise<number | undefined> {
+  async #acquire(signal: AbortSignal): Promise<number | undefined> {
     for (;;) {
-      if (this.#signal?.aborted) return undefined;
+      if (signal.aborted) return undefined;
       // A hung request must not stall the loop: each attempt gets as long as a renewal would.
       const timeout = timeoutSignal(this.#clock, this.#renewDeadlineMs);
-      const attempt = anySignal([this.#signal, timeout.signal]);
+      const attempt = anySignal([signal, timeout.signal]);
       let writtenAt: number | undefined;
       try {
         writtenAt = await this.#tryAcquireOrRenew(attempt.signal);
@@ -192,20 +321,21 @@ export class LeaseElector implements LeaderElector {
       }
       const delayMs = this.#retryPeriodMs * (1 + this.#random() * jitterFactor);
       try {
-        await sleep(this.#clock, delayMs, { signal: this.#signal });
+        await sleep(this.#clock, delayMs, { signal });
       } catch {
         return undefined;
       }
     }
   }
 
-  async #lead(acquiredAt: number): Promise<void> {
+  async #lead(acquiredAt: number, signal: AbortSignal): Promise<StopResult> {
     const leading = new AbortController();
     this.#leading = leading;
     let lost = false;
     const stop = (reason: unknown): void => {
       if (leading.signal.aborted) return;
       this.#leading = undefined;
+      this.#fence = undefined;
       leading.abort(reason);
     };
     const lose = (message: string): void => {
@@ -217,30 +347,37 @@ export class LeaseElector implements LeaderElector {
     // The deadline runs from the moment our last successful write was SENT: a rival counts its wait from
     // when it saw that write, which is later, so with renewDeadlineMs < leaseDurationMs we always stop
     // first. (client-go counts from the start of each renew round, up to retryPeriod later.)
-    const armDeadline = (writtenAt: number) =>
-      this.#clock.schedule(writtenAt + this.#renewDeadlineMs - this.#clock.monotonic(), () =>
-        lose(`leader lease not renewed within ${this.#renewDeadlineMs} ms`),
-      );
-    let deadline = armDeadline(acquiredAt);
-    const signal = this.#signal;
-    const onAbort = (): void => stop(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    let deadlineAt = acquiredAt + this.#renewDeadlineMs;
+    const expire = (): void => lose(`leader lease not renewed within ${this.#renewDeadlineMs} ms`);
+    // Fencing: a timer only fires once the process runs again. A process paused past its deadline (event
+    // loop blocked, SIGSTOP, a VM frozen) wakes with every timer overdue; whichever elector code runs first
+    // compares the deadline with the clock and aborts leadership synchronously, before any renewal or await.
+    const pastDeadline = (): boolean => this.#clock.monotonic() >= deadlineAt;
+    const fence = (): boolean => {
+      if (!pastDeadline()) return false;
+      expire();
+      return true;
+    };
+    this.#fence = fence;
+    const watch = this.#strictFencing ? watchEveryCallback(pastDeadline, fence) : undefined;
+    const armDeadline = () => this.#clock.schedule(deadlineAt - this.#clock.monotonic(), expire);
+    let deadline = armDeadline();
+    const onAbort = (): void => stop(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
     this.#masterStatus.set(1);
 
     const work = this.#startWork(leading.signal);
     try {
       while (!leading.signal.aborted) {
-        try {
-          await sleep(this.#clock, this.#retryPeriodMs, { signal: leading.signal });
-        } catch {
-          break;
-        }
+        if (!(await this.#renewTick(leading.signal, fence))) break;
         const writtenAt = await this.#tryAcquireOrRenew(leading.signal);
         this.#reportTransition();
-        if (leading.signal.aborted) break;
+        // An answer that arrives past the deadline (paused while the renewal was in flight) is not trusted.
+        if (leading.signal.aborted || fence()) break;
         if (writtenAt !== undefined) {
           deadline.cancel();
-          deadline = armDeadline(writtenAt);
+          deadlineAt = writtenAt + this.#renewDeadlineMs;
+          deadline = armDeadline();
           continue;
         }
         const holder = this.#observed?.record.holderIdentity ?? '';
@@ -249,16 +386,21 @@ export class LeaseElector implements LeaderElector {
         }
       }
     } finally {
+      watch?.disable();
       deadline.cancel();
-      signal?.removeEventListener('abort', onAbort);
+      signal.removeEventListener('abort', onAbort);
       // The loop ends only after leading aborted; this covers an unexpected throw out of it.
-      stop(signal?.reason);
+      stop(signal.reason);
     }
     this.#masterStatus.set(0);
+    const drain = (): Promise<StopResult> =>
+      drainWithin(this.#clock, work, this.#gracefulShutdownTimeoutMs, () => ['onStartedLeading']);
+    let result: StopResult | undefined;
     if (!lost && this.#releaseOnCancel) {
-      // Handing the lease over while guarded work still runs would let a rival start beside it.
-      await work;
-      await this.#release();
+      // Handing the lease over while guarded work still runs would let a rival start beside it: work that
+      // outlives the drain bound keeps the lease until it expires.
+      result = await drain();
+      if (result.drained) await this.#release();
     }
     this.#logger.info('stopped leading');
     try {
@@ -266,7 +408,39 @@ export class LeaseElector implements LeaderElector {
     } catch (error) {
       this.#logger.error('onStoppedLeading failed', { error: errorMessage(error) });
     }
-    await work;
+    result ??= await drain();
+    if (!result.drained) {
+      this.#logger.error(
+        'onStartedLeading work still running after the graceful shutdown timeout',
+        {
+          timeoutMs: this.#gracefulShutdownTimeoutMs,
+        },
+      );
+    }
+    return result;
+  }
+
+  /**
+   * Wait `retryPeriodMs` for the next renewal; false when leadership ended meanwhile. The timer's callback
+   * checks the deadline synchronously: a timer that fires late after a pause must not start a renewal.
+   */
+  #renewTick(leading: AbortSignal, fence: () => boolean): Promise<boolean> {
+    if (leading.aborted) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const onAbort = (): void => {
+        timer.cancel();
+        resolve(false);
+      };
+      const timer = this.#clock.schedule(
+        this.#retryPeriodMs,
+        () => {
+          leading.removeEventListener('abort', onAbort);
+          resolve(!fence() && !leading.aborted);
+        },
+        { keepAlive: true },
+      );
+      leading.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /** Call onStartedLeading; the promise settles with its work and never rejects. */
