@@ -38,3 +38,9 @@ export {
   type MetricsProvider,
   noopMetricsProvider,
 } from './metrics.ts';
+export {
+  createShutdownSignal,
+  type ShutdownSignal,
+  type ShutdownSignalOptions,
+  type ShutdownSignalTarget,
+} from './shutdown-signal.ts';

@@ -11,6 +11,7 @@ describe('public API', () => {
         "abortReason",
         "anySignal",
         "createConsoleLogger",
+        "createShutdownSignal",
         "defaultLogger",
         "describeError",
         "drainWithin",
