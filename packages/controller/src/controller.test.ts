@@ -118,7 +118,8 @@ describe('createController', () => {
     await t.clock.advance(600);
     await t.start();
     await recorder.until((calls) => calls.length === 2);
-    expect(recorder.keys()).toEqual(['ns/now', 'ns/key']);
+    // enqueue goes through the rate limiter (5 ms) even before start: enqueueKey's key is queued first.
+    expect(recorder.keys()).toEqual(['ns/key', 'ns/now']);
     await t.clock.advance(399);
     expect(recorder.calls).toHaveLength(2);
     await t.clock.advance(1);
@@ -395,7 +396,7 @@ describe('createController', () => {
     expect(recorder.keys().slice(1).sort()).toEqual(['ns/queued', 'ns/while-stopping']);
   });
 
-  it('buffers one entry per key while stopped, however often it is enqueued', async () => {
+  it('queues one entry per key while stopped, however often it is enqueued', async () => {
     const recorder = createRecorder();
     const t = setup((key, object) => recorder.handler(key, object));
     t.informer.add(configMap('a'));
@@ -408,10 +409,11 @@ describe('createController', () => {
     await t.start();
     expect(
       t.logger.entries.find((entry) => entry.message === 'controller started')?.attributes,
-    ).toMatchObject({ workers: 1, buffered: 1 });
-    // The immediate adds collapse into one run; the delayed ones into one run at the earliest deadline.
+    ).toMatchObject({ workers: 1, queued: 1 });
+    // The immediate adds collapse into one run; the delayed ones (the rate limiter's first 5 ms and the
+    // enqueueAfter deadlines) into one run at the earliest deadline.
     await recorder.until((calls) => calls.length === 1);
-    await t.clock.advance(499);
+    await t.clock.advance(4);
     expect(recorder.calls).toHaveLength(1);
     await t.clock.advance(1);
     await recorder.until((calls) => calls.length === 2);
@@ -596,9 +598,15 @@ describe('createController', () => {
       },
     );
 
-    it('throws a RangeError for a negative enqueueAfter delay', () => {
+    it.for([
+      { name: 'NaN', value: Number.NaN },
+      { name: 'Infinity', value: Number.POSITIVE_INFINITY },
+      { name: '-Infinity', value: Number.NEGATIVE_INFINITY },
+      { name: 'a string', value: '5' as unknown as number },
+    ])('throws a RangeError for an enqueueAfter delay of $name', ({ value }) => {
       const t = setup(() => {});
-      expect(() => t.controller.enqueueAfter('ns', 'a', -1)).toThrow(RangeError);
+      expect(() => t.controller.enqueueAfter('ns', 'a', value)).toThrow(RangeError);
+      expect(() => t.controller.enqueueAfter('ns', 'a', value)).toThrow(/delayMs/);
     });
   });
 });

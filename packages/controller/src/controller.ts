@@ -2,21 +2,29 @@
 // async workers that call one handler with the key's cached object. Ports rancher/lasso pkg/controller/controller.go.
 import {
   CacheNotSyncedError,
+  type EventHandlerRegistration,
   isDeletedFinalStateUnknown,
   metaNamespaceKeyFunc,
   type SharedIndexInformer,
 } from '@lasso/cache';
 import type { KubeObjectLike } from '@lasso/client';
 import {
+  anySignal,
   type Clock,
+  type Counter,
   defaultLogger,
+  drainedResult,
+  drainWithin,
   errorMessage,
   guardLogger,
   LassoError,
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
+  type StopResult,
   systemClock,
+  TimeoutError,
+  type TimerHandle,
 } from '@lasso/core';
 import {
   createRateLimitingQueue,
@@ -24,14 +32,23 @@ import {
   type RateLimiter,
   type RateLimitingQueue,
 } from '@lasso/workqueue';
-import { isConflictError, isIgnoreError, retryAfterDelay } from './errors.ts';
+import { isConflictError, isIgnoreError, retryAfterDelay, stackOf } from './errors.ts';
+import type { PredicateEvent } from './predicates.ts';
+import { QueueTaker } from './queue-taker.ts';
+import { LazyReconcileContext, type ReconcileContext } from './reconcile-context.ts';
 
 /**
- * Reconciles one key. `object` is the cached object, or `undefined` when it was deleted. Return (or resolve)
- * for success: the key's backoff is reset. Throw (or reject) to have the key retried through the rate
- * limiter; throw `ErrIgnore` to stop without a retry, `retryAfter(ms)` to retry after a fixed delay.
+ * Reconciles one key. `object` is the cached object, or `undefined` when it was deleted; `context` carries the
+ * reconcile's `signal` (aborts on stop, leadership loss, close and `reconcileTimeoutMs`), its `key` and a
+ * `logger`. Return (or resolve) for success: the key's backoff is reset. Throw (or reject) to have the key
+ * retried through the rate limiter; throw `ErrIgnore` to stop without a retry, `retryAfter(ms)` to retry after
+ * a fixed delay. A two-argument handler is a handler too.
  */
-export type Handler<T> = (key: string, object: T | undefined) => void | Promise<void>;
+export type Handler<T> = (
+  key: string,
+  object: T | undefined,
+  context: ReconcileContext,
+) => void | Promise<void>;
 
 /**
  * Starts the cache a controller reads (lasso's `startCache`): called by every `start`, with the start's
@@ -41,13 +58,20 @@ export type Handler<T> = (key: string, object: T | undefined) => void | Promise<
  */
 export type StartCacheFunc = (signal: AbortSignal) => void | Promise<void>;
 
-/** A controller: a workqueue of keys fed by one informer and drained by workers (lasso `controller.Controller`). */
+/**
+ * A controller: a workqueue of keys fed by one informer and drained by workers (lasso `controller.Controller`),
+ * with the lifecycle shape of `@lasso/core`'s `Lifecycle` (`start(signal, workers)`, `stopped()`, `isRunning()`,
+ * `close()`).
+ */
 export interface Controller<T extends KubeObjectLike> {
   /** The controller's name: the workqueue's `name` label and the logger's `controller` attribute. */
   readonly name: string;
   /** Queue `namespace/name` through the rate limiter: it raises that key's backoff (lasso `Enqueue`). */
   enqueue(namespace: string, name: string): void;
-  /** Queue `namespace/name` once `delayMs` has passed. */
+  /**
+   * Queue `namespace/name` once `delayMs` has passed; a delay <= 0 queues it at once (client-go `AddAfter`).
+   * Throws a RangeError for NaN, an infinite delay or a non-number.
+   */
   enqueueAfter(namespace: string, name: string, delayMs: number): void;
   /** Queue a key now, without rate limiting (what informer events do). */
   enqueueKey(key: string): void;
@@ -57,17 +81,27 @@ export interface Controller<T extends KubeObjectLike> {
    * Start the cache, wait for it to sync, then run `workers` workers until `signal` aborts. Resolves once
    * the workers run; rejects with a `CacheNotSyncedError` when the signal aborts before the cache synced, or
    * when the informer has stopped (it cannot see changes any more). Idempotent while running; after the
-   * signal aborted the controller can be started again with a new signal, provided `startCache` gives it a
-   * running informer.
+   * signal aborted the controller can be started again with a new signal, on the same queue, provided
+   * `startCache` gives it a running informer. Rejects after {@link Controller.close}.
    */
   start(signal: AbortSignal, workers: number): Promise<void>;
   /**
-   * Settles once the controller is not running: after an abort, when every in-flight key is done and the
-   * last worker returned. Resolves at once when it is not running.
+   * Settles once the controller is not running: after an abort, when every in-flight key is done and the last
+   * worker returned (`drained: true`), or when `gracefulShutdownTimeoutMs` passed first (`drained: false`,
+   * `pending` naming each reconcile still running as `'<controller> <key>'`, each also logged as an error).
+   * Resolves at once (drained) when it is not running; never rejects.
    */
-  stopped(): Promise<void>;
-  /** True between a successful `start` and the end of the shutdown that follows its signal's abort. */
+  stopped(): Promise<StopResult>;
+  /** True between a successful `start` and the end of the stop that follows its signal's abort. */
   isRunning(): boolean;
+  /**
+   * Stop (aborting every in-flight reconcile's signal), shut the queue down (its delayed keys and timers go),
+   * stop listening to the informer, and wait for the stop (bounded by `gracefulShutdownTimeoutMs`). Idempotent;
+   * a closed controller cannot start again and ignores enqueues.
+   */
+  close(): Promise<void>;
+  /** {@link Controller.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Options of {@link createController} (lasso `controller.Options` plus lasso's injected services). */
@@ -76,33 +110,54 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter<string> | undefined;
   /** Skip informer updates whose resourceVersion did not change (resyncs). Default false. */
   syncOnlyChangedObjects?: boolean | undefined;
-  /** Time source of the queue and its delays. Default `systemClock`. */
+  /**
+   * Abort a reconcile's `context.signal` (with a `TimeoutError`) once it has run this long, counting
+   * `lasso_controller_reconcile_timeouts_total` (controller-runtime `ReconciliationTimeout`). The handler decides
+   * what to do with the abort; a rejection it leads to is retried like any failure. Default: no timeout.
+   */
+  reconcileTimeoutMs?: number | undefined;
+  /**
+   * How long `stopped()` waits after the start signal aborts for in-flight reconciles to finish before it
+   * settles with `drained: false` and logs each one still running. Default 30 000 (controller-runtime's).
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /** Time source of the queue, its delays, the reconcile timeout and the shutdown bound. Default `systemClock`. */
   clock?: Clock | undefined;
   /** Where failures and lifecycle events are logged. */
   logger?: Logger | undefined;
-  /** Records the `workqueue_*` metrics of the controller's queue (its `name` label is the controller's name). */
+  /**
+   * Records the `workqueue_*` metrics of the controller's queue (its `name` label is the controller's name) and
+   * `lasso_controller_reconcile_timeouts_total{controller_name}`.
+   */
   metrics?: MetricsProvider | undefined;
 }
 
-// A key waiting for the next queue, as the queue would hold it: at most one immediate add and one delayed add
-// (the earliest deadline wins, as in a delaying queue), so the buffer holds one entry per key however often
-// it is enqueued while no queue runs.
-interface PendingKey {
-  now: boolean;
-  /** Monotonic time of the earliest delayed add; undefined = none. */
-  notBefore: number | undefined;
+/** The default of {@link ControllerOptions.gracefulShutdownTimeoutMs} (controller-runtime's). */
+const defaultGracefulShutdownTimeoutMs = 30_000;
+
+/**
+ * @internal Installs the filter informer events pass before their key is enqueued: how a shared controller
+ * applies its handlers' predicates to the controller its `createController` built (from this copy of the package).
+ */
+export const setEventFilter: unique symbol = Symbol('lasso.controller.setEventFilter') as never;
+
+/** @internal A controller of this package, which takes an event filter. */
+export interface FilterableController<T extends KubeObjectLike> extends Controller<T> {
+  [setEventFilter](filter: (event: PredicateEvent<T>) => boolean): void;
 }
 
-// One start's worth of state: a new queue and new workers per start, as lasso creates its queue in run().
+// One start's worth of state. The queue outlives it: keys stay queued across runs.
 interface Run {
-  readonly signal: AbortSignal;
-  readonly queue: RateLimitingQueue<string>;
-  /** Set on abort: workers stop taking keys, the ones they hold finish. */
-  stopping: boolean;
-  // Deadline of every key waiting out a delay or backoff in this queue. A queue drops such keys when it shuts
-  // down, so they are carried over to the next start from here.
-  readonly waiting: Map<string, number>;
+  /** Aborts when the start signal aborts or the controller is closed; in-flight reconciles listen to it. */
+  readonly stop: AbortController;
+  /** Releases the link from the start signal to `stop`. */
+  readonly unlink: () => void;
+  /** Keys being reconciled by this run's workers, with when they started (monotonic ms). */
+  readonly inFlight: Map<string, number>;
+  /** Settles when the last worker returned. */
   readonly done: Promise<void>;
+  /** Settles with the stop's outcome once the stop finished or its bound passed. */
+  readonly result: Promise<StopResult>;
 }
 
 function keyOf(namespace: string, name: string): string {
@@ -113,7 +168,7 @@ function resourceVersionOf(object: unknown): unknown {
   return (object as KubeObjectLike | undefined)?.metadata?.resourceVersion;
 }
 
-class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
+class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T> {
   readonly name: string;
   readonly #informer: SharedIndexInformer<T>;
   readonly #startCache: StartCacheFunc;
@@ -121,16 +176,23 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
   readonly #rateLimiter: RateLimiter<string>;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #metrics: MetricsProvider;
-  // Keys enqueued while no queue exists (before start, or between a stop and the next start); flushed
-  // into the next queue. Delays are kept as deadlines so the wait before start counts.
-  readonly #pending = new Map<string, PendingKey>();
-  // Present from the creation of the queue until every worker of that run returned.
+  readonly #reconcileTimeoutMs: number | undefined;
+  readonly #gracefulShutdownTimeoutMs: number;
+  readonly #timeouts: Counter | undefined;
+  // The one queue, from creation to close(): events and enqueues land here whether or not workers run.
+  readonly #queue: RateLimitingQueue<string>;
+  readonly #taker: QueueTaker;
+  readonly #registration: EventHandlerRegistration;
+  // Aborted by close(): stops an informer this controller runs itself.
+  readonly #closing = new AbortController();
+  #eventFilter: ((event: PredicateEvent<T>) => boolean) | undefined;
+  // Present from a successful start until its stop finished (or its bound passed).
   #run: Run | undefined;
   // Set once the controller ran its own informer (no startCache given).
   #informerRun: Promise<void> | undefined;
   // An in-progress start: concurrent callers share it instead of starting twice.
   #starting: Promise<void> | undefined;
+  #closed: Promise<void> | undefined;
 
   constructor(
     name: string,
@@ -146,46 +208,69 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
     this.#rateLimiter = options.rateLimiter ?? defaultLassoRateLimiter();
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger).child({ controller: name });
-    this.#metrics = options.metrics ?? noopMetricsProvider;
+    this.#reconcileTimeoutMs = options.reconcileTimeoutMs;
+    this.#gracefulShutdownTimeoutMs =
+      options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
+    const metrics = options.metrics ?? noopMetricsProvider;
+    this.#timeouts =
+      this.#reconcileTimeoutMs === undefined
+        ? undefined
+        : metrics.counter({
+            name: 'lasso_controller_reconcile_timeouts_total',
+            help: 'Total number of reconciles whose signal aborted because reconcileTimeoutMs passed',
+            labels: { controller_name: name },
+          });
+    this.#queue = createRateLimitingQueue<string>(this.#rateLimiter, {
+      name,
+      clock: this.#clock,
+      metrics,
+      logger: this.#logger,
+    });
+    this.#taker = new QueueTaker(this.#queue);
     const syncOnlyChanged = options.syncOnlyChangedObjects === true;
-    informer.addEventHandler(
+    this.#registration = informer.addEventHandler(
       {
-        onAdd: (object) => this.#enqueueObject(object),
-        onUpdate: (oldObject, newObject) => {
-          if (syncOnlyChanged && resourceVersionOf(oldObject) === resourceVersionOf(newObject))
-            return;
-          this.#enqueueObject(newObject);
+        onAdd: (object) => this.#onEvent(object, { type: 'create', object }),
+        onUpdate: (oldObject, object) => {
+          if (syncOnlyChanged && resourceVersionOf(oldObject) === resourceVersionOf(object)) return;
+          this.#onEvent(object, { type: 'update', object, oldObject });
         },
-        onDelete: (object) =>
-          this.#enqueueObject(isDeletedFinalStateUnknown(object) ? object.key : object),
+        onDelete: (object) => {
+          if (isDeletedFinalStateUnknown<T>(object)) {
+            this.#onEvent(object.key, {
+              type: 'delete',
+              object: object.object,
+              finalStateUnknown: true,
+            });
+          } else {
+            this.#onEvent(object, { type: 'delete', object, finalStateUnknown: false });
+          }
+        },
       },
       { name: `controller ${name}` },
     );
   }
 
+  [setEventFilter](filter: (event: PredicateEvent<T>) => boolean): void {
+    this.#eventFilter = filter;
+  }
+
   enqueue(namespace: string, name: string): void {
-    const key = keyOf(namespace, name);
-    const run = this.#liveRun();
-    if (run !== undefined) this.#addAfter(run, key, this.#rateLimiter.when(key));
-    else this.#buffer(key, undefined);
+    this.#queue.addRateLimited(keyOf(namespace, name));
   }
 
   enqueueAfter(namespace: string, name: string, delayMs: number): void {
-    if (typeof delayMs !== 'number' || !(delayMs >= 0)) {
+    if (typeof delayMs !== 'number' || !Number.isFinite(delayMs)) {
       throw new RangeError(
-        `controller ${this.name}: enqueueAfter delayMs must be a number >= 0, got ${String(delayMs)}`,
+        `controller ${this.name}: enqueueAfter delayMs must be a finite number, got ${String(delayMs)}`,
       );
     }
-    const key = keyOf(namespace, name);
-    const run = this.#liveRun();
-    if (run !== undefined) this.#addAfter(run, key, delayMs);
-    else this.#buffer(key, this.#clock.monotonic() + delayMs);
+    // A deadline already passed (`deadline - now` < 0) adds at once, as client-go's AddAfter.
+    this.#queue.addAfter(keyOf(namespace, name), Math.max(0, delayMs));
   }
 
   enqueueKey(key: string): void {
-    const run = this.#liveRun();
-    if (run !== undefined) run.queue.add(key);
-    else this.#buffer(key, undefined);
+    this.#queue.add(key);
   }
 
   informer(): SharedIndexInformer<T> {
@@ -196,8 +281,8 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
     return this.#run !== undefined;
   }
 
-  stopped(): Promise<void> {
-    return this.#run?.done ?? Promise.resolve();
+  stopped(): Promise<StopResult> {
+    return this.#run?.result ?? Promise.resolve(drainedResult);
   }
 
   start(signal: AbortSignal, workers: number): Promise<void> {
@@ -213,18 +298,42 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
         ),
       );
     }
+    if (this.#closed !== undefined) return Promise.reject(this.#closedError());
     if (this.#starting !== undefined) return this.#starting;
     const run = this.#run;
-    if (run !== undefined && !run.stopping) return Promise.resolve();
+    if (run !== undefined && !run.stop.signal.aborted) return Promise.resolve();
     const starting = (async () => {
-      // A run still draining after its abort finishes first: one set of workers at a time.
-      if (run !== undefined) await run.done;
+      // A run still stopping finishes (or passes its bound) first: one set of workers at a time.
+      if (run !== undefined) await run.result;
       await this.#startOnce(signal, workers);
     })().finally(() => {
       this.#starting = undefined;
     });
     this.#starting = starting;
     return starting;
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#closing.abort(new LassoError('LASSO_ABORTED', `controller ${this.name} closed`));
+      this.#registration.remove();
+      const run = this.#run;
+      if (run !== undefined) this.#beginStop(run);
+      // Wakes every waiting get (parked ones included) and drops the delayed keys with their timer.
+      this.#queue.shutDown();
+      await run?.result;
+      await this.#informerRun;
+      this.#logger.debug('controller closed');
+    })();
+    return this.#closed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #closedError(): LassoError {
+    return new LassoError('LASSO_CONFIG_INVALID', `controller ${this.name} is closed`);
   }
 
   async #startOnce(signal: AbortSignal, workers: number): Promise<void> {
@@ -240,200 +349,222 @@ class ControllerImpl<T extends KubeObjectLike> implements Controller<T> {
         lastErrors: new Map([[this.#informer.name, stopped]]),
       });
     }
+    // close() ends the wait too.
+    const waiting = anySignal([signal, this.#closing.signal]);
     try {
-      await this.#informer.whenSynced({ signal });
+      await this.#informer.whenSynced({ signal: waiting.signal });
     } catch (error) {
       throw new CacheNotSyncedError([this.#informer.name], { cause: error });
+    } finally {
+      waiting.dispose();
     }
     if (signal.aborted)
       throw new CacheNotSyncedError([this.#informer.name], { cause: signal.reason });
-    const queue = createRateLimitingQueue<string>(this.#rateLimiter, {
-      name: this.name,
-      clock: this.#clock,
-      metrics: this.#metrics,
-      logger: this.#logger,
-    });
+    if (this.#closed !== undefined) throw this.#closedError();
+    const stop = new AbortController();
+    const onAbort = (): void => this.#beginStop(run);
+    signal.addEventListener('abort', onAbort, { once: true });
     let finish: () => void = () => {};
+    let settle: (result: Promise<StopResult>) => void = () => {};
     const run: Run = {
-      signal,
-      queue,
-      stopping: false,
-      waiting: new Map(),
+      stop,
+      unlink: () => signal.removeEventListener('abort', onAbort),
+      inFlight: new Map(),
       done: new Promise<void>((resolve) => {
         finish = resolve;
       }),
+      result: new Promise<StopResult>((resolve) => {
+        settle = resolve;
+      }),
     };
     this.#run = run;
-    const buffered = this.#pending.size;
-    const now = this.#clock.monotonic();
-    for (const [key, { now: immediate, notBefore }] of this.#pending) {
-      if (immediate) queue.add(key);
-      // Through #addAfter, so a key still waiting when this run stops is carried over again.
-      if (notBefore !== undefined) this.#addAfter(run, key, Math.max(0, notBefore - now));
-    }
-    this.#pending.clear();
-    const onAbort = (): void => {
-      run.stopping = true;
-      // Waiting workers wake up; keys still queued are carried over to the next start by the workers.
-      queue.shutDown();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    this.#logger.info('controller started', { workers, queued: this.#queue.len() });
     const running: Array<Promise<void>> = [];
     for (let index = 0; index < workers; index++) running.push(this.#worker(run));
-    this.#safeLog('info', 'controller started', () => ({ workers, buffered }));
     // Workers never reject (#worker catches everything), so this settles exactly when the last one returned.
-    void Promise.all(running).then(() => {
-      signal.removeEventListener('abort', onAbort);
-      for (const [key, notBefore] of run.waiting) this.#buffer(key, notBefore);
-      if (this.#run === run) this.#run = undefined;
-      finish();
-      this.#safeLog('info', 'controller stopped', () => ({}));
-    });
+    void Promise.all(running).then(finish);
+    stop.signal.addEventListener(
+      'abort',
+      () => {
+        settle(
+          drainWithin(this.#clock, run.done, this.#gracefulShutdownTimeoutMs, () =>
+            this.#stillRunning(run),
+          ).then((result) => {
+            if (this.#run === run) this.#run = undefined;
+            this.#logger.info('controller stopped', {
+              drained: result.drained,
+              queued: this.#queue.len(),
+            });
+            return result;
+          }),
+        );
+      },
+      { once: true },
+    );
   }
 
-  // The default startCache: the informer runs once, with the first start's signal (and stops with it); a later
-  // start then finds it stopped and rejects (see #startOnce).
-  #runInformerOnce(signal: AbortSignal): void {
-    if (this.#informerRun !== undefined) return;
-    this.#informerRun = this.#informer.run({ signal }).catch((error: unknown) => {
-      this.#logger.error('informer failed', { error: errorMessage(error) });
-    });
-  }
-
-  // Keep `key` for the next queue: an immediate add (`notBefore` undefined) or a delayed one.
-  #buffer(key: string, notBefore: number | undefined): void {
-    const pending = this.#pending.get(key);
-    if (pending === undefined) {
-      this.#pending.set(key, { now: notBefore === undefined, notBefore });
-    } else if (notBefore === undefined) {
-      pending.now = true;
-    } else if (pending.notBefore === undefined || notBefore < pending.notBefore) {
-      pending.notBefore = notBefore;
+  // Abort the run's in-flight reconciles and stop its workers (each returns after the key it holds).
+  #beginStop(run: Run): void {
+    run.unlink();
+    if (!run.stop.signal.aborted) {
+      run.stop.abort(new LassoError('LASSO_ABORTED', `controller ${this.name} stopping`));
     }
   }
 
-  // The queue of a run that still takes keys; undefined while stopped or stopping (keys are buffered then).
-  #liveRun(): Run | undefined {
-    const run = this.#run;
-    return run === undefined || run.stopping ? undefined : run;
+  // Called once the shutdown bound passed: names (and logs) every reconcile of `run` still running.
+  #stillRunning(run: Run): string[] {
+    const now = this.#clock.monotonic();
+    return [...run.inFlight].map(([key, startedAt]) => {
+      this.#logger.error(`reconcile of '${key}' still running after the graceful shutdown bound`, {
+        key,
+        runningMs: now - startedAt,
+        gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
+      });
+      return `${this.name} ${key}`;
+    });
   }
 
-  // addAfter that remembers the deadline (see Run.waiting); the rate-limited path goes through here too,
-  // asking the limiter itself, which is what RateLimitingQueue.addRateLimited does.
-  #addAfter(run: Run, key: string, delayMs: number): void {
-    const notBefore = this.#clock.monotonic() + delayMs;
-    const earlier = run.waiting.get(key);
-    if (earlier === undefined || notBefore < earlier) run.waiting.set(key, notBefore);
-    run.queue.addAfter(key, delayMs);
+  // The default startCache: the informer runs once, with the first start's signal (and stops with it, or with
+  // close()); a later start then finds it stopped and rejects (see #startOnce).
+  #runInformerOnce(signal: AbortSignal): void {
+    if (this.#informerRun !== undefined) return;
+    const linked = anySignal([signal, this.#closing.signal]);
+    this.#informerRun = this.#informer
+      .run({ signal: linked.signal })
+      .catch((error: unknown) => {
+        this.#logger.error('informer failed', {
+          error: errorMessage(error),
+          stack: stackOf(error),
+        });
+      })
+      .finally(() => linked.dispose());
   }
 
-  #enqueueObject(object: unknown): void {
+  #onEvent(object: unknown, event: PredicateEvent<T>): void {
     let key: string;
     try {
-      key = metaNamespaceKeyFunc(object);
+      key = typeof object === 'string' ? object : metaNamespaceKeyFunc(object);
     } catch (error) {
       this.#logger.error('dropping informer event without a key', { error: errorMessage(error) });
       return;
     }
-    this.enqueueKey(key);
+    const filter = this.#eventFilter;
+    if (filter !== undefined && !filter(event)) return;
+    this.#queue.add(key);
   }
 
   async #worker(run: Run): Promise<void> {
+    const signal = run.stop.signal;
     for (;;) {
-      const next = await run.queue.get();
-      if (next.shutdown) return;
-      const key = next.item;
-      const notBefore = run.waiting.get(key);
-      if (notBefore !== undefined && notBefore <= this.#clock.monotonic()) run.waiting.delete(key);
-      if (run.stopping) {
-        // Not processed in this run: the next start picks it up.
-        this.#buffer(key, undefined);
-        run.queue.done(key);
-        continue;
+      const key = await this.#taker.take(signal);
+      if (key === undefined) return;
+      if (signal.aborted) {
+        // Handed out as the run stopped: not processed here, so it goes back for the next start.
+        this.#taker.giveBack(key);
+        return;
       }
+      run.inFlight.set(key, this.#clock.monotonic());
       try {
         await this.#process(run, key);
       } catch (error) {
-        // #process handles every handler outcome; this is a broken rate limiter or logger, and the worker
-        // must survive it.
-        this.#safeLog('error', 'controller worker failed', () => ({
+        // #process handles every handler outcome; this is a broken rate limiter, and the worker must survive it.
+        this.#logger.error('controller worker failed', {
           key,
           error: errorMessage(error),
-        }));
+          stack: stackOf(error),
+        });
       } finally {
-        run.queue.done(key);
+        run.inFlight.delete(key);
+        this.#queue.done(key);
       }
-    }
-  }
-
-  // Logs without ever throwing: `attributes` is built inside the guard, since reading a hostile error can throw.
-  #safeLog(
-    level: 'debug' | 'info' | 'error',
-    message: string,
-    attributes: () => Record<string, unknown>,
-  ): void {
-    try {
-      this.#logger[level](message, attributes());
-    } catch {
-      // A logger that throws cannot be told about it.
     }
   }
 
   async #process(run: Run, key: string): Promise<void> {
+    const reconcile = new AbortController();
+    const stopSignal = run.stop.signal;
+    const onStop = (): void => reconcile.abort(stopSignal.reason);
+    stopSignal.addEventListener('abort', onStop, { once: true });
+    let timer: TimerHandle | undefined;
+    const timeoutMs = this.#reconcileTimeoutMs;
+    if (timeoutMs !== undefined) {
+      timer = this.#clock.schedule(timeoutMs, () => {
+        this.#timeouts?.inc();
+        this.#logger.warn('reconcile timed out', { key, timeoutMs });
+        reconcile.abort(
+          new TimeoutError(
+            `controller ${this.name}: reconcile of '${key}' timed out after ${timeoutMs} ms`,
+            timeoutMs,
+          ),
+        );
+      });
+    }
     let error: unknown;
     let failed = false;
     try {
       const object = this.#informer.getStore().getByKey(key);
-      await this.#handler(key, object);
+      await this.#handler(
+        key,
+        object,
+        new LazyReconcileContext(key, reconcile.signal, this.#logger),
+      );
     } catch (caught) {
       failed = true;
       error = caught;
+    } finally {
+      timer?.cancel();
+      stopSignal.removeEventListener('abort', onStop);
     }
     if (!failed || isIgnoreError(error)) {
-      run.queue.forget(key);
+      this.#queue.forget(key);
       return;
     }
     // The key is requeued before anything is logged: a logger that throws must not lose it.
     const delayMs = retryAfterDelay(error);
     if (delayMs !== undefined) {
-      this.#addAfter(run, key, delayMs);
-      this.#safeLog('debug', 'requeuing after delay', () => ({ key, delayMs }));
+      this.#queue.addAfter(key, delayMs);
+      this.#logger.debug('requeuing after delay', { key, delayMs });
       return;
     }
-    this.#addAfter(run, key, this.#rateLimiter.when(key));
+    this.#queue.addRateLimited(key);
     if (isConflictError(error)) {
-      this.#safeLog('debug', 'conflict, requeuing', () => ({ key, error: errorMessage(error) }));
+      this.#logger.debug('conflict, requeuing', { key, error: errorMessage(error) });
       return;
     }
-    this.#safeLog('error', `error syncing '${key}', requeuing`, () => ({
+    this.#logger.error(`error syncing '${key}', requeuing`, {
       key,
-      attempt: run.queue.numRequeues(key),
+      attempt: this.#queue.numRequeues(key),
       error: errorMessage(error),
-    }));
+      stack: stackOf(error),
+    });
   }
 }
 
 /**
  * Create a controller (lasso `controller.New`): registers ONE event handler on `informer` that enqueues the
- * `namespace/name` key of every added, updated and deleted object (tombstones unwrapped), and on `start`
- * runs `startCache`, waits for the informer to sync and drains the queue with async workers calling
- * `handler(key, cachedObjectOrUndefined)`.
+ * `namespace/name` key of every added, updated and deleted object (tombstones unwrapped) into the controller's
+ * queue, which lives until `close()`; on `start` it runs `startCache`, waits for the informer to sync and drains
+ * the queue with async workers calling `handler(key, cachedObjectOrUndefined, context)`.
  *
  * @example
  * ```ts
  * const informer = createCache(configMaps, { namespace: 'default' });
  * // startCache undefined: the controller runs its informer itself.
- * const controller = createController('configmaps', informer, undefined, async (key, configMap) => {
+ * const controller = createController('configmaps', informer, undefined, async (key, configMap, { signal }) => {
  *   if (configMap === undefined) return; // deleted
- *   console.log('reconciling', key, configMap.data);
- * });
+ *   await configMaps.update('default', configMap, { signal }); // aborted on stop
+ * }, { reconcileTimeoutMs: 60_000 });
  * const stop = new AbortController();
  * await controller.start(stop.signal, 2);
+ * stop.abort();
+ * const { drained, pending } = await controller.stopped(); // within gracefulShutdownTimeoutMs (30 s)
+ * await controller.close();
  * ```
  *
  * **Gotchas**: `enqueue` raises the key's backoff (lasso's rule); use `enqueueKey` to queue a key without
- * it. Keys queued before `start` are kept and queued at start. A handler that never settles holds its
- * worker forever, and shutdown waits for it.
+ * it. Keys queued before `start`, or between a stop and the next start, wait in the queue. A handler that
+ * ignores its signal keeps its worker busy; `stopped()` settles after `gracefulShutdownTimeoutMs` anyway. Delayed
+ * keys keep a timer: `close()` a controller you are done with.
  */
 export function createController<T extends KubeObjectLike>(
   name: string,
@@ -455,5 +586,25 @@ export function createController<T extends KubeObjectLike>(
   if (typeof handler !== 'function') {
     throw new TypeError(`createController(${name}): handler must be a function`);
   }
+  checkDuration(options.reconcileTimeoutMs, 'reconcileTimeoutMs', name, 'timeout');
+  checkDuration(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs', name, 'bound');
   return new ControllerImpl<T>(name, informer, startCache, handler, options);
+}
+
+// A timeout is a finite number > 0; a bound is a number >= 0, `Infinity` meaning "wait as long as it takes".
+function checkDuration(
+  value: unknown,
+  option: string,
+  name: string,
+  kind: 'timeout' | 'bound',
+): void {
+  if (value === undefined) return;
+  const valid =
+    typeof value === 'number' &&
+    (kind === 'timeout' ? value > 0 && Number.isFinite(value) : value >= 0);
+  if (!valid) {
+    throw new RangeError(
+      `createController(${name}): ${option} must be ${kind === 'timeout' ? 'a finite number > 0' : 'a number >= 0'}, got ${String(value)}`,
+    );
+  }
 }

@@ -1,7 +1,7 @@
 // The handler outcomes a controller gives meaning to (ignore, retry after a delay, conflict) and the
 // aggregate error of a shared handler. Ports rancher/lasso pkg/controller (ErrIgnore, retryAfterError,
 // errorList) with a cause-chain walk in place of Go's errors.Is / errors.As.
-import { errorMessage, LassoError } from '@lasso/core';
+import { errorMessage, isLassoError, LassoError } from '@lasso/core';
 
 declare module '@lasso/core' {
   interface LassoErrorCodes {
@@ -38,15 +38,31 @@ function safeGet(value: unknown, key: string): unknown {
 }
 
 /**
- * `value instanceof type`, false instead of a throw: `instanceof` reads the prototype, which a revoked proxy
- * (or a proxy's `getPrototypeOf` trap) refuses.
+ * The failures of a {@link HandlerError} (of any installed copy: recognised by its code), or undefined for any
+ * other value. Total.
  */
-function isInstance<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
+function failuresOf(error: unknown): readonly HandlerFailure[] | undefined {
+  if (!isLassoError(error, 'LASSO_HANDLER_FAILED')) return undefined;
   try {
-    return value instanceof type;
+    const failures = safeGet(error, 'failures');
+    if (!Array.isArray(failures)) return undefined;
+    return failures.filter(
+      (failure): failure is HandlerFailure => typeof failure === 'object' && failure !== null,
+    );
   } catch {
-    return false;
+    // A revoked Proxy (Array.isArray throws on it) or an array whose iteration throws.
+    return undefined;
   }
+}
+
+/**
+ * @internal The `stack` of a thrown value when it is a string, for the `stack` attribute of error logs. Total:
+ * a getter that throws gives undefined. The stack's first line is the error's message, which the log already
+ * carries; nothing else about the error (request bodies, headers) is read.
+ */
+export function stackOf(error: unknown): string | undefined {
+  const stack = safeGet(error, 'stack');
+  return typeof stack === 'string' ? stack : undefined;
 }
 
 /**
@@ -66,9 +82,7 @@ export function someError(error: unknown, predicate: (error: unknown) => boolean
       // A predicate that throws on a hostile value has simply not matched it.
     }
     pending.push(safeGet(current, 'cause'));
-    if (isInstance(current, HandlerError)) {
-      for (const failure of current.failures) pending.push(failure.error);
-    }
+    for (const failure of failuresOf(current) ?? []) pending.push(failure.error);
   }
   return false;
 }
@@ -95,9 +109,13 @@ export class IgnoreError extends LassoError {
  */
 export const ErrIgnore: IgnoreError = new IgnoreError();
 
-/** True when `error` is {@link ErrIgnore}, another {@link IgnoreError}, or wraps one in its `cause` chain. */
+/**
+ * True when `error` is {@link ErrIgnore}, another {@link IgnoreError}, or wraps one in its `cause` chain.
+ * Recognised by its `LassoError` code, so an `ErrIgnore` from another installed copy of `@lasso/controller`
+ * counts too.
+ */
 export function isIgnoreError(error: unknown): boolean {
-  return someError(error, (current) => current instanceof IgnoreError);
+  return someError(error, (current) => isLassoError(current, 'LASSO_HANDLER_IGNORED'));
 }
 
 /**
@@ -133,14 +151,22 @@ export function retryAfter(delayMs: number, message?: string): RetryAfterError {
 
 /**
  * The delay asked for by `error` when every failure in it is a {@link RetryAfterError} (the shortest one
- * wins); `undefined` when it holds any other error, which then goes through the rate limiter. Total: never
- * throws, whatever was thrown.
+ * wins); `undefined` when it holds any other error, which then goes through the rate limiter. Recognised by
+ * `LassoError` code, so errors of another installed copy of `@lasso/controller` count. Total: never throws,
+ * whatever was thrown.
  */
 export function retryAfterDelay(error: unknown): number | undefined {
-  if (isInstance(error, RetryAfterError)) return error.delayMs;
-  if (isInstance(error, HandlerError)) {
+  if (isLassoError(error, 'LASSO_RETRY_AFTER')) {
+    // By code, not instanceof: a RetryAfterError of another installed copy counts too.
+    const delayMs = safeGet(error, 'delayMs');
+    return typeof delayMs === 'number' && delayMs >= 0 && Number.isFinite(delayMs)
+      ? delayMs
+      : undefined;
+  }
+  const failures = failuresOf(error);
+  if (failures !== undefined) {
     let delayMs: number | undefined;
-    for (const failure of error.failures) {
+    for (const failure of failures) {
       const own = retryAfterDelay(failure.error);
       if (own === undefined) return undefined;
       delayMs = delayMs === undefined ? own : Math.min(delayMs, own);

@@ -40,6 +40,7 @@ export {
   type HandlerTransaction,
   isHandlerTransaction,
 } from './handler-transaction.ts';
+export type { LabelSelectorInput } from './label-selector.ts';
 export {
   createLeaderElector,
   type LeaderElectionOptions,
@@ -51,6 +52,7 @@ export {
   LeadershipLostError,
 } from './leader-elector.ts';
 export type { LeaseClient } from './lease-lock.ts';
+export type { Lister } from './lister.ts';
 export { enqueueOwnerHandler, type OwnerKindOptions, ownerKeysOf } from './owner-handler.ts';
 export {
   AlreadyOwnedError,
@@ -59,6 +61,16 @@ export {
   isControlledBy,
   setControllerReference,
 } from './owner-references.ts';
+export {
+  annotationsChangedPredicate,
+  generationChangedPredicate,
+  labelsChangedPredicate,
+  type Predicate,
+  type PredicateEvent,
+  predicate,
+  resourceVersionChangedPredicate,
+} from './predicates.ts';
+export type { ReconcileContext } from './reconcile-context.ts';
 export {
   defaultBackoff,
   defaultRetry,
@@ -74,6 +86,7 @@ export {
 } from './shared-controller.ts';
 export {
   createSharedHandler,
+  type RegisterHandlerOptions,
   recentDeletionMemoryMs,
   recentDeletionRetryMs,
   type SharedControllerHandler,

@@ -180,12 +180,20 @@ describe('createSharedController', () => {
     expect(() => call(setup())).toThrow(TypeError);
   });
 
-  it('throws a RangeError for a handler name registered twice', () => {
+  it('accepts a handler name registered twice, runs both and warns once', async () => {
     const t = setup();
-    t.shared.registerHandler(t.signal, 'h', () => {});
-    const again = () => t.shared.registerHandler(t.signal, 'h', () => {});
-    expect(again).toThrow(RangeError);
-    expect(again).toThrow(/already has a handler named "h"/);
+    const ran: string[] = [];
+    t.shared.registerHandler(t.signal, 'h', () => void ran.push('first'));
+    t.shared.registerHandler(t.signal, 'h', () => void ran.push('second'));
+    const warnings = t.logger.entries.filter((entry) => entry.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toMatch(/already registered; both run/);
+    expect(warnings[0]?.attributes).toMatchObject({ handler: 'h' });
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.shared.enqueueKey('ns/a');
+    await t.settle();
+    expect(ran).toEqual(['first', 'second']);
   });
 });
 
@@ -247,15 +255,18 @@ describe('createHandlerTransaction', () => {
     const transaction = createHandlerTransaction(t.signal);
     const ran: string[] = [];
     t.shared.registerHandler(t.signal, 'taken', () => void ran.push('taken'));
-    t.shared.registerHandler(transaction, 'taken', () => void ran.push('duplicate'));
+    // The predicates are checked when the registration applies, at commit.
+    t.shared.registerHandler(transaction, 'broken', () => void ran.push('broken'), {
+      predicates: [42 as never],
+    });
     t.shared.registerHandler(transaction, 'free', () => void ran.push('free'));
-    expect(() => transaction.commit()).toThrow(RangeError);
+    expect(() => transaction.commit()).toThrow(TypeError);
     expect(t.builds()).toBe(1);
     t.informer.sync();
     await t.shared.start(t.signal, 1);
     t.shared.enqueueKey('ns/a');
     await t.settle();
-    // The registration after the failing one took effect; the duplicate did not.
+    // The registration after the failing one took effect; the broken one did not.
     expect(ran).toEqual(['taken', 'free']);
   });
 

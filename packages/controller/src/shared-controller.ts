@@ -5,37 +5,62 @@ import type { Client, KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
   defaultLogger,
+  drainedResult,
   errorMessage,
   guardLogger,
+  isLassoError,
   LassoError,
   type Logger,
   type MetricsProvider,
+  type StopResult,
 } from '@lasso/core';
-import type { Controller, Handler } from './controller.ts';
+import {
+  type Controller,
+  type FilterableController,
+  type Handler,
+  setEventFilter,
+} from './controller.ts';
 import {
   type HandlerTransaction,
   isHandlerTransaction,
   registerInTransaction,
 } from './handler-transaction.ts';
+import type { LabelSelectorInput } from './label-selector.ts';
+import { createLister, type Lister } from './lister.ts';
 import {
   createSharedHandler,
+  type RegisterHandlerOptions,
   type SharedControllerHandler,
   type SharedHandler,
 } from './shared-handler.ts';
 
-/** A controller shared by named handlers (lasso `SharedController`). */
-export interface SharedController<T extends KubeObjectLike> extends Controller<T> {
+/**
+ * A controller shared by named handlers (lasso `SharedController`), and a typed {@link Lister} of its cache
+ * (`get`, `list`, `byIndex`; each builds the controller, like `informer()`, and throws its construction error).
+ */
+export interface SharedController<T extends KubeObjectLike> extends Controller<T>, Lister<T> {
   /**
    * Add a named handler until `signal` (or the transaction's signal) aborts. Handlers run in registration
-   * order. Registering after the cache synced queues every cached key (without rate limiting) so the new
-   * handler sees the existing objects. Under a {@link HandlerTransaction} the registration waits for its
-   * commit. Throws a RangeError for an empty name or a name already registered here (under a transaction:
-   * from `commit()`), a TypeError for a missing signal or a handler that is not a function.
+   * order, each with the reconcile's context as third argument. Registering after the cache synced queues
+   * every cached key (without rate limiting) so the new handler sees the existing objects. Under a
+   * {@link HandlerTransaction} the registration waits for its commit. A name already registered is accepted
+   * (both run) with one warning, as lasso does. `options.predicates` filter informer events before their key is
+   * enqueued: an event is enqueued when at least one live handler's predicates all accept it (a handler without
+   * predicates accepts every event), and then every handler runs. Throws a RangeError for an empty name, a
+   * TypeError for a missing signal, a handler that is not a function or a predicate that is not one.
+   *
+   * @example
+   * ```ts
+   * shared.registerHandler(stop.signal, 'spec-only', async (key, object, { signal }) => {
+   *   if (object !== undefined) await shared.client().update(object.metadata?.namespace, object, { signal });
+   * }, { predicates: [generationChangedPredicate] });
+   * ```
    */
   registerHandler(
     signal: AbortSignal | HandlerTransaction,
     name: string,
     handler: SharedControllerHandler<T>,
+    options?: RegisterHandlerOptions<T>,
   ): void;
   /** The client of the controller's resource; does not build the controller (no informer, no API traffic). */
   client(): Client<T>;
@@ -81,6 +106,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
   readonly #create: (handler: Handler<T>) => Controller<T>;
   readonly #logger: Logger;
   readonly #handler: SharedHandler<T>;
+  readonly #lister: Lister<T>;
   #built: Built<T> | undefined;
 
   constructor(options: SharedControllerOptions<T>) {
@@ -94,16 +120,23 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
       logger: this.#logger,
       metrics: options.metrics,
     });
+    this.#lister = createLister<T>(() => this.informer().getIndexer(), `controller ${this.name}`);
   }
 
   #build(): Built<T> {
     if (this.#built !== undefined) return this.#built;
     try {
-      const controller = this.#create((key, object) => this.#handler.onChange(key, object));
+      const controller = this.#create((key, object, context) =>
+        this.#handler.onChange(key, object, context),
+      );
+      if (setEventFilter in controller) {
+        (controller as FilterableController<T>)[setEventFilter]((event) =>
+          this.#handler.accepts(event),
+        );
+      }
       this.#built = { controller };
     } catch (error) {
-      const wrapped =
-        error instanceof LassoError ? error : new ControllerInitError(this.name, error);
+      const wrapped = isLassoError(error) ? error : new ControllerInitError(this.name, error);
       // Loud now, fatal at start: the user learns about a missing kind before nothing happens.
       this.#logger.warn('controller could not be built; start will fail', {
         error: errorMessage(wrapped),
@@ -149,6 +182,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
     signal: AbortSignal | HandlerTransaction,
     name: string,
     handler: SharedControllerHandler<T>,
+    options?: RegisterHandlerOptions<T>,
   ): void {
     const transaction = isHandlerTransaction(signal) ? signal : undefined;
     const handlerSignal = transaction?.signal ?? signal;
@@ -175,8 +209,14 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
     // so a start between registration and commit already includes it.
     const controller = handlerSignal.aborted ? undefined : this.#controller();
     const register = (): void => {
-      this.#handler.register(handlerSignal, name, handler);
+      this.#handler.register(handlerSignal, name, handler, options);
       if (controller === undefined || handlerSignal.aborted) return;
+      if ((options?.predicates?.length ?? 0) > 0 && !(setEventFilter in controller)) {
+        this.#logger.warn(
+          'predicates ignored: the controller createController built does not take an event filter',
+          { handler: name },
+        );
+      }
       const informer = controller.informer();
       // Keys the handler missed because they were processed before it joined; not rate-limited, since a
       // rate-limited replay of every key pushed backoffs to hours in lasso (its PR #5).
@@ -196,14 +236,35 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
     await built.controller.start(signal, workers);
   }
 
-  stopped(): Promise<void> {
+  stopped(): Promise<StopResult> {
     const controller = this.#built !== undefined ? this.#controller() : undefined;
-    return controller?.stopped() ?? Promise.resolve();
+    return controller?.stopped() ?? Promise.resolve(drainedResult);
   }
 
   isRunning(): boolean {
     const built = this.#built;
     return built !== undefined && 'controller' in built && built.controller.isRunning();
+  }
+
+  async close(): Promise<void> {
+    const controller = this.#built !== undefined ? this.#controller() : undefined;
+    await controller?.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  get(namespace: string, name: string): T | undefined {
+    return this.#lister.get(namespace, name);
+  }
+
+  list(namespace?: string, labelSelector?: LabelSelectorInput): T[] {
+    return this.#lister.list(namespace, labelSelector);
+  }
+
+  byIndex(indexName: string, value: string): T[] {
+    return this.#lister.byIndex(indexName, value);
   }
 }
 

@@ -171,9 +171,16 @@ describe('createSharedHandler', () => {
 
   it.for([
     {
-      name: 'a duplicate name',
-      error: RangeError,
-      call: (t: ReturnType<typeof setup>) => t.shared.register(t.signal, 'a', () => {}),
+      name: 'a predicate that is not one',
+      error: TypeError,
+      call: (t: ReturnType<typeof setup>) =>
+        t.shared.register(t.signal, 'b', () => {}, { predicates: [() => true] as never }),
+    },
+    {
+      name: 'predicates that are not an array',
+      error: TypeError,
+      call: (t: ReturnType<typeof setup>) =>
+        t.shared.register(t.signal, 'b', () => {}, { predicates: {} as never }),
     },
     {
       name: 'an empty name',

@@ -15,16 +15,31 @@ import {
   systemClock,
 } from '@lasso/core';
 import { HandlerError, type HandlerFailure, isIgnoreError, retryAfter } from './errors.ts';
+import { acceptsAll, checkPredicates, type Predicate, type PredicateEvent } from './predicates.ts';
+import { LazyReconcileContext, type ReconcileContext } from './reconcile-context.ts';
 
 /**
- * A handler of a shared controller (lasso `SharedControllerHandler`). It gets the key and the object as the
- * previous handler left it (`undefined` once deleted) and may return the object it wrote, which the next
- * handler then receives (only an object with a `metadata.uid`; anything else leaves the input unchanged).
+ * A handler of a shared controller (lasso `SharedControllerHandler`). It gets the key, the object as the
+ * previous handler left it (`undefined` once deleted) and the reconcile's {@link ReconcileContext} (its
+ * `signal` aborts on stop, leadership loss and the reconcile timeout; pass it to client calls), and may return
+ * the object it wrote, which the next handler then receives (only an object with a `metadata.uid`; anything
+ * else leaves the input unchanged). A two-argument handler is a handler too.
  */
 export type SharedControllerHandler<T> = (
   key: string,
   object: T | undefined,
+  context: ReconcileContext,
 ) => SharedHandlerResult<T> | Promise<SharedHandlerResult<T>>;
+
+/** Options of a handler registration. */
+export interface RegisterHandlerOptions<T> {
+  /**
+   * Informer events must pass every one of these to enqueue their key for this handler (see
+   * {@link SharedHandler.accepts} for how the handlers of one controller combine). Never applied to
+   * `enqueue*`, retries or the replay to a late handler.
+   */
+  predicates?: readonly Predicate<T>[] | undefined;
+}
 
 /** What a {@link SharedControllerHandler} returns: the object it wrote, or nothing. */
 // biome-ignore lint/suspicious/noConfusingVoidType: handlers that return nothing are plain (async) functions
@@ -46,19 +61,32 @@ export interface SharedHandlerOptions {
 export interface SharedHandler<T> {
   /**
    * Add `handler` under `name` until `signal` aborts (then it is removed; a key being processed keeps the
-   * list it started with). Throws a RangeError when `name` is empty or a live handler already has it, a
-   * TypeError for a missing signal or a handler that is not a function. An already-aborted signal registers
-   * nothing.
+   * list it started with). A name a live handler already has is accepted, both run, and one warning is logged
+   * (lasso accepts it silently). Throws a RangeError when `name` is empty, a TypeError for a missing signal, a
+   * handler that is not a function or a predicate that is not one. An already-aborted signal registers nothing.
    */
-  register(signal: AbortSignal, name: string, handler: SharedControllerHandler<T>): void;
+  register(
+    signal: AbortSignal,
+    name: string,
+    handler: SharedControllerHandler<T>,
+    options?: RegisterHandlerOptions<T>,
+  ): void;
   /** Names of the live handlers, in run order. */
   names(): string[];
   /**
-   * Run every handler for `key` (the controller's handler). Throws a {@link HandlerError} listing the failed
-   * handlers after all of them ran, or a `retryAfter` error when `object` is a stale copy of an object the
-   * handlers already finalized.
+   * Whether an informer event should enqueue its key: true when at least one live handler's predicates all
+   * accept it (a handler registered without predicates accepts every event), or when no handler is live.
+   * controller-runtime applies predicates per watch, each watch feeding its own reconciler; here the handlers of
+   * a kind share one queue and every handler runs for every key, so a predicate saves work only when every
+   * handler of the kind has one that refuses the event.
    */
-  onChange(key: string, object: T | undefined): Promise<void>;
+  accepts(event: PredicateEvent<T>): boolean;
+  /**
+   * Run every handler for `key` (the controller's handler), passing each `context` (without one, a context whose
+   * signal never aborts). Throws a {@link HandlerError} listing the failed handlers after all of them ran, or a
+   * `retryAfter` error when `object` is a stale copy of an object the handlers already finalized.
+   */
+  onChange(key: string, object: T | undefined, context?: ReconcileContext): Promise<void>;
 }
 
 /** How long the uid of an object whose last finalizer was removed is remembered (lasso: 1 minute). */
@@ -69,6 +97,7 @@ export const recentDeletionRetryMs = 10_000;
 interface Entry<T> {
   readonly name: string;
   readonly handler: SharedControllerHandler<T>;
+  readonly predicates: readonly Predicate<T>[];
   removed: boolean;
   executions: Map<boolean, { count: Counter; time: Histogram }>;
 }
@@ -97,7 +126,12 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
     this.#metrics = options.metrics ?? noopMetricsProvider;
   }
 
-  register(signal: AbortSignal, name: string, handler: SharedControllerHandler<T>): void {
+  register(
+    signal: AbortSignal,
+    name: string,
+    handler: SharedControllerHandler<T>,
+    options: RegisterHandlerOptions<T> = {},
+  ): void {
     if (!(signal instanceof AbortSignal)) {
       throw new TypeError(`registerHandler(${String(name)}): signal must be an AbortSignal`);
     }
@@ -108,18 +142,26 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
     if (typeof handler !== 'function') {
       throw new TypeError(`registerHandler(${name}): handler must be a function`);
     }
-    if (this.#handlers.some((entry) => entry.name === name)) {
-      throw new RangeError(
-        `registerHandler(${name}): controller ${this.#controllerName} already has a handler named ${JSON.stringify(name)}`,
-      );
-    }
+    const predicates = checkPredicates<T>(options?.predicates, `registerHandler(${name})`);
     if (signal.aborted) {
       this.#logger.debug('handler not registered: its signal is already aborted', {
         handler: name,
       });
       return;
     }
-    const entry: Entry<T> = { name, handler, removed: false, executions: new Map() };
+    if (this.#handlers.some((entry) => entry.name === name)) {
+      // lasso registers handlers per context (wrangler does it per request scope): both run.
+      this.#logger.warn('a handler with this name is already registered; both run', {
+        handler: name,
+      });
+    }
+    const entry: Entry<T> = {
+      name,
+      handler,
+      predicates,
+      removed: false,
+      executions: new Map(),
+    };
     this.#handlers = [...this.#handlers, entry];
     signal.addEventListener(
       'abort',
@@ -135,7 +177,29 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
     return this.#handlers.map((entry) => entry.name);
   }
 
-  async onChange(key: string, object: T | undefined): Promise<void> {
+  accepts(event: PredicateEvent<T>): boolean {
+    const handlers = this.#handlers;
+    if (handlers.length === 0) return true;
+    return handlers.some((entry) =>
+      acceptsAll(entry.predicates, event, (predicate, error) => {
+        this.#logger.warn('predicate threw; the event passes', {
+          handler: entry.name,
+          predicate: predicate.name,
+          error: errorMessage(error),
+        });
+      }),
+    );
+  }
+
+  async onChange(
+    key: string,
+    object: T | undefined,
+    context: ReconcileContext = new LazyReconcileContext(
+      key,
+      new AbortController().signal,
+      this.#logger,
+    ),
+  ): Promise<void> {
     const uid = metadataOf(object)?.uid;
     if (uid && metadataOf(object)?.deletionTimestamp && this.#wasFinalized(uid)) {
       // The informer still holds a copy from before the last finalizer was removed; running the handlers on
@@ -149,7 +213,7 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
       const started = this.#clock.monotonic();
       let hasError = false;
       try {
-        const result = await entry.handler(key, current);
+        const result = await entry.handler(key, current, context);
         if (metadataOf(result)?.uid) current = result as T;
       } catch (error) {
         if (!isIgnoreError(error)) {

@@ -9,6 +9,7 @@ import {
   type SharedIndexInformer,
 } from '@lasso/cache';
 import type { KubeObject } from '@lasso/client';
+import { drainedResult } from '@lasso/core';
 
 /** A SharedIndexInformer whose events and sync the test triggers. */
 export interface TestInformer extends SharedIndexInformer<KubeObject> {
@@ -64,6 +65,9 @@ export function createTestInformer(name = 'v1, Kind=ConfigMap'): TestInformer {
     setTransform: () => {},
     setWatchErrorHandler: () => {},
     run: async () => {},
+    start: async () => {},
+    stopped: async () => drainedResult,
+    isRunning: () => synced,
     hasSynced: () => synced,
     whenSynced: (options = {}) => {
       if (synced) return Promise.resolve();
