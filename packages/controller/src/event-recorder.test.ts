@@ -153,12 +153,14 @@ describe('createEventRecorder', () => {
 
     it('returns at once without throwing, whatever the API does', async () => {
       const abort = new AbortController();
-      const { api, recorder } = setup({ signal: abort.signal });
+      const { api, clock, recorder } = setup({ signal: abort.signal });
       api.hangFromNowOn();
       expect(recorder.event(pod, undefined, 'Normal', 'Started', 'Start', 'x')).toBeUndefined();
       expect(api.calls).toHaveLength(1);
       abort.abort();
-      await recorder.stop();
+      const stopped = recorder.stop();
+      await clock.advance(5_000);
+      await stopped;
     });
 
     it('gives Events created in the same millisecond distinct names', async () => {
@@ -482,13 +484,18 @@ describe('createEventRecorder', () => {
 
     it('drops new events while too many writes are pending', async () => {
       const abort = new AbortController();
-      const { api, logger, recorder } = setup({ maxPendingWrites: 2, signal: abort.signal });
+      const { api, clock, logger, recorder } = setup({
+        maxPendingWrites: 2,
+        signal: abort.signal,
+      });
       api.hangFromNowOn();
       for (const note of ['a', 'b', 'c']) recorder.event(pod, undefined, 'Normal', 'R', 'A', note);
       expect(api.calls).toHaveLength(2);
       expect(logger.find('too many writes pending')).toHaveLength(1);
       abort.abort();
-      await recorder.stop();
+      const stopped = recorder.stop();
+      await clock.advance(5_000);
+      await stopped;
     });
   });
 
@@ -537,18 +544,51 @@ describe('createEventRecorder', () => {
   });
 
   describe('signal', () => {
-    it('aborts requests in flight, writes no final count and leaves no timer', async () => {
+    it('writes the final series count when its signal aborts', async () => {
       const abort = new AbortController();
       const { clock, api, recorder } = setup({ signal: abort.signal });
       recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
       recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
+      await recorder.flush();
+      expect(api.calls.map((call) => call.verb)).toEqual(['create']);
+      abort.abort(new Error('shutting down'));
+      await recorder.stop();
+      expect(api.calls.map((call) => call.verb)).toEqual(['create', 'patch']);
+      expect(sentEvent(api.calls, 1).series?.count).toBe(2);
+      expect(clock.pendingTimers()).toBe(0);
+    });
+
+    it('writes the final count of a series whose write was in flight when its signal aborted', async () => {
+      const abort = new AbortController();
+      const { clock, api, recorder } = setup({ signal: abort.signal });
+      recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
+      recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
+      abort.abort(new Error('shutting down'));
+      await recorder.stop();
+      expect(api.calls.map((call) => call.verb)).toEqual(['create', 'patch']);
+      expect(sentEvent(api.calls, 1).series?.count).toBe(2);
+      expect(clock.pendingTimers()).toBe(0);
+    });
+
+    it('gives requests in flight and the final counts stopTimeoutMs, then cancels them', async () => {
+      const abort = new AbortController();
+      const { clock, api, logger, recorder } = setup({
+        signal: abort.signal,
+        stopTimeoutMs: 2_000,
+      });
+      recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
+      recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
       api.hangFromNowOn();
       recorder.event(pod, undefined, 'Normal', 'Other', 'A', 'n');
-      expect(api.calls[1]?.signal?.aborted).toBe(false);
       abort.abort(new Error('shutting down'));
-      expect(api.calls[1]?.signal?.aborted).toBe(true);
-      await recorder.stop();
-      expect(api.calls.map((call) => call.verb)).toEqual(['create', 'create']);
+      const stopped = recorder.stop();
+      await clock.advance(1_999);
+      expect(api.calls.map((call) => call.verb)).toEqual(['create', 'create', 'patch']);
+      expect(api.calls.some((call) => call.signal?.aborted)).toBe(false);
+      await clock.advance(1);
+      await stopped;
+      expect(api.calls.every((call) => call.signal?.aborted)).toBe(true);
+      expect(logger.find('the recorder stop timed out')).toHaveLength(1);
       expect(clock.pendingTimers()).toBe(0);
     });
 
@@ -576,6 +616,7 @@ describe('createEventRecorder', () => {
       { name: 'seriesHeartbeatMs', options: { seriesHeartbeatMs: 0 }, error: RangeError },
       { name: 'seriesWindowMs', options: { seriesWindowMs: Number.NaN }, error: RangeError },
       { name: 'maxTries', options: { maxTries: 1.5 }, error: RangeError },
+      { name: 'stopTimeoutMs', options: { stopTimeoutMs: -1 }, error: RangeError },
     ])('throws naming options.$name when it is invalid', ({ name, options, error }) => {
       expect(() => setup(options as Partial<EventRecorderOptions>)).toThrow(error);
       expect(() => setup(options as Partial<EventRecorderOptions>)).toThrow(`options.${name}`);

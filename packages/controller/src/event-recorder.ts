@@ -9,6 +9,7 @@ import {
   guardLogger,
   type Logger,
   systemClock,
+  TimeoutError,
   type TimerHandle,
 } from '@lasso/core';
 import type { ObjectReference } from 'kubernetes-types/core/v1.js';
@@ -45,8 +46,16 @@ export interface EventRecorderOptions {
   clock?: Clock | undefined;
   /** Where write failures and dropped events are logged (default: `defaultLogger`). Notes are never logged. */
   logger?: Logger | undefined;
-  /** Aborting it stops the recorder as {@link EventRecorder.stop} does, and cancels requests in flight. */
+  /**
+   * Aborting it stops the recorder as {@link EventRecorder.stop} does: the series counts not written yet are
+   * written once, and they and the requests in flight get `stopTimeoutMs` before they are cancelled.
+   */
   signal?: AbortSignal | undefined;
+  /**
+   * How long a stop (or an abort of `signal`) lets the final series writes and the requests in flight run
+   * before cancelling them, in ms (default 5 s).
+   */
+  stopTimeoutMs?: number | undefined;
   /** A repeated event's series is written at most this often, in ms (default 30 s). */
   seriesHeartbeatMs?: number | undefined;
   /**
@@ -80,7 +89,8 @@ export interface EventRecorder {
   flush(): Promise<void>;
   /**
    * Stop recording: later events are dropped, series counts not written yet are written once (no retry),
-   * pending retries are dropped, and timers are cancelled. Resolves once the last write settled.
+   * pending retries are dropped, and timers are cancelled. Resolves once the last write settled, or once
+   * `stopTimeoutMs` passed (the writes still in flight are then cancelled).
    */
   stop(): Promise<void>;
 }
@@ -117,6 +127,7 @@ class EventRecorderImpl implements EventRecorder {
   readonly #windowMs: number;
   readonly #maxTries: number;
   readonly #maxPendingWrites: number;
+  readonly #stopTimeoutMs: number;
   readonly #entries = new Map<string, SeriesEntry>();
   readonly #signal: AbortSignal | undefined;
   // One timer for every entry: armed for the earliest series write or expiry, only while entries exist.
@@ -160,6 +171,7 @@ class EventRecorderImpl implements EventRecorder {
     const retryDelayMs = positiveOption('retryDelayMs', options.retryDelayMs, 10_000);
     this.#maxTries = positiveOption('maxTries', options.maxTries, 12);
     this.#maxPendingWrites = positiveOption('maxPendingWrites', options.maxPendingWrites, 1000);
+    this.#stopTimeoutMs = positiveOption('stopTimeoutMs', options.stopTimeoutMs, 5_000);
     if (!Number.isInteger(this.#maxTries)) {
       throw new RangeError('createEventRecorder: options.maxTries must be an integer');
     }
@@ -201,18 +213,32 @@ class EventRecorderImpl implements EventRecorder {
     this.#timer?.cancel();
     this.#timer = undefined;
     this.#writer.stopRetries();
-    if (!this.#writer.aborted) {
-      // The counts observed since the last heartbeat; one try, since nothing will retry after a stop.
-      for (const entry of this.#entries.values()) {
-        if (entry.dirty && !entry.writing) this.#write(entry, 1);
-      }
+    // The counts observed since the last heartbeat; one try, since nothing will retry after a stop. An entry
+    // whose write is in flight writes its newer count once that write ends (see #write).
+    for (const entry of this.#entries.values()) {
+      if (entry.dirty && !entry.writing) this.#write(entry, 1);
     }
-    this.#stopping = this.flush().then(() => this.#entries.clear());
+    // The final writes and those in flight are bounded: a hung server must not hold a shutdown.
+    const bound = this.#clock.schedule(this.#stopTimeoutMs, () => {
+      this.#log('warn', 'event writes cancelled: the recorder stop timed out', {
+        timeoutMs: this.#stopTimeoutMs,
+      });
+      this.#writer.abort(
+        new TimeoutError(
+          `event recorder stop exceeded ${this.#stopTimeoutMs} ms`,
+          this.#stopTimeoutMs,
+        ),
+      );
+    });
+    this.#stopping = this.flush().then(() => {
+      bound.cancel();
+      this.#entries.clear();
+    });
     return this.#stopping;
   }
 
+  // An abort of the recorder's signal is a stop: cancelling the writes at once would drop the final counts.
   readonly #onAbort = (): void => {
-    this.#writer.abort(this.#signal?.reason);
     this.stop().catch(() => undefined);
   };
 
