@@ -1,5 +1,6 @@
 // The built-in kinds of kube-apiserver: apiVersion + kind -> resource and scope at runtime, and the
 // `kubernetes-types` interface at the type level. Replaces hand-written `{ gvr, kind, namespaced }` triples.
+
 import type * as admissionregistrationV1 from 'kubernetes-types/admissionregistration/v1.js';
 import type * as apiextensionsV1 from 'kubernetes-types/apiextensions/v1.js';
 import type * as appsV1 from 'kubernetes-types/apps/v1.js';
@@ -20,6 +21,7 @@ import type * as policyV1 from 'kubernetes-types/policy/v1.js';
 import type * as rbacV1 from 'kubernetes-types/rbac/v1.js';
 import type * as schedulingV1 from 'kubernetes-types/scheduling/v1.js';
 import type * as storageV1 from 'kubernetes-types/storage/v1.js';
+import { parseApiVersion } from './api-version.ts';
 import type { RestMapping } from './rest-mapper.ts';
 import type { KubeObject, KubeObjectLike } from './types.ts';
 
@@ -328,16 +330,10 @@ export function builtinEntries(
 
 /**
  * @internal `v1` -> `{ group: '', version: 'v1' }`, `apps/v1` -> `{ group: 'apps', version: 'v1' }`.
- * Throws a TypeError naming `apiVersion` for an empty part or more than one `/`.
+ * Throws a TypeError naming `apiVersion` for an empty part or more than one `/` (see {@link parseApiVersion}).
  */
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const parts = typeof apiVersion === 'string' ? apiVersion.split('/') : [];
-  const [first, second] = parts;
-  if (parts.length === 1 && first) return { group: '', version: first };
-  if (parts.length === 2 && first && second) return { group: first, version: second };
-  throw new TypeError(
-    `apiVersion must be "version" or "group/version", got ${JSON.stringify(apiVersion)}`,
-  );
+  return parseApiVersion(apiVersion);
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -527,14 +527,27 @@ describe('Client.watch()', () => {
         Buffer.from('ü').subarray(0, 1),
       ]),
     },
-  ])('ends like a closed watch when the body ends cleanly $name', async ({ tail }) => {
-    server = await startLoopback((_request, response) => {
-      response.writeHead(200);
-      response.end(Buffer.concat([Buffer.from(event('ADDED', 'a', '1')), tail]));
-    });
-    const events = await collect(configMaps(server).watch('d'));
-    expect(events.map((e) => [e.type, e.object.metadata?.name])).toEqual([['ADDED', 'a']]);
-  });
+  ])(
+    'yields the whole events, then throws LASSO_WATCH_TRUNCATED when the body ends cleanly $name',
+    async ({ tail }) => {
+      server = await startLoopback((_request, response) => {
+        response.writeHead(200);
+        response.end(Buffer.concat([Buffer.from(event('ADDED', 'a', '1')), tail]));
+      });
+      const events: WatchEvent<KubeObject>[] = [];
+      let thrown: unknown;
+      try {
+        for await (const e of configMaps(server).watch('d')) events.push(e);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(events.map((e) => [e.type, e.object.metadata?.name])).toEqual([['ADDED', 'a']]);
+      expect(isLassoError(thrown, 'LASSO_WATCH_TRUNCATED')).toBe(true);
+      expect((thrown as Error).message).toMatch(
+        /^watch configmaps in namespace "d": the stream ended inside an event \(\d+ bytes after the last newline, not a whole event\)$/,
+      );
+    },
+  );
 
   it('decodes a last event whose newline never came', async () => {
     server = await startLoopback((_request, response) => {

@@ -13,10 +13,18 @@ import {
   TimeoutError,
 } from '@lasso/core';
 import { builtinEntries } from './builtin-kinds.ts';
-import type { Impersonation, RestConfig } from './config/rest-config.ts';
+import { checkByteLimit, type Impersonation, type RestConfig } from './config/rest-config.ts';
 import { isResourceExpired } from './errors.ts';
+import { InactivityTimer } from './inactivity-timer.ts';
+import { checkPathSegment } from './path-segment.ts';
 import type { RestMapper } from './rest-mapper.ts';
 import { restTransportFor } from './transport/registry.ts';
+import {
+  DEFAULT_MAX_WATCH_EVENT_BYTES,
+  describeRequest,
+  shapeOf,
+  tooLargeError,
+} from './transport/response-body.ts';
 import { type QueryParams, type RestRequest, RestTransport } from './transport.ts';
 import type {
   GroupVersionResource,
@@ -45,6 +53,10 @@ export interface ClientOptions {
   userAgent?: string | undefined;
   /** Impersonation of this client's requests (see {@link Client.withImpersonation}). */
   impersonation?: Impersonation | undefined;
+  /** Replaces the config's `maxResponseBytes` (default 512 MiB) for this client's requests. */
+  maxResponseBytes?: number | undefined;
+  /** Replaces the config's `maxWatchEventBytes` (default 16 MiB) for this client's watches. */
+  maxWatchEventBytes?: number | undefined;
 }
 
 /** Options shared by the calls of a {@link Client}. */
@@ -124,6 +136,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
   readonly transport: RestTransport;
   readonly #options: ClientOptions;
   readonly #clock: Clock;
+  readonly #maxWatchEventBytes: number;
 
   constructor(options: ClientOptions) {
     const { gvr, kind, rest } = options;
@@ -153,6 +166,13 @@ export class Client<T extends KubeObjectLike = KubeObject> {
         `Client: defaultTimeoutMs must be >= 0, got ${options.defaultTimeoutMs}`,
       );
     }
+    checkByteLimit(options.maxResponseBytes, 'Client: maxResponseBytes');
+    checkByteLimit(options.maxWatchEventBytes, 'Client: maxWatchEventBytes');
+    checkPathSegment(gvr.resource, 'gvr.resource', 'Client');
+    checkPathSegment(gvr.version, 'gvr.version', 'Client');
+    if (gvr.group !== undefined && gvr.group !== '') {
+      checkPathSegment(gvr.group, 'gvr.group', 'Client');
+    }
     this.gvr = { group: gvr.group ?? '', version: gvr.version, resource: gvr.resource };
     this.kind = kind;
     this.namespaced = options.namespaced;
@@ -161,22 +181,22 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     this.transport = rest instanceof RestTransport ? rest : restTransportFor(rest);
     this.#options = options;
     this.#clock = this.transport.config.clock ?? systemClock;
+    this.#maxWatchEventBytes =
+      options.maxWatchEventBytes ??
+      this.transport.config.maxWatchEventBytes ??
+      DEFAULT_MAX_WATCH_EVENT_BYTES;
   }
 
   /** One page of objects. `namespace` `''`/`undefined` lists all namespaces. */
   async list(namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList<T>> {
-    const list = await this.#json<ObjectList<T>>(
-      {
-        method: 'GET',
-        path: this.#path(namespace),
-        query: listQuery(options),
-      },
-      options,
-    );
+    const request: RestRequest = {
+      method: 'GET',
+      path: this.#path('list', namespace),
+      query: listQuery(options),
+    };
+    const list = checkList<T>(await this.#json<unknown>(request, options), request);
     list.apiVersion ||= this.apiVersion;
     list.kind ||= `${this.kind}List`;
-    list.metadata ??= {};
-    list.items ??= [];
     for (const item of list.items) this.#fill(item);
     return list;
   }
@@ -255,31 +275,31 @@ export class Client<T extends KubeObjectLike = KubeObject> {
    * throwing or aborting `signal` destroys the HTTP body.
    */
   watch(namespace: string | undefined, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
-    return { [Symbol.asyncIterator]: () => this.#watch(namespace, options) };
+    const path = this.#path('watch', namespace);
+    return { [Symbol.asyncIterator]: () => this.#watch(path, options) };
   }
 
   /** One object by name. */
   async get(namespace: string | undefined, name: string, options: RequestOptions = {}): Promise<T> {
-    const object = await this.#json<T>(
-      { method: 'GET', path: this.#path(this.#requireNamespace(namespace), requireName(name)) },
-      options,
-    );
-    return this.#fill(object);
+    const request: RestRequest = {
+      method: 'GET',
+      path: this.#path('get', this.#requireNamespace(namespace), requireName(name)),
+    };
+    return this.#object(request, options);
   }
 
   /** Create an object; the namespace defaults to `object.metadata.namespace`. */
   async create(namespace: string | undefined, object: T, options: WriteOptions = {}): Promise<T> {
     const ns = this.#requireNamespace(namespace || object.metadata?.namespace);
-    const created = await this.#json<T>(
+    return this.#object(
       {
         method: 'POST',
-        path: this.#path(ns),
+        path: this.#path('create', ns),
         query: writeQuery(options),
         body: this.#outgoing(object),
       },
       options,
     );
-    return this.#fill(created);
   }
 
   /** Replace an object (optimistic concurrency on `metadata.resourceVersion`: 409 when stale). */
@@ -305,7 +325,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     await this.#json<unknown>(
       {
         method: 'DELETE',
-        path: this.#path(this.#requireNamespace(namespace), requireName(name)),
+        path: this.#path('delete', this.#requireNamespace(namespace), requireName(name)),
         query: options.dryRun ? { dryRun: 'All' } : undefined,
         body: deleteBody(options),
       },
@@ -321,7 +341,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     await this.#json<unknown>(
       {
         method: 'DELETE',
-        path: this.#path(namespace),
+        path: this.#path('deleteCollection', namespace),
         query: {
           ...listQuery(options),
           ...(options.dryRun ? { dryRun: 'All' } : {}),
@@ -353,10 +373,15 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     if (patchType === 'apply' && !options.fieldManager) {
       throw new TypeError('Client.patch: fieldManager is required for apply patches');
     }
-    const patched = await this.#json<T>(
+    return this.#object(
       {
         method: 'PATCH',
-        path: this.#path(this.#requireNamespace(namespace), requireName(name), subresources),
+        path: this.#path(
+          'patch',
+          this.#requireNamespace(namespace),
+          requireName(name),
+          subresources,
+        ),
         query: {
           fieldManager: options.fieldManager,
           force: patchType === 'apply' && options.force ? true : undefined,
@@ -367,7 +392,6 @@ export class Client<T extends KubeObjectLike = KubeObject> {
       },
       options,
     );
-    return this.#fill(patched);
   }
 
   /** Server-side apply of `object` (its `metadata.name`) as `fieldManager`. */
@@ -452,16 +476,20 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     subresources: string[],
   ): Promise<T> {
     const ns = this.#requireNamespace(namespace || object.metadata?.namespace);
-    const updated = await this.#json<T>(
+    return this.#object(
       {
         method: 'PUT',
-        path: this.#path(ns, requireName(object.metadata?.name), subresources),
+        path: this.#path(
+          subresources.length > 0 ? 'updateStatus' : 'update',
+          ns,
+          requireName(object.metadata?.name),
+          subresources,
+        ),
         query: writeQuery(options),
         body: this.#outgoing(object),
       },
       options,
     );
-    return this.#fill(updated);
   }
 
   #logger(): Logger {
@@ -475,74 +503,82 @@ export class Client<T extends KubeObjectLike = KubeObject> {
       timeoutMs: options.timeoutMs ?? this.#options.defaultTimeoutMs,
       userAgent: this.#options.userAgent,
       impersonation: this.#options.impersonation,
+      maxResponseBytes: this.#options.maxResponseBytes,
     });
   }
 
-  async *#watch(
-    namespace: string | undefined,
-    options: WatchOptions,
-  ): AsyncGenerator<WatchEvent<T>> {
+  /** A request whose answer must be one object (get, create, update, patch). */
+  async #object(request: RestRequest, options: RequestOptions): Promise<T> {
+    const answer = await this.#json<unknown>(request, options);
+    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+      throw unexpectedShape(request, `${shapeOf(answer)}, not an object`);
+    }
+    return this.#fill(answer as T);
+  }
+
+  async *#watch(path: string, options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
     const inactivityMs =
       options.inactivityTimeoutMs ??
       (options.timeoutSeconds !== undefined ? options.timeoutSeconds * 1000 + 30_000 : 0);
     const stop = new AbortController();
     const combined = anySignal([options.signal, stop.signal]);
-    const clock = this.#clock;
-    let last = clock.monotonic();
-    // True while the consumer holds an event: a slow handler is not a silent server.
-    let holding = false;
-    let timer: { cancel(): void } | undefined;
-    const check = (): void => {
-      const idle = clock.monotonic() - last;
-      if (holding) {
-        timer = clock.schedule(inactivityMs, check);
-      } else if (idle >= inactivityMs) {
+    const request: RestRequest = {
+      method: 'GET',
+      path,
+      query: {
+        watch: 'true',
+        resourceVersion: options.resourceVersion,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        timeoutSeconds: options.timeoutSeconds,
+        allowWatchBookmarks: options.allowWatchBookmarks ? true : undefined,
+      },
+    };
+    // Bytes count as activity, and time the consumer spends holding an event does not count.
+    const deadline = new InactivityTimer({
+      clock: this.#clock,
+      timeoutMs: inactivityMs,
+      onExpire: () =>
         stop.abort(
           new TimeoutError(
             `watch ${this.gvr.resource}: no data for ${inactivityMs} ms`,
             inactivityMs,
           ),
-        );
-      } else {
-        timer = clock.schedule(inactivityMs - idle, check);
-      }
-    };
-    if (inactivityMs > 0) timer = clock.schedule(inactivityMs, check);
+        ),
+    });
     let body: { destroy(): unknown } | undefined;
     try {
       const response = await this.transport.stream({
-        method: 'GET',
-        path: this.#path(namespace),
-        query: {
-          watch: 'true',
-          resourceVersion: options.resourceVersion,
-          labelSelector: options.labelSelector,
-          fieldSelector: options.fieldSelector,
-          timeoutSeconds: options.timeoutSeconds,
-          allowWatchBookmarks: options.allowWatchBookmarks ? true : undefined,
-        },
+        ...request,
         signal: combined.signal,
         userAgent: this.#options.userAgent,
         impersonation: this.#options.impersonation,
       });
       body = response.body;
-      const decoder = new LineDecoder();
+      const limit = this.#maxWatchEventBytes;
+      const decoder = new LineDecoder({ maxLineBytes: limit });
       try {
         for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-          last = clock.monotonic();
-          for (const line of decoder.push(chunk)) {
+          deadline.touch();
+          let lines: string[];
+          try {
+            lines = decoder.push(chunk);
+          } catch (error) {
+            if (!isLassoError(error, 'LASSO_RESPONSE_TOO_LARGE')) throw error;
+            throw tooLargeError(request, 'a watch event', 'maxWatchEventBytes', limit);
+          }
+          for (const line of lines) {
             if (line === '') continue;
             const decoded = this.#event(line);
-            holding = true;
+            deadline.hold();
             try {
               yield decoded;
             } finally {
-              holding = false;
+              deadline.release();
             }
-            last = clock.monotonic();
           }
         }
-        const tail = decodeWatchTail<T>(decoder.end());
+        const tail = decodeWatchTail<T>(decoder.end(), describeRequest(request));
         if (tail !== undefined) {
           this.#fill(tail.object);
           yield tail;
@@ -558,7 +594,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
         );
       }
     } finally {
-      timer?.cancel();
+      deadline.cancel();
       combined.dispose();
       body?.destroy();
     }
@@ -591,7 +627,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
 
   #requireNamespace(namespace: string | undefined): string | undefined {
     if (!this.namespaced) return undefined;
-    if (!namespace) {
+    if (namespace === '' || namespace === undefined || namespace === null) {
       throw new TypeError(
         `Client(${this.gvr.resource}): a namespace is required for a namespaced resource`,
       );
@@ -599,13 +635,29 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     return namespace;
   }
 
-  #path(namespace: string | undefined, name?: string, subresources: string[] = []): string {
+  /**
+   * The request path; every part is checked as a path segment first (client-go's `Name`,
+   * `Namespace` and `SubResource`): `.`, `..`, a `/` or a `%` throw a TypeError naming `verb`.
+   */
+  #path(
+    verb: string,
+    namespace: string | undefined,
+    name?: string,
+    subresources: string[] = [],
+  ): string {
+    const where = `Client(${this.gvr.resource}).${verb}`;
     const { group, version, resource } = this.gvr;
     let path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    if (this.namespaced && namespace) path += `/namespaces/${encodeURIComponent(namespace)}`;
+    if (this.namespaced && namespace !== undefined && namespace !== '') {
+      path += `/namespaces/${encodeURIComponent(checkPathSegment(namespace, 'namespace', where))}`;
+    } else if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {
+      checkPathSegment(namespace, 'namespace', where);
+    }
     path += `/${resource}`;
-    if (name !== undefined) path += `/${encodeURIComponent(name)}`;
-    for (const sub of subresources) path += `/${encodeURIComponent(sub)}`;
+    if (name !== undefined) path += `/${encodeURIComponent(checkPathSegment(name, 'name', where))}`;
+    for (const sub of subresources) {
+      path += `/${encodeURIComponent(checkPathSegment(sub, 'subresource', where))}`;
+    }
     return path;
   }
 }
@@ -652,6 +704,41 @@ function scope(namespaced: boolean): string {
 function objectKey(object: KubeObjectLike): string | undefined {
   const name = object.metadata?.name;
   return name ? `${object.metadata?.namespace ?? ''}/${name}` : undefined;
+}
+
+/** The error of a 2xx answer of another shape than the call promises. */
+function unexpectedShape(request: RestRequest, what: string): LassoError {
+  return new LassoError(
+    'LASSO_RESPONSE_INVALID',
+    `${describeRequest(request)}: the server answered ${what}`,
+  );
+}
+
+/**
+ * `answer` as a list: an object whose `items` is an array of objects (absent `items` and
+ * `metadata` filled, as client-go's decoder leaves them empty), else `LASSO_RESPONSE_INVALID`
+ * naming the request and what it got.
+ */
+function checkList<T extends KubeObjectLike>(answer: unknown, request: RestRequest): ObjectList<T> {
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+    throw unexpectedShape(request, `${shapeOf(answer)}, not a list object`);
+  }
+  const list = answer as ObjectList<T>;
+  if (list.items === undefined || list.items === null) list.items = [];
+  if (!Array.isArray(list.items)) {
+    throw unexpectedShape(request, `a list whose items is ${shapeOf(list.items)}, not an array`);
+  }
+  for (let index = 0; index < list.items.length; index++) {
+    const item: unknown = list.items[index];
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      throw unexpectedShape(
+        request,
+        `a list whose items[${index}] is ${shapeOf(item)}, not an object`,
+      );
+    }
+  }
+  if (typeof list.metadata !== 'object' || list.metadata === null) list.metadata = {};
+  return list;
 }
 
 function requireName(name: string | undefined): string {

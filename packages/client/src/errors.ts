@@ -16,6 +16,21 @@ declare module '@lasso/core' {
     LASSO_DISCOVERY_FAILED: true;
     /** The REST mapper found no resource for a group/version/kind. */
     LASSO_NO_KIND_MATCH: true;
+    /**
+     * A response body passed `maxResponseBytes` or a watch event passed `maxWatchEventBytes`: the
+     * connection was closed and what was read released. The message names the limit and the request.
+     */
+    LASSO_RESPONSE_TOO_LARGE: true;
+    /**
+     * A 2xx answer that cannot be used: a gzip body that does not decompress, a body that is not
+     * JSON or is cut short, or JSON of another shape than the call promises (an object, a list).
+     */
+    LASSO_RESPONSE_INVALID: true;
+    /**
+     * A watch stream ended in the middle of an event (text after the last newline that is not a
+     * whole event): nothing after the last whole event was lost; resume from its resourceVersion.
+     */
+    LASSO_WATCH_TRUNCATED: true;
   }
 }
 

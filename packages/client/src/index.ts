@@ -1,5 +1,11 @@
 // Public API of @lasso/client.
-export { type ExecClusterInfo, type ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
+export { groupOfApiVersion, parseApiVersion } from './api-version.ts';
+export {
+  DEFAULT_EXEC_TIMEOUT_MS,
+  type ExecClusterInfo,
+  type ExecCredential,
+  ExecCredentialProvider,
+} from './auth/exec.ts';
 export { TokenFileSource } from './auth/token-file.ts';
 export {
   type BuiltinApiVersion,
@@ -60,6 +66,8 @@ export {
   isUnauthorized,
   reasonForStatus,
 } from './errors.ts';
+export { InactivityTimer, type InactivityTimerOptions } from './inactivity-timer.ts';
+export { checkPathSegment, pathSegmentProblem } from './path-segment.ts';
 export {
   createRestMapper,
   type PartialGroupVersionKind,
@@ -68,6 +76,10 @@ export {
   type RestMapping,
 } from './rest-mapper.ts';
 export { restTransportFor } from './transport/registry.ts';
+export {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_MAX_WATCH_EVENT_BYTES,
+} from './transport/response-body.ts';
 export type {
   QueryParams,
   RequestRateLimiter,

@@ -297,7 +297,10 @@ describe('RestTransport', () => {
     });
     const t = open({}, server);
     const error = await t.requestJson({ method: 'GET', path: '/x' }).catch((e: unknown) => e);
-    expect(isLassoError(error, 'LASSO_API_ERROR')).toBe(true);
+    expect(isLassoError(error, 'LASSO_RESPONSE_INVALID')).toBe(true);
+    expect((error as Error).message).toBe(
+      'get /x: the server answered 200 with a 24-byte body that is not JSON',
+    );
     expect(inspect(error, { depth: Number.POSITIVE_INFINITY })).not.toContain('s3cret-payload');
   });
 
@@ -475,7 +478,12 @@ describe('RestTransport', () => {
           return {
             statusCode: 200,
             headers: {},
-            body: { text: async () => '{"ok":true}', destroy: () => {} },
+            body: Object.assign(
+              (async function* () {
+                yield Buffer.from('{"ok":true}');
+              })(),
+              { destroy: () => {} },
+            ),
           };
         },
         close: async () => {},

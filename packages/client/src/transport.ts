@@ -18,14 +18,20 @@ import {
 } from '@lasso/core';
 import { createTokenBucket } from '@lasso/workqueue';
 import type { Dispatcher } from 'undici';
-import type { ExecCredentialProvider } from './auth/exec.ts';
+import type { ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
 import { defaultServerScheme, type RestConfig, redactRestConfig } from './config/rest-config.ts';
 import { Authenticator } from './transport/authenticator.ts';
 import { isConnectionLoss } from './transport/connection-loss.ts';
-import { apiErrorFrom, notJsonError, requestFailure } from './transport/error-mapping.ts';
+import { apiErrorFrom, requestFailure } from './transport/error-mapping.ts';
 import { ExecCertificateAgent } from './transport/exec-certificate-agent.ts';
 import { requestHeaders } from './transport/request-headers.ts';
 import { RequestMetrics } from './transport/request-metrics.ts';
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  decodeJsonBody,
+  ERROR_BODY_BYTES,
+  readBounded,
+} from './transport/response-body.ts';
 import {
   queryString,
   type RequestRateLimiter,
@@ -34,6 +40,7 @@ import {
 } from './transport/rest-request.ts';
 import { parseRetryAfter } from './transport/retry-after.ts';
 import { DEFAULT_RETRY_AFTER_MS, MAX_RETRIES, throttleDelayMs } from './transport/retry-policy.ts';
+import { speaksTls } from './transport/tls-probe.ts';
 import { defaultUserAgent } from './version.ts';
 
 export type {
@@ -44,6 +51,8 @@ export type {
 } from './transport/rest-request.ts';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The body of Go's `net/http` server's answer to plain HTTP on a TLS port. */
+const GO_HTTP_TO_HTTPS = 'Client sent an HTTP request to an HTTPS server.';
 
 /**
  * The HTTP layer shared by every {@link Client} of one {@link RestConfig}: one undici Agent
@@ -70,6 +79,9 @@ export class RestTransport {
   readonly #logger: Logger;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
+  readonly #plainHttp: boolean;
+  #plainHttpConfirmed = false;
   readonly #auth: Authenticator;
   readonly #agent: ExecCertificateAgent;
   readonly #metrics: RequestMetrics;
@@ -96,6 +108,8 @@ export class RestTransport {
     );
     this.#userAgent = config.userAgent ?? defaultUserAgent();
     this.#timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#plainHttp = url.protocol === 'http:' && config.proxyUrl === undefined;
     this.#limiter = options.rateLimiter;
     if (this.#limiter === undefined && config.qps !== undefined && config.qps > 0) {
       this.#limiter = createTokenBucket({
@@ -139,17 +153,19 @@ export class RestTransport {
   async requestJson<T>(request: RestRequest): Promise<T> {
     const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
     const retryConnectionLoss = request.method === 'GET';
+    const limit = request.maxResponseBytes ?? this.#maxResponseBytes;
     return this.#send(request, timeoutMs, retryConnectionLoss, async (response, signal) => {
-      const text = await raceSignal(response.body.text(), signal);
       if (response.statusCode >= 200 && response.statusCode < 300) {
-        if (text === '') return undefined as T;
-        try {
-          return JSON.parse(text) as T;
-        } catch {
-          throw notJsonError(request, response.statusCode);
-        }
+        const bytes = await raceSignal(readBounded(response.body, limit, request), signal);
+        return (await decodeJsonBody(
+          bytes ?? Buffer.alloc(0),
+          response.headers['content-encoding'],
+          response.statusCode,
+          limit,
+          request,
+        )) as T;
       }
-      throw apiErrorFrom(request, response.statusCode, response.headers, text, this.#clock.now());
+      throw await this.#errorAnswer(request, response, signal);
     });
   }
 
@@ -162,16 +178,48 @@ export class RestTransport {
       if (response.statusCode >= 200 && response.statusCode < 300) {
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
-      const text = await raceSignal(response.body.text(), signal);
-      throw apiErrorFrom(request, response.statusCode, response.headers, text, this.#clock.now());
+      throw await this.#errorAnswer(request, response, signal);
     });
   }
 
-  /** Close the connections of this transport (only those of an Agent it created itself). */
+  /**
+   * Close the connections of this transport (only those of an Agent it created itself) and kill a
+   * running exec credential plugin.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#auth.close();
     await this.#agent.close();
+  }
+
+  /** The ApiError of a non-2xx answer; a body over {@link ERROR_BODY_BYTES} is not read. */
+  async #errorAnswer(
+    request: RestRequest,
+    response: Dispatcher.ResponseData,
+    signal: AbortSignal | undefined,
+  ): Promise<Error> {
+    const bytes = await raceSignal(
+      readBounded(response.body, ERROR_BODY_BYTES, request, 'truncate'),
+      signal,
+    );
+    const text = bytes === undefined ? '' : bytes.toString('utf8');
+    const error = apiErrorFrom(
+      request,
+      response.statusCode,
+      response.headers,
+      text,
+      this.#clock.now(),
+    );
+    // Go's TLS server answers a plain-HTTP request with this 400 (kube-apiserver included).
+    if (response.statusCode === 400 && text.startsWith(GO_HTTP_TO_HTTPS)) {
+      return new LassoError(
+        'LASSO_CONNECTION_FAILED',
+        `${request.method} ${request.path}: ${this.#origin} answers TLS: the config's server says http://, use https://`,
+        { cause: error },
+      );
+    }
+    return error;
   }
 
   async #send<R>(
@@ -199,8 +247,6 @@ export class RestTransport {
         hasBody: body !== undefined,
         impersonation: request.impersonation ?? this.config.impersonation,
       });
-      const credential = await this.#auth.authorize(headers);
-      if (credential !== undefined) this.#agent.use(credential);
       const timeout = timeoutMs > 0 ? timeoutSignal(this.#clock, timeoutMs) : undefined;
       // Without a timeout the caller's signal goes to undici as is: a stream's body must keep
       // listening to it after this call returned (a disposed combination would not).
@@ -211,6 +257,18 @@ export class RestTransport {
       // Set once the headers arrived: from then on a LassoError is the answer (an ApiError, or a
       // timeout while reading the body), anything else a connection that broke mid-body.
       let response: Dispatcher.ResponseData | undefined;
+      let credential: ExecCredential | undefined;
+      try {
+        // The request's timeout and signal cover waiting for an exec plugin (which has its own
+        // timeout and goes on for the next request when this one gives up).
+        credential = await raceSignal(this.#auth.authorize(headers), combined.signal);
+        if (credential !== undefined) this.#agent.use(credential);
+      } catch (error) {
+        timeout?.clear();
+        combined.dispose();
+        if (combined.signal?.aborted) throw requestFailure(request, error, combined.signal);
+        throw error;
+      }
       try {
         const started = this.#clock.monotonic();
         try {
@@ -262,7 +320,21 @@ export class RestTransport {
         // A failure before the headers, or a body cut mid-read (undici's raw SocketError): a
         // connection failure. requestJson reads the whole body before returning, so nothing
         // reached the caller yet and a GET can be sent again.
-        const thrown = requestFailure(request, error, combined.signal);
+        let thrown = requestFailure(request, error, combined.signal);
+        if (
+          response === undefined &&
+          this.#plainHttp &&
+          !combined.signal?.aborted &&
+          isConnectionLoss(error) &&
+          (await this.#speaksTls(userSignal))
+        ) {
+          thrown = new LassoError(
+            'LASSO_CONNECTION_FAILED',
+            `${request.method} ${request.path}: ${this.#origin} answers TLS: the config's server says http://, use https://`,
+            { cause: error },
+          );
+          throw thrown;
+        }
         if (
           retryConnectionLoss &&
           !combined.signal?.aborted &&
@@ -276,6 +348,17 @@ export class RestTransport {
         combined.dispose();
       }
     }
+  }
+
+  /**
+   * Whether the server of an http:// config answers TLS (probed after a connection lost before any
+   * answer; a server found to speak plain HTTP is not probed again).
+   */
+  async #speaksTls(signal: AbortSignal | undefined): Promise<boolean> {
+    if (this.#plainHttpConfirmed) return false;
+    const tls = await speaksTls(this.#origin, signal);
+    if (!tls && !signal?.aborted) this.#plainHttpConfirmed = true;
+    return tls;
   }
 
   /**

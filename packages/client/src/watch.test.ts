@@ -159,10 +159,24 @@ describe('decodeWatchTail', () => {
   it.for([
     { name: 'no tail', tail: undefined },
     { name: 'only whitespace', tail: ' \r' },
-    { name: 'an event cut inside its JSON', tail: '{"type":"ADDED","object":{"metadata":{"na' },
-    { name: 'an event cut before its object', tail: '{"type":"MODIFIED",' },
   ])('returns undefined for $name (the watch just ends)', ({ tail }) => {
     expect(decodeWatchTail(tail)).toBeUndefined();
+  });
+
+  it.for([
+    { name: 'an event cut inside its JSON', tail: '{"type":"ADDED","object":{"metadata":{"na' },
+    { name: 'an event cut before its object', tail: '{"type":"MODIFIED",' },
+  ])('throws LASSO_WATCH_TRUNCATED for $name, naming the request and size', ({ tail }) => {
+    let thrown: unknown;
+    try {
+      decodeWatchTail(tail, 'watch configmaps');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isLassoError(thrown, 'LASSO_WATCH_TRUNCATED')).toBe(true);
+    expect((thrown as Error).message).toBe(
+      `watch configmaps: the stream ended inside an event (${tail.length} bytes after the last newline, not a whole event)`,
+    );
   });
 
   it('decodes a whole event that lacks only its newline', () => {

@@ -9,18 +9,38 @@ const EVENT_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const BYTE_ORDER_MARK = 0xfeff;
+const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Splits a byte stream into lines. The split is on the newline byte, which never occurs inside a multi-byte
  * UTF-8 character, so only whole lines are decoded and a character cut between chunks is decoded whole; a
  * line spread over many chunks is joined once when its newline arrives (no re-scanning of the part already
  * seen). Decoding matches a non-fatal `TextDecoder`: invalid bytes become U+FFFD, a leading BOM is dropped.
+ *
+ * A line longer than `maxLineBytes` (default 16 MiB, client-go's watch decoder limit) throws a
+ * `LASSO_RESPONSE_TOO_LARGE` LassoError as soon as its bytes pass the limit, finished or not, and
+ * what was kept of it is dropped.
+ *
+ * @example
+ * ```ts
+ * const decoder = new LineDecoder({ maxLineBytes: 1 << 20 });
+ * for await (const chunk of body) for (const line of decoder.push(chunk)) console.log(decodeWatchEvent(line).type);
+ * ```
  */
 export class LineDecoder {
+  readonly #maxLineBytes: number;
   // Bytes of the unfinished line, copied: a producer may reuse a chunk's memory once it is handed over.
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #atStart = true;
+
+  constructor(options: { maxLineBytes?: number | undefined } = {}) {
+    const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    if (!(Number.isSafeInteger(max) && max >= 1)) {
+      throw new RangeError(`LineDecoder: maxLineBytes must be an integer >= 1, got ${String(max)}`);
+    }
+    this.#maxLineBytes = max;
+  }
 
   /** Feed one chunk; returns the lines it completed (without their `\n`, `\r\n` tolerated). */
   push(chunk: Uint8Array): string[] {
@@ -30,6 +50,7 @@ export class LineDecoder {
     const lines: string[] = [];
     let start = 0;
     for (let index = bytes.indexOf(NEWLINE); index !== -1; index = bytes.indexOf(NEWLINE, start)) {
+      this.#check(this.#pendingBytes + index - start);
       let line: Buffer = bytes;
       let lineStart = start;
       let lineEnd = index;
@@ -46,6 +67,7 @@ export class LineDecoder {
       start = index + 1;
     }
     if (start < bytes.length) {
+      this.#check(this.#pendingBytes + bytes.length - start);
       this.#pending.push(Buffer.from(bytes.subarray(start)));
       this.#pendingBytes += bytes.length - start;
     }
@@ -59,6 +81,17 @@ export class LineDecoder {
     this.#pending = [];
     this.#pendingBytes = 0;
     return this.#decode(line, 0, line.length);
+  }
+
+  /** Throws (and drops the unfinished line) when a line of `bytes` bytes is over the limit. */
+  #check(bytes: number): void {
+    if (bytes <= this.#maxLineBytes) return;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    throw new LassoError(
+      'LASSO_RESPONSE_TOO_LARGE',
+      `a line passed maxLineBytes (${this.#maxLineBytes} bytes)`,
+    );
   }
 
   #decode(bytes: Buffer, start: number, end: number): string {
@@ -92,20 +125,25 @@ export function decodeWatchEvent<T extends KubeObjectLike = KubeObject>(
 
 /**
  * Decode what a watch body held after its last newline when it ended (`LineDecoder.end()`); `undefined` when
- * there is no event to yield. The API server ends every event with a newline, so text that is not whole JSON
- * there is an event cut short by the connection closing cleanly mid-write (a proxy, a server going away): it
- * is dropped, and the watch ends as a closed watch, resumed from the last resourceVersion as client-go treats
- * an unexpected EOF, instead of a decode error that forces a relist. Whole JSON is decoded like any line.
+ * there is nothing (or only whitespace). The API server ends every event with a newline, so text that is not
+ * whole JSON there is an event cut short by the connection closing cleanly mid-write (a proxy, a server going
+ * away): it throws `LASSO_WATCH_TRUNCATED` naming `request` and the size of the cut part, so a watcher resumes
+ * from the last resourceVersion it saw (client-go's unexpected EOF) and counts it, instead of taking the end
+ * for a clean one. Whole JSON is decoded like any line.
  */
 export function decodeWatchTail<T extends KubeObjectLike = KubeObject>(
   tail: string | undefined,
+  request = 'watch',
 ): WatchEvent<T> | undefined {
   if (tail === undefined || tail.trim() === '') return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(tail);
   } catch {
-    return undefined;
+    throw new LassoError(
+      'LASSO_WATCH_TRUNCATED',
+      `${request}: the stream ended inside an event (${Buffer.byteLength(tail)} bytes after the last newline, not a whole event)`,
+    );
   }
   return toWatchEvent<T>(parsed);
 }

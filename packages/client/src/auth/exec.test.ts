@@ -114,7 +114,7 @@ describe('ExecCredentialProvider', () => {
     const error = await provider.credential().catch((e: unknown) => e);
     expect(isLassoError(error, 'LASSO_EXEC_PLUGIN_FAILED')).toBe(true);
     expect((error as Error).message).toBe(
-      `test: users[u].user.exec: exec plugin "${process.execPath}" exited with code 3: token service said no`,
+      `test: users[u].user.exec: exec plugin "${process.execPath}" exited with code 3; stderr (last lines, secrets masked): token service said no`,
     );
   });
 

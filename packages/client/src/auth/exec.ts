@@ -4,6 +4,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { type Clock, errorMessage, LassoError, systemClock } from '@lasso/core';
 import type { ExecConfig } from '../config/rest-config.ts';
 import { tlsMaterialProblem } from '../config/tls-material.ts';
+import { maskSecrets } from './mask-secrets.ts';
 
 /** What an exec plugin returned: a bearer token or a client certificate, with its expiry. */
 export interface ExecCredential {
@@ -29,12 +30,44 @@ const API_VERSIONS = new Set([
   'client.authentication.k8s.io/v1',
   'client.authentication.k8s.io/v1beta1',
 ]);
+/** The last this many bytes of a plugin's stderr are kept (a tail of them reported, masked). */
 const STDERR_LIMIT = 4096;
+/** A plugin printing more than this on stdout is killed: a credential is a few KiB. */
+const STDOUT_LIMIT = 1024 * 1024;
+/** At most this many characters of a failing plugin's stderr tail appear in an error. */
+const STDERR_REPORTED_CHARS = 500;
+/** Default of `ExecConfig.timeoutMs`. */
+export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
+
+interface SpawnResult {
+  code: number | null;
+  /** How it ended: it exited (or failed to start), or it was killed for one reason. */
+  ended: 'exit' | 'timeout' | 'closed' | 'stdout';
+  stdout: string;
+  stderr: string;
+  spawnError?: Error;
+}
 
 /**
  * Runs an exec credential plugin and caches its credential until `expirationTimestamp`. One spawn
  * at a time: concurrent callers share the running plugin. {@link ExecCredentialProvider.invalidate}
  * (called by the transport on a 401) forces the next call to run the plugin again.
+ *
+ * A plugin that has not exited after `exec.timeoutMs` (default 60 s, on the injected clock; 0 for
+ * none) is killed with SIGKILL, and so is a running one on {@link ExecCredentialProvider.close}
+ * (called by `RestTransport.close()`). A failure reports the exit code and only the last lines of
+ * stderr, with anything that looks like a token, key or password masked (and every `exec.env`
+ * value); stdout is never quoted.
+ *
+ * @example
+ * ```ts
+ * const provider = new ExecCredentialProvider(
+ *   { apiVersion: 'client.authentication.k8s.io/v1', command: 'aws', args: ['eks', 'get-token'], timeoutMs: 30_000 },
+ *   { clock },
+ * );
+ * const { token } = await provider.credential();
+ * provider.close();
+ * ```
  */
 export class ExecCredentialProvider {
   readonly #exec: ExecConfig;
@@ -43,6 +76,10 @@ export class ExecCredentialProvider {
   #cached: ExecCredential | undefined;
   #running: Promise<ExecCredential> | undefined;
   #runs = 0;
+  readonly #timeoutMs: number;
+  /** Kills of the running plugin (at most one), for close(). */
+  readonly #kill = new Set<(ended: 'closed') => void>();
+  #closed = false;
 
   constructor(
     exec: ExecConfig,
@@ -57,9 +94,26 @@ export class ExecCredentialProvider {
         `${exec.source ?? 'exec'}.apiVersion: unsupported exec plugin apiVersion "${exec.apiVersion}" (want client.authentication.k8s.io/v1 or v1beta1)`,
       );
     }
+    const timeoutMs = exec.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+    if (!(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+      throw new RangeError(
+        `ExecCredentialProvider: exec.timeoutMs must be a finite number >= 0, got ${String(timeoutMs)}`,
+      );
+    }
     this.#exec = exec;
+    this.#timeoutMs = timeoutMs;
     this.#clock = options.clock ?? systemClock;
     this.#cluster = options.cluster;
+  }
+
+  /**
+   * Kill a running plugin (its callers reject with `LASSO_EXEC_PLUGIN_FAILED`) and refuse to run
+   * it again: the transport is closing. The cached credential is dropped.
+   */
+  close(): void {
+    this.#closed = true;
+    this.#cached = undefined;
+    for (const kill of [...this.#kill]) kill('closed');
   }
 
   /** How many times the plugin has been spawned (for metrics and tests). */
@@ -103,6 +157,12 @@ export class ExecCredentialProvider {
         `${where}.interactiveMode: exec plugin "${exec.command}" needs a terminal (Always), but plugins run without stdin here; use Never or IfAvailable`,
       );
     }
+    if (this.#closed) {
+      throw new LassoError(
+        'LASSO_EXEC_PLUGIN_FAILED',
+        `${where}: exec plugin "${exec.command}" not run: the transport was closed`,
+      );
+    }
     this.#runs++;
     const command =
       exec.workingDirectory !== undefined && !isAbsolute(exec.command) && exec.command.includes('/')
@@ -121,32 +181,15 @@ export class ExecCredentialProvider {
     const env: NodeJS.ProcessEnv = { ...process.env, KUBERNETES_EXEC_INFO: JSON.stringify(info) };
     for (const { name, value } of exec.env ?? []) env[name] = value;
 
-    const { code, stdout, stderr, spawnError } = await new Promise<{
-      code: number | null;
-      stdout: string;
-      stderr: string;
-      spawnError?: Error;
-    }>((done) => {
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let errBytes = 0;
-      // The plugin runs in the process's directory, as under kubectl: only a relative command
-      // path resolves against the kubeconfig's directory.
-      const child = spawn(command, exec.args ?? [], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-      child.stderr.on('data', (chunk: Buffer) => {
-        if (errBytes < STDERR_LIMIT) err.push(chunk);
-        errBytes += chunk.length;
-      });
-      child.on('error', (error) => done({ code: null, stdout: '', stderr: '', spawnError: error }));
-      child.on('close', (exitCode) =>
-        done({
-          code: exitCode,
-          stdout: Buffer.concat(out).toString('utf8'),
-          stderr: Buffer.concat(err).toString('utf8').slice(0, STDERR_LIMIT).trim(),
-        }),
-      );
-    });
+    const result = await this.#spawn(command, exec.args ?? [], env);
+    const { code, stdout, spawnError } = result;
+    const stderr = stderrTail(
+      maskSecrets(
+        result.stderr,
+        (exec.env ?? []).map((item) => item.value),
+      ),
+    );
+    const said = stderr ? `; stderr (last lines, secrets masked): ${stderr}` : '';
 
     if (spawnError !== undefined) {
       const hint = exec.installHint ? `\n${exec.installHint}` : '';
@@ -156,15 +199,82 @@ export class ExecCredentialProvider {
         { cause: spawnError },
       );
     }
+    if (result.ended === 'timeout') {
+      throw new LassoError(
+        'LASSO_EXEC_PLUGIN_FAILED',
+        `${where}: exec plugin "${exec.command}" did not finish within ${this.#timeoutMs} ms and was killed${said}`,
+      );
+    }
+    if (result.ended === 'closed') {
+      throw new LassoError(
+        'LASSO_EXEC_PLUGIN_FAILED',
+        `${where}: exec plugin "${exec.command}" was killed: the transport was closed`,
+      );
+    }
+    if (result.ended === 'stdout') {
+      throw new LassoError(
+        'LASSO_EXEC_PLUGIN_FAILED',
+        `${where}: exec plugin "${exec.command}" printed more than ${STDOUT_LIMIT} bytes and was killed`,
+      );
+    }
     if (code !== 0) {
       throw new LassoError(
         'LASSO_EXEC_PLUGIN_FAILED',
-        `${where}: exec plugin "${exec.command}" exited with code ${code}${stderr ? `: ${stderr}` : ''}`,
+        `${where}: exec plugin "${exec.command}" exited with code ${code}${said}`,
       );
     }
     const credential = parseExecCredential(stdout, exec.apiVersion, where);
     this.#cached = credential;
     return credential;
+  }
+
+  /**
+   * Run the plugin: stdin empty, stdout kept up to {@link STDOUT_LIMIT} bytes, the last
+   * {@link STDERR_LIMIT} bytes of stderr kept. Killed (SIGKILL) on timeout, on {@link close} and
+   * past the stdout limit; then it resolves at once, without waiting for the pipes to close (a
+   * grandchild may hold them).
+   */
+  #spawn(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<SpawnResult> {
+    return new Promise<SpawnResult>((done) => {
+      const out: Buffer[] = [];
+      let outBytes = 0;
+      let err = Buffer.alloc(0);
+      let settled = false;
+      let timer: { cancel(): void } | undefined;
+      // The plugin runs in the process's directory, as under kubectl: only a relative command
+      // path resolves against the kubeconfig's directory.
+      const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const finish = (result: Omit<SpawnResult, 'stdout' | 'stderr'>): void => {
+        if (settled) return;
+        settled = true;
+        timer?.cancel();
+        this.#kill.delete(kill);
+        done({
+          ...result,
+          stdout: result.ended === 'exit' ? Buffer.concat(out).toString('utf8') : '',
+          stderr: err.toString('utf8'),
+        });
+      };
+      const kill = (ended: 'timeout' | 'closed' | 'stdout'): void => {
+        child.kill('SIGKILL');
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish({ code: null, ended });
+      };
+      this.#kill.add(kill);
+      if (this.#timeoutMs > 0) timer = this.#clock.schedule(this.#timeoutMs, () => kill('timeout'));
+      child.stdout.on('data', (chunk: Buffer) => {
+        outBytes += chunk.length;
+        if (outBytes > STDOUT_LIMIT) kill('stdout');
+        else out.push(chunk);
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        err = Buffer.concat([err, chunk]);
+        if (err.length > STDERR_LIMIT) err = err.subarray(err.length - STDERR_LIMIT);
+      });
+      child.on('error', (error) => finish({ code: null, ended: 'exit', spawnError: error }));
+      child.on('close', (exitCode) => finish({ code: exitCode, ended: 'exit' }));
+    });
   }
 }
 
@@ -244,4 +354,13 @@ export function parseExecCredential(
     credential.expiresAt = at;
   }
   return credential;
+}
+
+/** The last {@link STDERR_REPORTED_CHARS} characters of `stderr`, from a line start when there is one. */
+function stderrTail(stderr: string): string {
+  const text = stderr.trim();
+  if (text.length <= STDERR_REPORTED_CHARS) return text;
+  const tail = text.slice(-STDERR_REPORTED_CHARS);
+  const newline = tail.indexOf('\n');
+  return `…${newline !== -1 && newline < tail.length - 1 ? tail.slice(newline + 1) : tail}`;
 }

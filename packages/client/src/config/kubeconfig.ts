@@ -124,6 +124,19 @@ function parseKubeConfigYaml(text: string, source: string): Record<string, unkno
   if (typeof document !== 'object' || Array.isArray(document)) {
     throw invalid(`${source}: a kubeconfig must be a YAML mapping`);
   }
+  // client-go decodes a kubeconfig as kind Config of apiVersion v1 (absent fields default to them)
+  // and refuses any other: a Pod manifest or a v2 file is not a kubeconfig read with fields missing.
+  const { apiVersion, kind } = document as { apiVersion?: unknown; kind?: unknown };
+  if (apiVersion !== undefined && apiVersion !== null && apiVersion !== '' && apiVersion !== 'v1') {
+    throw invalid(
+      `${source}: apiVersion: a kubeconfig has apiVersion v1, got ${JSON.stringify(String(apiVersion).slice(0, 60))}`,
+    );
+  }
+  if (kind !== undefined && kind !== null && kind !== '' && kind !== 'Config') {
+    throw invalid(
+      `${source}: kind: a kubeconfig has kind Config, got ${JSON.stringify(String(kind).slice(0, 60))}`,
+    );
+  }
   return document as Record<string, unknown>;
 }
 

@@ -40,6 +40,12 @@ export interface ExecConfig {
    */
   interactiveMode?: 'Never' | 'IfAvailable' | 'Always' | undefined;
   /**
+   * Kill the plugin (SIGKILL) when it has not exited after this long, on the config's clock, and
+   * fail the credential with `LASSO_EXEC_PLUGIN_FAILED` (default 60 000 ms; 0: no limit, as in
+   * client-go). A browser login (kubelogin) may need more.
+   */
+  timeoutMs?: number | undefined;
+  /**
    * Directory a relative command path (one with a `/`, as `./bin/plugin`) resolves against: the
    * kubeconfig's directory. The plugin itself runs in the process's working directory (as kubectl).
    */
@@ -87,6 +93,18 @@ export interface RestConfig {
   userAgent?: string | undefined;
   /** Per-request timeout of everything but watches (default 30 000 ms; 0 disables). */
   timeoutMs?: number | undefined;
+  /**
+   * The largest response body read, in bytes (default 512 MiB: about V8's longest string; objects
+   * are at most 1.5 MiB in etcd, but a list of all of them is not). Past it the request fails with
+   * `LASSO_RESPONSE_TOO_LARGE` and its connection is closed. Watches are bounded per event instead.
+   */
+  maxResponseBytes?: number | undefined;
+  /**
+   * The largest watch event (one line of the stream), in bytes (default 16 MiB, as client-go's
+   * watch decoder). Past it the watch fails with `LASSO_RESPONSE_TOO_LARGE` and its connection is
+   * closed.
+   */
+  maxWatchEventBytes?: number | undefined;
   /** Client-side token-bucket limit in requests/s; off when absent or 0. */
   qps?: number | undefined;
   /** Bucket size of the client-side limit (default `ceil(qps)`, at least 1). */
@@ -112,6 +130,13 @@ export interface RestConfig {
 }
 
 const REDACTED = '<redacted>';
+
+/** @internal Throws a RangeError naming `where` unless `value` is undefined or an integer >= 1. */
+export function checkByteLimit(value: unknown, where: string): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 1)) {
+    throw new RangeError(`${where} must be an integer number of bytes >= 1, got ${String(value)}`);
+  }
+}
 
 /**
  * `server` with a scheme, as client-go's `DefaultServerURL` gives it: a `host:port` or a bare host
@@ -276,6 +301,9 @@ export function createRestConfig(init: RestConfig): RestConfig {
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
       throw new RangeError(`createRestConfig: ${key} must be a finite number >= 0, got ${value}`);
     }
+  }
+  for (const key of ['maxResponseBytes', 'maxWatchEventBytes'] as const) {
+    checkByteLimit(init[key], `createRestConfig: ${key}`);
   }
   if (init.proxyUrl !== undefined) {
     let proxy: URL;

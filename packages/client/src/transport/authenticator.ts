@@ -70,6 +70,11 @@ export class Authenticator {
     return undefined;
   }
 
+  /** Kill a running exec plugin (the transport is closing). */
+  close(): void {
+    this.#exec?.close();
+  }
+
   /**
    * After a 401: re-read the token file and drop `rejected` (the exec credential the refused
    * request carried; a newer one fetched meanwhile is kept).

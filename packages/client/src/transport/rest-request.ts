@@ -22,6 +22,8 @@ export interface RestRequest {
   userAgent?: string | undefined;
   /** Replaces the impersonation of the config. */
   impersonation?: Impersonation | undefined;
+  /** Replaces the config's `maxResponseBytes` for this request ({@link RestTransport.requestJson}). */
+  maxResponseBytes?: number | undefined;
 }
 
 /** A streaming response (watch): status 2xx, the body still to be read. */
