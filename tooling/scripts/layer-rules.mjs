@@ -5,17 +5,23 @@ import { builtinModules } from 'node:module';
 import { join, relative } from 'node:path';
 
 // Lower number = lower layer. A package may import only packages with a strictly lower rank.
-// envtest stands beside the stack on purpose: it must not share @lasso/client's bugs.
+// apiserver and envtest stand beside the stack on purpose: they must not share @lasso/client's or
+// @lasso/workqueue's bugs (envtest sits on apiserver, and the client's tests sit on envtest).
 const layers = {
   '@lasso/core': 0,
   '@lasso/workqueue': 1,
-  '@lasso/envtest': 1,
-  '@lasso/client': 2,
-  '@lasso/cache': 3,
-  '@lasso/controller': 4,
-  '@lasso/factory': 5,
+  '@lasso/apiserver': 1,
+  '@lasso/envtest': 2,
+  '@lasso/client': 3,
+  '@lasso/cache': 4,
+  '@lasso/sqlcache': 5,
+  '@lasso/controller': 5,
+  '@lasso/factory': 6,
 };
-const forbidden = { '@lasso/envtest': ['@lasso/client', '@lasso/workqueue'] };
+const forbidden = {
+  '@lasso/apiserver': ['@lasso/client', '@lasso/workqueue', '@lasso/envtest'],
+  '@lasso/envtest': ['@lasso/client', '@lasso/workqueue'],
+};
 
 const builtins = new Set(builtinModules);
 const importPattern =

@@ -4,15 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { type LocalApiServer, startLocalApiServer } from '@lasso/apiserver';
 import { type Clock, errorMessage, LassoError, type Logger, sleep, systemClock } from '@lasso/core';
 import { stringify as stringifyYaml } from 'yaml';
 import { loadCrdFiles } from './crd-loader.ts';
 import { connectExistingCluster } from './existing-cluster.ts';
+import { sendRequest } from './http-client.ts';
 import { startKubebuilderControlPlane } from './kubebuilder.ts';
 import { atProcessExit, makePrivateTempDir, sweepStaleTempDirs } from './process-cleanup.ts';
-
-import { sendRequest } from './server/http-client.ts';
-import { type LocalApiServer, startLocalApiServer } from './server/server.ts';
 
 /** Options of {@link startEnvironment}. */
 export interface EnvironmentOptions {

@@ -1,11 +1,11 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
 import { isLassoError } from '@lasso/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { connectExistingCluster } from './existing-cluster.ts';
-import { createCertificateAuthority, createSignedCertificate } from './pki.ts';
 
 const ca = createCertificateAuthority();
 const client = createSignedCertificate(ca, {

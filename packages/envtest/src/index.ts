@@ -3,6 +3,17 @@
 // Declares envtest's error codes into @lasso/core's LassoErrorCodes (types only; nothing runs).
 import './errors.ts';
 
+// The built-in server lives in @lasso/apiserver; re-exported so existing imports keep working.
+export {
+  type FailureFault,
+  type FaultInjector,
+  type LocalApiServer,
+  type LocalApiServerCredentials,
+  type LocalApiServerOptions,
+  type RequestMatch,
+  type RunningLocalApiServer,
+  startLocalApiServer,
+} from '@lasso/apiserver';
 export { loadCrdFiles, parseCrdYaml } from './crd-loader.ts';
 export {
   type Credentials,
@@ -10,11 +21,3 @@ export {
   type EnvironmentOptions,
   startEnvironment,
 } from './environment.ts';
-export type { FailureFault, FaultInjector, RequestMatch } from './server/faults.ts';
-export {
-  type LocalApiServer,
-  type LocalApiServerCredentials,
-  type LocalApiServerOptions,
-  type RunningLocalApiServer,
-  startLocalApiServer,
-} from './server/server.ts';

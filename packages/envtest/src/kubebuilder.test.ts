@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
 import { isLassoError, TimeoutError, type TimerHandle } from '@lasso/core';
 import { FakeClock } from '@lasso/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -23,7 +24,6 @@ import {
   waitForHealthy,
   waitForSystemNamespaces,
 } from './kubebuilder.ts';
-import { createCertificateAuthority, createSignedCertificate } from './pki.ts';
 
 /** A FakeClock that can be awaited until a timer of a given delay is scheduled (no polling). */
 class SignallingClock extends FakeClock {

@@ -10,6 +10,11 @@ import https from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
+  type CertificatePair,
+  createCertificateAuthority,
+  createSignedCertificate,
+} from '@lasso/apiserver';
+import {
   abortReason,
   anySignal,
   type Clock,
@@ -23,13 +28,8 @@ import {
   timeoutSignal,
 } from '@lasso/core';
 import type { Credentials } from './environment.ts';
-import {
-  type CertificatePair,
-  createCertificateAuthority,
-  createSignedCertificate,
-} from './pki.ts';
+import { sendRequest } from './http-client.ts';
 import { atProcessExit, makePrivateTempDir, sweepStaleTempDirs } from './process-cleanup.ts';
-import { sendRequest } from './server/http-client.ts';
 
 /** Options of {@link startKubebuilderControlPlane}. */
 export interface KubebuilderOptions {

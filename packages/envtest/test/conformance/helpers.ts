@@ -1,8 +1,8 @@
 // Plain node:http(s) helpers for the conformance suite: no @lasso/client, so the suite checks the wire.
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { newestReleasedMinor } from '../../../apiserver/src/discovery.ts';
 import type { Environment } from '../../src/index.ts';
-import { newestReleasedMinor } from '../../src/server/discovery.ts';
 
 /**
  * The newest released kube-apiserver minor version: the release the built-in server answers as (1.37

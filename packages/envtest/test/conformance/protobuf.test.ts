@@ -3,17 +3,17 @@
 // malformed bodies, other kinds and custom resources are refused with kube-apiserver's Status.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
 import {
   encodeEnvelope,
   encodeMessage,
   encodeProtobufObject,
-} from '../../src/server/protobuf/encode-protobuf-object.ts';
-import { typeDefinitionFor } from '../../src/server/types/index.ts';
+} from '../../../apiserver/src/protobuf/encode-protobuf-object.ts';
+import { typeDefinitionFor } from '../../../apiserver/src/types/index.ts';
+import { type Environment, startEnvironment } from '../../src/index.ts';
 import { call, crd, eventually, skipBefore, unique } from './helpers.ts';
 
 const protobuf = 'application/vnd.kubernetes.protobuf';
-const fixtures = new URL('../../src/server/protobuf/__fixtures__/', import.meta.url);
+const fixtures = new URL('../../../apiserver/src/protobuf/__fixtures__/', import.meta.url);
 
 let env: Environment;
 let ns: string;

@@ -1,7 +1,8 @@
 // kubectl create (every generator a user reaches for) and kubectl run: kubectl 1.32 sends these bodies
 // as protobuf, then reads each object back as JSON.
+
+import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCertificateAuthority, createSignedCertificate } from '../../src/pki.ts';
 import { call, skipBefore } from '../conformance/helpers.ts';
 import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 

@@ -1,7 +1,6 @@
 import { FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, watch } from '../../test/conformance/helpers.ts';
-import type { Environment } from '../index.ts';
+import { call, watch } from '../test/wire.ts';
 import { type RunningLocalApiServer, startLocalApiServer } from './server.ts';
 
 const servers: RunningLocalApiServer[] = [];
@@ -9,8 +8,7 @@ const servers: RunningLocalApiServer[] = [];
 async function start(clock: FakeClock, bookmarkIntervalMs = 1_000) {
   const server = await startLocalApiServer({ clock, insecureHttp: true, bookmarkIntervalMs });
   servers.push(server);
-  // The wire helpers only need the credentials of an environment.
-  return { server, env: { credentials: server.credentials } as Environment };
+  return { server, env: server };
 }
 
 afterEach(async () => {

@@ -12,7 +12,6 @@ import {
   systemClock,
   type TimerHandle,
 } from '@lasso/core';
-import { createCertificateAuthority, createSignedCertificate } from '../pki.ts';
 import { ApiCore, type WatchPlan } from './api.ts';
 import {
   anonymousUser,
@@ -23,6 +22,7 @@ import {
   type UserInfo,
 } from './auth.ts';
 import { type FaultInjector, FaultState, type RequestFacts } from './faults.ts';
+import { createCertificateAuthority, createSignedCertificate } from './pki.ts';
 import { authorizationAttributes } from './rbac/attributes.ts';
 import { Authorizer } from './rbac/authorizer.ts';
 import { bootstrapRbac } from './rbac/bootstrap.ts';

@@ -1,0 +1,126 @@
+// The fault API of the built-in server, on the wire.
+import * as net from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningLocalApiServer, startLocalApiServer } from '../src/index.ts';
+import { call, configMap, watch } from './wire.ts';
+
+let server: RunningLocalApiServer;
+const cms = '/api/v1/namespaces/default/configmaps';
+
+beforeAll(async () => {
+  server = await startLocalApiServer();
+});
+
+beforeEach(() => {
+  server.faults.reset();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+function connectRefused(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+describe('FaultInjector', () => {
+  it('fails the next N matching requests with a Status and Retry-After', async () => {
+    server.faults.failNext(2, {
+      method: 'GET',
+      path: cms,
+      status: 429,
+      retryAfterSeconds: 3,
+    });
+    const other = await call(server, 'GET', '/version');
+    expect(other.status).toBe(200);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const reply = await call(server, 'GET', cms);
+      expect(reply.status).toBe(429);
+      expect(reply.headers['retry-after']).toBe('3');
+      expect(reply.body).toMatchObject({
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'TooManyRequests',
+        code: 429,
+        details: { retryAfterSeconds: 3 },
+      });
+    }
+    expect((await call(server, 'GET', cms)).status).toBe(200);
+  });
+
+  it('uses the given reason and message and matches paths by RegExp', async () => {
+    server.faults.failNext(1, {
+      path: /\/configmaps$/,
+      status: 503,
+      reason: 'ServiceUnavailable',
+      message: 'try later',
+    });
+    const reply = await call(server, 'GET', cms);
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatchObject({ reason: 'ServiceUnavailable', message: 'try later' });
+  });
+
+  it('matches only watch requests when asked to', async () => {
+    server.faults.failNext(1, { watch: true, status: 500 });
+    expect((await call(server, 'GET', cms)).status).toBe(200);
+    const stream = await watch(server, `${cms}?watch=1`);
+    expect(stream.status).toBe(500);
+    stream.close();
+  });
+
+  // The delay itself is measured on a FakeClock in src/server/server.test.ts.
+  it('lets requests through again once the latency is removed', async () => {
+    // A latency far beyond the test timeout: removing it must let the request through.
+    server.faults.setLatency(600_000, { path: cms });
+    server.faults.setLatency(0, { path: cms });
+    expect((await call(server, 'GET', cms)).status).toBe(200);
+  });
+
+  it('cuts the next response after the given number of body bytes', async () => {
+    await call(server, 'POST', cms, { body: configMap('cut-me', { a: 'x'.repeat(200) }) });
+    server.faults.cutNext(1, { path: `${cms}/cut-me`, afterBytes: 10 });
+    await expect(call(server, 'GET', `${cms}/cut-me`)).rejects.toThrow();
+    expect((await call(server, 'GET', `${cms}/cut-me`)).status).toBe(200);
+  });
+
+  it('cuts a watch stream mid-event', async () => {
+    server.faults.cutNext(1, { watch: true, afterBytes: 5 });
+    const stream = await watch(server, `${cms}?watch=1&resourceVersion=0`);
+    expect(await stream.ended).toBe(false);
+  });
+
+  it('restarts on the same port with the same state, refusing connections while down', async () => {
+    await call(server, 'POST', cms, { body: configMap('survives-restart') });
+    const rv = server.currentResourceVersion();
+    const stream = await watch(server, `${cms}?watch=1`);
+    const restarting = server.faults.restart({ downMs: 200 });
+    expect(await stream.ended).toBe(false);
+    expect(await connectRefused(server.url)).toBe(true);
+    await restarting;
+    const reply = await call(server, 'GET', `${cms}/survives-restart`);
+    expect(reply.status).toBe(200);
+    expect(server.currentResourceVersion()).toBe(rv);
+  });
+
+  it('removes pending faults on reset()', async () => {
+    server.faults.failNext(5, { status: 500 });
+    server.faults.setLatency(1_000);
+    server.faults.reset();
+    expect((await call(server, 'GET', cms)).status).toBe(200);
+  });
+
+  it('rejects bad arguments with RangeError', () => {
+    expect(() => server.faults.failNext(-1, { status: 500 })).toThrow(RangeError);
+    expect(() => server.faults.failNext(1, { status: 42 })).toThrow(RangeError);
+    expect(() => server.faults.setLatency(-5)).toThrow(RangeError);
+    expect(() => server.faults.cutNext(1, { afterBytes: -1 })).toThrow(RangeError);
+  });
+});
