@@ -1,5 +1,6 @@
 // Public API of @lasso/controller: lasso's controllers, shared controllers and handlers, leader election and
 // the helpers an operator author expects.
+export { type ApplyClient, type ApplyObjectOptions, applyObject } from './apply.ts';
 export {
   type Controller,
   type ControllerOptions,
@@ -7,6 +8,15 @@ export {
   type Handler,
   type StartCacheFunc,
 } from './controller.ts';
+export {
+  type CreateOrUpdateClient,
+  type CreateOrUpdateLister,
+  type CreateOrUpdateOperation,
+  type CreateOrUpdateOptions,
+  type CreateOrUpdateResult,
+  createOrUpdate,
+  type MutateFunc,
+} from './create-or-update.ts';
 export {
   ErrIgnore,
   HandlerError,
