@@ -131,7 +131,9 @@ describe('createOrUpdate', () => {
     const done = createOrUpdate(
       client,
       key,
-      (cm) => void (cm.data = { ...cm.data, color: 'blue' }),
+      (cm) => {
+        cm.data = { ...cm.data, color: 'blue' };
+      },
       {
         lister: () => cached,
         clock,
