@@ -318,8 +318,8 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       this.#closing.abort(new LassoError('LASSO_ABORTED', `controller ${this.name} closed`));
       this.#registration.remove();
       const run = this.#run;
-      if (run !== undefined) this.#beginStop(run);
-      // Wakes every waiting get (parked ones included) and drops the delayed keys with their timer.
+      if (run !== undefined) this.#beginStop(run, this.#closing.signal.reason);
+      // Drops the delayed keys with their timer; a later enqueue is a no-op.
       this.#queue.shutDown();
       await run?.result;
       await this.#informerRun;
@@ -362,7 +362,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       throw new CacheNotSyncedError([this.#informer.name], { cause: signal.reason });
     if (this.#closed !== undefined) throw this.#closedError();
     const stop = new AbortController();
-    const onAbort = (): void => this.#beginStop(run);
+    const onAbort = (): void => this.#beginStop(run, signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     let finish: () => void = () => {};
     let settle: (result: Promise<StopResult>) => void = () => {};
@@ -403,12 +403,13 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     );
   }
 
-  // Abort the run's in-flight reconciles and stop its workers (each returns after the key it holds).
-  #beginStop(run: Run): void {
+  // Abort the run's in-flight reconciles with `reason` (the start signal's: a LeadershipLostError reaches the
+  // handlers as it is) and stop its workers: idle ones at once, busy ones after the key they hold.
+  #beginStop(run: Run, reason: unknown): void {
     run.unlink();
-    if (!run.stop.signal.aborted) {
-      run.stop.abort(new LassoError('LASSO_ABORTED', `controller ${this.name} stopping`));
-    }
+    if (run.stop.signal.aborted) return;
+    run.stop.abort(reason);
+    this.#taker.wake();
   }
 
   // Called once the shutdown bound passed: names (and logs) every reconcile of `run` still running.
@@ -456,13 +457,9 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   async #worker(run: Run): Promise<void> {
     const signal = run.stop.signal;
     for (;;) {
+      // Undefined once the run stopped (a key handed out meanwhile went back into the queue) or at close.
       const key = await this.#taker.take(signal);
       if (key === undefined) return;
-      if (signal.aborted) {
-        // Handed out as the run stopped: not processed here, so it goes back for the next start.
-        this.#taker.giveBack(key);
-        return;
-      }
       run.inFlight.set(key, this.#clock.monotonic());
       try {
         await this.#process(run, key);

@@ -1,72 +1,59 @@
 // QueueTaker: lets a controller's workers stop waiting on its one long-lived queue without shutting it down.
-// A workqueue `get()` cannot be withdrawn, so a worker that stops leaves its pending get behind; the next worker
-// adopts it, and a key it hands out while no worker holds it goes straight back into the queue.
+// A workqueue `get()` cannot be withdrawn, so a stop wakes each waiting worker with a wake-up item of its own
+// (never handed to a handler); the queue then holds no waiting get while the controller is stopped, and keys
+// added meanwhile stay queued in order for the next start.
 import type { WorkQueue } from '@lasso/workqueue';
 
-interface PendingGet {
-  /** The worker waiting on this get; undefined while it is parked (nobody waits). */
-  owner: ((key: string | undefined) => void) | undefined;
-}
-
-/** Takes keys from `queue` for workers that may stop waiting at any moment. */
+/** Takes keys from `queue` for workers that stop when their signal aborts. */
 export class QueueTaker {
   readonly #queue: WorkQueue<string>;
-  // Gets left behind by stopped workers, in the order they were parked. At most one per worker that ever ran
-  // at the same time: a worker adopts a parked get before it asks the queue for a new one.
-  readonly #parked: PendingGet[] = [];
+  // Gets in progress: the workers a stop must wake.
+  #waiting = 0;
+  // Wake-up items in the queue. NUL never appears in a Kubernetes key, and membership (not the prefix) decides.
+  readonly #wakeUps = new Set<string>();
+  #nextWakeUp = 0;
 
   constructor(queue: WorkQueue<string>) {
     this.#queue = queue;
   }
 
   /**
-   * The next key, or undefined when `signal` aborts first or the queue shut down. A key returned was handed
-   * out by the queue: the caller must `done` it (or {@link QueueTaker.giveBack} it).
+   * The next key, or undefined once `signal` has aborted (call {@link QueueTaker.wake} when it does) or the queue
+   * shut down. A key returned was handed out by the queue: the caller must `done` it.
    */
-  take(signal: AbortSignal): Promise<string | undefined> {
-    if (signal.aborted) return Promise.resolve(undefined);
-    const pending = this.#parked.shift() ?? this.#get();
-    return new Promise<string | undefined>((resolve) => {
-      const onAbort = (): void => {
-        pending.owner = undefined;
-        this.#parked.push(pending);
-        resolve(undefined);
-      };
-      pending.owner = (key) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(key);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  /** Put a key that was handed out but will not be processed back into the queue, at once. */
-  giveBack(key: string): void {
-    // Added while processing, it is marked dirty; done() then queues it again (or hands it to a waiting get).
-    this.#queue.add(key);
-    this.#queue.done(key);
-  }
-
-  /** Gets waiting for a worker (for tests and diagnostics). */
-  parked(): number {
-    return this.#parked.length;
-  }
-
-  #get(): PendingGet {
-    const pending: PendingGet = { owner: undefined };
-    void this.#queue.get().then((result) => {
-      const key = result.shutdown ? undefined : result.item;
-      const owner = pending.owner;
-      if (owner !== undefined) {
-        pending.owner = undefined;
-        owner(key);
-        return;
+  async take(signal: AbortSignal): Promise<string | undefined> {
+    for (;;) {
+      if (signal.aborted) return undefined;
+      this.#waiting++;
+      let result: Awaited<ReturnType<WorkQueue<string>['get']>>;
+      try {
+        result = await this.#queue.get();
+      } finally {
+        this.#waiting--;
       }
-      // Parked: no worker wants a key now.
-      const index = this.#parked.indexOf(pending);
-      if (index >= 0) this.#parked.splice(index, 1);
-      if (key !== undefined) this.giveBack(key);
-    });
-    return pending;
+      if (result.shutdown) return undefined;
+      const key = result.item;
+      if (this.#wakeUps.delete(key)) {
+        this.#queue.done(key);
+        continue;
+      }
+      if (signal.aborted) {
+        // Handed out as the signal aborted: not this worker's any more. Added while being processed, the key is
+        // marked dirty, and done() queues it again.
+        this.#queue.add(key);
+        this.#queue.done(key);
+        return undefined;
+      }
+      return key;
+    }
+  }
+
+  /** Wake every worker waiting in {@link QueueTaker.take}, so those whose signal aborted return. */
+  wake(): void {
+    for (let index = 0; index < this.#waiting; index++) {
+      const wakeUp = `\u0000wake-up ${this.#nextWakeUp++}`;
+      this.#wakeUps.add(wakeUp);
+      this.#queue.add(wakeUp);
+    }
   }
 }
