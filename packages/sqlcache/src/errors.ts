@@ -1,0 +1,107 @@
+// Errors of @lasso/sqlcache, each with a stable LassoError code.
+import { LassoError } from '@lasso/core';
+
+declare module '@lasso/core' {
+  interface LassoErrorCodes {
+    /** A list query names a field that is not indexed, an operator that does not apply, or a bad continue token. */
+    LASSO_SQLCACHE_INVALID_QUERY: true;
+    /** A list asked for a resourceVersion newer than the cache reflects; retry once the cache caught up. */
+    LASSO_SQLCACHE_RESOURCE_VERSION_TOO_NEW: true;
+    /** A stored object could not be decrypted (unknown key id, wrong key, tampered bytes). */
+    LASSO_SQLCACHE_DECRYPT_FAILED: true;
+    /** SQLite failed (busy past its bound, disk full, closed database); the transaction was rolled back. */
+    LASSO_SQLCACHE_STORAGE_FAILED: true;
+  }
+}
+
+/**
+ * A list query the cache cannot answer: an unindexed field (only indexed columns may be filtered or sorted),
+ * an operator that does not apply to it, a non-numeric `Lt`/`Gt` value, or a continue token from another
+ * query. Maps to HTTP 400.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   store.listByOptions({ filters: [[{ field: 'spec.unknown', op: '=', values: ['x'] }]] });
+ * } catch (error) {
+ *   if (error instanceof InvalidQueryError) console.warn(error.message);
+ * }
+ * ```
+ */
+export class InvalidQueryError extends LassoError {
+  constructor(message: string) {
+    super('LASSO_SQLCACHE_INVALID_QUERY', message);
+  }
+}
+
+/**
+ * A list asked for a resourceVersion newer than the one the cache reflects. `retryable` is always true: the
+ * cache catches up as watch events arrive.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   store.listByOptions({ resourceVersion: '1000' });
+ * } catch (error) {
+ *   if (error instanceof ResourceVersionTooNewError) console.warn('retry later', error.cacheResourceVersion);
+ * }
+ * ```
+ */
+export class ResourceVersionTooNewError extends LassoError {
+  /** Always true: the same request succeeds once the cache has caught up. */
+  readonly retryable = true;
+  /** The resourceVersion the caller asked for. */
+  readonly requestedResourceVersion: string;
+  /** The resourceVersion the cache reflects. */
+  readonly cacheResourceVersion: string;
+  constructor(requested: string, cached: string) {
+    super(
+      'LASSO_SQLCACHE_RESOURCE_VERSION_TOO_NEW',
+      `resourceVersion ${requested} is newer than the cache's ${cached || '(none yet)'}; retry later`,
+    );
+    this.requestedResourceVersion = requested;
+    this.cacheResourceVersion = cached;
+  }
+}
+
+/**
+ * A stored object could not be decrypted: its key id is unknown to this process (data keys live in memory
+ * only), or the bytes do not authenticate under that key. The message never contains stored data.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   encryptor.decrypt(sealed, 'v1/Secret default/a');
+ * } catch (error) {
+ *   if (error instanceof DecryptionError) console.warn(error.message);
+ * }
+ * ```
+ */
+export class DecryptionError extends LassoError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('LASSO_SQLCACHE_DECRYPT_FAILED', message, options);
+  }
+}
+
+/**
+ * SQLite failed; the transaction was rolled back and the store still holds what it held before. `sqliteCode`
+ * is SQLite's (`'SQLITE_BUSY'`, `'SQLITE_FULL'`) when the driver gave one.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   store.flush();
+ * } catch (error) {
+ *   if (error instanceof StorageError && error.sqliteCode === 'SQLITE_BUSY') console.warn('database busy');
+ * }
+ * ```
+ */
+export class StorageError extends LassoError {
+  /** SQLite's error code, when known. */
+  readonly sqliteCode: string | undefined;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('LASSO_SQLCACHE_STORAGE_FAILED', message, options);
+    const code = (options?.cause as { code?: unknown } | undefined)?.code;
+    this.sqliteCode = typeof code === 'string' ? code : undefined;
+  }
+}

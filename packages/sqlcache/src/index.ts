@@ -1,0 +1,45 @@
+// Public API of @lasso/sqlcache: a SQLite-backed informer store with SQL list queries, encryption at rest and
+// a per-kind cache factory.
+export {
+  openSqlDatabase,
+  type SqlDatabase,
+  type SqlDatabaseOptions,
+} from './database.ts';
+export {
+  betterSqlite3Driver,
+  nodeSqliteDriver,
+  type OpenOptions,
+  type SqlConnection,
+  type SqliteDriver,
+  type SqlStatement,
+  type SqlValue,
+} from './driver.ts';
+export {
+  createEncryptor,
+  type Encryptor,
+  type EncryptorOptions,
+  type Sealed,
+} from './encryption.ts';
+export {
+  DecryptionError,
+  InvalidQueryError,
+  ResourceVersionTooNewError,
+  StorageError,
+} from './errors.ts';
+export {
+  canonicalFieldPath,
+  type FieldSegment,
+  type FieldValue,
+  parseFieldPath,
+} from './fields.ts';
+export type {
+  Filter,
+  FilterOp,
+  ListOptions,
+  ListResult,
+  OrFilter,
+  Partition,
+  SortField,
+} from './list-options.ts';
+export type { GroupVersionKind } from './schema.ts';
+export { createSqlStore, type SqlStore, type SqlStoreOptions } from './store.ts';

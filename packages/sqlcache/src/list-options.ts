@@ -1,0 +1,85 @@
+// What a list query may ask for (lasso's informer.ListOptions and partition.Partition, in TypeScript shape).
+
+/** Filter operators: lasso's `=`, `!=`, `Exists`, `NotExists`, `In`, `NotIn`, `Lt`, `Gt`. */
+export type FilterOp = '=' | '!=' | 'Exists' | 'NotExists' | 'In' | 'NotIn' | 'Lt' | 'Gt';
+
+/**
+ * One condition on an indexed field or a label (`metadata.labels[key]`).
+ *
+ * - `=` / `In`: the field equals one of `values`; `!=` / `NotIn`: none of them. With `partial`, `=` and `!=`
+ *   match substrings (LIKE with `\`, `_` and `%` escaped).
+ * - `Lt` / `Gt`: numeric comparison with the single value (empty fields never match).
+ * - `Exists` / `NotExists`: labels only. A label `!=` or `NotIn` also matches objects without the label.
+ */
+export interface Filter {
+  /** An indexed field path (`metadata.name`, `spec.nodeName`) or `metadata.labels[key]`. */
+  readonly field: string;
+  readonly op: FilterOp;
+  /** The values to compare with; none for `Exists`/`NotExists`, one for `Lt`/`Gt`. */
+  readonly values?: readonly string[];
+  /** Substring match for `=` and `!=`. */
+  readonly partial?: boolean;
+}
+
+/** Filters OR'ed together; the groups of {@link ListOptions.filters} are AND'ed. */
+export type OrFilter = readonly Filter[];
+
+/** One sort key. */
+export interface SortField {
+  /** An indexed field path. */
+  readonly field: string;
+  /** Default `'asc'`. */
+  readonly order?: 'asc' | 'desc';
+}
+
+/**
+ * An RBAC scope (lasso's `partition.Partition`): what one grant lets the caller see. Partitions are OR'ed and
+ * AND'ed with the filters.
+ *
+ * - `passthrough`: no restriction at all.
+ * - `all` with `namespace`: every object of that namespace; `all` without `namespace`: every object.
+ * - `names` with `namespace`: those names in that namespace; `names` without `namespace`: those names anywhere.
+ * - neither `all` nor any name: nothing.
+ */
+export interface Partition {
+  readonly passthrough?: boolean;
+  readonly namespace?: string;
+  readonly all?: boolean;
+  readonly names?: Iterable<string>;
+}
+
+/** Options of a SQL list query (`listByOptions`). */
+export interface ListOptions {
+  /** An AND of OR-groups. */
+  readonly filters?: readonly OrFilter[];
+  /** Sort keys, first one first; default `metadata.namespace` then `metadata.name` ascending. */
+  readonly sort?: readonly SortField[];
+  /** Objects per page; none = every matching object. */
+  readonly pageSize?: number;
+  /** 1-based page number (with `pageSize`): pages before it are skipped. */
+  readonly page?: number;
+  /** The continue token of the previous page of the same query. */
+  readonly continue?: string;
+  /** Only this namespace (`''` or `'*'` = every namespace). */
+  readonly namespace?: string;
+  /**
+   * RBAC scopes, OR'ed. `undefined` = unrestricted; an empty array = nothing. Any number of namespaces
+   * compiles to a constant-size query.
+   */
+  readonly partitions?: readonly Partition[];
+  /**
+   * Fail with `ResourceVersionTooNewError` (retryable) when the cache reflects an older resourceVersion.
+   */
+  readonly resourceVersion?: string;
+}
+
+/** One page of a SQL list query. */
+export interface ListResult<T> {
+  readonly items: T[];
+  /** Objects matching the query across all pages, counted in the same read transaction as `items`. */
+  readonly total: number;
+  /** Token of the next page; undefined on the last page. */
+  readonly continue: string | undefined;
+  /** The resourceVersion the cache reflected when the page was read. */
+  readonly resourceVersion: string;
+}

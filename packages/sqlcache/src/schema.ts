@@ -1,0 +1,74 @@
+// Table names and DDL of one kind: objects, fields (one indexed column per field), labels and indices.
+import { createHash } from 'node:crypto';
+
+/** A group/version/kind; `group` is `''` for the core group. */
+export interface GroupVersionKind {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+}
+
+/** The quoted table names of one kind. */
+export interface TableNames {
+  /** Unquoted base name (`core_v1_ConfigMap`), for logs and metrics. */
+  readonly base: string;
+  readonly objects: string;
+  readonly fields: string;
+  readonly labels: string;
+  readonly indices: string;
+}
+
+/**
+ * The table names of `gvk`: `<group>_<version>_<Kind>` (`core` for the core group) with anything outside
+ * `[A-Za-z0-9_]` replaced and, when something was replaced, a short hash so two kinds never share a table.
+ */
+export function tableNamesOf(gvk: GroupVersionKind): TableNames {
+  const raw = `${gvk.group === '' ? 'core' : gvk.group}_${gvk.version}_${gvk.kind}`;
+  let base = raw.replace(/[^A-Za-z0-9_]/g, '_');
+  if (base !== raw) {
+    base += `_${createHash('sha256').update(raw).digest('hex').slice(0, 8)}`;
+  }
+  const quote = (suffix: string): string => `"${base}${suffix}"`;
+  return {
+    base,
+    objects: quote(''),
+    fields: quote('_fields'),
+    labels: quote('_labels'),
+    indices: quote('_indices'),
+  };
+}
+
+/** DDL creating the tables and indexes of a kind with `columnCount` field columns `"c0"`.. . */
+export function createTablesSql(
+  names: TableNames,
+  columnCount: number,
+  namespaced: boolean,
+): string {
+  const columns = Array.from({ length: columnCount }, (_, i) => `"c${i}" TEXT NOT NULL`);
+  const statements = [
+    `CREATE TABLE ${names.objects} (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, object BLOB NOT NULL, nonce BLOB, keyid INTEGER)`,
+    `CREATE TABLE ${names.fields} (id INTEGER PRIMARY KEY REFERENCES ${names.objects}(id) ON DELETE CASCADE, ${columns.join(', ')})`,
+    ...Array.from(
+      { length: columnCount },
+      (_, i) => `CREATE INDEX "${names.base}_fields_c${i}" ON ${names.fields}("c${i}")`,
+    ),
+    `CREATE TABLE ${names.labels} (id INTEGER NOT NULL REFERENCES ${names.objects}(id) ON DELETE CASCADE, label TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (id, label)) WITHOUT ROWID`,
+    `CREATE INDEX "${names.base}_labels_label_value" ON ${names.labels}(label, value)`,
+    `CREATE TABLE ${names.indices} (name TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL REFERENCES ${names.objects}(id) ON DELETE CASCADE, PRIMARY KEY (name, value, id)) WITHOUT ROWID`,
+    `CREATE INDEX "${names.base}_indices_id" ON ${names.indices}(id)`,
+  ];
+  // The default sort (namespace, then name) reads this index instead of sorting.
+  if (namespaced) {
+    statements.push(
+      `CREATE INDEX "${names.base}_fields_namespace_name" ON ${names.fields}("c1", "c0")`,
+    );
+  }
+  return `${statements.join(';\n')};`;
+}
+
+/** DDL dropping the tables of a kind (dependent tables first). */
+export function dropTablesSql(names: TableNames): string {
+  return [names.indices, names.labels, names.fields, names.objects]
+    .map((table) => `DROP TABLE IF EXISTS ${table};`)
+    .join('\n');
+}
