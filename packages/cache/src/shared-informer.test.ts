@@ -652,11 +652,112 @@ describe('SharedIndexInformer', () => {
     expect(watch.closed).toBe(true);
     expect(finished).toBe(true);
     expect(t.informer.isStopped()).toBe(true);
+    expect(t.informer.isRunning()).toBe(false);
     expect(t.clock.pendingTimers()).toBe(0);
-    expect(() => t.informer.addEventHandler({})).toThrow(/stopped/);
+  });
+
+  it('refuses a second run while one is in progress', async () => {
+    const t = setup(['a']);
+    void t.start();
     await expect(t.informer.run({ signal: new AbortController().signal })).rejects.toThrow(
-      /already/,
+      /already running/,
     );
+    await t.stop();
+  });
+
+  describe('lifecycle: start, stopped, isRunning, restart', () => {
+    it('start resolves at once, is idempotent while running, and stopped() settles drained after the abort', async () => {
+      const t = setup(['a']);
+      expect(t.informer.isRunning()).toBe(false);
+      await expect(t.informer.stopped()).resolves.toEqual({ drained: true, pending: [] });
+      const stop = new AbortController();
+      await t.informer.start(stop.signal);
+      await t.informer.start(new AbortController().signal);
+      expect(t.informer.isRunning()).toBe(true);
+      await t.informer.whenSynced();
+      expect(t.fake.listCalls).toHaveLength(1);
+      let settled = false;
+      const stopped = t.informer.stopped().then((result) => {
+        settled = true;
+        return result;
+      });
+      await t.settle();
+      expect(settled).toBe(false);
+      stop.abort();
+      await expect(stopped).resolves.toEqual({ drained: true, pending: [] });
+      expect(t.informer.isRunning()).toBe(false);
+      expect(t.clock.pendingTimers()).toBe(0);
+    });
+
+    it('runs again after a stop: relists, and the new list replaces the store (deletions and updates delivered)', async () => {
+      const t = setup(['a', 'b']);
+      const seen: Seen = [];
+      t.informer.addEventHandler(recorder(seen));
+      const first = new AbortController();
+      await t.informer.start(first.signal);
+      await t.informer.whenSynced();
+      await t.settle();
+      first.abort();
+      await t.informer.stopped();
+      expect(t.informer.isStopped()).toBe(true);
+      // Changes while stopped: b deleted, a changed, c created.
+      const a = t.fake.objects().find((object) => object.metadata?.name === 'a') as KubeObject;
+      t.fake.modify({ ...a, data: { changed: 'yes' } });
+      t.fake.remove('ns/b');
+      t.fake.create(cm('c'));
+      // A handler added while stopped gets the stored objects first.
+      const late: Seen = [];
+      t.informer.addEventHandler(recorder(late));
+      seen.length = 0;
+      const second = new AbortController();
+      await t.informer.start(second.signal);
+      expect(t.informer.isStopped()).toBe(false);
+      expect(t.informer.hasSynced()).toBe(false);
+      await t.informer.whenSynced();
+      await t.settle();
+      expect(t.fake.listCalls).toHaveLength(2);
+      expect(t.informer.getStore().listKeys().sort()).toEqual(['ns/a', 'ns/c']);
+      expect(seen.map((entry) => entry.replace(/:\d+(->\d+)?$/, ''))).toEqual(
+        expect.arrayContaining(['update:a', 'tombstone:ns/b', 'add:c:initial']),
+      );
+      expect(seen).toHaveLength(3);
+      expect(late.slice(0, 2).sort()).toEqual(['add:a:initial', 'add:b:initial']);
+      second.abort();
+      await t.informer.stopped();
+    });
+
+    it('keeps what a handler had not received when the run ended, and delivers it on the next run', async () => {
+      const t = setup(['a', 'b']);
+      const seen: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      t.informer.addEventHandler({
+        onAdd: async (object) => {
+          seen.push(object.metadata?.name ?? '');
+          if (object.metadata?.name === 'a') await held;
+        },
+      });
+      const first = new AbortController();
+      await t.informer.start(first.signal);
+      await t.informer.whenSynced();
+      await t.settle();
+      expect(seen).toEqual(['a']);
+      first.abort();
+      // The run ends while the handler is inside its call for a: b is not delivered by this run.
+      await t.settle();
+      release();
+      await t.informer.stopped();
+      expect(seen).toEqual(['a']);
+      const second = new AbortController();
+      await t.informer.start(second.signal);
+      await t.informer.whenSynced();
+      await t.settle();
+      expect(seen).toEqual(['a', 'b']);
+      second.abort();
+      await t.informer.stopped();
+    });
   });
 
   it('rejects waitForCacheSync with CacheNotSyncedError when the signal aborts first', async () => {

@@ -6,12 +6,14 @@ import {
   type Clock,
   type Counter,
   defaultLogger,
+  drainedResult,
   errorMessage,
   guardLogger,
   LassoError,
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
+  type StopResult,
   systemClock,
   type TimerHandle,
 } from '@lasso/core';
@@ -77,8 +79,9 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
   /** Name in logs, metrics and errors (usually the GVK). */
   readonly name: string;
   /**
-   * Add a handler; allowed before and after `run`. A handler added after start first gets a synthetic
-   * `onAdd` for every stored object. Throws once the informer has stopped.
+   * Add a handler; allowed before, during and after a run. A handler added once the informer has stored
+   * objects first gets a synthetic `onAdd` for every one of them (delivered from the next run when it is
+   * stopped).
    */
   addEventHandler(
     handler: ResourceEventHandler<T>,
@@ -100,16 +103,32 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
   setWatchErrorHandler(handler: WatchErrorHandler): void;
   /**
    * List, watch and deliver until `signal` aborts. Resolves once the watch is released and every handler loop
-   * has ended (an in-flight handler call is awaited). Rejects only when called twice.
+   * has ended (an in-flight handler call is awaited). Rejects only when called while a run is in progress.
+   * An informer whose run ended can run again: it relists, and the new list replaces the store (objects
+   * gone meanwhile are delivered as deletions, changed ones as updates); notifications a handler had not
+   * received when the run ended are delivered by the next run.
    */
   run(options: { signal: AbortSignal }): Promise<void>;
-  /** True once the first list has been stored and delivered to the handlers' buffers. */
+  /**
+   * The lifecycle shape of `run`: start a run with `signal` and resolve at once (not once synced: see
+   * {@link whenSynced}). Idempotent while running (the running signal stays in charge); after a stop, starts
+   * again. A run's failure is logged.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /** Settles once the current run has ended (at once, drained, when not running). */
+  stopped(): Promise<StopResult>;
+  /** True from the start of a run until it has ended. */
+  isRunning(): boolean;
+  /**
+   * True once the list of the current run (or, once stopped, of the last run) has been stored and delivered
+   * to the handlers' buffers. A restarted informer is not synced again until its relist.
+   */
   hasSynced(): boolean;
   /** Resolves when {@link hasSynced} turns true; rejects with the signal's reason, or when the informer stops first. */
   whenSynced(options?: { signal?: AbortSignal }): Promise<void>;
   /** The resourceVersion of the last list or watch event. */
   lastSyncResourceVersion(): string;
-  /** True after `run` has resolved. */
+  /** True once a run has ended and no other has started. */
   isStopped(): boolean;
 }
 
@@ -198,8 +217,11 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   #fifo: DeltaFIFO<T> | undefined;
   #reflector: Reflector<T> | undefined;
   #resyncTimer: TimerHandle | undefined;
+  // Set by the first run: the indexer may hold objects from then on, and the transform is fixed.
   #started = false;
   #stopped = false;
+  // The run in progress (from its first line to the end of its cleanup).
+  #running: Promise<void> | undefined;
   #handlerCount = 0;
   #syncWaiters = new Set<{ resolve(): void; reject(error: unknown): void }>();
 
@@ -222,12 +244,6 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     handler: ResourceEventHandler<T>,
     options: EventHandlerOptions = {},
   ): EventHandlerRegistration {
-    if (this.#stopped) {
-      throw new LassoError(
-        'LASSO_CONFIG_INVALID',
-        `informer ${this.name} has stopped; the handler was not added`,
-      );
-    }
     if (typeof handler !== 'object' || handler === null) {
       throw new TypeError(
         'addEventHandler: handler must be an object with onAdd/onUpdate/onDelete',
@@ -249,9 +265,12 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     );
     this.#listeners.add(listener);
     if (this.#started) {
-      // Synthetic adds for what is already stored; objects still queued arrive as normal adds later.
+      // Synthetic adds for what is already stored; objects still queued arrive as normal adds later. A stopped
+      // informer keeps them for its next run, whose relist then brings them up to date.
       for (const object of this.#indexer.list())
         listener.add({ type: 'add', object, initial: true });
+    }
+    if (this.#running !== undefined && !this.#stopped) {
       listener.start();
       if (period > 0) {
         listener.nextResyncAt = this.#clock.monotonic() + period;
@@ -332,15 +351,49 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     return this.#stopped;
   }
 
-  async run(options: { signal: AbortSignal }): Promise<void> {
-    const { signal } = options;
-    if (this.#started) {
-      throw new LassoError(
-        'LASSO_CONFIG_INVALID',
-        `informer ${this.name} has already been started`,
+  isRunning(): boolean {
+    return this.#running !== undefined;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError(
+        `informer ${this.name}: start needs an AbortSignal, got ${typeof signal}`,
       );
     }
+    if (this.#running !== undefined || signal.aborted) return;
+    void this.run({ signal }).catch((error: unknown) => {
+      this.#logger.error('informer failed', { error: errorMessage(error) });
+    });
+  }
+
+  async stopped(): Promise<StopResult> {
+    await this.#running?.catch(() => {});
+    return drainedResult;
+  }
+
+  run(options: { signal: AbortSignal }): Promise<void> {
+    const signal = options?.signal;
+    if (!(signal instanceof AbortSignal)) {
+      return Promise.reject(
+        new TypeError(`informer ${this.name}: run needs { signal: AbortSignal }`),
+      );
+    }
+    if (this.#running !== undefined) {
+      return Promise.reject(
+        new LassoError('LASSO_CONFIG_INVALID', `informer ${this.name} is already running`),
+      );
+    }
+    const running = this.#runOnce(signal).finally(() => {
+      if (this.#running === running) this.#running = undefined;
+    });
+    this.#running = running;
+    return running;
+  }
+
+  async #runOnce(signal: AbortSignal): Promise<void> {
     this.#started = true;
+    this.#stopped = false;
     const fifo = new DeltaFIFO<T>({
       keyFunc: this.#keyFunc,
       knownObjects: this.#indexer,
@@ -382,9 +435,11 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       await processing;
       this.#resyncTimer?.cancel();
       this.#resyncTimer = undefined;
-      // Removed handlers too: one of them may still be inside a callback.
+      // Removed handlers too: one of them may still be inside a callback. Registered ones pause, keeping what
+      // they have not received yet for the next run.
+      for (const listener of this.#listeners) listener.pause();
+      for (const listener of this.#removed) listener.stop();
       const listeners = [...this.#listeners, ...this.#removed];
-      for (const listener of listeners) listener.stop();
       await Promise.all(listeners.map((listener) => listener.done()));
       this.#stopped = true;
       const waiters = [...this.#syncWaiters];
@@ -509,7 +564,10 @@ class Listener<T> {
   readonly #errors: Counter;
   // Unbounded, as client-go's: a slow handler must never block the informer or the other handlers.
   readonly #buffer = new ChunkedQueue<Notification<T>>();
+  // Removed: never delivers again.
   #stopped = false;
+  // The informer's run ended: the loop ends, the buffer is kept for the next run.
+  #paused = false;
   #wake: (() => void) | undefined;
   #loop: Promise<void> | undefined;
 
@@ -535,8 +593,16 @@ class Listener<T> {
   }
 
   start(): void {
+    if (this.#stopped) return;
+    this.#paused = false;
     // Never call handlers synchronously from addEventHandler or run.
     this.#loop ??= Promise.resolve().then(() => this.#run());
+  }
+
+  /** End the delivery loop after the call in progress; undelivered notifications stay buffered. */
+  pause(): void {
+    this.#paused = true;
+    this.#wake?.();
   }
 
   stop(): void {
@@ -549,9 +615,18 @@ class Listener<T> {
   }
 
   async #run(): Promise<void> {
+    try {
+      await this.#deliverAll();
+    } finally {
+      // Synchronously with the decision to end: a start after this creates a new loop.
+      this.#loop = undefined;
+    }
+  }
+
+  async #deliverAll(): Promise<void> {
     for (;;) {
       while (this.#buffer.size > 0) {
-        if (this.#stopped) return;
+        if (this.#stopped || this.#paused) return;
         const notification = this.#buffer.shift() as Notification<T>;
         try {
           const result: unknown = this.#deliver(notification);
@@ -566,7 +641,7 @@ class Listener<T> {
           if (notification.type === 'add' && notification.initial) this.pendingInitial--;
         }
       }
-      if (this.#stopped) return;
+      if (this.#stopped || this.#paused) return;
       await new Promise<void>((resolve) => {
         this.#wake = resolve;
       });
