@@ -1,6 +1,7 @@
 // Ports the behaviours of client-go util/workqueue/metrics_test.go (TestMetrics, TestMetricShutdown).
+import type { MetricsProvider } from '@lasso/core';
 import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createDelayingQueue } from './delaying-queue.ts';
 import { workqueueMetricNames as n } from './metrics.ts';
 import { exponentialFailureRateLimiter } from './rate-limiters.ts';
@@ -68,6 +69,96 @@ describe('workqueue metrics', () => {
     await clock.advance(500);
     expect(metrics.value(n.unfinishedWork, labels)).toBe(0);
     queue.shutDown();
+  });
+
+  it("keeps each item's timestamps apart across many items, slot reuse and growth", async () => {
+    const clock = new FakeClock();
+    const metrics = createTestMetricsProvider();
+    const queue = createQueue<string>({ name: 'test', metrics, clock });
+    const at = (ms: number): Promise<void> => clock.advance(ms - clock.monotonic());
+    const expectedQueue: number[] = [];
+    const expectedWork: number[] = [];
+    // 100 items (more than the 64 slots a queue starts with), each added at t = i.
+    for (let i = 0; i < 100; i++) {
+      await at(i);
+      queue.add(`a${i}`);
+    }
+    // Handed out in order at t = 200 + 2i: queued 200 + i ms each.
+    for (let i = 0; i < 100; i++) {
+      await at(200 + 2 * i);
+      expect(await queue.get()).toEqual({ item: `a${i}`, shutdown: false });
+      expectedQueue.push((200 + 2 * i - i) / 1000);
+    }
+    expect(metrics.observations(n.queueDuration, labels)).toEqual(expectedQueue);
+    // Done in reverse order at t = 498 - i; the gauges (refreshed at t = 500) see none left.
+    for (let i = 99; i >= 0; i--) {
+      await at(498 - i);
+      queue.done(`a${i}`);
+      expectedWork.push((498 - i - (200 + 2 * i)) / 1000);
+    }
+    expect(metrics.observations(n.workDuration, labels)).toEqual(expectedWork);
+    await at(500);
+    expect(metrics.value(n.unfinishedWork, labels)).toBe(0);
+    expect(metrics.value(n.longestRunningProcessor, labels)).toBe(0);
+    // New items reuse the freed slots: none inherits an old item's times.
+    queue.add('b0');
+    queue.add('a7');
+    await at(510);
+    await queue.get();
+    await at(530);
+    await queue.get();
+    expect(metrics.observations(n.queueDuration, labels).slice(100)).toEqual([0.01, 0.03]);
+    await at(1_000);
+    expect(metrics.value(n.unfinishedWork, labels)).toBe(0.49 + 0.47);
+    expect(metrics.value(n.longestRunningProcessor, labels)).toBe(0.49);
+    queue.done('a7');
+    queue.done('b0');
+    expect(metrics.observations(n.workDuration, labels).slice(100)).toEqual([0.47, 0.49]);
+    expect(metrics.value(n.depth, labels)).toBe(0);
+    expect(metrics.value(n.adds, labels)).toBe(102);
+    queue.shutDown();
+  });
+
+  it('reads the clock once per transition and asks the provider for its series only at creation', async () => {
+    const clock = new FakeClock();
+    const reads = vi.spyOn(clock, 'monotonic');
+    const provider = createTestMetricsProvider();
+    const asked = { counter: 0, gauge: 0, histogram: 0 };
+    const metrics: MetricsProvider = {
+      counter: (options) => {
+        asked.counter++;
+        return provider.counter(options);
+      },
+      gauge: (options) => {
+        asked.gauge++;
+        return provider.gauge(options);
+      },
+      histogram: (options) => {
+        asked.histogram++;
+        return provider.histogram(options);
+      },
+    };
+    const queue = createQueue<string>({ name: 'test', metrics, clock });
+    expect(asked).toEqual({ counter: 2, gauge: 3, histogram: 2 });
+    reads.mockClear();
+    for (let i = 0; i < 10; i++) {
+      queue.add(`key-${i}`);
+      queue.add(`key-${i}`); // de-duplicated: no transition, no read
+    }
+    expect(reads).toHaveBeenCalledTimes(10);
+    for (let i = 0; i < 10; i++) await queue.get();
+    expect(reads).toHaveBeenCalledTimes(20);
+    for (let i = 0; i < 10; i++) queue.done(`key-${i}`);
+    expect(reads).toHaveBeenCalledTimes(30);
+    expect(asked).toEqual({ counter: 2, gauge: 3, histogram: 2 });
+    queue.shutDown();
+
+    const unmetered = createQueue<string>({ clock });
+    reads.mockClear();
+    unmetered.add('a');
+    await unmetered.get();
+    unmetered.done('a');
+    expect(reads).not.toHaveBeenCalled();
   });
 
   it('sums unfinished work and reports the longest running item', async () => {

@@ -19,8 +19,17 @@ export const unfinishedWorkUpdatePeriodMs = 500;
 // component-base's workqueue provider: prometheus.ExponentialBuckets(10e-9, 10, 10).
 const durationBuckets = Object.freeze([1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10]);
 
-/** Per-queue metric recorder; only created for a named queue with a metrics provider. */
-export class QueueMetrics<T> {
+// Initial capacity of the per-slot timestamp arrays; they double when a queue holds more items at once.
+const initialSlots = 64;
+
+/**
+ * Per-queue metric recorder; only created for a named queue with a metrics provider.
+ *
+ * Allocation-free per item: the seven series are resolved once, here, with their `name` label; the
+ * queue passes each item's slot (see `WorkQueueImpl`) and the timestamps live in two `Float64Array`s
+ * indexed by it. Each transition (added, handed out, done) reads the clock once.
+ */
+export class QueueMetrics {
   readonly #clock: Clock;
   readonly #depth: Gauge;
   readonly #adds: Counter;
@@ -29,10 +38,13 @@ export class QueueMetrics<T> {
   readonly #unfinishedWork: Gauge;
   readonly #longestRunningProcessor: Gauge;
   readonly #retries: Counter;
-  // First add time of each dirty item (a re-add does not reset it), as client-go's addTimes.
-  readonly #addTimes = new Map<T, number>();
-  // Start time of each item being processed.
-  readonly #processingStartTimes = new Map<T, number>();
+  // By slot: when the item last became dirty (client-go's addTimes; a re-add while dirty does not
+  // reset it, because the queue reports only the transition), and when it was handed out (NaN when
+  // it is not being processed: client-go's processingStartTimes).
+  #addedAt = new Float64Array(initialSlots);
+  #startedAt = new Float64Array(initialSlots).fill(Number.NaN);
+  // One past the highest slot ever used: the refresh scans no further.
+  #slotsInUse = 0;
   #timer: TimerHandle | undefined;
   #stopped = false;
 
@@ -79,29 +91,28 @@ export class QueueMetrics<T> {
     this.#schedule();
   }
 
-  add(item: T): void {
+  /** The item in `slot` became dirty (first add, or an add while it is processed). */
+  added(slot: number): void {
     this.#adds.inc();
     this.#depth.inc();
-    if (!this.#addTimes.has(item)) this.#addTimes.set(item, this.#clock.monotonic());
+    if (slot >= this.#slotsInUse) this.#use(slot);
+    this.#addedAt[slot] = this.#clock.monotonic();
   }
 
-  get(item: T): void {
+  /** The item in `slot` was handed to a worker. */
+  handedOut(slot: number): void {
     const now = this.#clock.monotonic();
     this.#depth.dec();
-    this.#processingStartTimes.set(item, now);
-    const addedAt = this.#addTimes.get(item);
-    if (addedAt !== undefined) {
-      this.#latency.observe((now - addedAt) / 1000);
-      this.#addTimes.delete(item);
-    }
+    this.#startedAt[slot] = now;
+    this.#latency.observe((now - (this.#addedAt[slot] as number)) / 1000);
   }
 
-  done(item: T): void {
-    const startedAt = this.#processingStartTimes.get(item);
-    if (startedAt !== undefined) {
-      this.#workDuration.observe((this.#clock.monotonic() - startedAt) / 1000);
-      this.#processingStartTimes.delete(item);
-    }
+  /** The item in `slot` is done. */
+  done(slot: number): void {
+    this.#workDuration.observe(
+      (this.#clock.monotonic() - (this.#startedAt[slot] as number)) / 1000,
+    );
+    this.#startedAt[slot] = Number.NaN;
   }
 
   retry(): void {
@@ -111,10 +122,13 @@ export class QueueMetrics<T> {
   /** Refresh the two gauges client-go derives from the processing start times. */
   updateUnfinishedWork(): void {
     const now = this.#clock.monotonic();
+    const startedAt = this.#startedAt;
     let total = 0;
     let oldest = 0;
-    for (const startedAt of this.#processingStartTimes.values()) {
-      const age = (now - startedAt) / 1000;
+    for (let slot = 0; slot < this.#slotsInUse; slot++) {
+      const started = startedAt[slot] as number;
+      if (Number.isNaN(started)) continue;
+      const age = (now - started) / 1000;
       total += age;
       if (age > oldest) oldest = age;
     }
@@ -127,6 +141,20 @@ export class QueueMetrics<T> {
     this.#stopped = true;
     this.#timer?.cancel();
     this.#timer = undefined;
+  }
+
+  /** Make room for `slot` (the queue hands out slots 0, 1, 2, ... and reuses freed ones). */
+  #use(slot: number): void {
+    this.#slotsInUse = slot + 1;
+    let capacity = this.#addedAt.length;
+    if (slot < capacity) return;
+    while (capacity <= slot) capacity *= 2;
+    const addedAt = new Float64Array(capacity);
+    addedAt.set(this.#addedAt);
+    this.#addedAt = addedAt;
+    const startedAt = new Float64Array(capacity).fill(Number.NaN);
+    startedAt.set(this.#startedAt);
+    this.#startedAt = startedAt;
   }
 
   #schedule(): void {

@@ -70,7 +70,7 @@ export interface WorkQueue<T> {
   shuttingDown(): boolean;
 }
 
-// Per-item state bits: one Map lookup per operation instead of client-go's two sets.
+// Per-item state bits (client-go's dirty and processing sets, in one number per item).
 const DIRTY = 1;
 const PROCESSING = 2;
 
@@ -78,20 +78,31 @@ const shutdownResult: GetResult<never> = Object.freeze({ shutdown: true });
 
 type Waiter<T> = (result: GetResult<T>) => void;
 
-/** The plain queue; the delaying and rate-limiting queues extend it. */
+/**
+ * The plain queue; the delaying and rate-limiting queues extend it.
+ *
+ * Each item known to the queue (dirty, processing or both) holds a slot: a small integer the queue
+ * recycles, indexing the state bits here and the timestamps of {@link QueueMetrics}. The one `Map`
+ * (item -> slot) is written when an item arrives and when it leaves; a hand-out touches arrays only.
+ */
 export class WorkQueueImpl<T> implements WorkQueue<T> {
   protected readonly clock: Clock;
   protected readonly logger: Logger;
   /** Present only for a named queue with a metrics provider. */
-  protected readonly metrics: QueueMetrics<T> | undefined;
+  protected readonly metrics: QueueMetrics | undefined;
 
-  // Items waiting to be handed out: always DIRTY and never PROCESSING. `#head` makes pops O(1).
-  #items: Array<T | undefined> = [];
+  // Slots of the items waiting to be handed out: always DIRTY and never PROCESSING. `#head` makes pops O(1).
+  #queue: number[] = [];
   #head = 0;
-  // DIRTY: needs processing; PROCESSING: handed out and not yet done. No entry = neither.
-  readonly #state = new Map<T, number>();
+  // Item -> slot, for every item that is DIRTY, PROCESSING or both. No entry = neither.
+  readonly #slots = new Map<T, number>();
+  // By slot: the item and its state bits; a free slot holds `undefined` and 0.
+  readonly #slotItems: Array<T | undefined> = [];
+  readonly #slotStates: number[] = [];
+  // Free slots, reused last-freed first so the arrays stay as small as the most items ever held at once.
+  readonly #freeSlots: number[] = [];
   #processingCount = 0;
-  // Workers blocked in get(); non-empty only while #items is empty.
+  // Workers blocked in get(); non-empty only while #queue is empty.
   #waiters: Array<Waiter<T>> = [];
   #shuttingDown = false;
   #drainWaiters: Array<() => void> = [];
@@ -102,7 +113,7 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
     const { name, metrics } = options;
     if (metrics !== undefined && metrics !== noopMetricsProvider) {
       if (name !== undefined && name !== '') {
-        this.metrics = new QueueMetrics<T>(metrics, name, this.clock);
+        this.metrics = new QueueMetrics(metrics, name, this.clock);
       } else {
         this.logger.warn('workqueue metrics disabled: the queue has no name');
       }
@@ -111,22 +122,23 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
 
   add(item: T): void {
     if (this.#shuttingDown) return;
-    const state = this.#state.get(item);
-    if (state === undefined) {
-      this.#state.set(item, DIRTY);
-      this.metrics?.add(item);
-      this.#enqueue(item);
+    const slot = this.#slots.get(item);
+    if (slot === undefined) {
+      const fresh = this.#allocate(item);
+      this.metrics?.added(fresh);
+      this.#enqueue(fresh);
       return;
     }
+    const state = this.#slotStates[slot] as number;
     if ((state & DIRTY) !== 0) return;
     // Being processed: remember it is dirty; done() queues it again.
-    this.#state.set(item, state | DIRTY);
-    this.metrics?.add(item);
+    this.#slotStates[slot] = state | DIRTY;
+    this.metrics?.added(slot);
   }
 
   get(): Promise<GetResult<T>> {
     // Fast path: no executor, no waiter bookkeeping when an item is ready now.
-    if (this.#head < this.#items.length) return Promise.resolve(this.#handOut(this.#pop()));
+    if (this.#head < this.#queue.length) return Promise.resolve(this.#handOut(this.#pop()));
     if (this.#shuttingDown) return Promise.resolve(shutdownResult);
     return new Promise<GetResult<T>>((resolve) => {
       this.#waiters.push(resolve);
@@ -134,21 +146,23 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
   }
 
   done(item: T): void {
-    const state = this.#state.get(item);
-    if (state === undefined || (state & PROCESSING) === 0) return;
-    this.metrics?.done(item);
+    const slot = this.#slots.get(item);
+    if (slot === undefined) return;
+    const state = this.#slotStates[slot] as number;
+    if ((state & PROCESSING) === 0) return;
+    this.metrics?.done(slot);
     this.#processingCount--;
     if ((state & DIRTY) !== 0) {
-      this.#state.set(item, DIRTY);
-      this.#enqueue(item);
+      this.#slotStates[slot] = DIRTY;
+      this.#enqueue(slot);
     } else {
-      this.#state.delete(item);
+      this.#release(item, slot);
     }
     if (this.#processingCount === 0 && this.#drainWaiters.length > 0) this.#releaseDrainWaiters();
   }
 
   len(): number {
-    return this.#items.length - this.#head;
+    return this.#queue.length - this.#head;
   }
 
   shutDown(): void {
@@ -205,36 +219,53 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
     for (const release of waiters) release();
   }
 
-  /** Queue a DIRTY, not-processing item, or hand it straight to a waiting worker. */
-  #enqueue(item: T): void {
+  /** Give `item` a slot, marked DIRTY. */
+  #allocate(item: T): number {
+    const slot =
+      this.#freeSlots.length > 0 ? (this.#freeSlots.pop() as number) : this.#slotItems.length;
+    this.#slotItems[slot] = item;
+    this.#slotStates[slot] = DIRTY;
+    this.#slots.set(item, slot);
+    return slot;
+  }
+
+  /** Forget `item`: it is neither dirty nor processing any more. */
+  #release(item: T, slot: number): void {
+    this.#slots.delete(item);
+    this.#slotItems[slot] = undefined;
+    this.#slotStates[slot] = 0;
+    this.#freeSlots.push(slot);
+  }
+
+  /** Queue a DIRTY, not-processing slot, or hand its item straight to a waiting worker. */
+  #enqueue(slot: number): void {
     if (this.#waiters.length > 0) {
       const waiter = this.#waiters.shift() as Waiter<T>;
-      waiter(this.#handOut(item));
+      waiter(this.#handOut(slot));
       return;
     }
-    this.#items.push(item);
+    this.#queue.push(slot);
   }
 
-  #pop(): T {
-    const items = this.#items;
-    const item = items[this.#head] as T;
-    items[this.#head] = undefined;
+  #pop(): number {
+    const queue = this.#queue;
+    const slot = queue[this.#head] as number;
     this.#head++;
-    if (this.#head === items.length) {
-      items.length = 0;
+    if (this.#head === queue.length) {
+      queue.length = 0;
       this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= items.length) {
-      this.#items = items.slice(this.#head);
+    } else if (this.#head >= 1024 && this.#head * 2 >= queue.length) {
+      this.#queue = queue.slice(this.#head);
       this.#head = 0;
     }
-    return item;
+    return slot;
   }
 
-  #handOut(item: T): GetResult<T> {
-    this.#state.set(item, PROCESSING);
+  #handOut(slot: number): GetResult<T> {
+    this.#slotStates[slot] = PROCESSING;
     this.#processingCount++;
-    this.metrics?.get(item);
-    return { item, shutdown: false };
+    this.metrics?.handedOut(slot);
+    return { item: this.#slotItems[slot] as T, shutdown: false };
   }
 }
 
