@@ -30,6 +30,35 @@ function decodeAll(chunks: Uint8Array[]): string[] {
 }
 
 describe('LineDecoder', () => {
+  it('throws LASSO_RESPONSE_TOO_LARGE once an unfinished line passes maxLineBytes, and drops it', () => {
+    const decoder = new LineDecoder({ maxLineBytes: 10 });
+    expect(decoder.push(Buffer.from('0123456789\nabc'))).toEqual(['0123456789']);
+    expect(decoder.push(Buffer.from('defghij'))).toEqual([]);
+    let thrown: unknown;
+    try {
+      decoder.push(Buffer.from('k'));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isLassoError(thrown, 'LASSO_RESPONSE_TOO_LARGE')).toBe(true);
+    expect((thrown as Error).message).toBe('a line passed maxLineBytes (10 bytes)');
+    expect(decoder.end()).toBeUndefined();
+  });
+
+  it('throws for a whole line over maxLineBytes within one chunk', () => {
+    const decoder = new LineDecoder({ maxLineBytes: 4 });
+    expect(() => decoder.push(Buffer.from('12345\n'))).toThrow(
+      'a line passed maxLineBytes (4 bytes)',
+    );
+  });
+
+  it('refuses a bad maxLineBytes and defaults to 16 MiB', () => {
+    expect(() => new LineDecoder({ maxLineBytes: 0 })).toThrow(RangeError);
+    const decoder = new LineDecoder();
+    expect(() => decoder.push(Buffer.alloc(16 * 1024 * 1024, 'a'))).not.toThrow();
+    expect(() => decoder.push(Buffer.from('a'))).toThrow('(16777216 bytes)');
+  });
+
   it('yields every line whatever the chunk boundaries (multi-byte characters included)', () => {
     const event = fc.record({
       type: fc.constantFrom('ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'),

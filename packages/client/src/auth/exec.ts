@@ -231,8 +231,8 @@ export class ExecCredentialProvider {
   /**
    * Run the plugin: stdin empty, stdout kept up to {@link STDOUT_LIMIT} bytes, the last
    * {@link STDERR_LIMIT} bytes of stderr kept. Killed (SIGKILL) on timeout, on {@link close} and
-   * past the stdout limit; then it resolves at once, without waiting for the pipes to close (a
-   * grandchild may hold them).
+   * past the stdout limit; then it resolves once the process exited, without waiting for the pipes
+   * to close (a grandchild may hold them).
    */
   #spawn(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<SpawnResult> {
     return new Promise<SpawnResult>((done) => {
@@ -255,11 +255,14 @@ export class ExecCredentialProvider {
           stderr: err.toString('utf8'),
         });
       };
+      let killed: 'timeout' | 'closed' | 'stdout' | undefined;
       const kill = (ended: 'timeout' | 'closed' | 'stdout'): void => {
+        if (killed !== undefined || settled) return;
+        killed = ended;
+        timer?.cancel();
         child.kill('SIGKILL');
         child.stdout.destroy();
         child.stderr.destroy();
-        finish({ code: null, ended });
       };
       this.#kill.add(kill);
       if (this.#timeoutMs > 0) timer = this.#clock.schedule(this.#timeoutMs, () => kill('timeout'));
@@ -273,7 +276,11 @@ export class ExecCredentialProvider {
         if (err.length > STDERR_LIMIT) err = err.subarray(err.length - STDERR_LIMIT);
       });
       child.on('error', (error) => finish({ code: null, ended: 'exit', spawnError: error }));
-      child.on('close', (exitCode) => finish({ code: exitCode, ended: 'exit' }));
+      // A killed plugin settles when it has exited (its pipes may stay open in a grandchild).
+      child.on('exit', () => {
+        if (killed !== undefined) finish({ code: null, ended: killed });
+      });
+      child.on('close', (exitCode) => finish({ code: exitCode, ended: killed ?? 'exit' }));
     });
   }
 }

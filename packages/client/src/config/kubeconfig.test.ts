@@ -435,6 +435,42 @@ describe('loadKubeConfig: cluster fields as client-go reads them', () => {
     expect(error.message).toMatch(expected);
   });
 
+  // client-go decodes a kubeconfig as v1 Config: another apiVersion or kind is not a kubeconfig.
+  it.for([
+    {
+      header: 'apiVersion: v2\n',
+      expected: /config-\d+\.yaml: apiVersion: a kubeconfig has apiVersion v1, got "v2"$/,
+    },
+    {
+      header: 'kind: Pod\n',
+      expected: /config-\d+\.yaml: kind: a kubeconfig has kind Config, got "Pod"$/,
+    },
+    {
+      header: 'apiVersion: apps/v1\nkind: Config\n',
+      expected: /apiVersion: a kubeconfig has apiVersion v1, got "apps\/v1"$/,
+    },
+  ])('refuses a file with $header', async ({ header, expected }) => {
+    const file = join(dir, `config-${++files}.yaml`);
+    await writeFile(
+      file,
+      `${header}clusters:\n- name: c\n  cluster: { server: 'https://x' }\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: x\n  context: { cluster: c, user: u }\ncurrent-context: x\n`,
+    );
+    const error = await configError(loadKubeConfig({ path: file }));
+    expect(isLassoError(error, 'LASSO_CONFIG_INVALID')).toBe(true);
+    expect(error.message).toMatch(expected);
+  });
+
+  it('accepts apiVersion v1 and kind Config, or neither (client-go defaults them)', async () => {
+    for (const header of ['apiVersion: v1\nkind: Config\n', '']) {
+      const file = join(dir, `config-${++files}.yaml`);
+      await writeFile(
+        file,
+        `${header}clusters:\n- name: c\n  cluster: { server: 'https://x' }\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: x\n  context: { cluster: c, user: u }\ncurrent-context: x\n`,
+      );
+      await expect(loadKubeConfig({ path: file })).resolves.toMatchObject({ server: 'https://x' });
+    }
+  });
+
   // client-go checks TLS material when it builds the transport (tls.X509KeyPair, AppendCertsFromPEM);
   // a mismatched key would otherwise be sent as system:anonymous and a bad CA fail every handshake.
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
