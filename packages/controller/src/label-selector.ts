@@ -160,7 +160,10 @@ function parseSelector(selector: string, where: string): Requirement[] {
         fail(`unexpected ${token} after ${key}`);
       }
     }
-    if (at < tokens.length && tokens[at++] !== ',') fail(`expected , after a requirement`);
+    if (at < tokens.length) {
+      if (tokens[at++] !== ',') fail('expected , after a requirement');
+      if (at === tokens.length) fail('expected a requirement after the last ,');
+    }
   }
   return requirements;
 }

@@ -1,5 +1,6 @@
 // Ports the intent of rancher/lasso pkg/controller/sharedcontroller.go and transaction.go: the deferred
 // controller, start errors, replay on late registration, and transactions.
+import { metaNamespaceIndexFunc } from '@lasso/cache';
 import type { Client, KubeObject } from '@lasso/client';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { createController } from './controller.ts';
 import { createHandlerTransaction } from './handler-transaction.ts';
 import { createRecorder } from './internal/recorder.ts';
 import { configMap, createTestInformer } from './internal/test-informer.ts';
+import { predicate, resourceVersionChangedPredicate } from './predicates.ts';
 import { ControllerInitError, createSharedController } from './shared-controller.ts';
 
 const stops: AbortController[] = [];
@@ -194,6 +196,175 @@ describe('createSharedController', () => {
     t.shared.enqueueKey('ns/a');
     await t.settle();
     expect(ran).toEqual(['first', 'second']);
+  });
+});
+
+describe('createSharedController: predicates', () => {
+  const labelled = (name: string, app: string, resourceVersion = '1') => {
+    const object = configMap(name, { resourceVersion });
+    return { ...object, metadata: { ...object.metadata, labels: { app } } };
+  };
+  const webOnly = predicate<KubeObject>(({ object }) => object.metadata?.labels?.app === 'web');
+
+  it('filters informer events before they are enqueued, never enqueueKey', async () => {
+    const t = setup();
+    const seen: string[] = [];
+    t.shared.registerHandler(t.signal, 'web', (key) => void seen.push(key), {
+      predicates: [webOnly],
+    });
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.informer.add(labelled('web-1', 'web'));
+    t.informer.add(labelled('db-1', 'db'));
+    t.shared.enqueueKey('ns/db-1');
+    await t.settle();
+    expect(seen).toEqual(['ns/web-1', 'ns/db-1']);
+    // A resync (same resourceVersion) passes webOnly but not resourceVersionChangedPredicate.
+    const strict = setup();
+    const strictSeen: string[] = [];
+    strict.shared.registerHandler(strict.signal, 'strict', (key) => void strictSeen.push(key), {
+      predicates: [webOnly, resourceVersionChangedPredicate],
+    });
+    strict.informer.sync();
+    await strict.shared.start(strict.signal, 1);
+    strict.informer.add(labelled('web-1', 'web'));
+    await strict.settle();
+    strict.informer.update(labelled('web-1', 'web'));
+    strict.informer.update(labelled('web-1', 'web', '2'));
+    await strict.settle();
+    expect(strictSeen).toEqual(['ns/web-1', 'ns/web-1']);
+  });
+
+  it('enqueues an event when one handler accepts it, and then runs every handler', async () => {
+    const t = setup();
+    const ran: string[] = [];
+    t.shared.registerHandler(t.signal, 'web', (key) => void ran.push(`web ${key}`), {
+      predicates: [webOnly],
+    });
+    const db = new AbortController();
+    t.shared.registerHandler(db.signal, 'db', (key) => void ran.push(`db ${key}`), {
+      predicates: [predicate(({ object }) => object.metadata?.labels?.app === 'db')],
+    });
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.informer.add(labelled('web-1', 'web'));
+    t.informer.add(labelled('cache-1', 'cache'));
+    t.informer.add(labelled('db-1', 'db'));
+    await t.settle();
+    expect(ran).toEqual(['web ns/web-1', 'db ns/web-1', 'web ns/db-1', 'db ns/db-1']);
+    // Once the db handler is gone, its predicate no longer lets db events in.
+    db.abort();
+    ran.length = 0;
+    t.informer.add(labelled('db-2', 'db'));
+    await t.settle();
+    expect(ran).toEqual([]);
+  });
+
+  it('lets every event in while one handler has no predicates', async () => {
+    const t = setup();
+    const ran: string[] = [];
+    t.shared.registerHandler(t.signal, 'web', (key) => void ran.push(`web ${key}`), {
+      predicates: [webOnly],
+    });
+    t.shared.registerHandler(t.signal, 'all', (key) => void ran.push(`all ${key}`));
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.informer.add(labelled('db-1', 'db'));
+    await t.settle();
+    expect(ran).toEqual(['web ns/db-1', 'all ns/db-1']);
+  });
+
+  it('lets an event in when a predicate throws, and warns', async () => {
+    const t = setup();
+    const ran: string[] = [];
+    const broken = predicate<KubeObject>(() => {
+      throw new Error('bad predicate');
+    }, 'broken');
+    t.shared.registerHandler(t.signal, 'h', (key) => void ran.push(key), { predicates: [broken] });
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.informer.add(configMap('a'));
+    await t.settle();
+    expect(ran).toEqual(['ns/a']);
+    expect(t.logger.entries.find((entry) => entry.level === 'warn')?.attributes).toMatchObject({
+      handler: 'h',
+      predicate: 'broken',
+      error: 'bad predicate',
+    });
+  });
+});
+
+describe('createSharedController: context and lister', () => {
+  it('passes the reconcile context to every handler', async () => {
+    const t = setup();
+    const signals: AbortSignal[] = [];
+    t.shared.registerHandler(
+      t.signal,
+      'a',
+      (_key, _object, { signal }) => void signals.push(signal),
+    );
+    t.shared.registerHandler(t.signal, 'b', (_key, _object, context) => {
+      signals.push(context.signal);
+      expect(context.key).toBe('ns/a');
+    });
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.shared.enqueueKey('ns/a');
+    await t.settle();
+    expect(signals).toHaveLength(2);
+    expect(signals[0]).toBe(signals[1]);
+  });
+
+  it('reads the cache by namespace and name, namespace and labels, and index', () => {
+    const t = setup();
+    const object = (name: string, namespace: string, app: string) => {
+      const base = configMap(name, { namespace });
+      return { ...base, metadata: { ...base.metadata, labels: { app } } };
+    };
+    t.informer.add(object('web', 'a', 'web'));
+    t.informer.add(object('db', 'a', 'db'));
+    t.informer.add(object('web', 'b', 'web'));
+    const names = (objects: KubeObject[]) =>
+      objects.map((item) => `${item.metadata?.namespace}/${item.metadata?.name}`).sort();
+    expect(t.shared.get('a', 'web')?.metadata?.labels).toEqual({ app: 'web' });
+    expect(t.shared.get('a', 'missing')).toBeUndefined();
+    expect(names(t.shared.list())).toEqual(['a/db', 'a/web', 'b/web']);
+    expect(names(t.shared.list('a'))).toEqual(['a/db', 'a/web']);
+    expect(names(t.shared.list(undefined, 'app=web'))).toEqual(['a/web', 'b/web']);
+    expect(names(t.shared.list('', { matchLabels: { app: 'db' } }))).toEqual(['a/db']);
+    // With the namespace index (what createCache adds for a namespaced kind) the same answers.
+    t.informer.addIndexers({ namespace: metaNamespaceIndexFunc as never });
+    expect(names(t.shared.list('a', 'app in (web,db)'))).toEqual(['a/db', 'a/web']);
+    t.informer.addIndexers({ app: (item) => [item.metadata?.labels?.app ?? ''] });
+    expect(names(t.shared.byIndex('app', 'web'))).toEqual(['a/web', 'b/web']);
+    expect(() => t.shared.byIndex('nope', 'x')).toThrow();
+    expect(() => t.shared.list('a', 'app ~ web')).toThrow(RangeError);
+    expect(t.builds()).toBe(1);
+  });
+
+  it('gets a cluster-scoped object by name with namespace ""', () => {
+    const t = setup();
+    const base = configMap('node-1');
+    const { namespace: _namespace, ...metadata } = base.metadata ?? {};
+    t.informer.add({ ...base, metadata });
+    expect(t.shared.get('', 'node-1')?.metadata?.name).toBe('node-1');
+  });
+
+  it('throws the construction error from a read', () => {
+    const t = setup({ fail: new Error('no such kind') });
+    expect(() => t.shared.get('a', 'b')).toThrow(ControllerInitError);
+    expect(() => t.shared.list()).toThrow(/no such kind/);
+  });
+
+  it('closes the controller it built; stopped() is drained', async () => {
+    const t = setup();
+    t.shared.registerHandler(t.signal, 'h', () => {});
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    await t.shared.close();
+    expect(t.shared.isRunning()).toBe(false);
+    await expect(t.shared.stopped()).resolves.toEqual({ drained: true, pending: [] });
+    await expect(t.shared.start(t.signal, 1)).rejects.toThrow(/closed/);
   });
 });
 
