@@ -98,11 +98,13 @@ export function extractField(object: unknown, segments: readonly FieldSegment[])
     if (Array.isArray(current)) {
       // lasso: a last segment over an array of maps collects that key from every element.
       if (i !== segments.length - 1) return '';
+      const maps = current.filter(
+        (element) => typeof element === 'object' && element !== null && !Array.isArray(element),
+      ) as Record<string, unknown>[];
+      if (maps.length === 0) return '';
       return fieldText(
-        current.map((element) =>
-          typeof element === 'object' && element !== null && !Array.isArray(element)
-            ? (element as Record<string, unknown>)[segment.key]
-            : undefined,
+        maps.map((element) =>
+          Object.hasOwn(element, segment.key) ? element[segment.key] : undefined,
         ),
       );
     }

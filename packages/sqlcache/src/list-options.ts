@@ -51,26 +51,26 @@ export interface Partition {
 /** Options of a SQL list query (`listByOptions`). */
 export interface ListOptions {
   /** An AND of OR-groups. */
-  readonly filters?: readonly OrFilter[];
+  readonly filters?: readonly OrFilter[] | undefined;
   /** Sort keys, first one first; default `metadata.namespace` then `metadata.name` ascending. */
-  readonly sort?: readonly SortField[];
+  readonly sort?: readonly SortField[] | undefined;
   /** Objects per page; none = every matching object. */
-  readonly pageSize?: number;
+  readonly pageSize?: number | undefined;
   /** 1-based page number (with `pageSize`): pages before it are skipped. */
-  readonly page?: number;
+  readonly page?: number | undefined;
   /** The continue token of the previous page of the same query. */
-  readonly continue?: string;
+  readonly continue?: string | undefined;
   /** Only this namespace (`''` or `'*'` = every namespace). */
-  readonly namespace?: string;
+  readonly namespace?: string | undefined;
   /**
    * RBAC scopes, OR'ed. `undefined` = unrestricted; an empty array = nothing. Any number of namespaces
    * compiles to a constant-size query.
    */
-  readonly partitions?: readonly Partition[];
+  readonly partitions?: readonly Partition[] | undefined;
   /**
    * Fail with `ResourceVersionTooNewError` (retryable) when the cache reflects an older resourceVersion.
    */
-  readonly resourceVersion?: string;
+  readonly resourceVersion?: string | undefined;
 }
 
 /** One page of a SQL list query. */
