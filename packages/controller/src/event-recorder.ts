@@ -426,6 +426,10 @@ class EventRecorderImpl implements EventRecorder {
  *
  * @example
  * ```ts
+ * import { hostname } from 'node:os';
+ * import type { Deployment } from 'kubernetes-types/apps/v1.js';
+ * import type { Event } from 'kubernetes-types/events/v1.js';
+ * declare const app: Deployment;
  * const events = new Client<Event>({
  *   gvr: { group: 'events.k8s.io', version: 'v1', resource: 'events' }, kind: 'Event', namespaced: true, rest,
  * });
@@ -433,7 +437,7 @@ class EventRecorderImpl implements EventRecorder {
  *   client: events, reportingController: 'example.com/app-controller', reportingInstance: `app-controller-${hostname()}`,
  *   logger, signal,
  * });
- * recorder.event(app, undefined, 'Normal', 'Scaled', 'Scale', `scaled to ${replicas} replicas`);
+ * recorder.event(app, undefined, 'Normal', 'Scaled', 'Scale', `scaled to ${app.spec?.replicas} replicas`);
  * ```
  *
  * @throws TypeError when `client` lacks `create` or `patch`, `reportingController` is not a qualified name,

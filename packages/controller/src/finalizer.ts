@@ -80,6 +80,8 @@ export interface FinalizerCallbacks<T> {
  *
  * @example
  * ```ts
+ * declare const controller: SharedController<KubeObject>;
+ * declare function dropExternalDatabase(app: KubeObject): Promise<void>;
  * controller.registerHandler(signal, 'cleanup', finalizerHandler(controller.client(), 'example.com/cleanup', {
  *   onRemove: async (key, app) => { await dropExternalDatabase(app); },
  * }));

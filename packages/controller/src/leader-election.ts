@@ -216,6 +216,7 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
  * ```ts
  * import { hostname } from 'node:os';
  * import type { Lease } from 'kubernetes-types/coordination/v1.js';
+ * declare const controller: Controller<KubeObject>;
  * const leases = new Client<Lease>({
  *   gvr: { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
  *   kind: 'Lease', namespaced: true, rest,
@@ -245,6 +246,8 @@ export function createLeaderElector(
  *
  * @example
  * ```ts
+ * declare const leases: LeaseClient;
+ * declare const factory: { start(signal: AbortSignal, workers: number): Promise<void> }; // a SharedControllerFactory
  * await runWithLeaderElection(
  *   { client: leases, namespace: 'kube-system', name: 'my-operator', identity: 'replica-1', signal },
  *   { onStartedLeading: (leading) => factory.start(leading, 2), onStoppedLeading: () => process.exit(1) },

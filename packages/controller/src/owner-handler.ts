@@ -83,6 +83,8 @@ function keysOf(object: KubeObjectLike, matcher: OwnerMatcher): string[] {
  *
  * @example
  * ```ts
+ * import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
+ * declare const replicaSet: ReplicaSet;
  * ownerKeysOf(replicaSet, { group: 'apps', kind: 'Deployment' }); // ['default/web']
  * ```
  *
@@ -108,6 +110,9 @@ export function ownerKeysOf(object: KubeObjectLike, options: OwnerKindOptions): 
  *
  * @example
  * ```ts
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+ * declare const configMapController: SharedController<ConfigMap>;
+ * declare const appController: SharedController<KubeObject>;
  * configMapController.registerHandler(signal, 'enqueue-app', enqueueOwnerHandler(appController, {
  *   group: 'example.com', kind: 'App',
  * }));

@@ -113,8 +113,13 @@ function controllerReferenceTo(
  *
  * @example
  * ```ts
- * const configMap = setControllerReference(app, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace } });
- * await configMaps.create(namespace, configMap);
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+ * declare const app: KubeObject; // the owner, as read from the server (it has a uid)
+ * declare const configMaps: Client<ConfigMap>;
+ * const configMap = setControllerReference<ConfigMap>(app, {
+ *   apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-settings', namespace: 'default' },
+ * });
+ * await configMaps.create('default', configMap, { signal });
  * ```
  *
  * @throws TypeError when `owner` lacks `apiVersion`, `kind`, `metadata.name` or `metadata.uid`.

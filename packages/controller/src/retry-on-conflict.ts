@@ -88,6 +88,8 @@ function checkBackoff(backoff: RetryBackoff): void {
  *
  * @example
  * ```ts
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+ * declare const configMaps: Client<ConfigMap>;
  * await retryOnConflict(async () => {
  *   const cm = await configMaps.get('default', 'settings', { signal });
  *   cm.data = { ...cm.data, mode: 'on' };

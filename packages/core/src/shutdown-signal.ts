@@ -41,8 +41,9 @@ export interface ShutdownSignal {
  *
  * @example
  * ```ts
+ * declare const factory: Lifecycle; // a controller factory, an informer, a leader elector...
  * const shutdown = createShutdownSignal({ logger });
- * await factory.start(shutdown.signal, 2);
+ * await factory.start(shutdown.signal);
  * const result = await factory.stopped();
  * shutdown.dispose();
  * process.exitCode = result.drained ? 0 : 1;
