@@ -65,6 +65,7 @@ let env: Environment;
 let rest: RestConfig;
 let counter = 0;
 const running: AbortController[] = [];
+const closing: Array<{ close(): Promise<void> }> = [];
 
 beforeAll(async () => {
   env = await startEnvironment({ crds: [widgetCrd] });
@@ -73,6 +74,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const stop of running) stop.abort();
+  // close() releases each controller's queue (its delayed keys' timers) and stops the informer it ran.
+  for (const controller of closing) await controller.close();
   await restTransportFor(rest)?.close();
   await env?.stop();
 });
@@ -149,6 +152,7 @@ function sharedControllerFor<T extends KubeObjectLike>(
       );
     },
   });
+  closing.push(shared);
   return { shared, stop };
 }
 
@@ -193,7 +197,7 @@ describe('controller (integration)', () => {
     await configMaps.delete(ns, 'later');
     await deleted;
     stop.abort();
-    await shared.stopped();
+    expect(await shared.stopped()).toEqual({ drained: true, pending: [] });
     expect(shared.isRunning()).toBe(false);
   });
 
