@@ -1,12 +1,30 @@
 // FactoryStartError: what a factory's start rejects with when some kinds could not be started (the others run).
 import type { GroupVersionKind } from '@lasso/client';
 import { errorMessage, LassoError } from '@lasso/core';
-import { gvkString } from './names.ts';
+import { gvkKey } from './names.ts';
 
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** A factory's `start` left out kinds it could not start (the others run): a {@link FactoryStartError}. */
     LASSO_FACTORY_START_FAILED: true;
+    /** A closed factory was started: a {@link FactoryClosedError}. */
+    LASSO_FACTORY_CLOSED: true;
+  }
+}
+
+/**
+ * A factory was started after `close()`: a closed factory releases what it created and cannot run again
+ * (build a new one). Code `LASSO_FACTORY_CLOSED`.
+ *
+ * @example
+ * ```ts
+ * await factory.close();
+ * await factory.start(signal).catch((error) => isLassoError(error, 'LASSO_FACTORY_CLOSED')); // true
+ * ```
+ */
+export class FactoryClosedError extends LassoError {
+  constructor(factory: string) {
+    super('LASSO_FACTORY_CLOSED', `${factory} is closed and cannot start again`);
   }
 }
 
@@ -15,17 +33,16 @@ export interface KindStartFailure {
   /** The kind, e.g. `{ group: 'example.com', version: 'v1', kind: 'Widget' }`. */
   readonly gvk: GroupVersionKind;
   /**
-   * Why: `LASSO_NO_KIND_MATCH` when the server does not serve the resource (a CRD not installed), a
-   * TypeError when it serves it under another resource name or scope, the controller's own build error, or
-   * `LASSO_CACHE_NOT_SYNCED` when its cache stopped before it synced.
+   * Why: the controller's own build error (a kind the server does not serve is not a failure: it is
+   * `unserved` in the factory's `status()` and starts once served).
    */
   readonly error: unknown;
 }
 
 /**
- * A factory's `start` could not start every kind. The kinds listed in {@link FactoryStartError.failures}
- * were left out; every other kind was started and keeps running. A later `start` tries the failed ones
- * again (so a CRD installed in the meantime starts then). Code `LASSO_FACTORY_START_FAILED`.
+ * A controller factory's `start` could not build every controller. The kinds listed in
+ * {@link FactoryStartError.failures} were left out; every other kind was started and keeps running. Code
+ * `LASSO_FACTORY_START_FAILED`.
  *
  * @example
  * ```ts
@@ -43,7 +60,7 @@ export class FactoryStartError extends LassoError {
 
   constructor(failures: readonly KindStartFailure[]) {
     const listed = failures
-      .map((failure) => `${gvkString(failure.gvk)}: ${errorMessage(failure.error)}`)
+      .map((failure) => `${gvkKey(failure.gvk)}: ${errorMessage(failure.error)}`)
       .join('; ');
     super(
       'LASSO_FACTORY_START_FAILED',

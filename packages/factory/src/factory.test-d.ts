@@ -1,10 +1,12 @@
 // Type tests: the built-in table types what forKind returns without casts; custom resources take a generic.
 import type { SharedIndexInformer } from '@lasso/cache';
-import type { Client, KubeObject, RestConfig } from '@lasso/client';
+import { Client, type KubeObject, type RestConfig } from '@lasso/client';
 import type { SharedController } from '@lasso/controller';
+import type { Lifecycle, StopResult } from '@lasso/core';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expectTypeOf, it } from 'vitest';
+import { type Kind, kindFor, kindOf } from './kind.ts';
 import { createSharedCacheFactory } from './shared-cache-factory.ts';
 import { createSharedClientFactory } from './shared-client-factory.ts';
 import { createSharedControllerFactoryFromConfig } from './shared-controller-factory.ts';
@@ -103,5 +105,61 @@ describe('SharedCacheFactory and SharedClientFactory', () => {
       await caches.forKind<Widget>({ group: 'example.com', version: 'v1', kind: 'Widget' }),
     ).toEqualTypeOf<SharedIndexInformer<Widget>>();
     expectTypeOf(await caches.waitForCacheSync(signal)).toEqualTypeOf<Map<string, boolean>>();
+  });
+});
+
+describe('Kind tokens', () => {
+  it('carry a built-in type from the table, in either spelling', async () => {
+    const deployments = kindFor('apps/v1', 'Deployment');
+    expectTypeOf(deployments).toEqualTypeOf<Kind<Deployment>>();
+    expectTypeOf(await factory.forKind(deployments)).toEqualTypeOf<SharedController<Deployment>>();
+    expectTypeOf(await factory.forKind({ apiVersion: 'v1', kind: 'ConfigMap' })).toEqualTypeOf<
+      SharedController<ConfigMap>
+    >();
+    // Not a built-in kind: KubeObject until a custom resource names its type.
+    expectTypeOf(kindFor('example.com/v1', 'Widget')).toEqualTypeOf<Kind<KubeObject>>();
+  });
+
+  it('flow a custom type from one declaration: Client<T> -> informer -> handler, without casts', async () => {
+    const widgetsClient = new Client<Widget>({
+      gvr: { group: 'example.com', version: 'v1', resource: 'widgets' },
+      kind: 'Widget',
+      namespaced: true,
+      rest,
+    });
+    const widgets = kindOf(widgetsClient);
+    expectTypeOf(widgets).toEqualTypeOf<Kind<Widget>>();
+    const caches = createSharedCacheFactory(createSharedClientFactory(rest));
+    const informer = await caches.forKind(widgets);
+    expectTypeOf(informer).toEqualTypeOf<SharedIndexInformer<Widget>>();
+    informer.addEventHandler({
+      onAdd: (widget) => {
+        expectTypeOf(widget.spec?.size).toEqualTypeOf<number | undefined>();
+      },
+    });
+    const controller = await factory.forKind(widgets);
+    controller.registerHandler(signal, 'size', (_key, widget, context) => {
+      expectTypeOf(widget).toEqualTypeOf<Widget | undefined>();
+      expectTypeOf(context.signal).toEqualTypeOf<AbortSignal>();
+    });
+    expectTypeOf(controller.client()).toEqualTypeOf<Client<Widget>>();
+    const declared = kindFor<Widget>('example.com/v1', 'Widget', {
+      resource: 'widgets',
+      namespaced: true,
+    });
+    expectTypeOf(await factory.forKind(declared)).toEqualTypeOf<SharedController<Widget>>();
+    const onConfigMap = (_key: string, _configMap: ConfigMap | undefined) => undefined;
+    // @ts-expect-error a handler of ConfigMaps cannot be registered on the token's Widgets
+    controller.registerHandler(signal, 'wrong', onConfigMap);
+  });
+});
+
+describe('lifecycle shape', () => {
+  it('matches @lasso/core Lifecycle for the cache factory, and start(signal, workers) for controllers', () => {
+    const caches = createSharedCacheFactory(createSharedClientFactory(rest));
+    expectTypeOf(caches).toMatchTypeOf<Lifecycle>();
+    expectTypeOf(factory.stopped()).toEqualTypeOf<Promise<StopResult>>();
+    expectTypeOf(factory.start).parameter(0).toEqualTypeOf<AbortSignal>();
+    expectTypeOf(factory.close()).toEqualTypeOf<Promise<void>>();
   });
 });

@@ -5,15 +5,19 @@ describe('public API', () => {
   it('exports exactly the documented runtime names', () => {
     expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
       [
+        "FactoryClosedError",
         "FactoryStartError",
         "createSharedCacheFactory",
         "createSharedClientFactory",
         "createSharedControllerFactory",
         "createSharedControllerFactoryFromConfig",
         "defaultControllerWorkers",
+        "defaultGracefulShutdownTimeoutMs",
         "gvkString",
         "gvrString",
         "healthCheckIntervalMs",
+        "kindFor",
+        "kindOf",
       ]
     `);
   });

@@ -1,10 +1,10 @@
 // Unit tests of createSharedCacheFactory over a fake cluster: one informer per kind, per-kind options, start and
 // startGVK, waitForCacheSync results and the shared health gate.
-import type { KubeObjectLike } from '@lasso/client';
+import type { KubeObject, KubeObjectLike } from '@lasso/client';
+import { isLassoError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferred, FakeCluster, object } from './__fixtures__/fake-cluster.ts';
-import { FactoryStartError } from './errors.ts';
 import {
   createSharedCacheFactory,
   type SharedCacheFactory,
@@ -15,6 +15,34 @@ const configMapGvk = { group: '', version: 'v1', kind: 'ConfigMap' } as const;
 const secretGvk = { group: '', version: 'v1', kind: 'Secret' } as const;
 const namespaceGvk = { group: '', version: 'v1', kind: 'Namespace' } as const;
 const configMapGvr = { group: '', version: 'v1', resource: 'configmaps' } as const;
+const widgetGvk = { group: 'example.com', version: 'v1', kind: 'Widget' } as const;
+const crdGvk = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+} as const;
+const apiServiceGvk = {
+  group: 'apiregistration.k8s.io',
+  version: 'v1',
+  kind: 'APIService',
+} as const;
+
+function widgetCrd(): KubeObject {
+  return {
+    ...object('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'widgets.example.com'),
+    spec: { group: 'example.com' },
+  };
+}
+
+function statusOf(caches: SharedCacheFactory, kind: { kind: string }) {
+  return caches.status().find((status) => status.gvk.kind === kind.kind);
+}
+
+/** Advance the fake clock by 0 until `predicate` holds (at most 50 turns). */
+async function waitFor(predicate: () => boolean, clock: FakeClock): Promise<void> {
+  for (let turn = 0; turn < 50 && !predicate(); turn++) await clock.advance(0);
+  expect(predicate()).toBe(true);
+}
 
 const stops: AbortController[] = [];
 afterEach(() => {
@@ -111,8 +139,13 @@ describe('createSharedCacheFactory', () => {
     expect(() => setup({ kindNamespace: 5 as never })).toThrow(/kindNamespace/);
     expect(() => setup({ kindTweakList: [[configMapGvk, 'x' as never]] })).toThrow(/kindTweakList/);
     expect(() => setup({ kindNamespace: [[{ group: '', version: '', kind: 'X' }, 'a']] })).toThrow(
-      /gvk\.version/,
+      /kindNamespace: version/,
     );
+    expect(() => setup({ kindNamespace: [[{ apiVersion: 'a/b/c', kind: 'X' }, 'a']] })).toThrow(
+      /kindNamespace: apiVersion/,
+    );
+    expect(() => setup({ gracefulShutdownTimeoutMs: -1 })).toThrow(/gracefulShutdownTimeoutMs/);
+    expect(() => setup({ unservedRetry: { initialMs: 0 } })).toThrow(/unservedRetry\.initialMs/);
     expect(() => setup({ healthCallback: 1 as never })).toThrow(/healthCallback/);
   });
 
@@ -128,36 +161,198 @@ describe('createSharedCacheFactory', () => {
       expect(cluster.kind(secretGvk).lists).toHaveLength(1);
     });
 
-    it('refuses a kind the server serves under another scope, naming both', async () => {
-      const { caches, signal } = setup();
+    it('reports a kind the server serves under another scope as unserved, naming both', async () => {
+      const { caches, signal, cluster } = setup();
       caches.forResourceKind(configMapGvr, 'ConfigMap', false);
-      const error = await caches.start(signal).then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-      expect(error).toBeInstanceOf(FactoryStartError);
-      expect((error as FactoryStartError).failures[0]?.error).toBeInstanceOf(TypeError);
-      expect((error as FactoryStartError).message).toMatch(
+      await caches.start(signal);
+      const [status] = caches.status();
+      expect(status?.state).toBe('unserved');
+      expect(status?.lastError).toBeInstanceOf(TypeError);
+      expect(String((status?.lastError as Error | undefined)?.message ?? '')).toMatch(
         /\/v1, Kind=ConfigMap.*namespaced: true/,
       );
+      expect(cluster.touched()).toEqual([]);
+    });
+
+    it('starts an informer created while it runs at once, without another start', async () => {
+      const { cluster, caches, signal } = setup();
+      await caches.start(signal);
+      const secrets = await caches.forKind(secretGvk);
+      await secrets.whenSynced();
+      expect(cluster.kind(secretGvk).lists).toHaveLength(1);
+      expect(caches.status().map((status) => [status.key, status.state])).toEqual([
+        ['/v1, Kind=Secret', 'running'],
+      ]);
+    });
+  });
+
+  describe('lifecycle', () => {
+    it('stops on abort, settles stopped() drained, and runs again (relisting) with the same factory', async () => {
+      const { cluster, caches } = setup();
+      const configMaps = await caches.forKind(configMapGvk);
+      expect(caches.isRunning()).toBe(false);
+      await expect(caches.stopped()).resolves.toEqual({ drained: true, pending: [] });
+      const first = new AbortController();
+      await caches.start(first.signal);
+      await configMaps.whenSynced();
+      expect(caches.isRunning()).toBe(true);
+      first.abort();
+      await expect(caches.stopped()).resolves.toEqual({ drained: true, pending: [] });
+      expect(caches.isRunning()).toBe(false);
+      expect(configMaps.isRunning()).toBe(false);
+      expect(caches.status()[0]?.state).toBe('stopped');
+      cluster.kind(configMapGvk).store.create(object('v1', 'ConfigMap', 'c', 'team-c'));
+      const second = new AbortController();
+      await caches.start(second.signal);
+      await configMaps.whenSynced();
+      expect(cluster.kind(configMapGvk).lists).toHaveLength(2);
+      expect(configMaps.getStore().listKeys().sort()).toEqual(['team-a/a', 'team-b/b', 'team-c/c']);
+      second.abort();
+      await caches.stopped();
+    });
+
+    it('bounds stopped() by gracefulShutdownTimeoutMs, naming the informers still ending', async () => {
+      const {
+        caches,
+        clock,
+        signal: _unused,
+        logger,
+      } = setup({ gracefulShutdownTimeoutMs: 5_000 });
+      const configMaps = await caches.forKind(configMapGvk);
+      const stuck = deferred();
+      configMaps.addEventHandler({ onAdd: () => stuck.promise });
+      const stop = new AbortController();
+      await caches.start(stop.signal);
+      await configMaps.whenSynced();
+      await clock.advance(0);
+      stop.abort();
+      let result: unknown;
+      void caches.stopped().then((settled) => {
+        result = settled;
+      });
+      await clock.advance(4_999);
+      expect(result).toBeUndefined();
+      await clock.advance(1);
+      expect(result).toEqual({ drained: false, pending: ['informer /v1, Kind=ConfigMap'] });
+      expect(logger.entries.some((entry) => entry.level === 'error')).toBe(true);
+      stuck.resolve();
+    });
+
+    it('close() stops, refuses a later start, and closes only a client factory it created', async () => {
+      const { cluster, caches } = setup();
+      await caches.forKind(configMapGvk);
+      let closed = 0;
+      const clients = cluster.clientFactory();
+      clients.close = async () => {
+        closed++;
+      };
+      const stop = new AbortController();
+      await caches.start(stop.signal);
+      await caches.close();
+      expect(caches.isRunning()).toBe(false);
+      await expect(caches.start(new AbortController().signal)).rejects.toSatisfy((error) =>
+        isLassoError(error, 'LASSO_FACTORY_CLOSED'),
+      );
+      await caches[Symbol.asyncDispose]();
+      // Not owned: the given client factory stays open.
+      const other = createSharedCacheFactory(clients);
+      await other.close();
+      expect(closed).toBe(0);
+    });
+  });
+
+  describe('kinds the server does not serve yet', () => {
+    it('retries with backoff on the injected clock, logs once, and starts the informer once served', async () => {
+      const { cluster, caches, clock, logger, signal } = setup({
+        unservedRetry: { initialMs: 1_000, maxMs: 4_000 },
+        watchDiscovery: false,
+      });
+      cluster.serve(widgetGvk, 'widgets', true, [object('example.com/v1', 'Widget', 'w', 'ns')]);
+      const widgets = await caches.forKind(widgetGvk);
+      cluster.unserve(widgetGvk);
+      await caches.start(signal);
+      expect(caches.status()[0]).toMatchObject({ state: 'unserved', internal: false });
+      const lookups = cluster.lookups;
+      await clock.advance(999);
+      expect(cluster.lookups).toBe(lookups);
+      await clock.advance(1);
+      expect(cluster.lookups).toBe(lookups + 1);
+      await clock.advance(2_000);
+      expect(cluster.lookups).toBe(lookups + 2);
+      await clock.advance(4_000);
+      await clock.advance(4_000);
+      expect(cluster.lookups).toBe(lookups + 4);
+      const warnings = logger.entries.filter((entry) =>
+        entry.message.startsWith('kind not served'),
+      );
+      expect(warnings).toHaveLength(1);
+      cluster.serve(widgetGvk, 'widgets', true, [object('example.com/v1', 'Widget', 'w', 'ns')]);
+      await clock.advance(4_000);
+      await widgets.whenSynced();
+      expect(widgets.getStore().listKeys()).toEqual(['ns/w']);
+      expect(caches.status()[0]?.state).toBe('running');
+    });
+
+    it('retries at once when a CRD changes, and stops the informer of a kind whose CRD is deleted', async () => {
+      const { cluster, caches, clock, signal } = setup({ unservedRetry: { initialMs: 60_000 } });
+      const crds = cluster.serve(crdGvk, 'customresourcedefinitions', false);
+      cluster.serve(apiServiceGvk, 'apiservices', false);
+      cluster.serve(widgetGvk, 'widgets', true);
+      const widgets = await caches.forKind(widgetGvk);
+      cluster.unserve(widgetGvk);
+      await caches.start(signal);
+      expect(statusOf(caches, widgetGvk)?.state).toBe('unserved');
+      await waitFor(() => caches.status().find((s) => s.internal)?.state === 'running', clock);
+      // The CRD is installed: no waiting for the 60 s retry.
+      cluster.serve(widgetGvk, 'widgets', true);
+      const crd = crds.store.create(widgetCrd());
+      await waitFor(() => widgets.isRunning(), clock);
+      await widgets.whenSynced();
+      expect(statusOf(caches, widgetGvk)?.state).toBe('running');
+      // Deleted: the informer stops cleanly and the kind is unserved again.
+      cluster.unserve(widgetGvk);
+      crds.store.remove(crd);
+      await waitFor(() => statusOf(caches, widgetGvk)?.state === 'unserved', clock);
+      expect(widgets.isRunning()).toBe(false);
     });
   });
 
   describe('startGVK()', () => {
-    it('starts one kind only, and nothing for a kind never asked for', async () => {
+    it('starts the factory when it does not run, and nothing for a kind never asked for', async () => {
       const { cluster, caches, signal } = setup();
       await caches.forKind(configMapGvk);
       await caches.forKind(secretGvk);
       await caches.startGVK(signal, namespaceGvk);
-      await caches.startGVK(signal, secretGvk);
-      expect(cluster.touched()).toEqual(['/v1, Kind=Secret']);
+      expect(caches.isRunning()).toBe(false);
+      await caches.startGVK(signal, { apiVersion: 'v1', kind: 'Secret' });
+      expect(caches.isRunning()).toBe(true);
+      expect(cluster.touched()).toEqual(['/v1, Kind=ConfigMap', '/v1, Kind=Secret']);
     });
 
-    it('rejects naming a kind that is not served', async () => {
-      const { cluster, caches, signal } = setup();
+    it('waits for a kind that is not served until it is, or rejects with the signal reason', async () => {
+      const { cluster, caches, clock, signal } = setup({ watchDiscovery: false });
       await caches.forKind(secretGvk);
       cluster.unserve(secretGvk);
-      await expect(caches.startGVK(signal, secretGvk)).rejects.toThrow(/\/v1, Kind=Secret/);
+      let started = false;
+      const starting = caches.startGVK(signal, secretGvk).then(() => {
+        started = true;
+      });
+      await clock.advance(0);
+      expect(started).toBe(false);
+      cluster.serve(secretGvk, 'secrets', true);
+      await clock.advance(1_000);
+      await starting;
+      expect(started).toBe(true);
+      cluster.unserve(namespaceGvk);
+      await caches.forResourceKind(
+        { group: '', version: 'v1', resource: 'namespaces' },
+        'Namespace',
+        false,
+      );
+      const giveUp = new AbortController();
+      const waiting = caches.startGVK(giveUp.signal, namespaceGvk);
+      giveUp.abort(new Error('gave up'));
+      await expect(waiting).rejects.toThrow('gave up');
     });
   });
 

@@ -1,40 +1,55 @@
-// SharedCacheFactory: one deferred informer per GVK, started together behind one health gate. Ports rancher/lasso
-// pkg/cache/sharedinformerfactory.go and healthcheck.go.
-import { createCache, type SharedIndexInformer, type TweakListOptionsFunc } from '@lasso/cache';
-import type {
-  GroupVersionKind,
-  GroupVersionResource,
-  KubeObject,
-  KubeObjectLike,
+// SharedCacheFactory: one deferred informer per GVK, run together behind one health gate, with the lifecycle shape
+// (start / stopped / restart / close) and late kinds (a kind the server does not serve yet is retried and started
+// once served). Ports rancher/lasso pkg/cache/sharedinformerfactory.go and healthcheck.go.
+import {
+  type Backoff,
+  createBackoff,
+  createCache,
+  type SharedIndexInformer,
+  type TweakListOptionsFunc,
+  type WatchError,
+} from '@lasso/cache';
+import {
+  builtinKinds,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  isNotFound,
+  type KubeObject,
+  type KubeObjectLike,
 } from '@lasso/client';
 import {
   abortReason,
   type Clock,
   defaultLogger,
+  drainWithin,
   errorMessage,
   guardLogger,
   isLassoError,
   type Logger,
   type MetricsProvider,
   raceSignal,
+  type StopResult,
   systemClock,
+  type TimerHandle,
 } from '@lasso/core';
-import { FactoryStartError, type KindStartFailure } from './errors.ts';
+import { checkSignal, checkTimeout, kindMap } from './checks.ts';
+import { FactoryClosedError } from './errors.ts';
 import { HealthGate } from './health-gate.ts';
-import type { GroupVersionKindType, ObjectKindType } from './kind-types.ts';
+import { type KindRef, resolveKindRef } from './kind.ts';
 import {
-  checkGvk,
-  checkGvr,
-  checkKind,
-  checkNamespaced,
-  checkSignal,
-  gvkOfObject,
-  gvkString,
-  gvrString,
-  kindMap,
-} from './names.ts';
-import type { LookupOptions, SharedClientFactory } from './shared-client-factory.ts';
+  checkResourceKind,
+  type KindLookups,
+  KindLookupsBase,
+  type LookupOptions,
+  ProductRegistry,
+  type ResolvedKind,
+} from './kind-lookups.ts';
+import { gvkKey, gvrString } from './names.ts';
+import type { SharedClientFactory } from './shared-client-factory.ts';
 import { followSignal } from './signals.ts';
+
+/** lasso's (and controller-runtime's) default bound on a graceful shutdown. */
+export const defaultGracefulShutdownTimeoutMs = 30_000;
 
 /** Options of {@link createSharedCacheFactory} (lasso `SharedCacheFactoryOptions`). */
 export interface SharedCacheFactoryOptions {
@@ -44,15 +59,32 @@ export interface SharedCacheFactoryOptions {
   defaultResyncMs?: number | undefined;
   /** Applied to every list and watch (label/field selectors). */
   defaultTweakList?: TweakListOptionsFunc | undefined;
-  /** Per-kind namespace, e.g. `new Map([[{ group: '', version: 'v1', kind: 'Secret' }, 'cattle-system']])`. */
-  kindNamespace?: Iterable<readonly [GroupVersionKind, string]> | undefined;
+  /** Per-kind namespace, e.g. `new Map([[{ apiVersion: 'v1', kind: 'Secret' }, 'cattle-system']])`. */
+  kindNamespace?: Iterable<readonly [KindRef, string]> | undefined;
   /** Per-kind resync period in ms (`0` = never). */
-  kindResyncMs?: Iterable<readonly [GroupVersionKind, number]> | undefined;
+  kindResyncMs?: Iterable<readonly [KindRef, number]> | undefined;
   /** Per-kind list/watch tweak; replaces `defaultTweakList` for that kind. */
-  kindTweakList?: Iterable<readonly [GroupVersionKind, TweakListOptionsFunc]> | undefined;
+  kindTweakList?: Iterable<readonly [KindRef, TweakListOptionsFunc]> | undefined;
   /** Told the outcome of every health ping (lasso's `HealthCallback`). */
   healthCallback?: ((healthy: boolean) => void) | undefined;
-  /** Time source of the informers and the health gate. Default `systemClock`. */
+  /**
+   * How long {@link SharedCacheFactory.stopped} waits, after the start signal aborted, for the informers
+   * (and the handler calls in progress) to end before it settles with `drained: false`. Default 30 000.
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /**
+   * Backoff between retries of a kind the server does not serve (a CRD not installed yet). Default: 1 s
+   * doubling to 60 s.
+   */
+  unservedRetry?: { initialMs?: number | undefined; maxMs?: number | undefined } | undefined;
+  /**
+   * Watch CustomResourceDefinitions and APIServices (through this factory's own informers) while a kind is not
+   * served or a custom kind runs, to retry at once when they change and to stop the informer of a kind no
+   * longer served. Needs list/watch on both; without it, unserved kinds are still retried with backoff.
+   * Default true.
+   */
+  watchDiscovery?: boolean | undefined;
+  /** Time source of the informers, retries, shutdown bound and the health gate. Default `systemClock`. */
   clock?: Clock | undefined;
   /** Where the factory, its informers and the health gate log. Default `defaultLogger`. */
   logger?: Logger | undefined;
@@ -61,60 +93,73 @@ export interface SharedCacheFactoryOptions {
 }
 
 /**
- * One informer per kind over a {@link SharedClientFactory} (lasso `SharedCacheFactory`). Informers are
- * created deferred: none lists or watches before {@link SharedCacheFactory.start} or
- * {@link SharedCacheFactory.startGVK}.
+ * Where a kind of a factory is:
+ * - `pending`: created, not started (the factory does not run, or checks discovery first);
+ * - `syncing`: its informer runs and has not finished its first list;
+ * - `running`: its informer runs and has synced;
+ * - `unserved`: the server does not serve it (a CRD not installed, a version not served); retried with
+ *   backoff and at once when CRDs or APIServices change;
+ * - `stopped`: the factory's run ended.
  */
-export interface SharedCacheFactory {
+export type KindState = 'pending' | 'syncing' | 'running' | 'unserved' | 'stopped';
+
+/** One kind in {@link SharedCacheFactory.status}. */
+export interface KindStatus {
+  /** The kind. */
+  readonly gvk: GroupVersionKind;
+  /** {@link gvkString} of the kind, e.g. `apps/v1, Kind=Deployment`. */
+  readonly key: string;
+  /** Where it is. */
+  readonly state: KindState;
+  /** Why it is unserved, or the last list/watch failure of its informer; undefined when none. */
+  readonly lastError: unknown;
+  /** True for the factory's own CRD and APIService informers (see `watchDiscovery`). */
+  readonly internal: boolean;
+}
+
+/**
+ * One informer per kind over a {@link SharedClientFactory} (lasso `SharedCacheFactory`), with the lifecycle
+ * shape of `@lasso/core`'s `Lifecycle`. Informers are created deferred: none lists or watches before the
+ * factory runs. While it runs, every informer created is started at once.
+ */
+export interface SharedCacheFactory extends KindLookups<'informer'> {
   /**
-   * The informer of an object's kind (from its `apiVersion` and `kind`; a TypeError when either is
-   * missing). Typed as the object, or from the built-in table when both fields are literal.
-   */
-  forObject<const T extends KubeObjectLike>(
-    object: T,
-    options?: LookupOptions,
-  ): Promise<SharedIndexInformer<ObjectKindType<T>>>;
-  /**
-   * The informer of a kind; its resource and scope come from the RESTMapper. A built-in kind is typed from
-   * the built-in table; name a custom resource's type with a generic parameter. Rejects with
-   * `LASSO_NO_KIND_MATCH` when the server does not serve the kind.
-   */
-  forKind<G extends string, V extends string, K extends string>(
-    gvk: { readonly group: G; readonly version: V; readonly kind: K },
-    options?: LookupOptions,
-  ): Promise<SharedIndexInformer<GroupVersionKindType<G, V, K>>>;
-  forKind<T extends KubeObjectLike>(
-    gvk: GroupVersionKind,
-    options?: LookupOptions,
-  ): Promise<SharedIndexInformer<T>>;
-  /** The informer of a resource; its kind comes from the RESTMapper. */
-  forResource<T extends KubeObjectLike = KubeObject>(
-    gvr: GroupVersionResource,
-    namespaced: boolean,
-    options?: LookupOptions,
-  ): Promise<SharedIndexInformer<T>>;
-  /** The informer of a resource whose kind and scope the caller knows: no lookup, no I/O. */
-  forResourceKind<T extends KubeObjectLike = KubeObject>(
-    gvr: GroupVersionResource,
-    kind: string,
-    namespaced: boolean,
-  ): SharedIndexInformer<T>;
-  /**
-   * Run every informer created and not running yet, until `signal` aborts. The first start waits until the
-   * API server answers `/version` (pinging every 15 s, logging each failure; rejects with the signal's
-   * reason when it aborts first). Each informer's resource is checked against discovery first: a kind the
-   * server does not serve is not started, and `start` then rejects with a {@link FactoryStartError} naming
-   * it once every other informer runs. Idempotent; informers created since the last start are started by
-   * the next one, and so are kinds that failed before.
+   * Run every informer created, and every one created later, until `signal` aborts. The first start waits
+   * until the API server answers `/version` (pinging every 15 s, logging each failure; rejects with the
+   * signal's reason when it aborts first). Resolves once every kind was checked against discovery: the
+   * served ones run (not necessarily synced: see {@link waitForCacheSync}), the others are `unserved` in
+   * {@link status} and start once served. Idempotent while running (the running signal stays in charge);
+   * after a stop, runs again (each informer relists). Rejects with a `LASSO_FACTORY_CLOSED` error after
+   * `close()`.
    */
   start(signal: AbortSignal): Promise<void>;
-  /** Start the informer of one kind if it was created and is not running (lasso `StartGVK`). */
-  startGVK(signal: AbortSignal, gvk: GroupVersionKind): Promise<void>;
+  /**
+   * Settles once the run's informers have ended after its signal aborted (at once when not running), bounded
+   * by `gracefulShutdownTimeoutMs`: `drained: false` names the informers still ending.
+   */
+  stopped(): Promise<StopResult>;
+  /** True from a start until the stop that follows its signal's abort has finished. */
+  isRunning(): boolean;
+  /**
+   * Stop (aborting the run) and release what the factory created: its timers, and the client factory when
+   * this factory created it. A closed factory cannot start again. Idempotent.
+   */
+  close(): Promise<void>;
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /**
+   * Start the informer of one kind if it was created (lasso `StartGVK`): starts the factory with `signal` when
+   * it does not run. Resolves once that informer runs; for a kind the server does not serve yet, once it is
+   * served. Rejects with the signal's reason when it aborts first.
+   */
+  startGVK(signal: AbortSignal, kind: KindRef): Promise<void>;
   /**
    * Wait until every running informer has synced, or `signal` aborts: the result maps each kind
    * ({@link gvkString}, e.g. `apps/v1, Kind=Deployment`) to whether it synced. Never rejects on abort.
    */
   waitForCacheSync(signal?: AbortSignal | undefined): Promise<Map<string, boolean>>;
+  /** Every kind of the factory and where it is: a health/readiness report. */
+  status(): KindStatus[];
   /** The client factory the informers list and watch through. */
   sharedClientFactory(): SharedClientFactory;
 }
@@ -124,16 +169,55 @@ interface Entry {
   readonly gvk: GroupVersionKind;
   readonly gvr: GroupVersionResource;
   readonly namespaced: boolean;
+  readonly internal: boolean;
   readonly informer: SharedIndexInformer<KubeObjectLike>;
   readonly logger: Logger;
-  /** Set once the informer runs: it runs until the signal of the start that started it aborts. */
-  run: Promise<void> | undefined;
-  /** The check-then-run in progress, shared by concurrent starts. */
-  starting: { readonly signal: AbortSignal; readonly done: Promise<void> } | undefined;
+  state: KindState;
+  lastError: unknown;
+  /** The entry's part of the current factory run. */
+  active: Activation | undefined;
 }
 
-class SharedCacheFactoryImpl implements SharedCacheFactory {
+/** One entry inside one factory run. */
+interface Activation {
+  readonly run: FactoryRun;
+  readonly backoff: Backoff;
+  /** The first discovery check of this run: start waits for it. */
+  readonly firstCheck: Promise<void>;
+  /** Stops the informer's current run (a kind no longer served), or undefined when it does not run. */
+  informer: { readonly stop: AbortController; readonly done: Promise<void> } | undefined;
+  retry: TimerHandle | undefined;
+  checking: Promise<void> | undefined;
+  /** Callers of startGVK waiting for the informer to run. */
+  readonly waiters: Set<() => void>;
+}
+
+interface FactoryRun {
+  readonly signal: AbortSignal;
+  readonly stop: AbortController;
+  /** Settles with the stop result once the signal aborted (bounded by the graceful shutdown timeout). */
+  readonly result: Promise<StopResult>;
+  /** Work of the run (informer runs, checks); the run is done when all of it has settled after the abort. */
+  readonly work: Set<Promise<void>>;
+}
+
+const crdKind = {
+  gvr: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
+  kind: 'CustomResourceDefinition',
+};
+const apiServiceKind = {
+  gvr: { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' },
+  kind: 'APIService',
+};
+const builtinGroups = new Set(
+  Object.keys(builtinKinds).map((apiVersion) =>
+    apiVersion.includes('/') ? (apiVersion.split('/')[0] as string) : '',
+  ),
+);
+
+class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements SharedCacheFactory {
   readonly #clients: SharedClientFactory;
+  readonly #ownsClients: boolean;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: MetricsProvider | undefined;
@@ -143,12 +227,27 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
   readonly #kindNamespace: Map<string, string>;
   readonly #kindResyncMs: Map<string, number>;
   readonly #kindTweakList: Map<string, TweakListOptionsFunc>;
+  readonly #gracefulShutdownTimeoutMs: number;
+  readonly #retryInitialMs: number;
+  readonly #retryMaxMs: number;
+  readonly #watchDiscovery: boolean;
   readonly #gate: HealthGate;
+  readonly #informers = new ProductRegistry<'informer'>();
   readonly #entries = new Map<string, Entry>();
   #healthy = false;
+  #run: FactoryRun | undefined;
+  #starting: Promise<void> | undefined;
+  #closed = false;
+  #discoveryWatched = false;
 
-  constructor(clients: SharedClientFactory, options: SharedCacheFactoryOptions) {
+  constructor(
+    clients: SharedClientFactory,
+    options: SharedCacheFactoryOptions,
+    ownsClients: boolean,
+  ) {
+    super();
     this.#clients = clients;
+    this.#ownsClients = ownsClients;
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics;
@@ -158,6 +257,11 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
     this.#kindNamespace = kindMap(options.kindNamespace, 'kindNamespace', checkNamespaceOption);
     this.#kindResyncMs = kindMap(options.kindResyncMs, 'kindResyncMs', checkResyncOption);
     this.#kindTweakList = kindMap(options.kindTweakList, 'kindTweakList', checkTweakOption);
+    this.#gracefulShutdownTimeoutMs =
+      options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
+    this.#retryInitialMs = options.unservedRetry?.initialMs ?? 1000;
+    this.#retryMaxMs = options.unservedRetry?.maxMs ?? 60_000;
+    this.#watchDiscovery = options.watchDiscovery ?? true;
     this.#gate = new HealthGate({
       isHealthy: (ping) => clients.isHealthy(ping),
       clock: this.#clock,
@@ -170,29 +274,21 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
     return this.#clients;
   }
 
-  async forObject<const T extends KubeObjectLike>(
-    object: T,
-    options: LookupOptions = {},
-  ): Promise<SharedIndexInformer<ObjectKindType<T>>> {
-    const gvk = gvkOfObject(object, 'forObject');
-    return this.forKind<ObjectKindType<T>>(gvk, options);
-  }
-
-  async forKind<T extends KubeObjectLike>(
+  protected async resolveKind(
     gvk: GroupVersionKind,
-    options: LookupOptions = {},
-  ): Promise<SharedIndexInformer<T>> {
-    const mapping = await this.#clients.resourceForGVK(checkGvk(gvk, 'forKind'), options);
-    return this.forResourceKind<T>(mapping.gvr, mapping.gvk.kind, mapping.namespaced);
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const mapping = await this.#clients.resourceForGVK(gvk, options);
+    return { gvr: mapping.gvr, kind: mapping.gvk.kind, namespaced: mapping.namespaced };
   }
 
-  async forResource<T extends KubeObjectLike = KubeObject>(
+  protected async resolveResource(
     gvr: GroupVersionResource,
     namespaced: boolean,
-    options: LookupOptions = {},
-  ): Promise<SharedIndexInformer<T>> {
-    const client = await this.#clients.forResource<T>(gvr, namespaced, options);
-    return this.forResourceKind<T>(client.gvr, client.kind, client.namespaced);
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const client = await this.#clients.forResource(gvr, namespaced, options);
+    return { gvr: client.gvr, kind: client.kind, namespaced: client.namespaced };
   }
 
   forResourceKind<T extends KubeObjectLike = KubeObject>(
@@ -200,80 +296,194 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
     kind: string,
     namespaced: boolean,
   ): SharedIndexInformer<T> {
-    const checked = checkGvr(gvr, 'forResourceKind');
-    checkKind(kind, 'forResourceKind');
-    checkNamespaced(namespaced, 'forResourceKind');
-    const gvk = { group: checked.group, version: checked.version, kind };
-    const key = gvkString(gvk);
-    const existing = this.#entries.get(key);
-    if (existing !== undefined) return existing.informer as unknown as SharedIndexInformer<T>;
-    const client = this.#clients.forResourceKind<KubeObjectLike>(checked, kind, namespaced);
+    return this.#informer<T>(checkResourceKind(gvr, kind, namespaced, 'forResourceKind'), false);
+  }
+
+  #informer<T extends KubeObjectLike>(
+    resolved: ResolvedKind,
+    internal: boolean,
+  ): SharedIndexInformer<T> {
+    const { gvr, kind, namespaced } = resolved;
+    const gvk = { group: gvr.group, version: gvr.version, kind };
+    const key = gvkKey(gvk);
+    const existing = this.#informers.get<T>(key);
+    if (existing !== undefined) return existing;
+    const client = this.#clients.forResourceKind<KubeObjectLike>(gvr, kind, namespaced);
     const logger = this.#logger.child({ gvk: key });
-    const namespace = this.#kindNamespace.get(key) ?? this.#defaultNamespace;
-    const resyncMs = this.#kindResyncMs.get(key) ?? this.#defaultResyncMs;
-    const tweakList = this.#kindTweakList.get(key) ?? this.#defaultTweakList;
+    // The factory's own informers see every CRD and APIService, whatever the user's defaults select.
+    const namespace = internal
+      ? undefined
+      : (this.#kindNamespace.get(key) ?? this.#defaultNamespace);
+    const resyncMs = internal ? 0 : (this.#kindResyncMs.get(key) ?? this.#defaultResyncMs);
+    const tweakList = internal
+      ? undefined
+      : (this.#kindTweakList.get(key) ?? this.#defaultTweakList);
+    let entry: Entry | undefined;
     // createCache defers its lister-watcher: creating the informer costs no API call.
     const informer = createCache(client, {
       name: key,
       waitHealthy: (wait) => this.#gate.wait(wait),
       clock: this.#clock,
       logger,
+      // A 404 on list or watch: the kind may have stopped being served (its CRD deleted).
+      watchErrorHandler: (error) => {
+        if (entry !== undefined) this.#onWatchError(entry, error);
+      },
       ...(namespace !== undefined ? { namespace } : {}),
       ...(resyncMs !== undefined ? { resyncMs } : {}),
       ...(tweakList !== undefined ? { tweakList } : {}),
       ...(this.#metrics !== undefined ? { metrics: this.#metrics } : {}),
     });
-    this.#entries.set(key, {
+    entry = {
       key,
       gvk,
-      gvr: checked,
+      gvr,
       namespaced,
+      internal,
       informer,
       logger,
-      run: undefined,
-      starting: undefined,
-    });
-    return informer as unknown as SharedIndexInformer<T>;
+      state: 'pending',
+      lastError: undefined,
+      active: undefined,
+    };
+    this.#entries.set(key, entry);
+    this.#informers.set(key, informer);
+    // A kind created while the factory runs starts at once.
+    const run = this.#liveRun();
+    if (run !== undefined) void this.#activate(entry, run);
+    return this.#informers.get<T>(key) as SharedIndexInformer<T>;
+  }
+
+  isRunning(): boolean {
+    return this.#run !== undefined;
   }
 
   async start(signal: AbortSignal): Promise<void> {
     checkSignal(signal, 'SharedCacheFactory.start');
+    if (this.#closed) throw new FactoryClosedError('SharedCacheFactory');
+    if (signal.aborted) throw abortReason(signal);
+    while (this.#starting !== undefined) await raceSignal(this.#starting, signal);
+    let run = this.#liveRun();
+    if (run === undefined) {
+      const starting = this.#begin(signal);
+      this.#starting = starting.then(
+        () => undefined,
+        () => undefined,
+      );
+      try {
+        run = await starting;
+      } finally {
+        this.#starting = undefined;
+      }
+    }
+    const checks = [...this.#entries.values()].map((entry) => this.#activate(entry, run));
+    await raceSignal(Promise.all(checks), signal);
+  }
+
+  // Waits for the previous run to end and for a healthy API server, then makes the new run current.
+  async #begin(signal: AbortSignal): Promise<FactoryRun> {
+    const previous = this.#run;
+    if (previous !== undefined) await raceSignal(previous.result, signal);
     if (!this.#healthy) {
       this.#logger.info('waiting for the API server to answer /version');
       await this.#gate.wait({ signal });
       this.#healthy = true;
       this.#logger.info('API server is healthy, starting informers');
     }
-    const entries = [...this.#entries.values()].filter((entry) => entry.run === undefined);
-    const runSignal = followSignal(signal);
-    const results = await Promise.allSettled(
-      entries.map((entry) => this.#startEntry(entry, runSignal)),
-    );
+    if (this.#closed) throw new FactoryClosedError('SharedCacheFactory');
     if (signal.aborted) throw abortReason(signal);
-    const failures: KindStartFailure[] = [];
-    results.forEach((result, index) => {
-      const entry = entries[index] as Entry;
-      if (result.status === 'rejected') failures.push({ gvk: entry.gvk, error: result.reason });
+    const stop = new AbortController();
+    const runSignal = followSignal(stop.signal);
+    const onAbort = (): void => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const work = new Set<Promise<void>>();
+    let settle!: (result: Promise<StopResult>) => void;
+    const result = new Promise<StopResult>((resolve) => {
+      settle = resolve;
     });
-    if (failures.length > 0) throw new FactoryStartError(failures);
+    const run: FactoryRun = { signal: runSignal, stop, result, work };
+    runSignal.addEventListener(
+      'abort',
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        for (const entry of this.#entries.values()) this.#deactivate(entry, run);
+        const done = (async () => {
+          while (work.size > 0) await Promise.allSettled([...work]);
+        })();
+        void done.then(() => {
+          if (this.#run === run) this.#run = undefined;
+        });
+        settle(
+          drainWithin(this.#clock, done, this.#gracefulShutdownTimeoutMs, () =>
+            [...this.#entries.values()]
+              .filter((entry) => entry.informer.isRunning())
+              .map((entry) => `informer ${entry.key}`),
+          ).then((stopResult) => {
+            if (!stopResult.drained) {
+              this.#logger.error('graceful shutdown timed out; informers still ending', {
+                pending: stopResult.pending,
+              });
+            }
+            return stopResult;
+          }),
+        );
+      },
+      { once: true },
+    );
+    this.#run = run;
+    return run;
   }
 
-  async startGVK(signal: AbortSignal, gvk: GroupVersionKind): Promise<void> {
+  stopped(): Promise<StopResult> {
+    const run = this.#run;
+    if (run === undefined) return Promise.resolve({ drained: true, pending: [] });
+    return run.result;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const run = this.#run;
+    if (run !== undefined) {
+      run.stop.abort(new FactoryClosedError('SharedCacheFactory'));
+      await run.result;
+    }
+    if (this.#ownsClients) await this.#clients.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async startGVK(signal: AbortSignal, kind: KindRef): Promise<void> {
     checkSignal(signal, 'SharedCacheFactory.startGVK');
-    const entry = this.#entries.get(gvkString(checkGvk(gvk, 'startGVK')));
-    if (entry === undefined || entry.run !== undefined) return;
+    const { gvk } = resolveKindRef(kind, 'startGVK');
+    const entry = this.#entries.get(gvkKey(gvk));
+    if (entry === undefined) return;
+    if (this.#liveRun() === undefined) await this.start(signal);
+    const run = this.#liveRun();
+    if (run === undefined) throw abortReason(signal);
+    await raceSignal(this.#activate(entry, run), signal);
+    const active = entry.active;
+    if (active === undefined || active.informer !== undefined) return;
+    // Not served yet: wait until it is (or the signal aborts).
+    let release!: () => void;
+    const running = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    active.waiters.add(release);
     try {
-      await this.#startEntry(entry, followSignal(signal));
-    } catch (error) {
-      if (signal.aborted) throw abortReason(signal);
-      throw new FactoryStartError([{ gvk: entry.gvk, error }]);
+      await raceSignal(running, signal);
+    } finally {
+      active.waiters.delete(release);
     }
   }
 
   async waitForCacheSync(signal?: AbortSignal | undefined): Promise<Map<string, boolean>> {
     if (signal !== undefined) checkSignal(signal, 'SharedCacheFactory.waitForCacheSync');
     // A snapshot: informers started while this waits are not waited for (as lasso).
-    const running = [...this.#entries.values()].filter((entry) => entry.run !== undefined);
+    const running = [...this.#entries.values()].filter(
+      (entry) => !entry.internal && entry.active?.informer !== undefined,
+    );
     const waitSignal = signal === undefined ? undefined : followSignal(signal);
     const synced = await Promise.all(
       running.map(async (entry) => {
@@ -288,69 +498,253 @@ class SharedCacheFactoryImpl implements SharedCacheFactory {
     return new Map(running.map((entry, index) => [entry.key, synced[index] === true]));
   }
 
-  async #startEntry(entry: Entry, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      if (entry.run !== undefined) return;
-      if (signal.aborted) throw abortReason(signal);
-      let attempt = entry.starting;
-      if (attempt === undefined) {
-        const started = { signal, done: this.#checkAndRun(entry, signal) };
-        entry.starting = started;
-        started.done
-          .finally(() => {
-            if (entry.starting === started) entry.starting = undefined;
-          })
-          .catch(() => {});
-        attempt = started;
+  status(): KindStatus[] {
+    return [...this.#entries.values()].map((entry) => ({
+      gvk: entry.gvk,
+      key: entry.key,
+      state: entry.state,
+      lastError: entry.lastError,
+      internal: entry.internal,
+    }));
+  }
+
+  #liveRun(): FactoryRun | undefined {
+    const run = this.#run;
+    return run === undefined || run.signal.aborted ? undefined : run;
+  }
+
+  // Makes `entry` part of `run` (once per run) and returns its first discovery check.
+  #activate(entry: Entry, run: FactoryRun): Promise<void> {
+    if (entry.active?.run === run) return entry.active.firstCheck;
+    let firstDone!: () => void;
+    const activation: Activation = {
+      run,
+      backoff: createBackoff({
+        initialMs: this.#retryInitialMs,
+        maxMs: this.#retryMaxMs,
+        jitter: 0,
+        clock: this.#clock,
+      }),
+      firstCheck: new Promise<void>((resolve) => {
+        firstDone = resolve;
+      }),
+      informer: undefined,
+      retry: undefined,
+      checking: undefined,
+      waiters: new Set(),
+    };
+    entry.active = activation;
+    this.#setState(entry, 'pending', undefined);
+    void this.#check(entry, activation).finally(firstDone);
+    return activation.firstCheck;
+  }
+
+  #deactivate(entry: Entry, run: FactoryRun): void {
+    const active = entry.active;
+    if (active === undefined || active.run !== run) return;
+    active.retry?.cancel();
+    active.retry = undefined;
+    const informer = active.informer;
+    const finish = (): void => {
+      if (entry.active === active) {
+        entry.active = undefined;
+        this.#setState(entry, 'stopped', entry.lastError);
       }
-      try {
-        await raceSignal(attempt.done, signal);
-        return;
-      } catch (error) {
-        if (signal.aborted) throw abortReason(signal);
-        // Another start gave up on this kind; try again under this start's signal.
-        if (attempt.signal !== signal && attempt.signal.aborted) {
-          if (entry.starting === attempt) entry.starting = undefined;
-          continue;
-        }
-        throw error;
+    };
+    if (informer === undefined) finish();
+    else void informer.done.then(finish);
+  }
+
+  // Checks the kind against discovery and runs its informer when served; otherwise retries later.
+  #check(entry: Entry, active: Activation): Promise<void> {
+    if (active.checking !== undefined) return active.checking;
+    const checking = this.#checkOnce(entry, active).finally(() => {
+      active.checking = undefined;
+    });
+    active.checking = checking;
+    this.#track(active.run, checking);
+    return checking;
+  }
+
+  async #checkOnce(entry: Entry, active: Activation): Promise<void> {
+    const { run } = active;
+    if (run.signal.aborted || active.informer !== undefined || entry.active !== active) return;
+    active.retry?.cancel();
+    active.retry = undefined;
+    let served = true;
+    let why: unknown;
+    try {
+      const mapping = await this.#clients.resourceForGVK(entry.gvk, { signal: run.signal });
+      if (mapping.gvr.resource !== entry.gvr.resource || mapping.namespaced !== entry.namespaced) {
+        served = false;
+        why = new TypeError(
+          `${entry.key} is served as ${gvrString(mapping.gvr)} (namespaced: ${mapping.namespaced}), not ${gvrString(entry.gvr)} (namespaced: ${entry.namespaced})`,
+        );
+      }
+    } catch (error) {
+      if (run.signal.aborted) return;
+      if (isLassoError(error, 'LASSO_NO_KIND_MATCH')) {
+        served = false;
+        why = error;
+      } else {
+        // Discovery itself failed (API down, an aggregated group unavailable): the informer's own retries and
+        // the health gate handle that better than refusing to start.
+        entry.logger.warn(
+          'could not check the kind against discovery, starting its informer anyway',
+          {
+            error: errorMessage(error),
+          },
+        );
+      }
+    }
+    if (run.signal.aborted || entry.active !== active) return;
+    if (!served) {
+      this.#setState(entry, 'unserved', why);
+      const delayMs = active.backoff.next();
+      active.retry = this.#clock.schedule(delayMs, () => {
+        active.retry = undefined;
+        void this.#check(entry, active);
+      });
+      if (!entry.internal) this.#watchDiscoveryChanges(run);
+      return;
+    }
+    active.backoff.reset();
+    this.#runInformer(entry, active);
+  }
+
+  #runInformer(entry: Entry, active: Activation): void {
+    const { run } = active;
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(run.signal.reason);
+    run.signal.addEventListener('abort', onAbort, { once: true });
+    const wasUnserved = entry.state === 'unserved';
+    this.#setState(entry, 'syncing', undefined);
+    if (wasUnserved) entry.logger.info('kind is served now, informer started');
+    const done = entry.informer
+      .run({ signal: stop.signal })
+      .catch((error: unknown) => {
+        entry.logger.error('informer failed', { error: errorMessage(error) });
+      })
+      .finally(() => {
+        run.signal.removeEventListener('abort', onAbort);
+        if (active.informer?.stop === stop) active.informer = undefined;
+      });
+    active.informer = { stop, done };
+    this.#track(run, done);
+    void entry.informer.whenSynced({ signal: stop.signal }).then(
+      () => {
+        if (active.informer?.stop === stop) this.#setState(entry, 'running', undefined);
+      },
+      () => {},
+    );
+    for (const release of active.waiters) release();
+    active.waiters.clear();
+    if (!entry.internal && !builtinGroups.has(entry.gvk.group)) this.#watchDiscoveryChanges(run);
+  }
+
+  #track(run: FactoryRun, work: Promise<void>): void {
+    run.work.add(work);
+    void work.finally(() => run.work.delete(work));
+  }
+
+  #setState(entry: Entry, state: KindState, lastError: unknown): void {
+    const previous = entry.state;
+    entry.lastError = lastError;
+    if (previous === state) return;
+    entry.state = state;
+    // Logged once per change of state, not per retry.
+    if (state === 'unserved') {
+      entry.logger.warn(
+        'kind not served; retrying with backoff and when CRDs or APIServices change',
+        { error: errorMessage(lastError) },
+      );
+    } else if (state === 'running') {
+      entry.logger.debug('informer synced');
+    }
+  }
+
+  // The factory's own CRD and APIService informers: a change retries unserved kinds at once, and a deletion or
+  // update rechecks the running kinds of its group.
+  #watchDiscoveryChanges(run: FactoryRun): void {
+    if (!this.#watchDiscovery || this.#discoveryWatched || run.signal.aborted) return;
+    this.#discoveryWatched = true;
+    for (const { gvr, kind } of [crdKind, apiServiceKind]) {
+      const informer = this.#informer<KubeObject>({ gvr, kind, namespaced: false }, true);
+      informer.addEventHandler(
+        {
+          onAdd: (_object, initial) => {
+            if (!initial) this.#onDiscoveryChange(undefined);
+          },
+          onUpdate: (_old, object) => this.#onDiscoveryChange(groupOf(object)),
+          onDelete: (object) => this.#onDiscoveryChange(groupOf(object)),
+        },
+        { name: 'lasso-factory-discovery' },
+      );
+    }
+  }
+
+  #onDiscoveryChange(group: string | undefined): void {
+    const run = this.#liveRun();
+    if (run === undefined) return;
+    if (group !== undefined) {
+      // Served kinds of that group may be served no more: read discovery afresh.
+      const mapper = this.#clients.restMapper();
+      if (typeof mapper?.reset === 'function') mapper.reset();
+    }
+    for (const entry of this.#entries.values()) {
+      const active = entry.active;
+      if (active === undefined || active.run !== run || entry.internal) continue;
+      if (active.informer === undefined) {
+        active.backoff.reset();
+        void this.#check(entry, active);
+      } else if (group !== undefined && entry.gvk.group === group) {
+        void this.#recheckServed(entry, active);
       }
     }
   }
 
-  // Runs the informer unless discovery says its resource is not served (as asked): an informer of a missing
-  // resource would list, fail and back off forever while its controller waited for a sync that never comes.
-  async #checkAndRun(entry: Entry, signal: AbortSignal): Promise<void> {
-    try {
-      const served = await this.#clients.resourceForGVK(entry.gvk, { signal });
-      if (served.gvr.resource !== entry.gvr.resource || served.namespaced !== entry.namespaced) {
-        throw new TypeError(
-          `${entry.key} is served as ${gvrString(served.gvr)} (namespaced: ${served.namespaced}), not ${gvrString(entry.gvr)} (namespaced: ${entry.namespaced})`,
-        );
-      }
-    } catch (error) {
-      if (signal.aborted) throw abortReason(signal);
-      if (error instanceof TypeError || isLassoError(error, 'LASSO_NO_KIND_MATCH')) {
-        entry.logger.warn('kind not served, informer not started', {
-          error: errorMessage(error),
-        });
-        throw error;
-      }
-      // Discovery itself failed (API down, an aggregated group unavailable): the informer's own retries and
-      // the health gate handle that better than refusing to start.
-      entry.logger.warn(
-        'could not check the kind against discovery, starting its informer anyway',
-        {
-          error: errorMessage(error),
-        },
-      );
-    }
-    if (signal.aborted) throw abortReason(signal);
-    entry.run = entry.informer.run({ signal }).catch((error: unknown) => {
-      entry.logger.error('informer failed', { error: errorMessage(error) });
-    });
-    entry.logger.debug('informer started');
+  #onWatchError(entry: Entry, error: WatchError): void {
+    entry.lastError = error;
+    const active = entry.active;
+    if (active?.informer === undefined || entry.internal) return;
+    if (!isNotFound(error.cause)) return;
+    const mapper = this.#clients.restMapper();
+    if (typeof mapper?.reset === 'function') mapper.reset();
+    void this.#recheckServed(entry, active);
   }
+
+  // Stops the informer of a kind that is no longer served; the retries then start it again once it is.
+  async #recheckServed(entry: Entry, active: Activation): Promise<void> {
+    const { run } = active;
+    let served = true;
+    let why: unknown;
+    try {
+      const mapping = await this.#clients.resourceForGVK(entry.gvk, { signal: run.signal });
+      served = mapping.gvr.resource === entry.gvr.resource;
+    } catch (error) {
+      if (!isLassoError(error, 'LASSO_NO_KIND_MATCH')) return;
+      served = false;
+      why = error;
+    }
+    const informer = active.informer;
+    if (served || run.signal.aborted || informer === undefined || entry.active !== active) return;
+    entry.logger.warn('kind no longer served; stopping its informer', {
+      error: errorMessage(why),
+    });
+    informer.stop.abort(why);
+    await informer.done;
+    this.#setState(entry, 'unserved', why);
+    void this.#check(entry, active);
+  }
+}
+
+function groupOf(object: unknown): string | undefined {
+  const spec = (object as { spec?: { group?: unknown } } | undefined)?.spec;
+  if (typeof spec?.group === 'string') return spec.group;
+  // A tombstone: its last known object.
+  const last = (object as { object?: unknown } | undefined)?.object;
+  if (last !== undefined && last !== object) return groupOf(last);
+  return undefined;
 }
 
 function checkNamespaceOption(value: unknown, name: string): void {
@@ -367,29 +761,11 @@ function checkTweakOption(value: unknown, name: string): void {
   if (typeof value !== 'function') throw new TypeError(`${name} must be a function`);
 }
 
-/**
- * Create a {@link SharedCacheFactory} (lasso `NewSharedCachedFactory`): one informer per GVK (never two
- * under concurrent calls), created deferred so only kinds somebody asked for are ever listed or watched.
- * Every informer waits on one shared health gate after a failed list: one `/version` ping loop (15 s timeout,
- * 15 s between pings) however many informers fail, ending when nobody waits any more.
- *
- * @example
- * ```ts
- * const caches = createSharedCacheFactory(createSharedClientFactory(rest), { defaultResyncMs: 0 });
- * const configMaps = await caches.forKind({ group: '', version: 'v1', kind: 'ConfigMap' });
- * const stop = new AbortController();
- * await caches.start(stop.signal);
- * await caches.waitForCacheSync(stop.signal);
- * console.log(configMaps.getStore().listKeys());
- * stop.abort();
- * ```
- *
- * **Gotchas**: an informer runs until the signal of the start that started it aborts, and cannot run again
- * (client-go's rule): after that abort, build a new factory rather than starting this one again.
- */
-export function createSharedCacheFactory(
+/** @internal {@link createSharedCacheFactory}, owning (closing) `clientFactory` when `ownsClients`. */
+export function newSharedCacheFactory(
   clientFactory: SharedClientFactory,
-  options: SharedCacheFactoryOptions = {},
+  options: SharedCacheFactoryOptions,
+  ownsClients: boolean,
 ): SharedCacheFactory {
   if (typeof clientFactory?.forResourceKind !== 'function') {
     throw new TypeError('createSharedCacheFactory: clientFactory must be a SharedClientFactory');
@@ -406,5 +782,51 @@ export function createSharedCacheFactory(
   if (options.healthCallback !== undefined && typeof options.healthCallback !== 'function') {
     throw new TypeError('createSharedCacheFactory: healthCallback must be a function');
   }
-  return new SharedCacheFactoryImpl(clientFactory, options);
+  if (options.gracefulShutdownTimeoutMs !== undefined) {
+    checkTimeout(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs');
+  }
+  const retry = options.unservedRetry;
+  if (retry !== undefined) {
+    for (const name of ['initialMs', 'maxMs'] as const) {
+      const value = retry[name];
+      if (
+        value !== undefined &&
+        !(typeof value === 'number' && value > 0 && Number.isFinite(value))
+      ) {
+        throw new RangeError(
+          `unservedRetry.${name} must be a finite number of ms > 0, got ${String(value)}`,
+        );
+      }
+    }
+  }
+  return new SharedCacheFactoryImpl(clientFactory, options, ownsClients);
+}
+
+/**
+ * Create a {@link SharedCacheFactory} (lasso `NewSharedCachedFactory`): one informer per GVK (never two
+ * under concurrent calls), created deferred so only kinds somebody asked for are ever listed or watched.
+ * Every informer waits on one shared health gate after a failed list: one `/version` ping loop (15 s timeout,
+ * 15 s between pings) however many informers fail, ending when nobody waits any more.
+ *
+ * @example
+ * ```ts
+ * const caches = createSharedCacheFactory(createSharedClientFactory(rest), { defaultResyncMs: 0 });
+ * const configMaps = await caches.forKind(kindFor('v1', 'ConfigMap'));
+ * const stop = new AbortController();
+ * await caches.start(stop.signal);
+ * await caches.waitForCacheSync(stop.signal);
+ * console.log(configMaps.getStore().listKeys());
+ * stop.abort();
+ * await caches.stopped();
+ * ```
+ *
+ * **Gotchas**: the given client factory is not closed by `close()` (it is the caller's). An informer's
+ * `setWatchErrorHandler` replaces the factory's own handler, which notices a kind no longer served from its
+ * 404s (CRD deletions are still seen through `watchDiscovery`).
+ */
+export function createSharedCacheFactory(
+  clientFactory: SharedClientFactory,
+  options: SharedCacheFactoryOptions = {},
+): SharedCacheFactory {
+  return newSharedCacheFactory(clientFactory, options, false);
 }

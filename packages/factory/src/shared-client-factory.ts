@@ -23,14 +23,19 @@ import {
   type MetricsProvider,
   raceSignal,
 } from '@lasso/core';
-import type { GroupVersionKindType } from './kind-types.ts';
-import { checkGvk, checkGvr, checkKind, checkNamespaced, gvkString, gvrString } from './names.ts';
+import { checkGvr } from './checks.ts';
+import { type KindRef, resolveKindRef } from './kind.ts';
+import {
+  checkResourceKind,
+  type KindLookups,
+  KindLookupsBase,
+  type LookupOptions,
+  ProductRegistry,
+  type ResolvedKind,
+} from './kind-lookups.ts';
+import { gvkKey, gvrString } from './names.ts';
 
-/** Options of the lookups that may ask the server (discovery through the RESTMapper). */
-export interface LookupOptions {
-  /** Stops waiting for the lookup (a lookup shared with other callers keeps running for them). */
-  signal?: AbortSignal | undefined;
-}
+export type { LookupOptions } from './kind-lookups.ts';
 
 /** Options of {@link createSharedClientFactory}. */
 export interface SharedClientFactoryOptions {
@@ -50,50 +55,17 @@ export interface SharedClientFactoryOptions {
  * One {@link Client} per resource for one cluster and user (lasso `SharedClientFactory`), plus the GVK <->
  * GVR lookups of its RESTMapper and the API server's health.
  */
-export interface SharedClientFactory {
+export interface SharedClientFactory extends KindLookups<'client'> {
   /** The config every client uses (the given one, or a copy carrying the factory's clock/logger/metrics). */
   readonly config: RestConfig;
   /** The transport every client of this factory shares. */
   readonly transport: RestTransport;
   /** The RESTMapper of the lookups. */
   restMapper(): RestMapper;
-  /**
-   * The client of a kind: its resource and scope come from the RESTMapper (a kind installed after start is
-   * found by its refresh). A built-in kind is typed from the built-in table
-   * (`forKind({ group: 'apps', version: 'v1', kind: 'Deployment' })` is a `Client<Deployment>`); name a
-   * custom resource's type with a generic parameter. Rejects with `LASSO_NO_KIND_MATCH` when the server
-   * does not serve the kind.
-   */
-  forKind<G extends string, V extends string, K extends string>(
-    gvk: { readonly group: G; readonly version: V; readonly kind: K },
-    options?: LookupOptions,
-  ): Promise<Client<GroupVersionKindType<G, V, K>>>;
-  forKind<T extends KubeObjectLike>(
-    gvk: GroupVersionKind,
-    options?: LookupOptions,
-  ): Promise<Client<T>>;
-  /**
-   * The client of a resource; its kind comes from the RESTMapper. Rejects with `LASSO_NO_KIND_MATCH` when
-   * the server does not serve it, and with a TypeError when `namespaced` disagrees with the server.
-   */
-  forResource<T extends KubeObjectLike = KubeObject>(
-    gvr: GroupVersionResource,
-    namespaced: boolean,
-    options?: LookupOptions,
-  ): Promise<Client<T>>;
-  /**
-   * The client of a resource whose kind and scope the caller knows: no lookup, no I/O. Throws a TypeError
-   * when this factory already has a client for `gvr` with another kind or scope.
-   */
-  forResourceKind<T extends KubeObjectLike = KubeObject>(
-    gvr: GroupVersionResource,
-    kind: string,
-    namespaced: boolean,
-  ): Client<T>;
   /** Whether a kind is namespaced, from the RESTMapper. */
-  isNamespaced(gvk: GroupVersionKind, options?: LookupOptions): Promise<boolean>;
+  isNamespaced(kind: KindRef, options?: LookupOptions): Promise<boolean>;
   /** The resource serving a kind and its scope (`{ gvr, gvk, namespaced }`), from the RESTMapper. */
-  resourceForGVK(gvk: GroupVersionKind, options?: LookupOptions): Promise<RestMapping>;
+  resourceForGVK(kind: KindRef, options?: LookupOptions): Promise<RestMapping>;
   /** The kind served at a resource, from the RESTMapper. */
   gvkForResource(gvr: GroupVersionResource, options?: LookupOptions): Promise<GroupVersionKind>;
   /**
@@ -108,22 +80,27 @@ export interface SharedClientFactory {
   /**
    * Close the transport's connections when this factory created it (it was given a clock, logger or metrics
    * that the config lacked); otherwise the transport is the config's shared one and is left to its owner.
+   * Idempotent.
    */
   close(): Promise<void>;
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
-class SharedClientFactoryImpl implements SharedClientFactory {
+class SharedClientFactoryImpl extends KindLookupsBase<'client'> implements SharedClientFactory {
   readonly config: RestConfig;
   readonly transport: RestTransport;
   readonly #ownsTransport: boolean;
   readonly #mapper: RestMapper;
   readonly #defaultTimeoutMs: number | undefined;
   readonly #logger: Logger;
-  readonly #clients = new Map<string, Client<KubeObjectLike>>();
+  #closed = false;
+  readonly #clients = new ProductRegistry<'client'>();
   // Lookups in flight, shared by concurrent callers so a burst of forKind calls asks the mapper once.
   readonly #lookups = new Map<string, Promise<unknown>>();
 
   constructor(config: RestConfig, options: SharedClientFactoryOptions) {
+    super();
     const overrides: Partial<RestConfig> = {};
     if (options.clock !== undefined && options.clock !== config.clock)
       overrides.clock = options.clock;
@@ -143,31 +120,28 @@ class SharedClientFactoryImpl implements SharedClientFactory {
     return this.#mapper;
   }
 
-  async forKind<T extends KubeObjectLike>(
+  protected async resolveKind(
     gvk: GroupVersionKind,
-    options: LookupOptions = {},
-  ): Promise<Client<T>> {
-    const checked = checkGvk(gvk, 'forKind');
-    const mapping = await this.resourceForGVK(checked, options);
-    return this.forResourceKind<T>(mapping.gvr, mapping.gvk.kind, mapping.namespaced);
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const mapping = await this.resourceForGVK(gvk, options);
+    return { gvr: mapping.gvr, kind: mapping.gvk.kind, namespaced: mapping.namespaced };
   }
 
-  async forResource<T extends KubeObjectLike = KubeObject>(
+  protected async resolveResource(
     gvr: GroupVersionResource,
     namespaced: boolean,
-    options: LookupOptions = {},
-  ): Promise<Client<T>> {
-    const checked = checkGvr(gvr, 'forResource');
-    checkNamespaced(namespaced, 'forResource');
-    const mapping = await this.#shared(`resource ${gvrString(checked)}`, options, (signal) =>
-      this.#mapper.mappingFor(checked, { signal }),
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const mapping = await this.#shared(`resource ${gvrString(gvr)}`, options, (signal) =>
+      this.#mapper.mappingFor(gvr, { signal }),
     );
     if (mapping.namespaced !== namespaced) {
       throw new TypeError(
         `forResource(${gvrString(mapping.gvr)}): the server says namespaced: ${mapping.namespaced}, the caller namespaced: ${namespaced}`,
       );
     }
-    return this.forResourceKind<T>(mapping.gvr, mapping.gvk.kind, namespaced);
+    return { gvr: mapping.gvr, kind: mapping.gvk.kind, namespaced };
   }
 
   forResourceKind<T extends KubeObjectLike = KubeObject>(
@@ -175,38 +149,36 @@ class SharedClientFactoryImpl implements SharedClientFactory {
     kind: string,
     namespaced: boolean,
   ): Client<T> {
-    const checked = checkGvr(gvr, 'forResourceKind');
-    checkKind(kind, 'forResourceKind');
-    checkNamespaced(namespaced, 'forResourceKind');
-    const key = gvrString(checked);
-    const existing = this.#clients.get(key);
+    const checked = checkResourceKind(gvr, kind, namespaced, 'forResourceKind');
+    const key = gvrString(checked.gvr);
+    const existing = this.#clients.get<T>(key);
     if (existing !== undefined) {
       if (existing.kind !== kind || existing.namespaced !== namespaced) {
         throw new TypeError(
           `forResourceKind(${key}): this factory serves it as kind ${existing.kind} (namespaced: ${existing.namespaced}), not ${kind} (namespaced: ${namespaced})`,
         );
       }
-      return existing as unknown as Client<T>;
+      return existing;
     }
     const client = new Client<KubeObjectLike>({
-      gvr: checked,
+      gvr: checked.gvr,
       kind,
       namespaced,
       rest: this.transport,
       ...(this.#defaultTimeoutMs !== undefined ? { defaultTimeoutMs: this.#defaultTimeoutMs } : {}),
     });
     this.#clients.set(key, client);
-    return client as unknown as Client<T>;
+    return this.#clients.get<T>(key) as Client<T>;
   }
 
-  async isNamespaced(gvk: GroupVersionKind, options: LookupOptions = {}): Promise<boolean> {
-    return (await this.resourceForGVK(gvk, options)).namespaced;
+  async isNamespaced(kind: KindRef, options: LookupOptions = {}): Promise<boolean> {
+    return (await this.resourceForGVK(kind, options)).namespaced;
   }
 
-  resourceForGVK(gvk: GroupVersionKind, options: LookupOptions = {}): Promise<RestMapping> {
-    const checked = checkGvk(gvk, 'resourceForGVK');
-    return this.#shared(`kind ${gvkString(checked)}`, options, (signal) =>
-      this.#mapper.resourceFor(checked, { signal }),
+  async resourceForGVK(kind: KindRef, options: LookupOptions = {}): Promise<RestMapping> {
+    const { gvk } = resolveKindRef(kind, 'resourceForGVK');
+    return this.#shared(`kind ${gvkKey(gvk)}`, options, (signal) =>
+      this.#mapper.resourceFor(gvk, { signal }),
     );
   }
 
@@ -241,7 +213,14 @@ class SharedClientFactoryImpl implements SharedClientFactory {
   }
 
   async close(): Promise<void> {
-    if (this.#ownsTransport) await this.transport.close();
+    if (this.#ownsTransport && !this.#closed) {
+      this.#closed = true;
+      await this.transport.close();
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   // One lookup per key at a time, run without any caller's signal so one caller giving up does not fail

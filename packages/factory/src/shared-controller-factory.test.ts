@@ -12,7 +12,7 @@ import {
 } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferred, FakeCluster, object } from './__fixtures__/fake-cluster.ts';
-import { FactoryStartError } from './errors.ts';
+import { kindFor } from './kind.ts';
 import {
   createSharedCacheFactory,
   type SharedCacheFactoryOptions,
@@ -198,13 +198,16 @@ describe('createSharedControllerFactory', () => {
       expect(secretsHandled.calls.map((call) => call.key)).toEqual(['default/token']);
     });
 
-    it('rejects naming a kind whose resource is not served, while the other kinds run', async () => {
-      const { cluster, factory, signal } = setup();
-      await expect(factory.forKind(widgetGvk)).rejects.toThrow(/Widget/);
+    it('starts a kind whose resource is served later by itself, while the other kinds run', async () => {
+      const { cluster, clock, factory, signal } = setup({}, { watchDiscovery: false });
       await expect(factory.forKind(widgetGvk)).rejects.toSatisfy((error) =>
         isLassoError(error, 'LASSO_NO_KIND_MATCH'),
       );
-      const widgets = factory.forResourceKind(widgetGvr, 'Widget', true);
+      // A token that knows its resource needs no discovery: a handler can wait for the CRD.
+      const widgets = await factory.forKind(
+        kindFor('example.com/v1', 'Widget', { resource: 'widgets', namespaced: true }),
+      );
+      expect(widgets).toBe(factory.forResourceKind(widgetGvr, 'Widget', true));
       const widgetCalls = recorder();
       widgets.registerHandler(signal, 'widgets', widgetCalls.handler);
       const deployments = recorder();
@@ -213,27 +216,40 @@ describe('createSharedControllerFactory', () => {
         'deployments',
         deployments.handler,
       );
-
-      const failed = await factory.start(signal, 1).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      expect(failed).toBeInstanceOf(FactoryStartError);
-      const startError = failed as FactoryStartError;
-      expect(startError.code).toBe('LASSO_FACTORY_START_FAILED');
-      expect(startError.message).toContain('example.com/v1, Kind=Widget');
-      expect(startError.failures.map((failure) => failure.gvk)).toEqual([widgetGvk]);
-      expect(isLassoError(startError.failures[0]?.error, 'LASSO_NO_KIND_MATCH')).toBe(true);
+      await factory.start(signal, 1);
       await deployments.called(1);
       expect(cluster.touched()).toEqual(['apps/v1, Kind=Deployment']);
+      expect(
+        factory.status().map((status) => [status.gvk.kind, status.state, status.workers]),
+      ).toEqual([
+        ['Widget', 'unserved', false],
+        ['Deployment', 'running', true],
+      ]);
 
-      // Installed later: the next start starts it.
+      // Installed later: the retry starts it, without another start.
       cluster.serve(widgetGvk, 'widgets', true, [
         object('example.com/v1', 'Widget', 'w', 'default'),
       ]);
-      await factory.start(signal, 1);
+      await clock.advance(1_000);
       await widgetCalls.called(1);
       expect(widgetCalls.calls.map((call) => call.key)).toEqual(['default/w']);
+      expect(widgets.isRunning()).toBe(true);
+    });
+
+    it('starts a controller first used while it runs (handler or enqueue) without another start', async () => {
+      const { factory, signal } = setup();
+      await factory.start(signal, 1);
+      const configMaps = await factory.forKind(configMapGvk);
+      const late = recorder();
+      configMaps.registerHandler(signal, 'late', late.handler);
+      await late.called(1);
+      expect(late.calls.map((call) => call.key)).toEqual(['default/settings']);
+      const secrets = await factory.forKind(secretGvk);
+      secrets.enqueue('default', 'token');
+      const seen = recorder();
+      secrets.registerHandler(signal, 'seen', seen.handler);
+      await seen.called(1);
+      expect(secrets.isRunning()).toBe(true);
     });
 
     it('rejects with the signal reason when it aborts, and a later start still works', async () => {
@@ -297,7 +313,10 @@ describe('createSharedControllerFactory', () => {
       const { factory } = setup();
       await expect(
         factory.forKind({ group: 'apps', version: '', kind: 'Deployment' }),
-      ).rejects.toThrow(/gvk\.version/);
+      ).rejects.toThrow(/forKind: version/);
+      await expect(factory.forKind({ apiVersion: '/v1', kind: 'Deployment' })).rejects.toThrow(
+        /forKind: apiVersion/,
+      );
       await expect(factory.forObject({ kind: 'Deployment' })).rejects.toThrow(/apiVersion/);
       expect(() =>
         factory.forResourceKind({ group: 'apps', version: 'v1', resource: 'x' }, '', true),
@@ -446,6 +465,101 @@ describe('createSharedControllerFactory', () => {
       expect(clock.pendingTimers()).toBe(0);
       await clock.advance(60_000);
       expect(cluster.pings).toBe(1);
+    });
+  });
+  describe('lifecycle', () => {
+    it('runs again with the same factory after a stop, relisting', async () => {
+      const { cluster, factory } = setup();
+      const deployments = await factory.forKind(deploymentGvk);
+      const seen = recorder();
+      const handlerStop = new AbortController();
+      deployments.registerHandler(handlerStop.signal, 'seen', seen.handler);
+      const first = new AbortController();
+      await factory.start(first.signal, 1);
+      await seen.called(1);
+      first.abort();
+      await expect(factory.stopped()).resolves.toEqual({ drained: true, pending: [] });
+      expect(factory.isRunning()).toBe(false);
+      expect(deployments.isRunning()).toBe(false);
+      cluster.kind(deploymentGvk).store.create(object('apps/v1', 'Deployment', 'api', 'default'));
+      const second = new AbortController();
+      await factory.start(second.signal, 1);
+      await seen.called(2);
+      expect(seen.calls.map((call) => call.key)).toContain('default/api');
+      expect(cluster.kind(deploymentGvk).lists).toHaveLength(2);
+      second.abort();
+      await factory.stopped();
+      handlerStop.abort();
+      await factory.close();
+      await expect(factory.start(new AbortController().signal)).rejects.toSatisfy((error) =>
+        isLassoError(error, 'LASSO_FACTORY_CLOSED'),
+      );
+    });
+
+    it('settles stopped() after gracefulShutdownTimeoutMs, naming and logging each reconcile still running by kind and key', async () => {
+      const { clock, factory, logger } = setup({ gracefulShutdownTimeoutMs: 2_000 });
+      const deployments = await factory.forKind(deploymentGvk);
+      const stuck = deferred();
+      const entered = deferred();
+      const stop = new AbortController();
+      let aborted = false;
+      deployments.registerHandler(stop.signal, 'stuck', async (_key, _object, context) => {
+        context.signal.addEventListener('abort', () => {
+          aborted = true;
+        });
+        entered.resolve();
+        await stuck.promise;
+        return undefined;
+      });
+      await factory.start(stop.signal, 1);
+      await entered.promise;
+      stop.abort();
+      expect(aborted).toBe(true);
+      let result: unknown;
+      void factory.stopped().then((settled) => {
+        result = settled;
+      });
+      await clock.advance(1_999);
+      expect(result).toBeUndefined();
+      await clock.advance(1);
+      await clock.advance(0);
+      expect(result).toEqual({
+        drained: false,
+        pending: ['apps/v1, Kind=Deployment default/web'],
+      });
+      const errors = logger.entries.filter((entry) => entry.level === 'error');
+      expect(errors.map((entry) => entry.attributes?.gvk ?? entry.attributes?.pending)).toEqual(
+        expect.arrayContaining(['apps/v1, Kind=Deployment']),
+      );
+      expect(errors.some((entry) => entry.attributes?.key === 'default/web')).toBe(true);
+      stuck.resolve();
+    });
+
+    it('keeps caches started beforehand running when its own signal aborts (warm standby)', async () => {
+      const { cluster, factory } = setup();
+      const process = new AbortController();
+      await factory.sharedCacheFactory().start(process.signal);
+      const deployments = await factory.forKind(deploymentGvk);
+      const seen = recorder();
+      deployments.registerHandler(process.signal, 'seen', seen.handler);
+      await deployments.informer().whenSynced();
+      expect(deployments.isRunning()).toBe(false);
+      const leading = new AbortController();
+      await factory.start(leading.signal, 1);
+      await seen.called(1);
+      leading.abort();
+      await factory.stopped();
+      expect(deployments.informer().isRunning()).toBe(true);
+      // Standby again: events still fill the queue; the next leader term lists nothing.
+      cluster.kind(deploymentGvk).store.create(object('apps/v1', 'Deployment', 'api', 'default'));
+      const again = new AbortController();
+      await factory.start(again.signal, 1);
+      await seen.called(2);
+      expect(cluster.kind(deploymentGvk).lists).toHaveLength(1);
+      again.abort();
+      await factory.stopped();
+      process.abort();
+      await factory.sharedCacheFactory().stopped();
     });
   });
 });

@@ -16,30 +16,32 @@ import {
   guardLogger,
   type Logger,
   type MetricsProvider,
+  raceSignal,
+  type StopResult,
   systemClock,
 } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
-import { FactoryStartError, type KindStartFailure } from './errors.ts';
-import type { GroupVersionKindType, ObjectKindType } from './kind-types.ts';
+import { checkSignal, checkTimeout, kindMap } from './checks.ts';
+import { FactoryClosedError, FactoryStartError, type KindStartFailure } from './errors.ts';
+import type { KindRef } from './kind.ts';
 import {
-  checkGvk,
-  checkGvr,
-  checkKind,
-  checkNamespaced,
-  checkSignal,
-  gvkOfObject,
-  gvkString,
-  gvrString,
-  kindMap,
-} from './names.ts';
+  checkResourceKind,
+  type KindLookups,
+  KindLookupsBase,
+  type LookupOptions,
+  ProductRegistry,
+  type ResolvedKind,
+} from './kind-lookups.ts';
+import { gvkKey, gvrString } from './names.ts';
 import {
-  createSharedCacheFactory,
+  defaultGracefulShutdownTimeoutMs,
+  type KindStatus,
+  newSharedCacheFactory,
   type SharedCacheFactory,
   type SharedCacheFactoryOptions,
 } from './shared-cache-factory.ts';
 import {
   createSharedClientFactory,
-  type LookupOptions,
   type SharedClientFactory,
   type SharedClientFactoryOptions,
 } from './shared-client-factory.ts';
@@ -53,7 +55,7 @@ export interface SharedControllerFactoryOptions {
   /** Workers per controller when `start` is given none (or 0). Default 5. */
   defaultWorkers?: number | undefined;
   /** Per-kind workers; wins over `start`'s argument and `defaultWorkers`. */
-  kindWorkers?: Iterable<readonly [GroupVersionKind, number]> | undefined;
+  kindWorkers?: Iterable<readonly [KindRef, number]> | undefined;
   /**
    * Builds the rate limiter of each controller without one in `kindRateLimiter`. Default: the controller's
    * own default (`defaultLassoRateLimiter()`). A function, not an instance: a limiter counts failures per
@@ -61,7 +63,16 @@ export interface SharedControllerFactoryOptions {
    */
   defaultRateLimiter?: (() => RateLimiter<string>) | undefined;
   /** Per-kind rate limiter. */
-  kindRateLimiter?: Iterable<readonly [GroupVersionKind, RateLimiter<string>]> | undefined;
+  kindRateLimiter?: Iterable<readonly [KindRef, RateLimiter<string>]> | undefined;
+  /**
+   * How long {@link SharedControllerFactory.stopped} waits after the start signal aborted for the reconciles
+   * in flight to finish (passed to every controller, as controller-runtime's manager option). Once it passes,
+   * `stopped()` settles with `drained: false` naming each reconcile still running (`<kind> <key>`), and each
+   * is logged as an error by kind and key. Default 30 000.
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /** Abort each reconcile's `context.signal` after this long (every controller's `reconcileTimeoutMs`). */
+  reconcileTimeoutMs?: number | undefined;
   /**
    * Skip informer updates whose resourceVersion did not change (resyncs): handlers then run only on real
    * changes, enqueues and retries, and the application owns its retries (lasso's `SyncOnlyChangedObjects`).
@@ -83,91 +94,114 @@ export interface SharedControllerFactoryFromConfigOptions extends SharedControll
   client?: SharedClientFactoryOptions | undefined;
 }
 
+/** One kind in {@link SharedControllerFactory.status}: its cache's status, and whether its workers run. */
+export interface ControllerKindStatus extends KindStatus {
+  /** True while the kind's controller runs workers (false on a standby, or for a kind only cached). */
+  readonly workers: boolean;
+}
+
 /**
  * One {@link SharedController} per resource (lasso `SharedControllerFactory`): the single entry point to
- * clients, caches and handlers. Controllers are deferred: a kind is listed and watched only once somebody
- * registers a handler on it, enqueues into it or asks for its informer.
+ * clients, caches and handlers, with the lifecycle shape of `@lasso/core`'s `Lifecycle`. Controllers are
+ * deferred: a kind is listed and watched only once somebody registers a handler on it, enqueues into it or
+ * asks for its informer. While the factory runs, a controller used for the first time starts by itself once
+ * its cache syncs (a CRD installed later included).
  */
-export interface SharedControllerFactory {
-  /**
-   * The controller of an object's kind (from its `apiVersion` and `kind`; a TypeError when either is
-   * missing). Typed as the object, or from the built-in table when both fields are literal.
-   */
-  forObject<const T extends KubeObjectLike>(
-    object: T,
-    options?: LookupOptions,
-  ): Promise<SharedController<ObjectKindType<T>>>;
-  /**
-   * The controller of a kind; its resource and scope come from the RESTMapper (a CRD installed after start
-   * resolves). A built-in kind is typed from the built-in table: `forKind({ group: 'apps', version: 'v1',
-   * kind: 'Deployment' })` is a `SharedController<Deployment>`. Name a custom resource's type with a generic
-   * parameter. Rejects with `LASSO_NO_KIND_MATCH` when the server does not serve the kind.
-   */
-  forKind<G extends string, V extends string, K extends string>(
-    gvk: { readonly group: G; readonly version: V; readonly kind: K },
-    options?: LookupOptions,
-  ): Promise<SharedController<GroupVersionKindType<G, V, K>>>;
-  forKind<T extends KubeObjectLike>(
-    gvk: GroupVersionKind,
-    options?: LookupOptions,
-  ): Promise<SharedController<T>>;
-  /** The controller of a resource; its kind comes from the RESTMapper. */
-  forResource<T extends KubeObjectLike = KubeObject>(
-    gvr: GroupVersionResource,
-    namespaced: boolean,
-    options?: LookupOptions,
-  ): Promise<SharedController<T>>;
-  /**
-   * The controller of a resource whose kind and scope the caller knows: no lookup, no I/O. Throws a
-   * TypeError when this factory already has a controller for `gvr` with another kind or scope.
-   */
-  forResourceKind<T extends KubeObjectLike = KubeObject>(
-    gvr: GroupVersionResource,
-    kind: string,
-    namespaced: boolean,
-  ): SharedController<T>;
+export interface SharedControllerFactory extends KindLookups<'controller'> {
   /** The cache factory the controllers' informers come from. */
   sharedCacheFactory(): SharedCacheFactory;
   /**
-   * Start the caches (the first start waits for a healthy API server), wait for them to sync, then start
-   * every controller that has been used, each with `kindWorkers` for its kind, else `workers` when > 0, else
-   * `defaultWorkers`. Resolves once they run; they run until `signal` aborts (await each controller's
-   * `stopped()` for the end of the shutdown). Idempotent: controllers created since the last start are
-   * started by the next one. Rejects with a {@link FactoryStartError} naming the kinds that could not be
-   * started (a resource the server does not serve, a controller that could not be built) after starting all
-   * the others; with the signal's reason when it aborts first.
+   * Start the caches when they do not run (the first start waits for a healthy API server), then every
+   * controller that has been used, each with `kindWorkers` for its kind, else `workers` when > 0, else
+   * `defaultWorkers`, once its cache synced. Resolves once they run, except controllers of kinds the server
+   * does not serve yet: those start once served (see {@link status}). Controllers used later start by
+   * themselves. Workers run until `signal` aborts; caches this start started stop with it, caches started
+   * before (warm standby: `sharedCacheFactory().start(processSignal)`) keep running. Idempotent while
+   * running; after a stop, starts again. Rejects with a {@link FactoryStartError} naming controllers that
+   * could not be built (after starting all the others), with the signal's reason when it aborts first, and
+   * with a `LASSO_FACTORY_CLOSED` error after `close()`.
    */
   start(signal: AbortSignal, workers?: number): Promise<void>;
+  /**
+   * Settles once the controllers (and the caches this factory's start started) have stopped after the start
+   * signal aborted, at once when not running; bounded by `gracefulShutdownTimeoutMs`, after which `drained`
+   * is false and `pending` names every reconcile still running as `<kind> <key>`.
+   */
+  stopped(): Promise<StopResult>;
+  /** True from a start until the stop that follows its signal's abort has finished. */
+  isRunning(): boolean;
+  /**
+   * Stop (aborting the run), close every controller (their queues and timers), and close the cache and client
+   * factories when this factory created them ({@link createSharedControllerFactoryFromConfig}). A closed
+   * factory cannot start again. Idempotent.
+   */
+  close(): Promise<void>;
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /** Every kind with a cache, where it is, and whether its controller's workers run: a readiness report. */
+  status(): ControllerKindStatus[];
 }
 
 interface ControllerEntry {
   readonly gvk: GroupVersionKind;
+  readonly key: string;
   readonly gvr: GroupVersionResource;
   readonly namespaced: boolean;
   readonly controller: SharedController<KubeObjectLike>;
+  /** Set once the controller was built (used): only built controllers are started. */
+  built: boolean;
+  /** The run this controller was started in, and that start. */
+  started: { readonly run: ControllerRun; readonly done: Promise<void> } | undefined;
 }
 
-class SharedControllerFactoryImpl implements SharedControllerFactory {
+interface ControllerRun {
+  readonly signal: AbortSignal;
+  readonly stop: AbortController;
+  readonly workers: number;
+  readonly startedCaches: boolean;
+  readonly result: Promise<StopResult>;
+}
+
+class SharedControllerFactoryImpl
+  extends KindLookupsBase<'controller'>
+  implements SharedControllerFactory
+{
   readonly #caches: SharedCacheFactory;
+  readonly #ownsCaches: boolean;
   readonly #clients: SharedClientFactory;
   readonly #defaultWorkers: number;
   readonly #kindWorkers: Map<string, number>;
   readonly #defaultRateLimiter: (() => RateLimiter<string>) | undefined;
   readonly #kindRateLimiter: Map<string, RateLimiter<string>>;
   readonly #syncOnlyChangedObjects: boolean;
+  readonly #gracefulShutdownTimeoutMs: number;
+  readonly #reconcileTimeoutMs: number | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: MetricsProvider | undefined;
-  readonly #controllers = new Map<string, ControllerEntry>();
+  readonly #controllers = new ProductRegistry<'controller'>();
+  readonly #entries = new Map<string, ControllerEntry>();
+  #run: ControllerRun | undefined;
+  #starting: Promise<void> | undefined;
+  #closed: Promise<void> | undefined;
 
-  constructor(caches: SharedCacheFactory, options: SharedControllerFactoryOptions) {
+  constructor(
+    caches: SharedCacheFactory,
+    options: SharedControllerFactoryOptions,
+    ownsCaches: boolean,
+  ) {
+    super();
     this.#caches = caches;
+    this.#ownsCaches = ownsCaches;
     this.#clients = caches.sharedClientFactory();
     this.#defaultWorkers = options.defaultWorkers ?? defaultControllerWorkers;
     this.#kindWorkers = kindMap(options.kindWorkers, 'kindWorkers', checkWorkersOption);
     this.#defaultRateLimiter = options.defaultRateLimiter;
     this.#kindRateLimiter = kindMap(options.kindRateLimiter, 'kindRateLimiter', checkLimiterOption);
     this.#syncOnlyChangedObjects = options.syncOnlyChangedObjects === true;
+    this.#gracefulShutdownTimeoutMs =
+      options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
+    this.#reconcileTimeoutMs = options.reconcileTimeoutMs;
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics;
@@ -177,29 +211,21 @@ class SharedControllerFactoryImpl implements SharedControllerFactory {
     return this.#caches;
   }
 
-  async forObject<const T extends KubeObjectLike>(
-    object: T,
-    options: LookupOptions = {},
-  ): Promise<SharedController<ObjectKindType<T>>> {
-    const gvk = gvkOfObject(object, 'forObject');
-    return this.forKind<ObjectKindType<T>>(gvk, options);
-  }
-
-  async forKind<T extends KubeObjectLike>(
+  protected async resolveKind(
     gvk: GroupVersionKind,
-    options: LookupOptions = {},
-  ): Promise<SharedController<T>> {
-    const mapping = await this.#clients.resourceForGVK(checkGvk(gvk, 'forKind'), options);
-    return this.forResourceKind<T>(mapping.gvr, mapping.gvk.kind, mapping.namespaced);
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const mapping = await this.#clients.resourceForGVK(gvk, options);
+    return { gvr: mapping.gvr, kind: mapping.gvk.kind, namespaced: mapping.namespaced };
   }
 
-  async forResource<T extends KubeObjectLike = KubeObject>(
+  protected async resolveResource(
     gvr: GroupVersionResource,
     namespaced: boolean,
-    options: LookupOptions = {},
-  ): Promise<SharedController<T>> {
-    const client = await this.#clients.forResource<T>(gvr, namespaced, options);
-    return this.forResourceKind<T>(client.gvr, client.kind, client.namespaced);
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const client = await this.#clients.forResource(gvr, namespaced, options);
+    return { gvr: client.gvr, kind: client.kind, namespaced: client.namespaced };
   }
 
   forResourceKind<T extends KubeObjectLike = KubeObject>(
@@ -207,54 +233,72 @@ class SharedControllerFactoryImpl implements SharedControllerFactory {
     kind: string,
     namespaced: boolean,
   ): SharedController<T> {
-    const checked = checkGvr(gvr, 'forResourceKind');
-    checkKind(kind, 'forResourceKind');
-    checkNamespaced(namespaced, 'forResourceKind');
-    const name = gvrString(checked);
-    const existing = this.#controllers.get(name);
+    const checked = checkResourceKind(gvr, kind, namespaced, 'forResourceKind');
+    const name = gvrString(checked.gvr);
+    const existing = this.#entries.get(name);
     if (existing !== undefined) {
       if (existing.gvk.kind !== kind || existing.namespaced !== namespaced) {
         throw new TypeError(
           `forResourceKind(${name}): this factory serves it as kind ${existing.gvk.kind} (namespaced: ${existing.namespaced}), not ${kind} (namespaced: ${namespaced})`,
         );
       }
-      return existing.controller as unknown as SharedController<T>;
+      return this.#controllers.get<T>(name) as SharedController<T>;
     }
     // The client exists from the start (lasso): Client() never builds the controller.
-    const client = this.#clients.forResourceKind<KubeObjectLike>(checked, kind, namespaced);
-    const gvk = { group: checked.group, version: checked.version, kind };
-    const queueName = gvkString(gvk);
+    const client = this.#clients.forResourceKind<KubeObjectLike>(checked.gvr, kind, namespaced);
+    const gvk = { group: checked.gvr.group, version: checked.gvr.version, kind };
+    const queueName = gvkKey(gvk);
     const rateLimiter = this.#kindRateLimiter.get(queueName) ?? this.#defaultRateLimiter?.();
+    let entry: ControllerEntry | undefined;
     const controller = createSharedController<KubeObjectLike>({
       name,
       client,
       clock: this.#clock,
       logger: this.#logger.child({ gvk: queueName }),
       metrics: this.#metrics,
-      // Deferred: the informer exists only once somebody registers, enqueues or asks for it.
-      createController: (handler) =>
-        createController(
+      // Deferred: the informer exists only once somebody registers, enqueues or asks for it. Built while the
+      // factory runs, the controller starts by itself (once built: hence the microtask).
+      createController: (handler) => {
+        if (entry !== undefined) {
+          entry.built = true;
+          const built = entry;
+          queueMicrotask(() => this.#startLate(built));
+        }
+        return createController(
           queueName,
-          this.#caches.forResourceKind<KubeObjectLike>(checked, kind, namespaced),
+          this.#caches.forResourceKind<KubeObjectLike>(checked.gvr, kind, namespaced),
           (signal) => this.#caches.startGVK(signal, gvk),
           handler,
           {
             rateLimiter,
             syncOnlyChangedObjects: this.#syncOnlyChangedObjects,
+            gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
+            ...(this.#reconcileTimeoutMs !== undefined
+              ? { reconcileTimeoutMs: this.#reconcileTimeoutMs }
+              : {}),
             clock: this.#clock,
             logger: this.#logger.child({ gvk: queueName }),
             metrics: this.#metrics,
           },
-        ),
+        );
+      },
     });
-    const entry: ControllerEntry = {
+    entry = {
       gvk,
-      gvr: checked,
+      key: queueName,
+      gvr: checked.gvr,
       namespaced,
       controller,
+      built: false,
+      started: undefined,
     };
-    this.#controllers.set(name, entry);
-    return entry.controller as unknown as SharedController<T>;
+    this.#entries.set(name, entry);
+    this.#controllers.set(name, controller);
+    return this.#controllers.get<T>(name) as SharedController<T>;
+  }
+
+  isRunning(): boolean {
+    return this.#run !== undefined;
   }
 
   async start(signal: AbortSignal, workers = 0): Promise<void> {
@@ -264,43 +308,170 @@ class SharedControllerFactoryImpl implements SharedControllerFactory {
         `SharedControllerFactory.start: workers must be an integer >= 0 (0 = the default), got ${String(workers)}`,
       );
     }
-    const failures: KindStartFailure[] = [];
-    try {
-      await this.#caches.start(signal);
-    } catch (error) {
-      if (!(error instanceof FactoryStartError)) throw error;
-      failures.push(...error.failures);
-    }
-    // The controllers to start are those that exist now; later ones wait for the next start (lasso).
-    const entries = [...this.#controllers.values()];
-    // Nothing is held while the caches sync: handlers of running controllers may call forKind (and create
-    // controllers) meanwhile, which deadlocked lasso before its commit 3c6118a.
-    const runSignal = followSignal(signal);
-    await this.#caches.waitForCacheSync(runSignal);
+    if (this.#closed !== undefined) throw new FactoryClosedError('SharedControllerFactory');
     if (signal.aborted) throw abortReason(signal);
-    const failed = new Set(failures.map((failure) => gvkString(failure.gvk)));
-    const starting = entries.filter((entry) => !failed.has(gvkString(entry.gvk)));
-    const results = await Promise.allSettled(
-      starting.map((entry) =>
-        entry.controller.start(runSignal, this.#workersFor(entry.gvk, workers)),
+    while (this.#starting !== undefined) await raceSignal(this.#starting, signal);
+    let run = this.#liveRun();
+    if (run === undefined) {
+      const starting = this.#begin(signal, workers);
+      this.#starting = starting.then(
+        () => undefined,
+        () => undefined,
+      );
+      try {
+        run = await starting;
+      } finally {
+        this.#starting = undefined;
+      }
+    }
+    const current = run;
+    // Kinds the server does not serve yet start later, by themselves: not waited for.
+    const unserved = new Set(
+      this.#caches
+        .status()
+        .filter((status) => status.state === 'unserved')
+        .map((status) => status.key),
+    );
+    const starting = [...this.#entries.values()].filter((entry) => entry.built);
+    const results = await raceSignal(
+      Promise.allSettled(
+        starting.map((entry) => {
+          const started = this.#startController(entry, current);
+          return unserved.has(entry.key) ? Promise.resolve() : started;
+        }),
       ),
+      signal,
     );
     if (signal.aborted) throw abortReason(signal);
+    const failures: KindStartFailure[] = [];
     results.forEach((result, index) => {
       const entry = starting[index] as ControllerEntry;
-      if (result.status === 'fulfilled') return;
-      // Kinds the cache factory left out were logged there; these are the controllers' own failures.
-      this.#logger.error('controller not started', {
-        gvk: gvkString(entry.gvk),
-        error: errorMessage(result.reason),
-      });
-      failures.push({ gvk: entry.gvk, error: result.reason });
+      if (result.status === 'rejected') failures.push({ gvk: entry.gvk, error: result.reason });
     });
     if (failures.length > 0) throw new FactoryStartError(failures);
   }
 
+  // Waits for the previous run to stop, starts the caches when they do not run, and makes the new run current.
+  async #begin(signal: AbortSignal, workers: number): Promise<ControllerRun> {
+    const previous = this.#run;
+    if (previous !== undefined) await raceSignal(previous.result, signal);
+    const stop = new AbortController();
+    const runSignal = followSignal(stop.signal);
+    const onAbort = (): void => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const startedCaches = !this.#caches.isRunning();
+    try {
+      // Under the run's signal, so close() stops caches this start started.
+      await this.#caches.start(runSignal);
+    } catch (error) {
+      signal.removeEventListener('abort', onAbort);
+      stop.abort(error);
+      if (signal.aborted) throw abortReason(signal);
+      throw error;
+    }
+    let settle!: (result: Promise<StopResult>) => void;
+    const result = new Promise<StopResult>((resolve) => {
+      settle = resolve;
+    });
+    const run: ControllerRun = { signal: runSignal, stop, workers, startedCaches, result };
+    runSignal.addEventListener(
+      'abort',
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        settle(this.#stopRun(run));
+      },
+      { once: true },
+    );
+    this.#run = run;
+    this.#logger.info('controller factory started', {
+      warmCaches: !startedCaches,
+    });
+    return run;
+  }
+
+  // The stop of a run: every controller's bounded drain (and the caches', when this run started them).
+  async #stopRun(run: ControllerRun): Promise<StopResult> {
+    const controllers = [...this.#entries.values()].filter((entry) => entry.started?.run === run);
+    const drains = controllers.map((entry) => entry.controller.stopped());
+    if (run.startedCaches) drains.push(this.#caches.stopped());
+    // Every controller (and cache factory) bounds its own drain: controllers by this factory's
+    // gracefulShutdownTimeoutMs, given to each; their results are merged.
+    const settled = await Promise.all(drains);
+    const result: StopResult = {
+      drained: settled.every((one) => one.drained),
+      pending: settled.flatMap((one) => one.pending),
+    };
+    if (!result.drained) {
+      this.#logger.error('graceful shutdown timed out; reconciles still running', {
+        gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
+        pending: result.pending,
+      });
+    }
+    if (this.#run === run) this.#run = undefined;
+    return result;
+  }
+
+  stopped(): Promise<StopResult> {
+    return this.#run?.result ?? Promise.resolve({ drained: true, pending: [] });
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      const run = this.#run;
+      if (run !== undefined) {
+        run.stop.abort(new FactoryClosedError('SharedControllerFactory'));
+        await run.result;
+      }
+      await Promise.all([...this.#entries.values()].map((entry) => entry.controller.close()));
+      if (this.#ownsCaches) await this.#caches.close();
+    })();
+    return this.#closed;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  status(): ControllerKindStatus[] {
+    const byKind = new Map([...this.#entries.values()].map((entry) => [entry.key, entry]));
+    return this.#caches
+      .status()
+      .filter((status) => !status.internal)
+      .map((status) => ({
+        ...status,
+        workers: byKind.get(status.key)?.controller.isRunning() === true,
+      }));
+  }
+
+  #liveRun(): ControllerRun | undefined {
+    const run = this.#run;
+    return run === undefined || run.signal.aborted ? undefined : run;
+  }
+
+  #startController(entry: ControllerEntry, run: ControllerRun): Promise<void> {
+    if (entry.started?.run === run) return entry.started.done;
+    const done = entry.controller.start(run.signal, this.#workersFor(entry.gvk, run.workers));
+    entry.started = { run, done };
+    done.catch((error: unknown) => {
+      if (run.signal.aborted) return;
+      this.#logger.error('controller not started', {
+        gvk: entry.key,
+        error: errorMessage(error),
+      });
+    });
+    return done;
+  }
+
+  // A controller used for the first time while the factory runs: started without another start().
+  #startLate(entry: ControllerEntry): void {
+    const run = this.#liveRun();
+    if (run === undefined || this.#starting !== undefined) return;
+    this.#logger.debug('starting a controller used while running', { gvk: entry.key });
+    void this.#startController(entry, run).catch(() => {});
+  }
+
   #workersFor(gvk: GroupVersionKind, workers: number): number {
-    return this.#kindWorkers.get(gvkString(gvk)) ?? (workers > 0 ? workers : this.#defaultWorkers);
+    return this.#kindWorkers.get(gvkKey(gvk)) ?? (workers > 0 ? workers : this.#defaultWorkers);
   }
 }
 
@@ -327,13 +498,20 @@ function checkLimiterOption(value: unknown, name: string): void {
  * const factory = createSharedControllerFactory(createSharedCacheFactory(clients), { defaultWorkers: 2 });
  * ```
  *
- * **Gotchas**: controllers are started by `start` only; one created afterwards (a handler registered on a
- * new kind) runs from the next `start`, which is cheap and idempotent for the others. The signal of the
- * first start also stops the informers, which cannot run again: use a new factory after that abort.
+ * **Gotchas**: `close()` closes the controllers but not `cacheFactory` nor its client factory (they are the
+ * caller's); caches started by this factory's `start` stop with its signal.
  */
 export function createSharedControllerFactory(
   cacheFactory: SharedCacheFactory,
   options: SharedControllerFactoryOptions = {},
+): SharedControllerFactory {
+  return newSharedControllerFactory(cacheFactory, options, false);
+}
+
+function newSharedControllerFactory(
+  cacheFactory: SharedCacheFactory,
+  options: SharedControllerFactoryOptions,
+  ownsCaches: boolean,
 ): SharedControllerFactory {
   if (typeof cacheFactory?.sharedClientFactory !== 'function') {
     throw new TypeError('createSharedControllerFactory: cacheFactory must be a SharedCacheFactory');
@@ -352,22 +530,30 @@ export function createSharedControllerFactory(
       'createSharedControllerFactory: defaultRateLimiter must be a function returning a RateLimiter',
     );
   }
-  return new SharedControllerFactoryImpl(cacheFactory, options);
+  if (options.gracefulShutdownTimeoutMs !== undefined) {
+    checkTimeout(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs');
+  }
+  if (options.reconcileTimeoutMs !== undefined) {
+    checkTimeout(options.reconcileTimeoutMs, 'reconcileTimeoutMs');
+  }
+  return new SharedControllerFactoryImpl(cacheFactory, options, ownsCaches);
 }
 
 /**
  * Create a {@link SharedControllerFactory} with its client and cache factories from a config (lasso
- * `NewSharedControllerFactoryFromConfig`); `clock`, `logger` and `metrics` reach every layer.
+ * `NewSharedControllerFactoryFromConfig`); `clock`, `logger`, `metrics` and `gracefulShutdownTimeoutMs` reach
+ * every layer. The factory owns both: `close()` closes them.
  *
  * @example
  * ```ts
  * const factory = createSharedControllerFactoryFromConfig(await loadDefaultConfig(), { defaultWorkers: 2 });
- * const deployments = await factory.forKind({ group: 'apps', version: 'v1', kind: 'Deployment' });
+ * const deployments = await factory.forKind(kindFor('apps/v1', 'Deployment'));
+ * const stop = new AbortController();
+ * await factory.start(stop.signal);
+ * stop.abort();
+ * const { drained, pending } = await factory.stopped();
+ * await factory.close();
  * ```
- *
- * **Gotchas**: a `clock`, `logger` or `metrics` that the config lacks gives the client factory its own copy
- * of the config and transport: close it at shutdown with
- * `factory.sharedCacheFactory().sharedClientFactory().close()`.
  */
 export function createSharedControllerFactoryFromConfig(
   config: RestConfig,
@@ -383,6 +569,16 @@ export function createSharedControllerFactoryFromConfig(
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
   };
   const clients = createSharedClientFactory(config, { ...shared, ...client });
-  const caches = createSharedCacheFactory(clients, { ...shared, ...cache });
-  return createSharedControllerFactory(caches, controllerOptions);
+  const caches = newSharedCacheFactory(
+    clients,
+    {
+      ...shared,
+      ...(options.gracefulShutdownTimeoutMs !== undefined
+        ? { gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs }
+        : {}),
+      ...cache,
+    },
+    true,
+  );
+  return newSharedControllerFactory(caches, controllerOptions, true);
 }

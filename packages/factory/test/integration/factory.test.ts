@@ -50,7 +50,7 @@ async function harness(prefix: string, options: SharedControllerFactoryFromConfi
     cache: { defaultNamespace: namespace, ...options.cache },
   });
   const stop = new AbortController();
-  const used: Array<{ stopped(): Promise<void> }> = [];
+  const used: Array<{ stopped(): Promise<unknown> }> = [];
   cleanups.push(async () => {
     stop.abort();
     await Promise.all(used.map((controller) => controller.stopped()));
