@@ -1,18 +1,19 @@
 // Backoff for the reflector's retries: exponential with jitter, reset after a quiet period.
-// Ports client-go wait.NewExponentialBackoffManager as reflector.go configures it (800 ms, 30 s, 2 min, x2, jitter 1).
+// Ports client-go wait.NewExponentialBackoffManager as reflector.go configures it (800 ms, x2, reset after 2 min), with
+// a lower cap and jitter (3.2 s, +0..25 %) so that an informer is back within seconds once its server is (issue 19).
 import { type Clock, systemClock } from '@lasso/core';
 
 /** Options of {@link createBackoff}. */
 export interface BackoffOptions {
   /** First delay. Default 800 ms. */
   initialMs?: number;
-  /** Cap of the un-jittered delay. Default 30 s. */
+  /** Cap of the un-jittered delay. Default 3.2 s (client-go: 30 s). */
   maxMs?: number;
   /** When this long has passed since the previous `next()`, start again from `initialMs`. Default 2 min. */
   resetAfterMs?: number;
   /** Growth per step. Default 2. */
   factor?: number;
-  /** A delay `d` becomes `d + random() * jitter * d`. Default 1. */
+  /** A delay `d` becomes `d + random() * jitter * d`. Default 0.25 (client-go: 1). */
   jitter?: number;
   clock?: Clock;
   /** Source of randomness in [0, 1). Default `Math.random`. */
@@ -28,16 +29,24 @@ export interface Backoff {
 }
 
 /**
- * Create the reflector's backoff. Delays before jitter: 800, 1600, 3200, ... ms, capped at 30 s; with
- * the default jitter of 1 each delay `d` is drawn from [d, 2d), as in client-go. The sequence restarts from
- * 800 ms when the previous `next()` was more than 2 minutes ago (the reflector had been healthy that long).
+ * Create the reflector's backoff. Delays before jitter: 800, 1600, 3200, 3200, ... ms (capped at 3.2 s); with
+ * the default jitter of 0.25 each delay `d` is drawn from [d, 1.25d), so no delay exceeds 4 s. The sequence
+ * restarts from 800 ms when the previous `next()` was more than 2 minutes ago, or on `reset()` (the reflector
+ * resets it after a healthy watch).
+ *
+ * @example
+ * ```ts
+ * const backoff = createBackoff({ maxMs: 30_000, jitter: 1 }); // client-go's reflector backoff
+ * const delayMs = backoff.next(); // 800..1600 ms
+ * backoff.reset();
+ * ```
  */
 export function createBackoff(options: BackoffOptions = {}): Backoff {
   const initialMs = positive(options.initialMs ?? 800, 'initialMs');
-  const maxMs = positive(options.maxMs ?? 30_000, 'maxMs');
+  const maxMs = positive(options.maxMs ?? 3_200, 'maxMs');
   const resetAfterMs = positive(options.resetAfterMs ?? 120_000, 'resetAfterMs');
   const factor = options.factor ?? 2;
-  const jitter = options.jitter ?? 1;
+  const jitter = options.jitter ?? 0.25;
   if (!(factor >= 1)) throw new RangeError(`createBackoff: factor must be >= 1, got ${factor}`);
   if (!(jitter >= 0)) throw new RangeError(`createBackoff: jitter must be >= 0, got ${jitter}`);
   const clock = options.clock ?? systemClock;

@@ -166,23 +166,21 @@ describe('Reflector', () => {
     await t.stop();
   });
 
-  it('relists at the last resourceVersion (NotOlderThan) after the backoff following a 410 on the watch', async () => {
+  it('relists at once at the last resourceVersion (NotOlderThan) after a first 410 on the watch', async () => {
     const t = setup(2);
     const watch = await t.fake.nextWatch();
     t.fake.create(cm('c'));
     await t.settle();
     const lastVersion = t.reflector.lastSyncResourceVersion();
     watch.fail(gone());
-    await t.clock.advance(799);
-    expect(t.fake.listCalls).toHaveLength(1);
-    await t.clock.advance(1);
     const next = await t.fake.nextWatch();
+    expect(t.clock.monotonic()).toBe(0);
     expect(t.fake.listCalls[1]).toMatchObject({
       resourceVersion: lastVersion,
       resourceVersionMatch: 'NotOlderThan',
     });
     expect(next.options.resourceVersion).toBe(t.fake.resourceVersion());
-    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: true, retryInMs: 800 });
+    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: true, retryInMs: 0 });
     expect(t.counter('lasso_reflector_relists_total')).toBe(1);
     expect(t.logger.find('resource version expired')).toHaveLength(1);
     await t.stop();
@@ -202,7 +200,6 @@ describe('Reflector', () => {
       },
     };
     (await t.fake.nextWatch()).push(expired);
-    await t.clock.advance(800);
     const second = await t.fake.nextWatch();
     expect(t.fake.listCalls[1]).toMatchObject({
       resourceVersion: '2',
@@ -212,11 +209,13 @@ describe('Reflector', () => {
     await t.settle();
     expect(t.reflector.state()).toBe('backoff');
     expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
+      ['watch-start', true, 0],
       ['watch-start', true, 800],
-      ['watch-start', true, 1600],
     ]);
     expect(t.errors[0]?.cause).toMatchObject({ status: 410, reason: 'Expired' });
-    await t.clock.advance(1600);
+    await t.clock.advance(799);
+    expect(t.fake.listCalls).toHaveLength(2);
+    await t.clock.advance(1);
     await t.fake.nextWatch();
     expect(t.fake.listCalls).toHaveLength(3);
     await t.stop();
@@ -255,11 +254,10 @@ describe('Reflector', () => {
     const watch = await t.fake.nextWatch();
     t.fake.failNextList(tooLarge());
     watch.fail(gone());
-    await t.clock.advance(800);
     await t.fake.nextWatch();
     expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
     expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
-      ['watch-start', true, 800],
+      ['watch-start', true, 0],
       ['list', true, 0],
     ]);
     await t.stop();
@@ -279,18 +277,17 @@ describe('Reflector', () => {
     await t.stop();
   });
 
-  it('backs off longer on a second 410 in a row, whether or not the watch delivered events', async () => {
+  it('backs off on a second 410 before a healthy watch, whether or not the watch delivered events', async () => {
     const t = setup(1);
     (await t.fake.nextWatch()).fail(gone());
-    await t.clock.advance(800);
     const second = await t.fake.nextWatch();
     t.fake.create(cm('b'));
     await t.settle();
     second.fail(gone());
     await t.settle();
     expect(t.reflector.state()).toBe('backoff');
-    expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600]);
-    await t.clock.advance(1599);
+    expect(t.errors.map((error) => error.retryInMs)).toEqual([0, 800]);
+    await t.clock.advance(799);
     expect(t.fake.listCalls).toHaveLength(2);
     await t.clock.advance(1);
     await t.fake.nextWatch();
@@ -299,10 +296,11 @@ describe('Reflector', () => {
   });
 
   it.for([
-    // Delays 800, 1600, ... 25_600, then 30 s: lists at 0, 0.8, 2.4, 5.6, 12, 24.8, 50.4, 80.4, ... 290.4 s.
-    { name: 'without jitter', random: 0, lists: 15 },
-    // Every delay nearly doubled by the jitter: lists at 0, 1.6, 4.8, 11.2, 24, 49.6, 100.8, 160.7, 220.7, 280.7 s.
-    { name: 'with the largest jitter', random: 0.999, lists: 10 },
+    // The first 410 relists at once, then delays 800, 1600, 3200, 3200, ...: lists at 0, 0, 0.8, 2.4, 5.6, 8.8,
+    // ... 300 s: 97 lists in 5 minutes (one per 3.2 s), where the hot loop sent thousands per second.
+    { name: 'without jitter', random: 0, lists: 97 },
+    // Every delay 25 % longer: one list per 4 s.
+    { name: 'with the largest jitter', random: 0.999, lists: 78 },
   ])(
     'relists within the backoff schedule when every watch delivers one event and then 410 Gone ($name)',
     async ({ random, lists }) => {
@@ -346,7 +344,7 @@ describe('Reflector', () => {
       controller.abort();
       await running;
       expect(listedAt).toHaveLength(lists);
-      const gaps = listedAt.slice(1).map((at, index) => at - (listedAt[index] as number));
+      const gaps = listedAt.slice(2).map((at, index) => at - (listedAt[index + 1] as number));
       expect(Math.min(...gaps)).toBeGreaterThanOrEqual(800);
     },
   );
@@ -497,9 +495,9 @@ describe('Reflector', () => {
     await t.stop();
   });
 
-  it('caps the backoff at 30 s', async () => {
-    const t = setup(1, {}, (fake) => fake.failNextWatch(new ApiError({ status: 503 }), 8));
-    const expected = [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000];
+  it('caps the backoff at 3.2 s', async () => {
+    const t = setup(1, {}, (fake) => fake.failNextWatch(new ApiError({ status: 503 }), 6));
+    const expected = [800, 1600, 3200, 3200, 3200, 3200];
     for (const delayMs of expected) {
       await t.settle();
       expect(t.reflector.state()).toBe('backoff');
@@ -527,6 +525,116 @@ describe('Reflector', () => {
     ]);
     await t.stop();
   });
+
+  it('restarts the backoff after a watch that stayed open 10 s, so a fault storm does not slow recovery', async () => {
+    const t = setup(1);
+    for (const delayMs of [800, 1600, 3200, 3200]) {
+      (await t.fake.nextWatch()).fail(new ApiError({ status: 503 }));
+      await t.settle();
+      await t.clock.advance(delayMs);
+    }
+    const healthy = await t.fake.nextWatch();
+    await t.clock.advance(10_000);
+    healthy.fail(new Error('reset'));
+    await t.settle();
+    expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600, 3200, 3200, 800]);
+    await t.stop();
+  });
+
+  it('restarts the backoff after a watch that ended normally after something newer', async () => {
+    const t = setup(1);
+    for (const delayMs of [800, 1600]) {
+      (await t.fake.nextWatch()).fail(new ApiError({ status: 500 }));
+      await t.settle();
+      await t.clock.advance(delayMs);
+    }
+    const watch = await t.fake.nextWatch();
+    t.fake.create(cm('b'));
+    await t.settle();
+    watch.end();
+    const next = await t.fake.nextWatch();
+    next.fail(new Error('reset'));
+    await t.settle();
+    expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600, 800]);
+    await t.stop();
+  });
+
+  it('counts a watch that ends within 10 s after only events it already had as a failure', async () => {
+    const t = setup(1);
+    await t.settle();
+    const startVersion = t.reflector.lastSyncResourceVersion();
+    const replayed = {
+      ...cm('cm-0'),
+      metadata: { namespace: 'ns', name: 'cm-0', resourceVersion: '1' },
+    };
+    for (const delayMs of [800, 1600]) {
+      const watch = await t.fake.nextWatch();
+      // The object the list gave, and an older version of it: nothing newer than the reflector has.
+      watch.push({ type: 'MODIFIED', object: t.fake.objects()[0] as KubeObject });
+      watch.push({ type: 'MODIFIED', object: replayed });
+      await t.clock.advance(9_000);
+      watch.end();
+      await t.settle();
+      expect(t.reflector.state()).toBe('backoff');
+      expect(t.reflector.lastSyncResourceVersion()).toBe(startVersion);
+      await t.clock.advance(delayMs);
+    }
+    expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
+      ['watch', false, 800],
+      ['watch', false, 1600],
+    ]);
+    expect(t.errors[0]?.message).toMatch(
+      /very short watch: the watch ended after 9000 ms without anything newer/,
+    );
+    expect(t.fake.watchCalls.every((call) => call.resourceVersion === startVersion)).toBe(true);
+    await t.stop();
+  });
+
+  it('resumes at once after a watch that stayed open 10 s without events (a quiet resource)', async () => {
+    const t = setup(1);
+    const watch = await t.fake.nextWatch();
+    await t.clock.advance(10_000);
+    watch.end();
+    await t.fake.nextWatch();
+    expect(t.errors).toEqual([]);
+    await t.stop();
+  });
+
+  it('relists at once again after a healthy watch ended a 410 streak', async () => {
+    const t = setup(1);
+    (await t.fake.nextWatch()).fail(gone());
+    const healthy = await t.fake.nextWatch();
+    await t.clock.advance(10_000);
+    healthy.fail(gone());
+    await t.fake.nextWatch();
+    expect(t.errors.map((error) => error.retryInMs)).toEqual([0, 0]);
+    expect(t.fake.listCalls).toHaveLength(3);
+    await t.stop();
+  });
+
+  it.for([
+    { name: 'after an event: resumes at once', progress: true, errors: [] as number[] },
+    { name: 'before any event: a very short watch', progress: false, errors: [800] },
+  ])(
+    'ends the watch when its body ends inside an event, logging and counting the dropped part ($name)',
+    async ({ progress, errors }) => {
+      const t = setup(1);
+      const watch = await t.fake.nextWatch();
+      if (progress) t.fake.create(cm('b'));
+      watch.fail(
+        new LassoError('LASSO_WATCH_TRUNCATED', 'watch configmaps: body ended inside an event'),
+      );
+      await t.settle();
+      expect(t.counter('lasso_reflector_truncated_events_total')).toBe(1);
+      expect(t.logger.find('watch ended inside an event')).toHaveLength(1);
+      expect(t.errors.map((error) => error.retryInMs)).toEqual(errors);
+      await t.clock.advance(errors[0] ?? 0);
+      const next = await t.fake.nextWatch();
+      expect(next.options.resourceVersion).toBe(progress ? '3' : '2');
+      expect(t.fake.listCalls).toHaveLength(1);
+      await t.stop();
+    },
+  );
 
   it('moves through listing, watching, backoff and stopped', async () => {
     const t = setup(0, {}, (fake) => fake.failNextList(new Error('down')));
@@ -610,6 +718,9 @@ describe('Reflector', () => {
     expect(() => new Reflector(fake, createStore(), { pageSize: 0 })).toThrow(/pageSize/);
     expect(() => new Reflector(fake, createStore(), { initialBackoffMs: -1 })).toThrow(
       /initialBackoffMs/,
+    );
+    expect(() => new Reflector(fake, createStore(), { healthyWatchMs: 0 })).toThrow(
+      /healthyWatchMs/,
     );
   });
 });

@@ -72,12 +72,18 @@ export interface ReflectorOptions {
   pageSize?: number;
   /** First backoff delay. Default 800 ms. */
   initialBackoffMs?: number;
-  /** Cap of the un-jittered backoff delay. Default 30 s. */
+  /** Cap of the un-jittered backoff delay. Default 3.2 s (client-go: 30 s; see the cache README's policy). */
   maxBackoffMs?: number;
   /** Backoff restarts from `initialBackoffMs` after this long without failures. Default 2 min. */
   backoffResetMs?: number;
-  /** Jitter factor of the backoff (delay d is drawn from [d, d * (1 + jitter))). Default 1. */
+  /** Jitter factor of the backoff (delay d is drawn from [d, d * (1 + jitter))). Default 0.25. */
   backoffJitter?: number;
+  /**
+   * A watch that stayed open this long, or ended normally after delivering something newer than what the
+   * reflector had, is healthy: the backoff and the 410 streak restart. A watch that ends normally sooner without
+   * anything newer counts as a failure. Default 10 s.
+   */
+  healthyWatchMs?: number;
   /** The server timeout of each watch is drawn from [min, 2 * min). Default 5 min. */
   minWatchTimeoutMs?: number;
   /**
@@ -100,25 +106,33 @@ export interface ReflectorOptions {
 }
 
 type WatchOutcome =
-  | { kind: 'ended'; events: number; durationMs: number }
+  | { kind: 'ended'; events: number; progressed: boolean; durationMs: number }
   | { kind: 'aborted' }
-  | { kind: 'failed'; phase: WatchErrorPhase; error: unknown; events: number };
+  | {
+      kind: 'failed';
+      phase: WatchErrorPhase;
+      error: unknown;
+      events: number;
+      progressed: boolean;
+      durationMs: number;
+    };
 
 type Next = { kind: 'list'; resourceVersion: string } | { kind: 'watch' };
 
-const veryShortWatchMs = 1_000;
-
 /**
  * Lists, then watches, forever: the list replaces the store and gives the resourceVersion the watch starts
- * from; every event (bookmarks included) advances it. A watch that ends normally is resumed at once. Every
- * failure backs off 800 ms -> 30 s with jitter (or the server's Retry-After when longer), then: a 410 Gone
- * relists at the last resourceVersion (`NotOlderThan`) and, when that is gone too, at once at `""`;
- * malformed data relists; anything else (network, 5xx, 429, 403, timeouts) resumes the watch. Every failure
- * goes to the watch error handler, the logger and metrics.
+ * from; every newer event (bookmarks included) advances it. A watch that ends normally is resumed at once.
+ * Every failure backs off 800 ms -> 3.2 s (x2, jitter +0..25 %; the server's Retry-After when longer), then:
+ * malformed data relists; anything else (network, 5xx, 429, 403, timeouts) resumes the watch. A body that
+ * ends inside an event ends the watch (the partial event is logged and counted). A 410 Gone is not a server failure: the first one relists at once at the last resourceVersion
+ * (`NotOlderThan`, then `""` when that is gone too); another before a healthy watch waits the backoff. A healthy
+ * watch (open 10 s, or ended normally after something newer) restarts the backoff. Every failure goes to the
+ * watch error handler, the logger and metrics.
  *
  * **Gotchas**: the first list is at resourceVersion `""` (a consistent, paginated read), not client-go's `"0"`,
- * which makes servers ignore `limit`. A watch that ends within a second without any event counts as a
- * failure (client-go's "very short watch"), so a server that closes watches at once is not hammered.
+ * which makes servers ignore `limit`. A watch that ends normally within 10 s without delivering anything newer
+ * than what the reflector had counts as a failure (client-go's "very short watch", widened from "no event in
+ * a second"), so a server that closes watches at once, or replays an old event and closes, is not hammered.
  *
  * @example
  * ```ts
@@ -142,6 +156,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   readonly #minWatchTimeoutMs: number;
   readonly #inactivityMarginMs: number;
   readonly #listPageTimeoutMs: number;
+  readonly #healthyWatchMs: number;
   readonly #backoffOptions: {
     initialMs: number;
     maxMs: number;
@@ -154,6 +169,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     watches: Counter;
     restarts: Counter;
     errors: Counter;
+    truncated: Counter;
     lastEvent: Gauge;
   };
   #watchErrorHandler: WatchErrorHandler | undefined;
@@ -187,11 +203,12 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       options.listPageTimeoutMs ?? 120_000,
       'listPageTimeoutMs',
     );
+    this.#healthyWatchMs = positiveNumber(options.healthyWatchMs ?? 10_000, 'healthyWatchMs');
     this.#backoffOptions = {
       initialMs: positiveNumber(options.initialBackoffMs ?? 800, 'initialBackoffMs'),
-      maxMs: positiveNumber(options.maxBackoffMs ?? 30_000, 'maxBackoffMs'),
+      maxMs: positiveNumber(options.maxBackoffMs ?? 3_200, 'maxBackoffMs'),
       resetAfterMs: positiveNumber(options.backoffResetMs ?? 120_000, 'backoffResetMs'),
-      jitter: nonNegative(options.backoffJitter ?? 1, 'backoffJitter'),
+      jitter: nonNegative(options.backoffJitter ?? 0.25, 'backoffJitter'),
     };
     this.#watchErrorHandler = options.watchErrorHandler;
     const metrics = options.metrics ?? noopMetricsProvider;
@@ -220,6 +237,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       errors: metrics.counter({
         name: 'lasso_reflector_errors_total',
         help: 'Failures of the list/watch cycle (each one was also given to the watch error handler).',
+        labels,
+      }),
+      truncated: metrics.counter({
+        name: 'lasso_reflector_truncated_events_total',
+        help: 'Watches whose body ended inside an event (the partial event was dropped; the watch resumed).',
         labels,
       }),
       lastEvent: metrics.gauge({
@@ -260,6 +282,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       random: this.#random,
     });
     let next: Next = { kind: 'list', resourceVersion: '' };
+    // 410s since the last healthy watch.
+    let goneStreak = 0;
     const wait = async (delayMs: number): Promise<boolean> => {
       this.#state = 'backoff';
       try {
@@ -296,11 +320,20 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         this.#state = 'watching';
         const outcome = await this.#watch(signal);
         if (outcome.kind === 'aborted' || signal.aborted) break;
+        // Healthy: open long enough, or ended cleanly after progress. The backoff and the 410 streak restart, so
+        // one failure after a healthy watch waits 800 ms, not what a past fault storm had grown it to.
+        const healthy =
+          outcome.durationMs >= this.#healthyWatchMs ||
+          (outcome.kind === 'ended' && outcome.progressed);
+        if (healthy) {
+          backoff.reset();
+          goneStreak = 0;
+        }
         if (outcome.kind === 'ended') {
-          if (outcome.events === 0 && outcome.durationMs < veryShortWatchMs) {
+          if (!healthy) {
             const error = new LassoError(
               'LASSO_WATCH_FAILED',
-              'very short watch: the watch ended within a second without any event',
+              `very short watch: the watch ended after ${Math.round(outcome.durationMs)} ms without anything newer than resourceVersion ${JSON.stringify(this.#lastSyncResourceVersion)} (${outcome.events} events)`,
             );
             const delayMs = backoff.next();
             this.#report('watch', error, false, delayMs);
@@ -313,19 +346,22 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           continue;
         }
         const { phase, error } = outcome;
-        // Every failure backs off, a 410 too (client-go waits its backoff manager between list-and-watch
-        // cycles): relisting at once after "one event, then 410" would send LISTs in a hot loop when an etcd
-        // compaction keeps racing a busy resource. A watch from a version the server has not reached cannot
-        // succeed by resuming either: relist (at that version, then at "" if the list is refused too).
+        // A watch from a version the server has not reached cannot succeed by resuming either: relist (at that
+        // version, then at "" if the list is refused too).
+        const gone = isGone(error);
         const relist =
-          isGone(error) ||
+          gone ||
           phase === 'event' ||
           isLassoError(error, 'LASSO_WATCH_DECODE') ||
           isTooLargeResourceVersion(error);
-        const delayMs = this.#delay(backoff.next(), error);
+        // A 410 from a server that answers is not a server failure: the first one relists at once. Another one
+        // before a healthy watch waits the backoff, which keeps "one event, then 410" (an etcd compaction racing a
+        // busy resource) from sending LISTs in a hot loop.
+        const delayMs = gone && goneStreak === 0 ? 0 : this.#delay(backoff.next(), error);
+        if (gone) goneStreak++;
         this.#report(phase, error, relist, delayMs);
         if (relist) next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
-        if (!(await wait(delayMs))) break;
+        if (delayMs > 0 && !(await wait(delayMs))) break;
       }
     } finally {
       this.#state = 'stopped';
@@ -439,6 +475,9 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       });
     };
     let events = 0;
+    const startVersion = this.#lastSyncResourceVersion;
+    const progressed = (): boolean => this.#lastSyncResourceVersion !== startVersion;
+    const elapsed = (): number => this.#clock.monotonic() - started;
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;
     let pending = false;
     if (this.#watchesStarted > 0) this.#metrics.restarts.inc();
@@ -459,7 +498,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         const result = await next(iterator);
         pending = false;
         if (result.done) {
-          return { kind: 'ended', events, durationMs: this.#clock.monotonic() - started };
+          return { kind: 'ended', events, progressed: progressed(), durationMs: elapsed() };
         }
         // An ERROR event yielded instead of thrown is the failure of the watch, not progress: counting it as an
         // event would reset the 410 streak, so a server answering every watch with 410 could never be backed off.
@@ -470,6 +509,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             phase: events === 0 ? 'watch-start' : 'watch',
             error: ApiError.fromStatus(status),
             events,
+            progressed: progressed(),
+            durationMs: elapsed(),
           };
         }
         events++;
@@ -477,12 +518,37 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         try {
           this.#handleEvent(result.value);
         } catch (error) {
-          return { kind: 'failed', phase: 'event', error, events };
+          return {
+            kind: 'failed',
+            phase: 'event',
+            error,
+            events,
+            progressed: progressed(),
+            durationMs: elapsed(),
+          };
         }
       }
     } catch (error) {
       if (signal.aborted) return { kind: 'aborted' };
-      return { kind: 'failed', phase: events === 0 ? 'watch-start' : 'watch', error, events };
+      // The body ended inside an event: the server (or a proxy) closed the stream mid-write. Nothing after the
+      // last whole event was lost, so this is the end of the watch (client-go's unexpected EOF), judged like any
+      // end by its progress; the dropped part is logged and counted instead of passing silently.
+      if (isLassoError(error, 'LASSO_WATCH_TRUNCATED')) {
+        this.#metrics.truncated.inc();
+        this.#logger.warn('watch ended inside an event, dropped the partial event', {
+          error: errorMessage(error),
+          resourceVersion: this.#lastSyncResourceVersion,
+        });
+        return { kind: 'ended', events, progressed: progressed(), durationMs: elapsed() };
+      }
+      return {
+        kind: 'failed',
+        phase: events === 0 ? 'watch-start' : 'watch',
+        error,
+        events,
+        progressed: progressed(),
+        durationMs: elapsed(),
+      };
     } finally {
       timer.cancel();
       signal.removeEventListener('abort', onAbort);
@@ -527,7 +593,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         );
     }
     const resourceVersion = object.metadata?.resourceVersion;
-    if (typeof resourceVersion === 'string' && resourceVersion !== '') {
+    if (
+      typeof resourceVersion === 'string' &&
+      resourceVersion !== '' &&
+      !olderOrSame(resourceVersion, this.#lastSyncResourceVersion)
+    ) {
       this.#lastSyncResourceVersion = resourceVersion;
     }
     this.#metrics.lastEvent.set(this.#clock.now() / 1000);
@@ -571,6 +641,22 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     }
   }
 }
+
+/**
+ * True when `candidate` is not newer than `current`. resourceVersions are opaque, but every server in use
+ * (etcd-backed kube-apiserver, the built-in one) sends decimal integers: those are compared as numbers, so a
+ * replayed older event does not move the watch back. Anything else is "newer" when it differs.
+ */
+function olderOrSame(candidate: string, current: string): boolean {
+  if (candidate === current) return true;
+  if (!decimal.test(candidate) || !decimal.test(current)) return false;
+  return (
+    candidate.length < current.length ||
+    (candidate.length === current.length && candidate < current)
+  );
+}
+
+const decimal = /^[1-9][0-9]*$|^0$/;
 
 /** The Status of an ERROR event (a lister-watcher that yields them instead of throwing), else undefined. */
 function errorEventStatus(event: unknown): Status | undefined {
