@@ -523,19 +523,48 @@ describe('createController', () => {
       await t.controller.stopped();
     });
 
-    it('rejects a restart once the informer it ran itself has stopped, instead of running on a dead cache', async () => {
+    it('runs the informer it runs itself again on a restart, which relists', async () => {
       const t = setupInformer(['a']);
       await t.controller.start(t.stop.signal, 1);
+      await t.clock.advance(0);
+      expect(t.seen).toEqual(['ns/a=2']);
       t.stop.abort();
       await t.controller.stopped();
       await t.clock.advance(0);
       expect(t.informer.isStopped()).toBe(true);
+      // Changed while nothing watched: the relist of the next start brings it.
+      t.fake.modify(cm('a'));
       const again = new AbortController();
       stops.push(again);
-      const error = await t.controller.start(again.signal, 1).catch((caught: unknown) => caught);
+      await t.controller.start(again.signal, 1);
+      expect(t.informer.isRunning()).toBe(true);
+      await t.clock.advance(0);
+      expect(t.seen).toEqual(['ns/a=2', 'ns/a=3']);
+      await t.controller.close();
+      expect(t.informer.isRunning()).toBe(false);
+    });
+
+    it('rejects a start whose startCache leaves the informer stopped, instead of running on a dead cache', async () => {
+      const t = setupInformer(['a']);
+      const informerStop = new AbortController();
+      const run = t.informer.run({ signal: informerStop.signal });
+      await t.clock.advance(0);
+      informerStop.abort();
+      await run;
+      const controller = createController(
+        'v1, Kind=ConfigMap',
+        t.informer,
+        () => {},
+        () => {},
+        {
+          clock: t.clock,
+          logger: createTestLogger(),
+        },
+      );
+      const error = await controller.start(t.stop.signal, 1).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(CacheNotSyncedError);
-      expect((error as Error).message).toMatch(/informer v1, Kind=ConfigMap has stopped/);
-      expect(t.controller.isRunning()).toBe(false);
+      expect((error as Error).message).toMatch(/has stopped: the startCache/);
+      expect(controller.isRunning()).toBe(false);
     });
   });
 

@@ -52,9 +52,10 @@ export type Handler<T> = (
 
 /**
  * Starts the cache a controller reads (lasso's `startCache`): called by every `start`, with the start's
- * signal. It must be idempotent (an informer runs once); the controller then waits for the informer to sync.
- * Pass `undefined` to {@link createController} to have the controller run its informer itself, with the first
- * start's signal: an informer runs once, so such a controller cannot be started again after that signal aborted.
+ * signal. It must be idempotent (a running informer is not started twice); the controller then waits for the
+ * informer to sync. Pass `undefined` to {@link createController} to have the controller run its informer
+ * itself, with each start's signal: the informer stops with the controller and relists at the next start. To
+ * keep the cache (and the queue it fills) warm across stops, run the informer on a longer-lived signal here.
  */
 export type StartCacheFunc = (signal: AbortSignal) => void | Promise<void>;
 
@@ -80,9 +81,9 @@ export interface Controller<T extends KubeObjectLike> {
   /**
    * Start the cache, wait for it to sync, then run `workers` workers until `signal` aborts. Resolves once
    * the workers run; rejects with a `CacheNotSyncedError` when the signal aborts before the cache synced, or
-   * when the informer has stopped (it cannot see changes any more). Idempotent while running; after the
-   * signal aborted the controller can be started again with a new signal, on the same queue, provided
-   * `startCache` gives it a running informer. Rejects after {@link Controller.close}.
+   * when `startCache` left the informer stopped (it cannot see changes any more). Idempotent while running;
+   * after the signal aborted the controller can be started again with a new signal, on the same queue.
+   * Rejects after {@link Controller.close}.
    */
   start(signal: AbortSignal, workers: number): Promise<void>;
   /**
@@ -188,7 +189,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   #eventFilter: ((event: PredicateEvent<T>) => boolean) | undefined;
   // Present from a successful start until its stop finished (or its bound passed).
   #run: Run | undefined;
-  // Set once the controller ran its own informer (no startCache given).
+  // The last run of the informer the controller runs itself (no startCache given).
   #informerRun: Promise<void> | undefined;
   // An in-progress start: concurrent callers share it instead of starting twice.
   #starting: Promise<void> | undefined;
@@ -203,7 +204,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   ) {
     this.name = name;
     this.#informer = informer;
-    this.#startCache = startCache ?? ((signal) => this.#runInformerOnce(signal));
+    this.#startCache = startCache ?? ((signal) => this.#runInformer(signal));
     this.#handler = handler;
     this.#rateLimiter = options.rateLimiter ?? defaultLassoRateLimiter();
     this.#clock = options.clock ?? systemClock;
@@ -343,7 +344,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       // workers on it would look healthy and reconcile nothing.
       const stopped = new LassoError(
         'LASSO_CONTROLLER_FAILED',
-        `informer ${this.#informer.name} has stopped and cannot run again: pass createController a startCache that starts a running informer`,
+        `informer ${this.#informer.name} has stopped: the startCache given to createController did not run it`,
       );
       throw new CacheNotSyncedError([this.#informer.name], {
         lastErrors: new Map([[this.#informer.name, stopped]]),
@@ -425,10 +426,11 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     });
   }
 
-  // The default startCache: the informer runs once, with the first start's signal (and stops with it, or with
-  // close()); a later start then finds it stopped and rejects (see #startOnce).
-  #runInformerOnce(signal: AbortSignal): void {
-    if (this.#informerRun !== undefined) return;
+  // The default startCache: the informer runs with each start's signal (and stops with it, or with close()). A
+  // restart first lets the previous run end: an informer runs once at a time, and relists when it runs again.
+  async #runInformer(signal: AbortSignal): Promise<void> {
+    await this.#informerRun;
+    if (this.#informer.isRunning() || signal.aborted || this.#closing.signal.aborted) return;
     const linked = anySignal([signal, this.#closing.signal]);
     this.#informerRun = this.#informer
       .run({ signal: linked.signal })
