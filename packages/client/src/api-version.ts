@@ -11,7 +11,8 @@ import { pathSegmentProblem } from './path-segment.ts';
  * @example
  * ```ts
  * const { group, version } = parseApiVersion('apps/v1'); // { group: 'apps', version: 'v1' }
- * parseApiVersion(object.apiVersion, 'setOwnerReference: owner.apiVersion');
+ * const owner: { apiVersion?: string } = { apiVersion: 'v1' };
+ * parseApiVersion(owner.apiVersion, 'setOwnerReference: owner.apiVersion');
  * ```
  */
 export function parseApiVersion(

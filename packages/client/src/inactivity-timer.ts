@@ -22,6 +22,7 @@ export interface InactivityTimerOptions {
  *
  * @example
  * ```ts
+ * declare const client: Client;
  * const controller = new AbortController();
  * const deadline = new InactivityTimer({
  *   clock, timeoutMs: 330_000,

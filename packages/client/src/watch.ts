@@ -23,6 +23,7 @@ const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
  *
  * @example
  * ```ts
+ * declare const body: AsyncIterable<Uint8Array>;
  * const decoder = new LineDecoder({ maxLineBytes: 1 << 20 });
  * for await (const chunk of body) for (const line of decoder.push(chunk)) console.log(decodeWatchEvent(line).type);
  * ```

@@ -36,7 +36,15 @@ const STDERR_LIMIT = 4096;
 const STDOUT_LIMIT = 1024 * 1024;
 /** At most this many characters of a failing plugin's stderr tail appear in an error. */
 const STDERR_REPORTED_CHARS = 500;
-/** Default of `ExecConfig.timeoutMs`. */
+/**
+ * Default of `ExecConfig.timeoutMs`: 60 s. client-go has none; a plugin fetching a cloud token takes
+ * seconds, and one that hangs would otherwise hang every request and keep the process alive.
+ *
+ * @example
+ * ```ts
+ * const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: 'kubelogin', timeoutMs: 3 * DEFAULT_EXEC_TIMEOUT_MS };
+ * ```
+ */
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 
 interface SpawnResult {

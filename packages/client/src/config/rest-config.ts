@@ -265,6 +265,7 @@ function protect<T extends RestConfig>(config: T): T {
  *
  * @example
  * ```ts
+ * const token = process.env.KUBE_TOKEN ?? '';
  * const config = createRestConfig({ server: 'https://127.0.0.1:6443', auth: { type: 'token', token } });
  * ```
  */

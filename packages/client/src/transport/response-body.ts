@@ -12,9 +12,21 @@ import type { QueryParams } from './rest-request.ts';
  * takes requests up to 3 MiB, but a list of every object of a resource is large (50 000 Pods of
  * ~10 KiB are 500 MB); past about 512 MiB (V8's longest string, 2^29 − 24 characters) a body cannot
  * be made one string to parse anyway. Lists bigger than that must be paged (`limit`, `listAll`).
+ *
+ * @example
+ * ```ts
+ * const small = createRestConfig({ server: 'https://127.0.0.1:6443', maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES / 8 });
+ * ```
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
-/** Default `maxWatchEventBytes`: 16 MiB, client-go's watch decoder limit (`streaming.NewDecoder`). */
+/**
+ * Default `maxWatchEventBytes`: 16 MiB, client-go's watch decoder limit (`streaming.NewDecoder`).
+ *
+ * @example
+ * ```ts
+ * const roomy = createRestConfig({ server: 'https://127.0.0.1:6443', maxWatchEventBytes: 2 * DEFAULT_MAX_WATCH_EVENT_BYTES });
+ * ```
+ */
 export const DEFAULT_MAX_WATCH_EVENT_BYTES = 16 * 1024 * 1024;
 /** An error answer is read up to this size; a longer one is reported by its status alone. */
 export const ERROR_BODY_BYTES = 1024 * 1024;
