@@ -310,6 +310,30 @@ describe('createController: one queue for its lifetime', () => {
     expect(keys).toEqual(['ns/a', 'ns/b', 'ns/c']);
   });
 
+  it('runs a start made while an aborted start is still pending, instead of sharing it', async () => {
+    const blocking = blockingHandler();
+    const t = setup(blocking.handler);
+    const first = t.newSignal();
+    await t.controller.start(first.signal, 1);
+    t.controller.enqueueKey('ns/a');
+    await t.settle();
+    first.abort();
+    // Waits for the first run's stop (its reconcile is still running), then finds its own signal aborted.
+    const second = t.newSignal();
+    const secondStart = t.controller.start(second.signal, 1);
+    second.abort();
+    const third = t.newSignal();
+    const thirdStart = t.controller.start(third.signal, 1);
+    blocking.release();
+    await expect(secondStart).rejects.toThrow(/v1, Kind=ConfigMap/);
+    await thirdStart;
+    expect(t.controller.isRunning()).toBe(true);
+    t.controller.enqueueKey('ns/b');
+    await t.settle();
+    expect(blocking.contexts.map((context) => context.key)).toEqual(['ns/a', 'ns/b']);
+    blocking.release();
+  });
+
   it('puts back a key handed to a worker as its signal aborted, for the next start', async () => {
     const keys: string[] = [];
     const t = setup((key) => void keys.push(key));

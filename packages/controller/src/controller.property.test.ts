@@ -1,5 +1,5 @@
-// Property: whatever the interleaving of informer events, enqueues, handler failures, slow handlers and
-// registrations, no key is ever handled twice at once, and once everything settles every handler's last successful
+// Property: whatever the interleaving of informer events, enqueues, handler failures, slow handlers,
+// registrations, stops and restarts on the same queue, no key is ever handled twice at once, and once everything settles every handler's last successful
 // call for each key saw that key's final state (client-go's "no lost updates" for a controller).
 import type { KubeObject } from '@lasso/client';
 import { sleep } from '@lasso/core';
@@ -20,6 +20,8 @@ type Command =
   | { type: 'fail'; count: number }
   | { type: 'slow'; delayMs: number }
   | { type: 'register' }
+  | { type: 'stop' }
+  | { type: 'start'; workers: number }
   | { type: 'advance'; ms: number };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -37,6 +39,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   fc.record({ type: fc.constant('fail' as const), count: fc.integer({ min: 1, max: 4 }) }),
   fc.record({ type: fc.constant('slow' as const), delayMs: fc.integer({ min: 0, max: 50 }) }),
   fc.record({ type: fc.constant('register' as const) }),
+  fc.record({ type: fc.constant('stop' as const) }),
+  fc.record({ type: fc.constant('start' as const), workers: fc.integer({ min: 1, max: 4 }) }),
   fc.record({ type: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 200 }) }),
 );
 
@@ -56,6 +60,9 @@ async function run(commands: Command[], workers: number): Promise<void> {
       }),
   });
   const stop = new AbortController();
+  // The run's signal (a leader's), apart from the handlers' registration signal.
+  let leading = new AbortController();
+  let starts: Array<Promise<void>> = [];
   const state = new Map<string, KubeObject | undefined>();
   const active = new Set<string>();
   let overlaps = 0;
@@ -91,7 +98,7 @@ async function run(commands: Command[], workers: number): Promise<void> {
   };
   register('h0');
   informer.sync();
-  await shared.start(stop.signal, workers);
+  await shared.start(leading.signal, workers);
   for (const [index, step] of commands.entries()) {
     switch (step.type) {
       case 'write': {
@@ -122,14 +129,29 @@ async function run(commands: Command[], workers: number): Promise<void> {
       case 'register':
         register(`h${index + 1}`);
         break;
+      case 'stop':
+        leading.abort();
+        break;
+      case 'start':
+        // Not awaited: a restart waits for the previous stop, which waits for handlers sleeping on the clock.
+        if (leading.signal.aborted) leading = new AbortController();
+        starts.push(shared.start(leading.signal, step.workers).catch(() => {}));
+        break;
       case 'advance':
         await clock.advance(step.ms);
         break;
     }
   }
-  // Let everything settle: no more failures, and enough fake time for every backoff and delay.
+  // Let everything settle: running again, no more failures, and enough fake time for every backoff and delay.
+  if (leading.signal.aborted) {
+    leading = new AbortController();
+    starts.push(shared.start(leading.signal, workers));
+  }
   failuresLeft = 0;
   for (let round = 0; round < 20; round++) await clock.advance(1_000);
+  await Promise.all(starts);
+  starts = [];
+  expect(shared.isRunning()).toBe(true);
   expect(overlaps).toBe(0);
   for (const [handler, seen] of lastSeen) {
     for (const name of names) {
@@ -143,8 +165,10 @@ async function run(commands: Command[], workers: number): Promise<void> {
       });
     }
   }
+  leading.abort();
   stop.abort();
-  await shared.stopped();
+  expect(await shared.stopped()).toEqual({ drained: true, pending: [] });
+  await shared.close();
 }
 
 describe('controller (property)', () => {

@@ -192,7 +192,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   // The last run of the informer the controller runs itself (no startCache given).
   #informerRun: Promise<void> | undefined;
   // An in-progress start: concurrent callers share it instead of starting twice.
-  #starting: Promise<void> | undefined;
+  #starting: { readonly signal: AbortSignal; readonly promise: Promise<void> } | undefined;
   #closed: Promise<void> | undefined;
 
   constructor(
@@ -300,18 +300,26 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       );
     }
     if (this.#closed !== undefined) return Promise.reject(this.#closedError());
-    if (this.#starting !== undefined) return this.#starting;
-    const run = this.#run;
-    if (run !== undefined && !run.stop.signal.aborted) return Promise.resolve();
-    const starting = (async () => {
-      // A run still stopping finishes (or passes its bound) first: one set of workers at a time.
-      if (run !== undefined) await run.result;
+    const pending = this.#starting;
+    // Concurrent starts share one, unless its signal already aborted: that one fails, this one follows it.
+    if (pending !== undefined && !pending.signal.aborted) return pending.promise;
+    if (pending === undefined && this.#run !== undefined && !this.#run.stop.signal.aborted) {
+      return Promise.resolve();
+    }
+    const promise = (async () => {
+      await pending?.promise.catch(() => {});
+      const run = this.#run;
+      if (run !== undefined) {
+        if (!run.stop.signal.aborted) return; // started meanwhile, with a live signal
+        // A run still stopping finishes (or passes its bound) first: one set of workers at a time.
+        await run.result;
+      }
       await this.#startOnce(signal, workers);
     })().finally(() => {
-      this.#starting = undefined;
+      if (this.#starting?.promise === promise) this.#starting = undefined;
     });
-    this.#starting = starting;
-    return starting;
+    this.#starting = { signal, promise };
+    return promise;
   }
 
   close(): Promise<void> {
