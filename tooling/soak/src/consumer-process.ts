@@ -28,6 +28,8 @@ export interface ConsumerResult {
   lagsMs: number[];
   /** Per kind: ms from quiet to store == server and to every handler having seen the final state; -1 never. */
   convergence: Record<string, { storeMs: number; handlersMs: number }>;
+  /** Per kind: the longest time without an informer event while the writers were writing (ms). */
+  longestSilenceMs: Record<string, number>;
   /** Differences left at the end (empty when converged). */
   differences: string[];
   heapBaselineMiB: number;
@@ -66,6 +68,18 @@ async function main(): Promise<void> {
   let concurrentReconciles = 0;
   let handlerCalls = 0;
   const controllers = [];
+  // The longest gap between two informer events of a kind while the soak was not quiet: writers write every kind
+  // many times a second, so a long gap is an informer that stalled while the server answered writes.
+  const lastEventAt = new Map<string, number>();
+  const longestSilenceMs: Record<string, number> = {};
+  let quiet = false;
+  const sawEvent = (kind: string): void => {
+    const now = Date.now();
+    const last = lastEventAt.get(kind);
+    if (!quiet && last !== undefined)
+      longestSilenceMs[kind] = Math.max(longestSilenceMs[kind] ?? 0, now - last);
+    lastEventAt.set(kind, now);
+  };
   for (const kind of soakKinds) {
     const controller = await factory.forKind<KubeObject>(kind.gvk);
     controller.registerHandler(stop.signal, 'soak', async (key, object) => {
@@ -94,9 +108,18 @@ async function main(): Promise<void> {
       return object;
     });
     controller.informer().addEventHandler({
-      onAdd: () => void events.added++,
-      onUpdate: () => void events.updated++,
-      onDelete: () => void events.deleted++,
+      onAdd: () => {
+        events.added++;
+        sawEvent(kind.name);
+      },
+      onUpdate: () => {
+        events.updated++;
+        sawEvent(kind.name);
+      },
+      onDelete: () => {
+        events.deleted++;
+        sawEvent(kind.name);
+      },
     });
     controllers.push({ kind, controller });
   }
@@ -112,6 +135,11 @@ async function main(): Promise<void> {
   const { at, timeoutMs } = await new Promise<ConsumerRequest>((resolve) => {
     process.once('message', (message: ConsumerRequest) => resolve(message));
   });
+  quiet = true;
+  // Silence up to the moment the writers stopped counts too (an informer that never came back).
+  for (const [kind, last] of lastEventAt) {
+    longestSilenceMs[kind] = Math.max(longestSilenceMs[kind] ?? 0, at - last);
+  }
 
   // The server's final state, read with a client of our own (retried: the server may be coming back).
   const transport = restTransportFor(config);
@@ -225,6 +253,7 @@ async function main(): Promise<void> {
       concurrentExamples,
       lagsMs,
       convergence,
+      longestSilenceMs,
       differences: differences.slice(0, 20),
       heapBaselineMiB,
       heapEndMiB,

@@ -162,6 +162,11 @@ function printNumbers(
       .join('; ')}`,
   );
   report.line(
+    `longest informer silence while the writers wrote: ${Object.entries(result.longestSilenceMs)
+      .map(([kind, ms]) => `${kind} ${formatMs(ms)}`)
+      .join(', ')}`,
+  );
+  report.line(
     `heap after GC: ${result.heapBaselineMiB.toFixed(2)} MiB after sync, ${result.heapEndMiB.toFixed(2)} MiB at the end`,
   );
   if (options.verbose || result.differences.length > 0) {
