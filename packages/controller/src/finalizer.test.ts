@@ -1,5 +1,7 @@
 // Ports the behaviours of controller-runtime pkg/controller/controllerutil/controllerutil_test.go (Finalizers)
 // and of wrangler's OnRemove handlers (own tests, not copies).
+
+import { noopLogger } from '@lasso/core';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,6 +11,14 @@ import {
   finalizerHandler,
   removeFinalizer,
 } from './finalizer.ts';
+import type { ReconcileContext } from './reconcile-context.ts';
+
+/** The third argument a controller passes to a handler. */
+const context: ReconcileContext = {
+  signal: new AbortController().signal,
+  key: 'default/settings',
+  logger: noopLogger,
+};
 
 const finalizer = 'example.com/cleanup';
 
@@ -84,10 +94,29 @@ describe('removeFinalizer', () => {
 describe('finalizerHandler', () => {
   const noRemove = () => undefined;
 
+  it("passes the reconcile's signal to every write and the context to the callbacks", async () => {
+    const signals: Array<AbortSignal | undefined> = [];
+    const client: FinalizerClient<ConfigMap> = {
+      update: async (_namespace, object, options) => {
+        signals.push(options?.signal);
+        return object;
+      },
+    };
+    const seen: ReconcileContext[] = [];
+    const handler = finalizerHandler(client, finalizer, {
+      onRemove: (_key, _object, given) => void seen.push(given),
+      onChange: (_key, _object, given) => void seen.push(given),
+    });
+    await handler('default/settings', configMap(), context);
+    await handler('default/settings', configMap([finalizer], true), context);
+    expect(signals).toEqual([context.signal, context.signal]);
+    expect(seen).toEqual([context, context]);
+  });
+
   it('adds the finalizer to a live object and returns the updated object', async () => {
     const { client, writes } = fakeClient();
     const handler = finalizerHandler(client, finalizer, { onRemove: noRemove });
-    const result = await handler('default/settings', configMap());
+    const result = await handler('default/settings', configMap(), context);
     expect(writes).toHaveLength(1);
     expect(writes[0]?.namespace).toBe('default');
     expect(writes[0]?.object.metadata?.finalizers).toEqual([finalizer]);
@@ -104,7 +133,7 @@ describe('finalizerHandler', () => {
         return { ...object, data: { changed: 'yes' } };
       },
     });
-    const result = (await handler('default/settings', configMap())) as ConfigMap;
+    const result = (await handler('default/settings', configMap(), context)) as ConfigMap;
     expect(seen).toEqual(['2']);
     expect(result.data).toEqual({ changed: 'yes' });
   });
@@ -118,7 +147,7 @@ describe('finalizerHandler', () => {
         changes++;
       },
     });
-    expect(await handler('default/settings', configMap([finalizer]))).toBeUndefined();
+    expect(await handler('default/settings', configMap([finalizer]), context)).toBeUndefined();
     expect(writes).toEqual([]);
     expect(changes).toBe(1);
   });
@@ -134,7 +163,11 @@ describe('finalizerHandler', () => {
         order.push('change');
       },
     });
-    const result = await handler('default/settings', configMap(['other.io/x', finalizer], true));
+    const result = await handler(
+      'default/settings',
+      configMap(['other.io/x', finalizer], true),
+      context,
+    );
     expect(order).toEqual(['remove default/settings']);
     expect(writes.map((write) => write.object.metadata?.finalizers)).toEqual([['other.io/x']]);
     expect(result).toMatchObject({
@@ -150,7 +183,7 @@ describe('finalizerHandler', () => {
         metadata: { ...object.metadata, resourceVersion: '7' },
       }),
     });
-    await handler('default/settings', configMap([finalizer], true));
+    await handler('default/settings', configMap([finalizer], true), context);
     expect(writes[0]?.object.metadata).toMatchObject({ resourceVersion: '7', finalizers: [] });
   });
 
@@ -162,7 +195,9 @@ describe('finalizerHandler', () => {
         throw failure;
       },
     });
-    await expect(handler('default/settings', configMap([finalizer], true))).rejects.toBe(failure);
+    await expect(handler('default/settings', configMap([finalizer], true), context)).rejects.toBe(
+      failure,
+    );
     expect(writes).toEqual([]);
   });
 
@@ -175,7 +210,9 @@ describe('finalizerHandler', () => {
         removals++;
       },
     });
-    await expect(handler('default/settings', configMap([finalizer], true))).rejects.toBe(conflict);
+    await expect(handler('default/settings', configMap([finalizer], true), context)).rejects.toBe(
+      conflict,
+    );
     expect(removals).toBe(1);
   });
 
@@ -190,8 +227,10 @@ describe('finalizerHandler', () => {
         calls++;
       },
     });
-    expect(await handler('default/settings', configMap(['other.io/x'], true))).toBeUndefined();
-    expect(await handler('default/settings', undefined)).toBeUndefined();
+    expect(
+      await handler('default/settings', configMap(['other.io/x'], true), context),
+    ).toBeUndefined();
+    expect(await handler('default/settings', undefined, context)).toBeUndefined();
     expect(writes).toEqual([]);
     expect(calls).toBe(0);
   });

@@ -3,6 +3,7 @@
 // (rancher/wrangler's generated OnRemove handlers).
 import type { KubeObjectLike } from '@lasso/client';
 import { qualifiedNameProblem } from './qualified-name.ts';
+import type { ReconcileContext } from './reconcile-context.ts';
 import type { SharedControllerHandler, SharedHandlerResult } from './shared-handler.ts';
 
 function requireFinalizer(caller: string, finalizer: unknown): asserts finalizer is string {
@@ -41,7 +42,11 @@ export function removeFinalizer<T extends KubeObjectLike>(object: T, finalizer: 
 
 /** What {@link finalizerHandler} writes through: a `Client<T>` fits. */
 export interface FinalizerClient<T> {
-  update(namespace: string | undefined, object: T): Promise<T>;
+  update(
+    namespace: string | undefined,
+    object: T,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<T>;
 }
 
 /** The callbacks of {@link finalizerHandler}; each may return the object it wrote (the newest version). */
@@ -51,14 +56,22 @@ export interface FinalizerCallbacks<T> {
    * what the handler returns.
    */
   onChange?:
-    | ((key: string, object: T) => SharedHandlerResult<T> | Promise<SharedHandlerResult<T>>)
+    | ((
+        key: string,
+        object: T,
+        context: ReconcileContext,
+      ) => SharedHandlerResult<T> | Promise<SharedHandlerResult<T>>)
     | undefined;
   /**
    * Cleanup for an object being deleted that still carries the finalizer. Throw to keep the finalizer and
    * have the key retried; once it returns, the finalizer is removed from its returned object (or, when it
    * returns nothing, from the object it got).
    */
-  onRemove: (key: string, object: T) => SharedHandlerResult<T> | Promise<SharedHandlerResult<T>>;
+  onRemove: (
+    key: string,
+    object: T,
+    context: ReconcileContext,
+  ) => SharedHandlerResult<T> | Promise<SharedHandlerResult<T>>;
 }
 
 /**
@@ -110,22 +123,24 @@ export function finalizerHandler<T extends KubeObjectLike>(
   if (onChange !== undefined && typeof onChange !== 'function') {
     throw new TypeError('finalizerHandler: callbacks.onChange must be a function');
   }
-  return async (key, object) => {
+  return async (key, object, context) => {
     if (object === undefined) return undefined;
+    // The reconcile's signal on every write: a stopped controller or a lost leader writes nothing more.
+    const options = { signal: context?.signal };
     const namespace = object.metadata?.namespace;
     const deleting = object.metadata?.deletionTimestamp != null;
     if (deleting) {
       if (!containsFinalizer(object, finalizer)) return undefined;
-      const cleaned = (await onRemove(key, object)) ?? object;
-      return await client.update(namespace, removeFinalizer(cleaned, finalizer));
+      const cleaned = (await onRemove(key, object, context)) ?? object;
+      return await client.update(namespace, removeFinalizer(cleaned, finalizer), options);
     }
     let current = object;
     let wrote = false;
     if (!containsFinalizer(object, finalizer)) {
-      current = await client.update(namespace, addFinalizer(object, finalizer));
+      current = await client.update(namespace, addFinalizer(object, finalizer), options);
       wrote = true;
     }
-    const changed = onChange === undefined ? undefined : await onChange(key, current);
+    const changed = onChange === undefined ? undefined : await onChange(key, current, context);
     if (changed != null) return changed;
     return wrote ? current : undefined;
   };

@@ -1,9 +1,19 @@
 // Ports the behaviours of controller-runtime pkg/handler/eventhandler_test.go (EnqueueRequestForOwner cases;
 // own tests, not copies).
+
+import { noopLogger } from '@lasso/core';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 import { describe, expect, it } from 'vitest';
 import { enqueueOwnerHandler, ownerKeysOf } from './owner-handler.ts';
+import type { ReconcileContext } from './reconcile-context.ts';
+
+/** The third argument a controller passes to a handler. */
+const context: ReconcileContext = {
+  signal: new AbortController().signal,
+  key: 'default/settings',
+  logger: noopLogger,
+};
 
 function reference(
   kind: string,
@@ -133,7 +143,7 @@ describe('enqueueOwnerHandler', () => {
     const controller = recordingController();
     const handler = enqueueOwnerHandler<ConfigMap>(controller, options);
     const object = configMap('default', [reference('Deployment', 'web', { controller: true })]);
-    expect(await handler('default/settings', object)).toBeUndefined();
+    expect(await handler('default/settings', object, context)).toBeUndefined();
     expect(controller.keys).toEqual(['default/web']);
   });
 
@@ -144,10 +154,12 @@ describe('enqueueOwnerHandler', () => {
     await handler(
       'default/settings',
       configMap('default', [reference('Deployment', 'a', { controller: true })]),
+      context,
     );
     await handler(
       'default/settings',
       configMap('default', [reference('Deployment', 'b', { controller: true })]),
+      context,
     );
     expect(controller.keys).toEqual(['default/a', 'default/b', 'default/a']);
   });
@@ -158,20 +170,21 @@ describe('enqueueOwnerHandler', () => {
     await handler(
       'default/settings',
       configMap('default', [reference('Deployment', 'web', { controller: true })]),
+      context,
     );
     controller.keys.length = 0;
-    await handler('default/settings', undefined);
+    await handler('default/settings', undefined, context);
     expect(controller.keys).toEqual(['default/web']);
-    await handler('default/settings', undefined);
+    await handler('default/settings', undefined, context);
     expect(controller.keys).toEqual(['default/web']);
   });
 
   it('enqueues nothing on the delete of an object never seen with an owner', async () => {
     const controller = recordingController();
     const handler = enqueueOwnerHandler<ConfigMap>(controller, options);
-    await handler('default/settings', configMap('default', []));
-    await handler('default/settings', undefined);
-    await handler('default/never-seen', undefined);
+    await handler('default/settings', configMap('default', []), context);
+    await handler('default/settings', undefined, context);
+    await handler('default/never-seen', undefined, context);
     expect(controller.keys).toEqual([]);
   });
 
@@ -181,13 +194,15 @@ describe('enqueueOwnerHandler', () => {
     await handler(
       'default/a',
       configMap('default', [reference('Deployment', 'one', { controller: true })]),
+      context,
     );
     await handler(
       'default/b',
       configMap('default', [reference('Deployment', 'two', { controller: true })]),
+      context,
     );
     controller.keys.length = 0;
-    await handler('default/b', undefined);
+    await handler('default/b', undefined, context);
     expect(controller.keys).toEqual(['default/two']);
   });
 
