@@ -27,6 +27,13 @@ export {
   StorageError,
 } from './errors.ts';
 export {
+  createSqlCacheFactory,
+  type SqlCache,
+  type SqlCacheFactory,
+  type SqlCacheFactoryOptions,
+  type SqlCacheOptions,
+} from './factory.ts';
+export {
   canonicalFieldPath,
   type FieldSegment,
   type FieldValue,
@@ -42,4 +49,9 @@ export type {
   SortField,
 } from './list-options.ts';
 export type { GroupVersionKind } from './schema.ts';
-export { createSqlStore, type SqlStore, type SqlStoreOptions } from './store.ts';
+export {
+  createSqlStore,
+  type SqlStore,
+  type SqlStoreOptions,
+  type SqlStoreReader,
+} from './store.ts';

@@ -2,6 +2,7 @@
 // and informer/listoption_indexer.go), plus list queries in SQL.
 import {
   type Indexer,
+  type IndexerReader,
   type Indexers,
   type IndexFunc,
   type KeyFunc,
@@ -60,12 +61,16 @@ export interface SqlStoreOptions<T> {
 }
 
 /**
- * An {@link Indexer} whose objects live in SQLite, plus SQL list queries. Writes are buffered and committed
- * together at the end of the current task (one transaction per burst, never one per object); every read sees
- * every earlier write. Objects read back are fresh copies. A failed commit is rolled back, logged, kept and
- * retried by the next write or read (which then throws `StorageError` if it fails again).
+ * The read side of a {@link SqlStore}: the Indexer readers plus SQL list queries. What a factory's caches hand
+ * out.
+ *
+ * @example
+ * ```ts
+ * const reader: SqlStoreReader<ConfigMap> = cache.store;
+ * const page = reader.listByOptions({ namespace: 'default', pageSize: 50 });
+ * ```
  */
-export interface SqlStore<T> extends Indexer<T> {
+export interface SqlStoreReader<T> extends IndexerReader<T> {
   readonly gvk: GroupVersionKind;
   /** The objects table (unquoted), for logs. */
   readonly tableName: string;
@@ -75,6 +80,15 @@ export interface SqlStore<T> extends Indexer<T> {
   listByOptions(options?: ListOptions): ListResult<T>;
   /** The newest resourceVersion stored (from `replace` and the objects' own); `''` before any. */
   resourceVersion(): string;
+}
+
+/**
+ * An {@link Indexer} whose objects live in SQLite, plus SQL list queries. Writes are buffered and committed
+ * together at the end of the current task (one transaction per burst, never one per object); every read sees
+ * every earlier write. Objects read back are fresh copies. A failed commit is rolled back, logged, kept and
+ * retried by the next write or read (which then throws `StorageError` if it fails again).
+ */
+export interface SqlStore<T> extends Indexer<T>, SqlStoreReader<T> {
   /** Commit buffered writes now. */
   flush(): void;
   /** Buffered writes not committed yet. */

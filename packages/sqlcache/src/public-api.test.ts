@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import * as api from './index.ts';
+
+describe('public API', () => {
+  it('exports exactly the documented runtime names', () => {
+    expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
+      [
+        "DecryptionError",
+        "InvalidQueryError",
+        "ResourceVersionTooNewError",
+        "StorageError",
+        "betterSqlite3Driver",
+        "canonicalFieldPath",
+        "createEncryptor",
+        "createSqlCacheFactory",
+        "createSqlStore",
+        "nodeSqliteDriver",
+        "openSqlDatabase",
+        "parseFieldPath",
+      ]
+    `);
+  });
+});
