@@ -7,10 +7,12 @@ export default defineConfig({
     'informer-sync': 'src/informer-sync.ts',
     'watch-throughput': 'src/watch-throughput.ts',
     'end-to-end': 'src/end-to-end.ts',
+    failover: 'src/failover.ts',
     // Forked by the scripts above (child.ts, end-to-end.ts), so they must sit next to them in dist.
     'server-process': 'src/server-process.ts',
     'writer-process': 'src/writer-process.ts',
     'consumer-process': 'src/consumer-process.ts',
+    'failover-replica': 'src/failover-replica.ts',
   },
   format: ['esm'],
   sourcemap: true,

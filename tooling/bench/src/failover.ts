@@ -1,0 +1,199 @@
+// `pnpm bench:failover`: leader failover of two replicas (failover-replica.ts, each its own process) against the
+// @lasso/envtest API server (in a server child process). Replica a leads and has reconciled, replica b stands
+// by (warm: caches synced, queue filled; cold: nothing started but the election), then a is SIGKILLed. Measured
+// per round: kill -> b leads, b leads -> b's first reconcile, and kill -> first reconcile (the failover), with
+// the lease settings printed. Sizes: --lease MS --renew MS --retry MS (client-go defaults 15000/10000/2000)
+// --rounds N (per mode) --objects N (ConfigMaps the controllers cache).
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
+import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import { startServerChild } from './child.ts';
+import type { ReplicaReport } from './failover-replica.ts';
+import { benchConfigMap } from './fixtures.ts';
+import { machineNote, median } from './measure.ts';
+
+const sizes = parseArgs(process.argv.slice(2));
+
+function parseArgs(argv: string[]) {
+  const result = { lease: 15_000, renew: 10_000, retry: 2_000, rounds: 3, objects: 500 };
+  for (let index = 0; index < argv.length; index++) {
+    const match = /^--([a-z]+)(?:=(.*))?$/.exec(argv[index] as string);
+    const name = match?.[1] as keyof typeof result | undefined;
+    if (name === undefined || !Object.hasOwn(result, name)) {
+      throw new TypeError(
+        `unknown argument ${argv[index]}; options: --lease --renew --retry --rounds --objects`,
+      );
+    }
+    const value = Number((match?.[2] ?? argv[++index] ?? '').replaceAll('_', ''));
+    if (!Number.isInteger(value) || value < 1)
+      throw new RangeError(`--${name} must be an integer >= 1`);
+    result[name] = value;
+  }
+  return result;
+}
+
+const epochNow = (): number => performance.timeOrigin + performance.now();
+
+/** A forked replica: its reports, waited for by type. */
+class Replica {
+  readonly child: ChildProcess;
+  readonly reports: ReplicaReport[] = [];
+  readonly #waiters: Array<{
+    type: string;
+    resolve(report: ReplicaReport): void;
+    reject(error: Error): void;
+  }> = [];
+  readonly exited: Promise<unknown>;
+
+  constructor(args: string[]) {
+    this.child = fork(new URL('./failover-replica.js', import.meta.url), args, {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.exited = once(this.child, 'exit');
+    this.child.on('message', (message) => {
+      const report = message as ReplicaReport;
+      this.reports.push(report);
+      if (report.type === 'failed') {
+        for (const waiter of this.#waiters.splice(0)) waiter.reject(new Error(report.message));
+        return;
+      }
+      for (const waiter of this.#waiters.filter((w) => w.type === report.type)) {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        waiter.resolve(report);
+      }
+    });
+    this.child.once('exit', (code, signal) => {
+      for (const waiter of this.#waiters.splice(0)) {
+        waiter.reject(
+          new Error(`replica exited (${code ?? signal}) before reporting ${waiter.type}`),
+        );
+      }
+    });
+  }
+
+  /** The first report of `type` (already received or next), within `timeoutMs`. */
+  report(type: ReplicaReport['type'], timeoutMs: number): Promise<ReplicaReport> {
+    const seen = this.reports.find((report) => report.type === type);
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise<ReplicaReport>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no ${type} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.#waiters.push({
+        type,
+        resolve: (report) => {
+          clearTimeout(timer);
+          resolve(report);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null && this.child.connected) {
+      this.child.disconnect();
+    }
+    await this.exited;
+  }
+}
+
+interface Round {
+  mode: string;
+  killToLeadingMs: number;
+  leadingToReconcileMs: number;
+  failoverMs: number;
+}
+
+async function round(
+  kubeconfigPath: string,
+  namespace: string,
+  mode: string,
+  index: number,
+): Promise<Round> {
+  const lease = `failover-${mode}-${index}`;
+  const args = (identity: string) => [
+    kubeconfigPath,
+    namespace,
+    lease,
+    identity,
+    mode,
+    String(sizes.lease),
+    String(sizes.renew),
+    String(sizes.retry),
+  ];
+  const a = new Replica(args('a'));
+  const b = new Replica(args('b'));
+  try {
+    await a.report('reconcile', 120_000);
+    await b.report('standby', 120_000);
+    if (mode === 'warm') await b.report('synced', 120_000);
+    // Let b observe a's renewals for a while, as a standby that has been up for some time.
+    await new Promise((resolve) => setTimeout(resolve, sizes.retry * 2));
+    const killedAt = epochNow();
+    a.child.kill('SIGKILL');
+    const timeoutMs = sizes.lease * 3 + 60_000;
+    const leading = await b.report('leading', timeoutMs);
+    const reconcile = await b.report('reconcile', timeoutMs);
+    return {
+      mode,
+      killToLeadingMs: leading.at - killedAt,
+      leadingToReconcileMs: reconcile.at - leading.at,
+      failoverMs: reconcile.at - killedAt,
+    };
+  } finally {
+    await Promise.allSettled([a.stop(), b.stop()]);
+  }
+}
+
+async function main(): Promise<void> {
+  const server = await startServerChild(['envtest', 'failover']);
+  try {
+    const rest = await loadKubeConfig({ path: server.kubeconfigPath });
+    const configMaps = new Client<ConfigMap>({
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      kind: 'ConfigMap',
+      namespaced: true,
+      rest,
+    });
+    for (let i = 0; i < sizes.objects; i++) {
+      await configMaps.create(server.namespace, benchConfigMap(i, server.namespace) as ConfigMap);
+    }
+    process.stdout.write(
+      `failover of two replicas (@lasso/factory + @lasso/controller leader election), ${machineNote()}\n` +
+        `server: ${server.description}; ${sizes.objects} ConfigMaps cached by each replica\n` +
+        `lease settings: leaseDurationMs ${sizes.lease}, renewDeadlineMs ${sizes.renew}, retryPeriodMs ${sizes.retry} (acquire jitter up to +120%)\n` +
+        'mode  round  kill->leading  leading->1st reconcile  kill->1st reconcile (failover)\n',
+    );
+    const results: Round[] = [];
+    for (const mode of ['warm', 'cold']) {
+      for (let index = 1; index <= sizes.rounds; index++) {
+        const result = await round(server.kubeconfigPath, server.namespace, mode, index);
+        results.push(result);
+        process.stdout.write(
+          `${mode.padEnd(5)} ${String(index).padStart(5)}  ${ms(result.killToLeadingMs).padStart(13)}  ${ms(result.leadingToReconcileMs).padStart(22)}  ${ms(result.failoverMs).padStart(30)}\n`,
+        );
+      }
+    }
+    for (const mode of ['warm', 'cold']) {
+      const rounds = results.filter((result) => result.mode === mode);
+      process.stdout.write(
+        `${mode} median: kill->leading ${ms(median(rounds.map((r) => r.killToLeadingMs)))}, leading->1st reconcile ${ms(median(rounds.map((r) => r.leadingToReconcileMs)))}, failover ${ms(median(rounds.map((r) => r.failoverMs)))}\n`,
+      );
+    }
+    await restTransportFor(rest).close();
+  } finally {
+    await server.stop();
+  }
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(0)} ms`;
+}
+
+await main();
