@@ -12,7 +12,6 @@ import type { SharedController } from '@lasso/controller';
 import { isLassoError } from '@lasso/core';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FactoryStartError } from '../../src/errors.ts';
 import {
   createSharedControllerFactoryFromConfig,
   type SharedControllerFactoryFromConfigOptions,
@@ -145,7 +144,7 @@ describe('createSharedControllerFactoryFromConfig against the API server', () =>
     await waiter.until(() => sizes.includes(3), 'the Widget handler to see the new object');
   });
 
-  it('rejects start naming a kind the server does not serve, while the other kinds run', async () => {
+  it('reports a kind the server does not serve as unserved, never lists it, while the other kinds run', async () => {
     const { factory, signal, use, namespace, configMaps, configMap, recording } =
       await harness('missing');
     const gizmos = { group: 'missing.lasso.example.com', version: 'v1', resource: 'gizmos' };
@@ -161,19 +160,12 @@ describe('createSharedControllerFactoryFromConfig against the API server', () =>
       if (object?.metadata?.name !== undefined) names.push(object.metadata.name);
       waiter.notify();
     });
-    const failed = await factory.start(signal, 1).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failed).toBeInstanceOf(FactoryStartError);
-    expect((failed as FactoryStartError).message).toContain(
-      'missing.lasso.example.com/v1, Kind=Gizmo',
-    );
-    expect((failed as FactoryStartError).failures.map((failure) => failure.gvk.kind)).toEqual([
-      'Gizmo',
-    ]);
-    await configMaps.create(namespace, configMap('after-failed-start'));
-    await waiter.until(() => names.includes('after-failed-start'), 'the ConfigMap handler');
+    await factory.start(signal, 1);
+    const gizmo = factory.status().find((status) => status.gvk.kind === 'Gizmo');
+    expect(gizmo?.state).toBe('unserved');
+    expect(isLassoError(gizmo?.lastError, 'LASSO_NO_KIND_MATCH')).toBe(true);
+    await configMaps.create(namespace, configMap('after-start'));
+    await waiter.until(() => names.includes('after-start'), 'the ConfigMap handler');
     expect(recording.collections('list').has('missing.lasso.example.com/v1/gizmos')).toBe(false);
     expect(cms.isRunning()).toBe(true);
     expect(missing.isRunning()).toBe(false);
