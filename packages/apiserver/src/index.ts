@@ -1,14 +1,16 @@
 // Public API of @lasso/apiserver: an in-process Kubernetes API server (start, stop, credentials, the fault
-// injector) and the test certificate authority it and @lasso/envtest's real binaries use.
-export type { FailureFault, FaultInjector, RequestMatch } from './faults.ts';
+// injector, a clock option) and the test certificate authority it and @lasso/envtest's real binaries use.
 export {
   type CertificateAuthorityOptions,
   type CertificatePair,
   createCertificateAuthority,
   createSignedCertificate,
   type SignedCertificateOptions,
-} from './pki.ts';
+} from './authentication/pki.ts';
+export type { FailureFault, FaultInjector, RequestMatch } from './faults/fault-injector.ts';
 export {
+  type ApiServer,
+  createApiServer,
   type LocalApiServer,
   type LocalApiServerCredentials,
   type LocalApiServerOptions,

@@ -5,6 +5,7 @@ describe('public API', () => {
   it('exports exactly the documented runtime names', () => {
     expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
       [
+        "createApiServer",
         "createCertificateAuthority",
         "createSignedCertificate",
         "startLocalApiServer",

@@ -1,7 +1,7 @@
 import { FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, watch } from '../test/wire.ts';
-import { type RunningLocalApiServer, startLocalApiServer } from './server.ts';
+import { createApiServer, type RunningLocalApiServer, startLocalApiServer } from './server.ts';
 
 const servers: RunningLocalApiServer[] = [];
 
@@ -154,5 +154,40 @@ describe('startLocalApiServer', () => {
     await server.stop();
     await server.stop();
     await expect(call(env, 'GET', '/version')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('follows the lasso lifecycle: start(signal), abort stops, a new start serves the same objects, close ends it', async () => {
+    const clock = new FakeClock();
+    const server = createApiServer({ clock, insecureHttp: true });
+    expect(server.isRunning()).toBe(false);
+    expect(await server.stopped()).toEqual({ drained: true, pending: [] });
+    const first = new AbortController();
+    await server.start(first.signal);
+    expect(server.isRunning()).toBe(true);
+    const path = '/api/v1/namespaces/default/configmaps';
+    const created = await call(server, 'POST', path, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept' } },
+    });
+    expect(created.status).toBe(201);
+    const stream = await watch(server, `${path}?watch=1&resourceVersion=0`);
+    first.abort();
+    expect(await server.stopped()).toEqual({ drained: true, pending: [] });
+    expect(server.isRunning()).toBe(false);
+    expect(await stream.ended).toBe(true);
+    await expect(call(server, 'GET', '/version')).rejects.toThrow(/ECONNREFUSED/);
+    const second = new AbortController();
+    await server.start(second.signal);
+    expect((await call(server, 'GET', `${path}/kept`)).status).toBe(200);
+    await server[Symbol.asyncDispose]();
+    expect(server.isRunning()).toBe(false);
+    await expect(server.start(new AbortController().signal)).rejects.toThrow(/closed/);
+    await expect(call(server, 'GET', '/version')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('refuses to start on an aborted signal', async () => {
+    const server = createApiServer({ insecureHttp: true });
+    await expect(server.start(AbortSignal.abort())).rejects.toThrow();
+    expect(server.isRunning()).toBe(false);
+    await server.close();
   });
 });

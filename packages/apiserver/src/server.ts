@@ -1,45 +1,36 @@
-// The built-in local API server: node:https (or node:http) on a random loopback port, client-certificate
-// and bearer-token auth, a 3 MiB body limit, Status errors, chunked watch streams and the fault API.
-import { randomBytes, randomUUID } from 'node:crypto';
+// The built-in API server's transport and lifecycle: node:https (or node:http) on a loopback port, its
+// certificates and admin token, and the request chain (filters/) every request runs through.
+import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { Socket } from 'node:net';
 import {
   type Clock,
   defaultLogger,
+  drainedResult,
   errorMessage,
+  type Lifecycle,
   type Logger,
+  type StopResult,
   systemClock,
-  type TimerHandle,
 } from '@lasso/core';
-import { ApiCore, type WatchPlan } from './api.ts';
-import {
-  anonymousUser,
-  authenticate,
-  ImpersonationError,
-  impersonate,
-  mastersGroup,
-  type UserInfo,
-} from './auth.ts';
-import { type FaultInjector, FaultState, type RequestFacts } from './faults.ts';
-import { createCertificateAuthority, createSignedCertificate } from './pki.ts';
-import { authorizationAttributes } from './rbac/attributes.ts';
+import { mastersGroup, type UserInfo } from './authentication/authenticate.ts';
+import { createCertificateAuthority, createSignedCertificate } from './authentication/pki.ts';
+import { ApiCore } from './endpoints/dispatcher.ts';
+import { WatchStreams } from './endpoints/watch-stream.ts';
+import { type FaultInjector, FaultState } from './faults/fault-injector.ts';
+import { withAuthentication } from './filters/authentication.ts';
+import { withAuthorization } from './filters/authorization.ts';
+import { composeFilters, type ExchangeHandler } from './filters/chain.ts';
+import { dispatch } from './filters/dispatch.ts';
+import { withFaults } from './filters/faults.ts';
+import { withRequestBody } from './filters/request-body.ts';
+import { requestInfo } from './filters/request-info.ts';
+import { withStatusErrors } from './filters/status-errors.ts';
 import { Authorizer } from './rbac/authorizer.ts';
 import { bootstrapRbac } from './rbac/bootstrap.ts';
-import { Registry } from './registry.ts';
-import { requestInfo } from './request-info.ts';
-import {
-  badRequest,
-  entityTooLarge,
-  failure,
-  internalError,
-  reasonForCode,
-  StatusError,
-} from './status.ts';
-import { Store } from './storage.ts';
-
-/** kube-apiserver's request body limit for JSON bodies. */
-export const maxRequestBodyBytes = 3 * 1024 * 1024;
+import { Registry } from './registry/served-resources.ts';
+import { Store } from './storage/store.ts';
 
 /** Options of {@link startLocalApiServer}. */
 export interface LocalApiServerOptions {
@@ -83,13 +74,31 @@ export interface RunningLocalApiServer extends LocalApiServer {
   stop(): Promise<void>;
 }
 
-interface ActiveWatch {
-  end(): void;
-  bookmark(): void;
+/**
+ * A built-in server with the lasso lifecycle: `start(signal)` listens (on a random loopback port the first
+ * time, the same port after a stop), aborting the signal stops it (connections, watches and timers end; the
+ * objects stay), a later `start` serves the same objects again, and `close()` releases it for good.
+ */
+export interface ApiServer extends LocalApiServer, Lifecycle {
+  /** The admin user's credentials; throws before the first start. */
+  readonly credentials: LocalApiServerCredentials;
 }
 
-function truthy(value: string | null): boolean {
-  return value === 'true' || value === '1';
+/**
+ * Create a built-in Kubernetes API server, not yet listening; `start(signal)` starts it.
+ *
+ * @example
+ * ```ts
+ * const stop = new AbortController();
+ * await using server = createApiServer();
+ * await server.start(stop.signal);
+ * const { caPem, token } = server.credentials; // trust caPem, send `Authorization: Bearer ${token}`
+ * stop.abort();
+ * await server.stopped(); // { drained: true, pending: [] }
+ * ```
+ */
+export function createApiServer(options: LocalApiServerOptions = {}): ApiServer {
+  return new LocalServer(options);
 }
 
 /**
@@ -106,77 +115,106 @@ export async function startLocalApiServer(
   options: LocalApiServerOptions = {},
 ): Promise<RunningLocalApiServer> {
   const server = new LocalServer(options);
-  await server.listen();
+  await server.start(new AbortController().signal);
   return server;
 }
 
-class LocalServer implements RunningLocalApiServer {
+class LocalServer implements ApiServer, RunningLocalApiServer {
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #bookmarkIntervalMs: number;
   readonly #insecure: boolean;
   readonly #store: Store;
   readonly #api: ApiCore;
-  readonly #authorizer: Authorizer;
   readonly #aggregator: { stop(): void };
   readonly #faults: FaultState;
+  readonly #watches: WatchStreams;
   readonly #tokens = new Map<string, UserInfo>();
+  readonly #tokenValue: string;
   readonly #server: http.Server | https.Server;
   readonly #sockets = new Set<Socket>();
-  readonly #watches = new Set<ActiveWatch>();
   readonly #timers = new Set<{ cancel(): void }>();
   #credentials: LocalApiServerCredentials | undefined;
   #tls: { caPem: string; clientCertPem: string; clientKeyPem: string } | undefined;
   #port = 0;
-  #stopped = false;
+  #running = false;
+  #stopping = false;
+  #closed = false;
+  #stop: Promise<StopResult> | undefined;
   #restarting: Promise<void> | undefined;
 
   constructor(options: LocalApiServerOptions) {
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? defaultLogger;
-    this.#bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
-    if (!(this.#bookmarkIntervalMs > 0)) throw new RangeError('bookmarkIntervalMs must be > 0');
+    const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+    if (!(bookmarkIntervalMs > 0)) throw new RangeError('bookmarkIntervalMs must be > 0');
     this.#insecure = options.insecureHttp === true;
     this.#store = new Store(
       options.maxHistory === undefined ? {} : { maxHistory: options.maxHistory },
     );
-    const registry = new Registry();
     this.#api = new ApiCore({
       clock: this.#clock,
-      registry,
+      registry: new Registry(),
       store: this.#store,
       serverAddress: () => `127.0.0.1:${this.#port}`,
     });
     this.#api.bootstrap();
-    this.#authorizer = new Authorizer(this.#store);
+    const authorizer = new Authorizer(this.#store);
     const system: UserInfo = { name: 'system:apiserver', groups: [mastersGroup] };
     this.#aggregator = bootstrapRbac({
       store: this.#store,
       write: (method, path, object) => {
         const url = new URL(path, 'https://127.0.0.1');
+        // The bootstrap policy is known to match its schema: checking it against the OpenAPI documents
+        // (built for the purpose) would cost most of the start.
+        url.searchParams.set('fieldValidation', 'Ignore');
         const body = Buffer.from(JSON.stringify(object));
         const info = requestInfo(method, url, system);
         this.#api.handle(info, { method, url, headers: {}, body, user: system });
       },
       onError: (error) => this.#logger.error('rbac write failed', { error: errorMessage(error) }),
     });
+    this.#watches = new WatchStreams({ clock: this.#clock, bookmarkIntervalMs });
     this.#faults = new FaultState({
-      closeWatches: () => {
-        for (const watch of [...this.#watches]) watch.end();
-      },
-      sendBookmarks: () => {
-        for (const watch of [...this.#watches]) watch.bookmark();
-      },
+      closeWatches: () => this.#watches.endAll(),
+      sendBookmarks: () => this.#watches.bookmarkAll(),
       expireHistory: () => this.#store.expireHistory(),
       restart: (downMs) => this.#restart(downMs),
     });
-    const token = randomBytes(24).toString('hex');
-    this.#tokens.set(token, {
+    this.#tokenValue = randomBytes(24).toString('hex');
+    this.#tokens.set(this.#tokenValue, {
       name: 'lasso-admin',
       groups: [mastersGroup, 'system:authenticated'],
     });
+    // kube-apiserver's filter chain, outermost first (pkg/server/config.go DefaultBuildHandlerChain).
+    const chain: ExchangeHandler = composeFilters(
+      [
+        withStatusErrors(this.#logger),
+        withFaults({
+          faults: this.#faults,
+          delay: (ms) => this.#delay(ms),
+          isStopped: () => this.#stopping || !this.#running,
+        }),
+        withRequestBody(),
+        withAuthentication({
+          userForToken: (token) => this.#tokens.get(token) ?? this.#api.authenticateToken(token),
+          authorizer,
+        }),
+        withAuthorization(authorizer),
+      ],
+      dispatch(this.#api, this.#watches),
+    );
     const handler = (request: http.IncomingMessage, response: http.ServerResponse): void => {
-      void this.#onRequest(request, response).catch((error: unknown) => {
+      const exchange = {
+        request,
+        response,
+        method: (request.method ?? 'GET').toUpperCase(),
+        url: new URL(request.url ?? '/', 'http://127.0.0.1'),
+        cutAfter: undefined,
+        body: Buffer.alloc(0),
+        user: { name: 'system:anonymous', groups: ['system:unauthenticated'] },
+        info: undefined,
+      };
+      void chain(exchange).catch((error: unknown) => {
         this.#logger.error('request failed', { error: errorMessage(error) });
         response.destroy();
       });
@@ -210,7 +248,6 @@ class LocalServer implements RunningLocalApiServer {
         handler,
       );
     }
-    this.#tokenValue = token;
     this.#server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
@@ -221,8 +258,6 @@ class LocalServer implements RunningLocalApiServer {
       socket.destroy();
     });
   }
-
-  readonly #tokenValue: string;
 
   get url(): string {
     return `${this.#insecure ? 'http' : 'https'}://127.0.0.1:${this.#port}`;
@@ -241,7 +276,61 @@ class LocalServer implements RunningLocalApiServer {
     return String(this.#store.currentRv());
   }
 
-  async listen(): Promise<void> {
+  async start(signal: AbortSignal): Promise<void> {
+    if (this.#closed) throw new Error('server closed: create a new one');
+    signal.throwIfAborted();
+    if (this.#running) return;
+    await this.#stop;
+    this.#stopping = false;
+    await this.#listen();
+    this.#running = true;
+    this.#stop = undefined;
+    if (signal.aborted) void this.#stopRunning();
+    else signal.addEventListener('abort', () => void this.#stopRunning(), { once: true });
+  }
+
+  stopped(): Promise<StopResult> {
+    return this.#stop ?? Promise.resolve(drainedResult);
+  }
+
+  isRunning(): boolean {
+    return this.#running;
+  }
+
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#aggregator.stop();
+    }
+    if (this.#running) await this.#stopRunning();
+    else await this.#stop;
+  }
+
+  /** {@link close}: the {@link RunningLocalApiServer} name. */
+  stop(): Promise<void> {
+    return this.close();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #stopRunning(): Promise<StopResult> {
+    if (this.#stop !== undefined) return this.#stop;
+    this.#stopping = true;
+    const run = async (): Promise<StopResult> => {
+      // Cancel pending delays first: a restart waiting out its downtime ends at once.
+      for (const timer of [...this.#timers]) timer.cancel();
+      await this.#restarting?.catch(() => {});
+      await this.#closeAll();
+      this.#running = false;
+      return drainedResult;
+    };
+    this.#stop = run();
+    return this.#stop;
+  }
+
+  async #listen(): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       const onError = (error: Error): void => reject(error);
       this.#server.once('error', onError);
@@ -261,21 +350,14 @@ class LocalServer implements RunningLocalApiServer {
     this.#credentials = credentials;
   }
 
-  async stop(): Promise<void> {
-    if (this.#stopped) return;
-    this.#stopped = true;
-    this.#aggregator.stop();
-    await this.#restarting?.catch(() => {});
-    await this.#closeAll();
-  }
-
   /** Close the listener and every connection; watches end cleanly unless `abrupt`. */
   async #closeAll(abrupt = false): Promise<void> {
-    if (!abrupt) for (const watch of [...this.#watches]) watch.end();
+    if (!abrupt) this.#watches.endAll();
     for (const timer of [...this.#timers]) timer.cancel();
     this.#timers.clear();
     const closed = new Promise<void>((resolve) => {
-      this.#server.close(() => resolve());
+      if (!this.#server.listening) resolve();
+      else this.#server.close(() => resolve());
     });
     for (const socket of this.#sockets) socket.destroy();
     this.#sockets.clear();
@@ -283,15 +365,12 @@ class LocalServer implements RunningLocalApiServer {
   }
 
   #restart(downMs: number): Promise<void> {
-    if (this.#stopped) return Promise.reject(new Error('server stopped'));
+    if (this.#stopping || !this.#running) return Promise.reject(new Error('server stopped'));
     const run = async (): Promise<void> => {
       await this.#closeAll(true);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, downMs);
-        timer.unref();
-      });
-      if (this.#stopped) return;
-      await this.listen();
+      await this.#delay(downMs);
+      if (this.#stopping) return;
+      await this.#listen();
     };
     const restarting = run().finally(() => {
       if (this.#restarting === restarting) this.#restarting = undefined;
@@ -300,6 +379,7 @@ class LocalServer implements RunningLocalApiServer {
     return restarting;
   }
 
+  /** Resolves after `ms` on the clock, or at once when the server stops. */
   #delay(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const timer = this.#clock.schedule(ms, () => {
@@ -309,224 +389,11 @@ class LocalServer implements RunningLocalApiServer {
       const handle = {
         cancel: () => {
           timer.cancel();
+          this.#timers.delete(handle);
           resolve();
         },
       };
       this.#timers.add(handle);
     });
-  }
-
-  async #readBody(request: http.IncomingMessage): Promise<Buffer> {
-    const declared = Number(request.headers['content-length'] ?? '0');
-    if (declared > maxRequestBodyBytes) throw entityTooLarge(maxRequestBodyBytes);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of request) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > maxRequestBodyBytes) throw entityTooLarge(maxRequestBodyBytes);
-      chunks.push(buffer);
-    }
-    return Buffer.concat(chunks);
-  }
-
-  async #onRequest(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const method = (request.method ?? 'GET').toUpperCase();
-    const facts: RequestFacts = {
-      method,
-      path: url.pathname,
-      watch: truthy(url.searchParams.get('watch')) || /^\/apis?\/.*\/watch\//.test(url.pathname),
-    };
-    const cutAfter = this.#faults.takeCut(facts);
-    try {
-      const latency = this.#faults.latencyFor(facts);
-      if (latency > 0) await this.#delay(latency);
-      // A stop or restart during the delay dropped the connection: the request dies with it.
-      if (this.#stopped || request.socket.destroyed) {
-        response.destroy();
-        return;
-      }
-      const fault = this.#faults.takeFailure(facts);
-      if (fault !== undefined) {
-        request.resume();
-        const details: NonNullable<ReturnType<typeof failure>['details']> = {};
-        const headers: Record<string, string> = {};
-        if (fault.retryAfterSeconds !== undefined) {
-          details.retryAfterSeconds = fault.retryAfterSeconds;
-          headers['Retry-After'] = String(fault.retryAfterSeconds);
-        }
-        const reason = fault.reason ?? reasonForCode(fault.status);
-        const message = fault.message ?? `injected fault: ${reason}`;
-        throw new StatusError(failure(fault.status, reason, message, details), headers);
-      }
-      const body = await this.#readBody(request);
-      let user =
-        authenticate(
-          request,
-          (token) => this.#tokens.get(token) ?? this.#api.authenticateToken(token),
-        ) ?? anonymousUser;
-      try {
-        user = impersonate(request, user, this.#authorizer);
-      } catch (error) {
-        if (error instanceof ImpersonationError) throw badRequest(error.message);
-        throw error;
-      }
-      // As kube's filter chain: the request is classified once, then authorized on that classification
-      // before routing (403 before 404 or 405); the router and handlers read the same classification.
-      const info = requestInfo(method, url, user);
-      this.#authorizer.check(authorizationAttributes(info));
-      const result = this.#api.handle(info, { method, url, headers: request.headers, body, user });
-      if (result.type === 'watch') {
-        this.#startWatch(result.plan, response, cutAfter);
-        return;
-      }
-      if (result.type === 'raw') {
-        const { code, contentType, headers, body } = result;
-        this.#send(response, code, contentType, body, headers, cutAfter, method);
-        return;
-      }
-      if (result.type === 'text') {
-        this.#send(
-          response,
-          result.code,
-          'text/plain; charset=utf-8',
-          result.body,
-          {},
-          cutAfter,
-          method,
-        );
-        return;
-      }
-      this.#send(
-        response,
-        result.code,
-        'application/json',
-        JSON.stringify(result.body),
-        result.warnings === undefined || result.warnings.length === 0
-          ? {}
-          : { Warning: [...result.warnings] },
-        cutAfter,
-        method,
-      );
-    } catch (error) {
-      let statusError: StatusError;
-      if (error instanceof StatusError) statusError = error;
-      else {
-        this.#logger.error('request failed', {
-          method,
-          path: url.pathname,
-          error: errorMessage(error),
-        });
-        statusError = internalError(errorMessage(error));
-      }
-      const headers = { ...statusError.headers };
-      this.#send(
-        response,
-        statusError.code,
-        'application/json',
-        JSON.stringify(statusError.status),
-        headers,
-        cutAfter,
-        method,
-      );
-      if (statusError.code === 413) request.resume();
-    }
-  }
-
-  #send(
-    response: http.ServerResponse,
-    code: number,
-    contentType: string,
-    text: string | Uint8Array,
-    headers: Record<string, string | string[]>,
-    cutAfter: number | undefined,
-    method: string,
-  ): void {
-    if (response.destroyed) return;
-    // A failure after a watch's headers went out: nothing sensible can follow, so drop the connection.
-    if (response.headersSent) {
-      response.destroy();
-      return;
-    }
-    const body = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
-    response.writeHead(code, {
-      'Content-Type': contentType,
-      'Content-Length': String(body.length),
-      'Audit-Id': randomUUID(),
-      'Cache-Control': 'no-cache, private',
-      ...headers,
-    });
-    if (method === 'HEAD') {
-      response.end();
-      return;
-    }
-    if (cutAfter !== undefined && cutAfter < body.length) {
-      response.write(body.subarray(0, cutAfter), () => response.destroy());
-      return;
-    }
-    response.end(body);
-  }
-
-  #startWatch(plan: WatchPlan, response: http.ServerResponse, cutAfter: number | undefined): void {
-    response.writeHead(200, {
-      'Content-Type': 'application/json',
-      'Transfer-Encoding': 'chunked',
-      'Audit-Id': randomUUID(),
-      'Cache-Control': 'no-cache, private',
-    });
-    response.flushHeaders();
-    let ended = false;
-    let written = 0;
-    let control: { stop(): void; bookmark(): void } | undefined;
-    const timers: TimerHandle[] = [];
-    const cleanup = (): void => {
-      ended = true;
-      for (const timer of timers) timer.cancel();
-      control?.stop();
-      this.#watches.delete(active);
-    };
-    const end = (): void => {
-      if (ended) return;
-      cleanup();
-      response.end();
-    };
-    const send = (event: unknown): void => {
-      if (ended) return;
-      const chunk = Buffer.from(`${JSON.stringify(event)}\n`, 'utf8');
-      if (cutAfter !== undefined && written + chunk.length >= cutAfter) {
-        const partial = chunk.subarray(0, Math.max(0, cutAfter - written));
-        cleanup();
-        response.write(partial, () => response.destroy());
-        return;
-      }
-      written += chunk.length;
-      response.write(chunk);
-    };
-    const active: ActiveWatch = {
-      end,
-      bookmark: () => control?.bookmark(),
-    };
-    this.#watches.add(active);
-    response.on('close', cleanup);
-    control = plan.start(send, end);
-    if (ended) {
-      control.stop();
-      return;
-    }
-    if (plan.timeoutMs !== undefined) timers.push(this.#clock.schedule(plan.timeoutMs, end));
-    else timers.push(this.#clock.schedule(30 * 60_000, end));
-    if (plan.bookmarks) {
-      const scheduleBookmark = (): void => {
-        const timer = this.#clock.schedule(this.#bookmarkIntervalMs, () => {
-          if (ended) return;
-          control?.bookmark();
-          timers.splice(timers.indexOf(timer), 1);
-          scheduleBookmark();
-        });
-        timers.push(timer);
-      };
-      scheduleBookmark();
-    }
   }
 }

@@ -3,7 +3,7 @@
 // ObjectMeta), the `x-kubernetes-group-version-kind` extension, and a `<Kind>List` definition. OpenAPI v2
 // gets the schema with the keywords v2 cannot express removed, as apiextensions' v2 conversion does.
 
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 import {
   apiVersionDescription,
   kindDescription,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StatusError } from '../status.ts';
+import { StatusError } from '../apimachinery/status.ts';
 import { enforceFieldValidation } from './field-validation.ts';
 
 const info = { group: '', version: 'v1', kind: 'ConfigMap' };

@@ -1,8 +1,9 @@
 // `fieldValidation` on writes: with `Strict`, an object carrying fields its published schema does not
 // declare is refused with kube-apiserver's strict-decoding 400, before anything else looks at it. `Warn`
 // (kube's default) and `Ignore` let it through; the fields are dropped as the kind's decoding drops them.
-import type { ResourceInfo } from '../resources.ts';
-import { badRequest } from '../status.ts';
+
+import { badRequest } from '../apimachinery/status.ts';
+import type { ResourceInfo } from '../registry/builtin-resources.ts';
 import { strictDecodingMessage } from './unknown-fields.ts';
 
 /** Finds the undeclared fields of an object of a served kind (the OpenAPI publisher's `unknownFields`). */

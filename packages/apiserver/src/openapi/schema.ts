@@ -2,7 +2,7 @@
 // references carry the bare definition name (`{ $ref: 'io.k8s.api.core.v1.ConfigMap' }`). Rendering turns
 // them into `#/definitions/...` for OpenAPI v2 and `#/components/schemas/...` for v3, so one definition
 // table serves both documents.
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 
 /** A JSON Schema object (OpenAPI flavour) with bare-name `$ref`s. */
 export type Schema = Record<string, unknown>;

@@ -3,7 +3,7 @@
 // decoded against their Go struct, custom resources pruned against their structural schema; both amount
 // to walking the object along the published schema, which this does.
 
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 import type { Schema } from './schema.ts';
 
 /**
@@ -86,9 +86,4 @@ function walk(
 export function strictDecodingMessage(kind: string, version: string, paths: string[]): string {
   const fields = paths.map((path) => `unknown field "${path}"`).join(', ');
   return `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${fields}`;
-}
-
-/** The Warning header value for one unknown field under `fieldValidation=Warn`. */
-export function unknownFieldWarning(path: string): string {
-  return `299 - ${JSON.stringify(`unknown field "${path}"`)}`;
 }

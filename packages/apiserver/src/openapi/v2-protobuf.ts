@@ -4,7 +4,7 @@
 // (an unknown kind in a manifest), and fails the command when it cannot be read. Values that are free-form
 // JSON (vendor extensions, enum, default, example) travel as gnostic's `Any` with YAML text; JSON is YAML.
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 
 type Json = Record<string, unknown>;
 

@@ -2,7 +2,7 @@
 // runtime.Unknown, laid out as gogo-protobuf's generated Marshal lays it out (fields in number order, map
 // entries sorted by key). Tests build protobuf bodies with it; kube-apiserver is the judge of its output.
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 import { typeDefinitionFor, typeDefinitions } from '../types/index.ts';
 import type { FieldDefinition, FieldType, TypeDefinition } from '../types/type-definition.ts';
 import { protobufMagic } from './envelope.ts';

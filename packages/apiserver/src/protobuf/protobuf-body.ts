@@ -1,6 +1,11 @@
 // A protobuf request body turned into the object the handlers work on, or into the Status kube-apiserver
 // answers for it (transformDecodeError's 400 wording; 415 for a kind without a protobuf message here).
-import { badRequest, cannotHandleKind, unrecognizedBody, unsupportedMediaType } from '../status.ts';
+import {
+  badRequest,
+  cannotHandleKind,
+  unrecognizedBody,
+  unsupportedMediaType,
+} from '../apimachinery/status.ts';
 import { decodeProtobufObject } from './decode-protobuf-object.ts';
 import { readEnvelope } from './envelope.ts';
 import { ProtobufDecodeError, ProtobufUnknownKindError } from './protobuf-decode-error.ts';

@@ -1,9 +1,10 @@
 // RBAC's checks on writes of RBAC objects, run once a request is routed (the policy-based REST storage
 // of kube's rbac registry): a create or update that would grant more than the writer holds is refused.
-import type { ApiRequest } from '../context.ts';
-import { decodeObject } from '../handlers/decode.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
-import type { Store } from '../storage.ts';
+
+import { decodeObject } from '../endpoints/handlers/decode.ts';
+import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import type { ApiRequest, ServerContext } from '../registry/server-context.ts';
+import type { Store } from '../storage/store.ts';
 import { Authorizer } from './authorizer.ts';
 import { checkEscalation } from './escalation.ts';
 
@@ -12,17 +13,17 @@ import { checkEscalation } from './escalation.ts';
  * escalation.ts). Patches are checked by the patch handler, on the object the patch produces.
  */
 export function admitRbacWrite(
-  store: Pick<Store, 'get' | 'snapshot'>,
+  context: Pick<ServerContext, 'strategyFor'> & { readonly store: Pick<Store, 'get' | 'snapshot'> },
   request: ResourceRequestInfo,
   raw: ApiRequest,
 ): void {
   if (request.apiGroup !== 'rbac.authorization.k8s.io' || request.subresource !== undefined) return;
   if (request.verb !== 'create' && request.verb !== 'update') return;
   checkEscalation({
-    authorizer: new Authorizer(store),
+    authorizer: new Authorizer(context.store),
     user: raw.user,
     resource: request.resource,
     namespace: request.namespace ?? '',
-    object: decodeObject(request.info, raw),
+    object: decodeObject(context, request.info, raw),
   });
 }

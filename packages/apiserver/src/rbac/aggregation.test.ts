@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Store } from '../storage.ts';
+import { Store } from '../storage/store.ts';
 import { aggregatedRules, ClusterRoleAggregator } from './aggregation.ts';
 import { bootstrapClusterRoles } from './bootstrap-policy.ts';
 import { rbacKeys } from './rule-resolver.ts';

@@ -2,8 +2,8 @@
 // a ClusterRole with `aggregationRule.clusterRoleSelectors` has its `rules` rewritten to the union of the
 // rules of the ClusterRoles its selectors match (by name order, each rule once), whenever a ClusterRole
 // changes. A bare kube-apiserver leaves them empty; the built-in server behaves as a cluster does.
-import { type LabelRequirement, matchesLabelSelector } from '../selectors.ts';
-import type { KubeObject, Store } from '../storage.ts';
+import { type LabelRequirement, matchesLabelSelector } from '../apimachinery/selectors.ts';
+import type { KubeObject, Store } from '../storage/store.ts';
 import type { PolicyRule } from './policy-rule.ts';
 import { rbacKeys } from './rule-resolver.ts';
 

@@ -1,8 +1,8 @@
 // What an authorizer decides on: kube-apiserver's authorizer.Attributes, taken from the request's
 // RequestInfo (request-info.ts) before any routing: a request is authorized even when its resource does
 // not exist, so a denied user sees 403, not 404. Access reviews build them from their spec instead.
-import type { UserInfo } from '../auth.ts';
-import type { RequestInfo } from '../request-info.ts';
+import type { UserInfo } from '../authentication/authenticate.ts';
+import type { RequestInfo } from '../filters/request-info.ts';
 
 /** A request for an API object (`/api/...` or `/apis/...` with a resource). Absent values are ''. */
 export interface ResourceAttributes {

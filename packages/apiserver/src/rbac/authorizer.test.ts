@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StatusError } from '../status.ts';
-import { Store } from '../storage.ts';
+import { StatusError } from '../apimachinery/status.ts';
+import { Store } from '../storage/store.ts';
 import type { AuthorizationAttributes, ResourceAttributes } from './attributes.ts';
 import { Authorizer, forbiddenError } from './authorizer.ts';
 import type { PolicyRule, Subject } from './policy-rule.ts';

@@ -1,8 +1,9 @@
 // kube-apiserver's authorizer chain with `--authorization-mode=RBAC`: the system:masters group is allowed
 // everything, then RBAC allows what a bound rule grants; nothing else is allowed. A denial is the 403
 // responsewriters.Forbidden builds, with RBAC's reason (a binding to a missing role) appended.
-import { mastersGroup, type UserInfo } from '../auth.ts';
-import { failure, StatusError } from '../status.ts';
+
+import { failure, StatusError } from '../apimachinery/status.ts';
+import { mastersGroup, type UserInfo } from '../authentication/authenticate.ts';
 import type { AuthorizationAttributes } from './attributes.ts';
 import { type PolicyRule, ruleAllows } from './policy-rule.ts';
 import { aggregateMessage, type RbacObjects, RuleResolver } from './rule-resolver.ts';

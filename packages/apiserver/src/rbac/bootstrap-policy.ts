@@ -2,7 +2,7 @@
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy) that users and operators meet: the superuser role, the
 // user-facing admin/edit/view roles (aggregated from the system:aggregate-to-* roles), and what every
 // authenticated or anonymous caller may do (discovery, access reviews, health and version).
-import type { KubeObject } from '../storage.ts';
+import type { KubeObject } from '../storage/store.ts';
 import type { PolicyRule } from './policy-rule.ts';
 
 const read = ['get', 'list', 'watch'];

@@ -1,6 +1,6 @@
 // RBAC at server start: the bootstrap ClusterRoles and ClusterRoleBindings written through the API as
 // kube-apiserver's `rbac/bootstrap-roles` hook does, then the aggregation controller kept running.
-import type { KubeObject, Store } from '../storage.ts';
+import type { KubeObject, Store } from '../storage/store.ts';
 import { ClusterRoleAggregator } from './aggregation.ts';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './bootstrap-policy.ts';
 

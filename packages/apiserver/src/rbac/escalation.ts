@@ -2,9 +2,10 @@
 // may write a Role or ClusterRole only with rules it holds itself, and bind a role only when it holds the
 // role's rules, unless it is in system:masters or is allowed the `escalate` (roles) or `bind` (bindings)
 // verb on that role. Refusals are kube's 403 with the missing rules listed.
-import { mastersGroup, type UserInfo } from '../auth.ts';
-import { failure, StatusError } from '../status.ts';
-import type { KubeObject } from '../storage.ts';
+
+import { failure, StatusError } from '../apimachinery/status.ts';
+import { mastersGroup, type UserInfo } from '../authentication/authenticate.ts';
+import type { KubeObject } from '../storage/store.ts';
 import type { Authorizer } from './authorizer.ts';
 import type { PolicyRule, RoleRef } from './policy-rule.ts';
 import { RoleNotFoundError } from './rule-resolver.ts';

@@ -1,9 +1,10 @@
 // The access reviews as create-only resources of the API handler: one table entry each, answered by
 // reviews.ts from the RBAC objects in the store and never stored.
-import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
-import { decodeObject, fieldManagerOf } from '../handlers/decode.ts';
-import { recordManagedFields } from '../patching.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
+
+import { decodeObject, fieldManagerOf } from '../endpoints/handlers/decode.ts';
+import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import { recordManagedFields } from '../patch/patch-request.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
 import type { CreateOnlyResource } from '../strategies/create-only.ts';
 import { Authorizer } from './authorizer.ts';
 import { answerReview, type ReviewResource, reviewKinds } from './reviews.ts';
@@ -12,7 +13,7 @@ function createReview(resource: ReviewResource): CreateOnlyResource['create'] {
   return (context: ServerContext, request: ResourceRequestInfo, raw: ApiRequest): ApiResult => {
     const answer = answerReview({
       resource,
-      body: decodeObject(request.info, raw),
+      body: decodeObject(context, request.info, raw),
       caller: raw.user,
       namespace: request.namespace ?? '',
       authorizer: new Authorizer(context.store),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusError } from '../status.ts';
-import { Store } from '../storage.ts';
+import type { StatusError } from '../apimachinery/status.ts';
+import { Store } from '../storage/store.ts';
 import { Authorizer } from './authorizer.ts';
 import { answerReview } from './reviews.ts';
 import { rbacKeys } from './rule-resolver.ts';

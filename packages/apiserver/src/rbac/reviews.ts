@@ -1,10 +1,11 @@
 // The authorization.k8s.io/v1 review kinds, create-only and never stored (pkg/registry/authorization):
 // SelfSubjectAccessReview and SelfSubjectRulesReview ask about the caller (what `kubectl auth can-i` sends),
 // SubjectAccessReview and LocalSubjectAccessReview about any user. The answer is the request with a status.
-import type { UserInfo } from '../auth.ts';
-import { isRecord } from '../objects.ts';
-import { badRequest, invalid } from '../status.ts';
-import type { KubeObject } from '../storage.ts';
+
+import { isRecord } from '../apimachinery/objects.ts';
+import { badRequest, invalid } from '../apimachinery/status.ts';
+import type { UserInfo } from '../authentication/authenticate.ts';
+import type { KubeObject } from '../storage/store.ts';
 import type { AuthorizationAttributes } from './attributes.ts';
 import type { Authorizer } from './authorizer.ts';
 

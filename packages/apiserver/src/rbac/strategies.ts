@@ -1,9 +1,10 @@
 // The REST strategies of the four RBAC kinds (pkg/registry/rbac/*/strategy.go): the fields each Go type
 // has, subject defaulting (SetDefaults_Subject), kube's rule and binding validation
 // (pkg/apis/rbac/validation) and a binding's roleRef that cannot change.
-import type { KubeObject } from '../storage.ts';
+
+import type { FieldCause } from '../apimachinery/name-validation.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { builtinStrategy, type Strategy } from '../strategies/strategy.ts';
-import type { FieldCause } from '../validation.ts';
 import type { PolicyRule, RoleRef, Subject } from './policy-rule.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';

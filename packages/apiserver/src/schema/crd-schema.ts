@@ -2,7 +2,7 @@
 // that do not compile, uniqueItems, defaults that are pruned or invalid, CEL rules that do not compile
 // (apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go).
 
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 import { compileRule, rulesOf } from './cel/rules.ts';
 import {
   forbidden,

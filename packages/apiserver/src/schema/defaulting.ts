@@ -1,6 +1,6 @@
 // Schema defaulting of custom objects, as apiextensions' structural defaulting does it
 // (apiextensions-apiserver/pkg/apiserver/schema/defaulting/algorithm.go).
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 
 type Json = Record<string, unknown>;
 

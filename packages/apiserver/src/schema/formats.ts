@@ -200,9 +200,6 @@ const checks: Record<string, (value: string) => boolean> = {
   duration: isDuration,
 };
 
-/** The format names the built-in server validates (all others are accepted unchecked, as kube does). */
-export const validatedFormats: readonly string[] = Object.keys(checks);
-
 /** False when `value` is not a valid `format` string; true for a format kube does not check. */
 export function matchesFormat(format: string, value: string): boolean {
   const check = checks[format];

@@ -1,7 +1,7 @@
 // x-kubernetes-list-type set/map uniqueness of a custom object, as apiextensions' listtype validation
 // (apiextensions-apiserver/pkg/apiserver/schema/listtype) reports it after the schema validation.
 
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 import { duplicateValue, type SchemaCause } from './field-errors.ts';
 import { jsonEqual } from './structural-validation.ts';
 

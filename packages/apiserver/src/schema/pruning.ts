@@ -1,6 +1,6 @@
 // apiextensions pruning: fields the structural schema does not specify are dropped, and so are nulls of
 // fields that are not nullable (apiextensions-apiserver/pkg/apiserver/schema/pruning and defaulting).
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 
 type Json = Record<string, unknown>;
 

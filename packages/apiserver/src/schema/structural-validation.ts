@@ -1,7 +1,7 @@
 // Validation of a custom object by its CRD's schema, as kube-openapi's validate package runs it and
 // apiextensions turns its results into field errors (apiextensions-apiserver/pkg/apiserver/validation).
 
-import { isRecord } from '../objects.ts';
+import { isRecord } from '../apimachinery/objects.ts';
 import {
   invalidValue,
   notSupported,

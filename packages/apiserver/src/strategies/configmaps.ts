@@ -1,6 +1,6 @@
 // ConfigMaps: data maps and the `immutable` flag.
-import { canonical } from '../objects.ts';
-import type { KubeObject } from '../storage.ts';
+import { canonical } from '../apimachinery/objects.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { builtinStrategy, type Cause, type Strategy } from './strategy.ts';
 
 /** ConfigMap strategy: typed data maps, immutable once `immutable: true` is stored. */

@@ -1,11 +1,16 @@
 // CustomResourceDefinitions: validation, serving the resources a CRD defines (with the status kube's
 // CRD controllers write), and deletion of a CRD with every object of it.
-import type { ServerContext } from '../context.ts';
-import { crdResources, establishedStatus, validateCrd } from '../crds.ts';
-import { toVersion } from '../generic-registry.ts';
-import { canonical, type Json, metaOf } from '../objects.ts';
-import { type ResourceInfo, storageKey } from '../resources.ts';
-import type { KubeObject } from '../storage.ts';
+
+import { canonical, type Json, metaOf } from '../apimachinery/objects.ts';
+import { type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
+import {
+  crdResources,
+  establishedStatus,
+  validateCrd,
+} from '../registry/custom-resource-definitions.ts';
+import { toVersion } from '../registry/generic-registry.ts';
+import type { ServerContext } from '../registry/server-context.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 const crdKey = storageKey({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' });
@@ -54,7 +59,7 @@ function deleteCrd(context: ServerContext, info: ResourceInfo, crd: KubeObject):
   ];
   const response = store.update(crdKey, terminating);
   // A dry run answers the terminating CRD and removes nothing.
-  if (context.dryRun) return toVersion(info, response);
+  if (context.dryRun) return toVersion(context, info, response);
   const spec = crd.spec as Json;
   const group = spec.group as string;
   const plural = (spec.names as Json).plural as string;
@@ -73,5 +78,5 @@ function deleteCrd(context: ServerContext, info: ResourceInfo, crd: KubeObject):
   } else {
     store.update(crdKey, final);
   }
-  return toVersion(info, response);
+  return toVersion(context, info, response);
 }

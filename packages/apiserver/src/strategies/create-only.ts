@@ -1,9 +1,10 @@
 // Resources and subresources that are only ever created and never stored as themselves (kube's
 // "virtual" REST storage: TokenRequest, Eviction, and the authorization reviews). Each is one table
 // entry and one function; the create handler and the routes in route.ts find them here.
-import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
+
+import type { ResourceRequestInfo } from '../filters/request-info.ts';
 import { reviewResources } from '../rbac/review-resources.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
 import { createEviction } from './pods.ts';
 import { createTokenRequest } from './service-accounts.ts';
 

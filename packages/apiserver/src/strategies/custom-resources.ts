@@ -1,7 +1,9 @@
 // Custom resources: pruned, defaulted and validated by their CRD's structural schema (CEL rules included,
 // transition rules on update), defaulted again on every read, status reset on create when the CRD has a
 // status subresource, Scale at the CRD's paths.
-import type { ServerContext } from '../context.ts';
+
+import type { Json } from '../apimachinery/objects.ts';
+import { apiVersionOf, type ResourceInfo } from '../registry/builtin-resources.ts';
 import {
   defaultObject,
   pruneObject,
@@ -9,9 +11,8 @@ import {
   servedSchema,
   validateAgainstSchema,
   validateTransitionRules,
-} from '../crds.ts';
-import type { Json } from '../objects.ts';
-import { apiVersionOf, type ResourceInfo } from '../resources.ts';
+} from '../registry/custom-resource-definitions.ts';
+import type { ServerContext } from '../registry/server-context.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 function schemaFor(context: ServerContext, info: ResourceInfo): Json | undefined {

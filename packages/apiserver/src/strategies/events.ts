@@ -1,7 +1,8 @@
 // Events: v1 Events and events.k8s.io/v1 Events share one storage (in the v1 shape) and convert at the
 // API edge (events.ts at the server root holds the field mapping).
-import { eventsV1ToEvent, eventToEventsV1 } from '../events.ts';
-import { apiVersionOf } from '../resources.ts';
+
+import { apiVersionOf } from '../registry/builtin-resources.ts';
+import { eventsV1ToEvent, eventToEventsV1 } from '../registry/event-conversion.ts';
 import { builtinStrategy, pruneTopLevel, type Strategy } from './strategy.ts';
 
 /** v1 Event strategy. */

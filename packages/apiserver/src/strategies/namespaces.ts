@@ -1,7 +1,8 @@
 // Namespaces: the name label, the `kubernetes` finalizer, Terminating on delete, and /finalize.
-import { toVersion } from '../generic-registry.ts';
-import { isRecord, metaOf } from '../objects.ts';
-import { storageKey } from '../resources.ts';
+
+import { isRecord, metaOf } from '../apimachinery/objects.ts';
+import { storageKey } from '../registry/builtin-resources.ts';
+import { toVersion } from '../registry/generic-registry.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 /**
@@ -38,12 +39,12 @@ export const namespaceStrategy: Strategy = {
     Array.isArray(object.spec.finalizers) &&
     object.spec.finalizers.length > 0,
   delete(context, info, existing) {
-    if (metaOf(existing).deletionTimestamp !== undefined) return toVersion(info, existing);
+    if (metaOf(existing).deletionTimestamp !== undefined) return toVersion(context, info, existing);
     const next = structuredClone(existing);
     const nextMeta = metaOf(next);
     nextMeta.deletionTimestamp = context.now();
     nextMeta.deletionGracePeriodSeconds = 0;
     next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
-    return toVersion(info, context.store.update(storageKey(info), next));
+    return toVersion(context, info, context.store.update(storageKey(info), next));
   },
 };

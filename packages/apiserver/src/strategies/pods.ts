@@ -1,15 +1,21 @@
 // Pods: what happens to a Pod on create (defaults, status, the ServiceAccount, DefaultTolerationSeconds
 // and Priority admission), on delete (graceful deletion while scheduled) and through its Eviction
 // subresource.
-import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
-import { isDryRun, withDryRun } from '../dry-run.ts';
-import { addPropagationFinalizer, deleteObject, mustGet, toVersion } from '../generic-registry.ts';
-import { decodeBody } from '../handlers/decode.ts';
-import { isRecord, type Json, metaOf, stringOf } from '../objects.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
-import { type ResourceInfo, storageKey } from '../resources.ts';
-import { badRequest, failure, StatusError } from '../status.ts';
-import type { KubeObject } from '../storage.ts';
+
+import { isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
+import { badRequest, failure, StatusError } from '../apimachinery/status.ts';
+import { decodeBody } from '../endpoints/handlers/decode.ts';
+import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import { type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
+import { isDryRun, withDryRun } from '../registry/dry-run.ts';
+import {
+  addPropagationFinalizer,
+  deleteObject,
+  mustGet,
+  toVersion,
+} from '../registry/generic-registry.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { addDefaultTolerations, admitPriority } from './defaults/pod-admission.ts';
 import { defaultPod } from './defaults/pod-spec.ts';
 import { podQosClass } from './defaults/qos-class.ts';
@@ -101,7 +107,7 @@ function deleteGracefully(
       : Date.parse(String(metadata.deletionTimestamp));
   if (deletionMs !== undefined && current === 0) return undefined;
   if (deletionMs !== undefined && (requested === undefined || period >= current)) {
-    return toVersion(info, existing); // graceful deletion already pending
+    return toVersion(context, info, existing); // graceful deletion already pending
   }
   // Only a shorter grace period may follow: the deadline moves back by the difference.
   const deadline =
@@ -117,9 +123,9 @@ function deleteGracefully(
     if (finalizers.length > 0) nextMeta.finalizers = finalizers;
   }
   if (period === 0 && finalizers.length === 0) {
-    return toVersion(info, context.store.delete(key, next));
+    return toVersion(context, info, context.store.delete(key, next));
   }
-  return toVersion(info, context.store.update(key, next));
+  return toVersion(context, info, context.store.update(key, next));
 }
 
 /**

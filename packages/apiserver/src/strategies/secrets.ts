@@ -1,6 +1,6 @@
 // Secrets: write-only stringData, the default type, immutability.
-import { isRecord } from '../objects.ts';
-import type { KubeObject } from '../storage.ts';
+import { isRecord } from '../apimachinery/objects.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { validateImmutableData } from './configmaps.ts';
 import { builtinStrategy, pruneTopLevel, type Strategy } from './strategy.ts';
 

@@ -1,7 +1,8 @@
 // ServiceAccounts and their TokenRequest subresource.
-import type { ApiRequest, ApiResult, ServerContext } from '../context.ts';
-import { decodeBody } from '../handlers/decode.ts';
-import type { ResourceRequestInfo } from '../request-info.ts';
+
+import { decodeBody } from '../endpoints/handlers/decode.ts';
+import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 /** ServiceAccount strategy: only the fields the type has. */

@@ -1,10 +1,11 @@
 // Services: their defaults (SetDefaults_Service), a clusterIP from the service range and nodePorts
 // from the node port range, with the allocators' refusals.
-import type { ServerContext } from '../context.ts';
-import { isRecord, type Json, metaOf, stringOf } from '../objects.ts';
-import type { ResourceInfo } from '../resources.ts';
-import { internalError, invalid } from '../status.ts';
-import type { KubeObject } from '../storage.ts';
+
+import { isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
+import { internalError, invalid } from '../apimachinery/status.ts';
+import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ServerContext } from '../registry/server-context.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { allocateNodePorts, clusterIpRefused, clusterIpsInUse } from './defaults/service-ports.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 

@@ -1,9 +1,10 @@
 // What differs between kinds, as k8s.io/apiserver's RESTCreateStrategy, RESTUpdateStrategy and
 // RESTDeleteStrategy express it; the generic registry (generic-registry.ts) does the rest for every kind.
-import type { ServerContext } from '../context.ts';
-import { isRecord, type Json } from '../objects.ts';
-import type { ResourceInfo } from '../resources.ts';
-import type { KubeObject } from '../storage.ts';
+
+import { isRecord, type Json } from '../apimachinery/objects.ts';
+import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ServerContext } from '../registry/server-context.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { objectMetaFieldOrder } from '../types/index.ts';
 
 /** One field error of a 422 Invalid (validation.ts and crds.ts each have their own narrower type). */
@@ -14,6 +15,12 @@ export interface Cause {
 }
 
 /** The per-kind behaviour of create, update and delete. Optional hooks default to "nothing special". */
+/** What a strategy is looked up by: a served resource's group and resource, and whether it is built in. */
+export type StrategyKey = Pick<ResourceInfo, 'group' | 'resource' | 'builtin'>;
+
+/** Finds the strategy of a served resource (`ServerContext.strategyFor`). */
+export type StrategyLookup = (info: StrategyKey) => Strategy;
+
 export interface Strategy {
   /**
    * Top-level fields the Go type has besides apiVersion, kind and metadata; typed decoding drops the

@@ -1,9 +1,9 @@
 // apps/v1 workloads and batch Jobs and CronJobs: their defaults (and their pod templates'), the zero
 // status each sets on create, a Job's generated selector, and the selector rules every apps/v1 workload
 // shares.
-import { canonical, isRecord, type Json, metaOf, stringOf } from '../objects.ts';
-import { type LabelRequirement, matchesLabelSelector } from '../selectors.ts';
-import type { KubeObject } from '../storage.ts';
+import { canonical, isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
+import { type LabelRequirement, matchesLabelSelector } from '../apimachinery/selectors.ts';
+import type { KubeObject } from '../storage/store.ts';
 import { defaultPodTemplate } from './defaults/pod-spec.ts';
 import { defaultClaimSpec } from './defaults/volumes.ts';
 import { builtinStrategy, type Cause, type Strategy } from './strategy.ts';

@@ -1,7 +1,7 @@
 // Plain node:http(s) helpers for the conformance suite: no @lasso/client, so the suite checks the wire.
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { newestReleasedMinor } from '../../../apiserver/src/discovery.ts';
+import { newestReleasedMinor } from '../../../apiserver/src/endpoints/discovery.ts';
 import type { Environment } from '../../src/index.ts';
 
 /**

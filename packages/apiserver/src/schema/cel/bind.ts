@@ -1,7 +1,7 @@
 // JSON values as CEL sees them in x-kubernetes-validations, typed by the schema as kube's CEL binding
 // (k8s.io/apiserver/pkg/cel/common) types them: integers are CEL int, numbers double, objects maps.
 import type { CelInput } from '@bufbuild/cel';
-import { isRecord } from '../../objects.ts';
+import { isRecord } from '../../apimachinery/objects.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // x-kubernetes-validations: CEL rules compiled once per text and evaluated over a custom object and,
 // for transition rules, the object it replaces (apiextensions-apiserver/pkg/apiserver/schema/cel).
 import { type CelInput, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
-import { isRecord } from '../../objects.ts';
+import { isRecord } from '../../apimachinery/objects.ts';
 import {
   duplicateValue,
   forbidden,

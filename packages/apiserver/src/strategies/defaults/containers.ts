@@ -1,6 +1,6 @@
 // The defaults core/v1 SetDefaults_Container, _ContainerPort, _Probe, _HTTPGetAction, _GRPCAction and
 // _ObjectFieldSelector give a container (init and ephemeral containers alike).
-import { isRecord, type Json } from '../../objects.ts';
+import { isRecord, type Json } from '../../apimachinery/objects.ts';
 import { defaultFieldRef } from './volumes.ts';
 
 /** Default every container of a list in place. */

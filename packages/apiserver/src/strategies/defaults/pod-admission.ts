@@ -1,8 +1,9 @@
 // The mutating admission plugins kube-apiserver enables by default that change a Pod on create besides
 // ServiceAccount: DefaultTolerationSeconds and Priority.
-import type { ServerContext } from '../../context.ts';
-import { isRecord, type Json, metaOf, stringOf } from '../../objects.ts';
-import { failure, StatusError } from '../../status.ts';
+
+import { isRecord, type Json, metaOf, stringOf } from '../../apimachinery/objects.ts';
+import { failure, StatusError } from '../../apimachinery/status.ts';
+import type { ServerContext } from '../../registry/server-context.ts';
 
 /** How long a Pod stays bound to a node that turned not-ready or unreachable (--default-*-toleration-seconds). */
 const defaultTolerationSeconds = 300;

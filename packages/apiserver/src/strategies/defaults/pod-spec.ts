@@ -1,6 +1,6 @@
 // The defaults a PodSpec gets wherever it is decoded (a Pod or any pod template), as core/v1
 // SetDefaults_PodSpec and the defaulters of its members give them, and the Pod-only ones of SetDefaults_Pod.
-import { isRecord, type Json } from '../../objects.ts';
+import { isRecord, type Json } from '../../apimachinery/objects.ts';
 import { defaultContainers } from './containers.ts';
 import { defaultVolumes } from './volumes.ts';
 

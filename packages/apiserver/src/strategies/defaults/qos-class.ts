@@ -1,6 +1,6 @@
 // A Pod's quality-of-service class, as the API server records it in status.qosClass on create
 // (k8s.io/kubernetes' qos.GetPodQOS over cpu and memory).
-import { isRecord, type Json } from '../../objects.ts';
+import { isRecord, type Json } from '../../apimachinery/objects.ts';
 
 const qosResources = ['cpu', 'memory'];
 

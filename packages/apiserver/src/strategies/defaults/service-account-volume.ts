@@ -1,7 +1,7 @@
 // The token volume the ServiceAccount admission plugin mounts into a Pod (bound tokens, GA in 1.22): a
 // projected `kube-api-access-xxxxx` volume (token, cluster CA, namespace) at the well-known path in
 // every container that has no mount there, and the account's image pull secrets.
-import { isRecord, type Json, stringOf } from '../../objects.ts';
+import { isRecord, type Json, stringOf } from '../../apimachinery/objects.ts';
 
 /** Where containers find their service account's credentials. */
 const tokenMountPath = '/var/run/secrets/kubernetes.io/serviceaccount';

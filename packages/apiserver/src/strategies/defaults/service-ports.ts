@@ -1,8 +1,9 @@
 // The cluster-wide address and port spaces Services draw from: clusterIPs and nodePorts in use are the
 // ones stored Services hold (as kube-apiserver's allocators rebuild their bitmaps from storage), so a
 // deleted Service frees its own at once.
-import type { ServerContext } from '../../context.ts';
-import { isRecord, type Json, metaOf } from '../../objects.ts';
+
+import { isRecord, type Json, metaOf } from '../../apimachinery/objects.ts';
+import type { ServerContext } from '../../registry/server-context.ts';
 import type { Cause } from '../strategy.ts';
 
 /** The default --service-node-port-range. */

@@ -1,6 +1,6 @@
 // The defaults k8s.io/kubernetes' core/v1 SetDefaults_* give a Pod's volumes (and a claim template's
 // spec): file modes of the projected-file sources, an emptyDir for a volume naming no source.
-import { isRecord, type Json } from '../../objects.ts';
+import { isRecord, type Json } from '../../apimachinery/objects.ts';
 
 /** 0644, the mode SetDefaults_{Secret,ConfigMap,DownwardAPI,Projected}VolumeSource give their files. */
 const defaultFileMode = 420;

@@ -1,0 +1,212 @@
+// The local API server's router: a request arrives classified (request-info.ts) and authorized
+// (server.ts); non-resource paths (/version, health, discovery, OpenAPI) are answered here, resource
+// requests are routed (route.ts: 404 and 405) and dispatched to one handler per verb (handlers/*.ts).
+// What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind shares in
+// generic-registry.ts.
+import type { Clock } from '@lasso/core';
+import { methodNotAllowed, pathNotFound } from '../apimachinery/status.ts';
+import type { UserInfo } from '../authentication/authenticate.ts';
+import { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
+import type { RequestInfo, ResourceRequestInfo, Verb } from '../filters/request-info.ts';
+import { OpenApiPublisher, type OpenApiSource } from '../openapi/documents.ts';
+import { routeOpenApi } from '../openapi/route.ts';
+import { recordManagedFields } from '../patch/patch-request.ts';
+import { admitRbacWrite } from '../rbac/admission.ts';
+import { storageKey } from '../registry/builtin-resources.ts';
+import { type DryRunOptionsKind, isDryRun, withDryRun } from '../registry/dry-run.ts';
+import { createObject } from '../registry/generic-registry.ts';
+import type { Registry } from '../registry/served-resources.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
+import { timestamp } from '../registry/server-context.ts';
+import type { KubeObject, Store } from '../storage/store.ts';
+import { WatchFanout } from '../storage/watch-fanout.ts';
+import { strategyFor } from '../strategies/by-resource.ts';
+import { ClusterIpAllocator } from '../strategies/services.ts';
+import { typeDefinitions } from '../types/index.ts';
+import { requireNegotiable, requireRouteAcceptable } from './accept.ts';
+import * as discovery from './discovery.ts';
+import { handleCreate } from './handlers/create.ts';
+import { handleDelete } from './handlers/delete.ts';
+import { handleDeleteCollection } from './handlers/delete-collection.ts';
+import { handleGet } from './handlers/get.ts';
+import { handleList } from './handlers/list.ts';
+import { handlePatch } from './handlers/patch.ts';
+import { handleUpdate } from './handlers/update.ts';
+import { handleWatch } from './handlers/watch.ts';
+import { pageNotFound, routeResource, unservedApiPath } from './routes.ts';
+
+const crdResource = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
+
+export type { ApiRequest, ApiResult } from '../registry/server-context.ts';
+export type { WatchControl, WatchPlan } from '../storage/watch-fanout.ts';
+
+type Handler = (context: ServerContext, request: ResourceRequestInfo, raw: ApiRequest) => ApiResult;
+
+/** One handler per verb, as kube's API installer registers them per route. */
+const handlers: Record<Verb, Handler> = {
+  get: handleGet,
+  list: handleList,
+  watch: handleWatch,
+  create: handleCreate,
+  update: handleUpdate,
+  patch: handlePatch,
+  delete: handleDelete,
+  deletecollection: handleDeleteCollection,
+};
+
+/** The options type of each write whose dryRun comes from the query alone. */
+const writeOptions: Partial<Record<Verb, DryRunOptionsKind>> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+};
+
+/** The API of the local server: every request in, a result or a thrown StatusError out. */
+export class ApiCore {
+  readonly #context: ServerContext;
+  readonly #tokens: ServiceAccountTokens;
+  #openapiPublisher: OpenApiPublisher | undefined;
+
+  constructor(options: {
+    clock: Clock;
+    registry: Registry;
+    store: Store;
+    serverAddress: () => string;
+  }) {
+    const { clock } = options;
+    this.#tokens = new ServiceAccountTokens({ store: options.store, clock });
+    this.#context = {
+      clock,
+      registry: options.registry,
+      store: options.store,
+      tokens: this.#tokens,
+      watches: new WatchFanout(),
+      strategyFor,
+      clusterIps: new ClusterIpAllocator(),
+      serverAddress: options.serverAddress,
+      now: () => timestamp(clock.now()),
+      dryRun: false,
+      unknownFields: (gvk, object) =>
+        this.#openapi.unknownFields(this.#openapiSource(), gvk, object),
+    };
+  }
+
+  /** The OpenAPI documents, built at their first use (most servers in tests never need them). */
+  get #openapi(): OpenApiPublisher {
+    this.#openapiPublisher ??= new OpenApiPublisher({
+      types: typeDefinitions,
+      version: discovery.builtinVersion.gitVersion,
+    });
+    return this.#openapiPublisher;
+  }
+
+  /** The service account a TokenRequest token authenticates as; undefined once expired or revoked. */
+  authenticateToken(token: string): UserInfo | undefined {
+    return this.#tokens.authenticate(token);
+  }
+
+  /** Create what kube-apiserver creates at startup: the default, kube-system, kube-public and kube-node-lease namespaces. */
+  bootstrap(): void {
+    const context = this.#context;
+    const info = context.registry.lookup('', 'v1', 'namespaces')!;
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+      createObject(context, info, '', namespace, (prepared) =>
+        recordManagedFields(undefined, prepared, {
+          fieldManager: 'kube-apiserver',
+          time: context.now(),
+        }),
+      );
+    }
+  }
+
+  /** What the OpenAPI documents are built from: the served resources and the stored CRDs. */
+  #openapiSource(): OpenApiSource {
+    return {
+      registry: this.#context.registry,
+      crds: () => this.#context.store.list(storageKey(crdResource), undefined),
+    };
+  }
+
+  /**
+   * Serve one request, classified as `info` and already authorized. Throws {@link StatusError} for every
+   * failure kube-apiserver reports as a Status.
+   */
+  handle(info: RequestInfo, request: ApiRequest): ApiResult {
+    if (!info.isResourceRequest) return this.#nonResource(request);
+    const { apiGroup, apiVersion, resource } = info;
+    if (
+      info.apiPrefix === 'apis' &&
+      unservedApiPath(this.#context.registry, apiGroup, apiVersion, resource)
+    ) {
+      return pageNotFound;
+    }
+    const parsed = routeResource(info, request.method, this.#context.registry);
+    if (parsed.info.builtin) requireRouteAcceptable(request);
+    else requireNegotiable(request);
+    // RBAC objects also may not escalate.
+    admitRbacWrite(this.#context, parsed, request);
+    // Deletes read dryRun from their DeleteOptions (body or query), in the delete handlers.
+    const optionsKind = writeOptions[parsed.verb];
+    const dryRun =
+      optionsKind !== undefined && isDryRun(parsed.query.getAll('dryRun'), optionsKind);
+    const context = dryRun ? withDryRun(this.#context) : this.#context;
+    return handlers[parsed.verb](context, parsed, request);
+  }
+
+  #nonResource(request: ApiRequest): ApiResult {
+    const path = request.url.pathname.replace(/\/+$/, '') || '/';
+    const segments = path.split('/').filter((segment) => segment !== '');
+    const registry = this.#context.registry;
+    if (
+      segments[0] === 'apis' &&
+      segments.length > 1 &&
+      unservedApiPath(registry, segments[1]!, segments[2])
+    ) {
+      return pageNotFound;
+    }
+    if (segments[0] === 'api' || segments[0] === 'apis') {
+      getOnly(request);
+      let document: unknown;
+      if (segments[0] === 'api') {
+        document =
+          segments.length === 1
+            ? discovery.coreVersions(this.#context.serverAddress())
+            : discovery.resourceList(registry, '', segments[1]!);
+      } else if (segments.length === 1) {
+        document = discovery.groupList(registry);
+      } else if (segments.length === 2) {
+        document = discovery.group(registry, segments[1]!);
+      } else {
+        document = discovery.resourceList(registry, segments[1]!, segments[2]!);
+      }
+      if (document === undefined) throw pathNotFound();
+      requireRouteAcceptable(request);
+      return { type: 'json', code: 200, body: document };
+    }
+    if (path === '/version') {
+      getOnly(request);
+      requireRouteAcceptable(request);
+      return { type: 'json', code: 200, body: discovery.builtinVersion };
+    }
+    const openapi = routeOpenApi(request, {
+      ...this.#openapiSource(),
+      publisher: this.#openapi,
+      now: () => this.#context.clock.now(),
+    });
+    if (openapi !== undefined) return { type: 'raw', ...openapi };
+    if (/^\/(healthz|readyz|livez)(\/.*)?$/.test(path)) {
+      getOnly(request);
+      return { type: 'text', code: 200, body: 'ok' };
+    }
+    // /version is a go-restful web service: a path under it gets go-restful's 404 Status. Every other
+    // path falls through kube-apiserver's chain to the final delegate's plain-text 404.
+    if (path.startsWith('/version/')) throw pathNotFound();
+    return pageNotFound;
+  }
+}
+
+/** Discovery, version and health documents answer GET (and HEAD) alone. */
+function getOnly(request: ApiRequest): void {
+  if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed();
+}

@@ -1,0 +1,21 @@
+// WATCH of a collection (or of one object through the deprecated /watch/ path).
+
+import type { ResourceRequestInfo } from '../../filters/request-info.ts';
+import { tableWatchPlan } from '../../printers/table-negotiation.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+
+/** Answer a watch: a plan the transport streams. */
+export function handleWatch(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+): ApiResult {
+  const plan = context.watches.plan(
+    context,
+    request.info,
+    request.namespace,
+    request.query,
+    request.name,
+  );
+  return { type: 'watch', plan: tableWatchPlan(context, request, raw, plan) ?? plan };
+}

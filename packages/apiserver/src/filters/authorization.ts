@@ -1,0 +1,17 @@
+// As kube's filter chain: the request is classified once (RequestInfo), then authorized on that
+// classification before routing (403 before 404 or 405); the router and handlers read the same
+// classification from `exchange.info`.
+import { authorizationAttributes } from '../rbac/attributes.ts';
+import type { Authorizer } from '../rbac/authorizer.ts';
+import type { Filter } from './chain.ts';
+import { requestInfo } from './request-info.ts';
+
+/** Sets `exchange.info` and throws kube's 403 when RBAC does not allow the request. */
+export function withAuthorization(authorizer: Pick<Authorizer, 'check'>): Filter {
+  return (next) => async (exchange) => {
+    const info = requestInfo(exchange.method, exchange.url, exchange.user);
+    authorizer.check(authorizationAttributes(info));
+    exchange.info = info;
+    await next(exchange);
+  };
+}

@@ -1,0 +1,681 @@
+// Server-side apply and managedFields bookkeeping (FieldsV1), a simplified but honest port of
+// sigs.k8s.io/structured-merge-diff as k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager uses it:
+// field sets per manager, conflicts, forced ownership transfer, removal of fields a manager stopped applying.
+import { jsonEqual, type StrategicSchema } from './patch-formats.ts';
+
+/** A field another manager owns with a different value; `field` is a structured-merge-diff path. */
+export interface ApplyConflict {
+  /** The other manager's name (`kubectl`, `controller`). */
+  manager: string;
+  /** `.spec.replicas`, `.spec.containers[name="app"].image`, `.metadata.finalizers[="x"]`. */
+  field: string;
+  /** The other manager's operation; kube names the apiVersion of `Update` managers in messages. */
+  operation?: 'Apply' | 'Update';
+  /** The apiVersion of the other manager's entry. */
+  apiVersion?: string;
+}
+
+/** Options of {@link serverSideApply}. */
+export interface ServerSideApplyOptions {
+  /** The `fieldManager` query parameter (required for apply). */
+  fieldManager: string;
+  /** `force=true`: take ownership of conflicting fields instead of reporting them. */
+  force: boolean;
+  /** RFC 3339 timestamp for the managedFields entry. */
+  time: string;
+  /** List merge keys of built-in types (`strategicSchemaFor`); without it every list is atomic. */
+  schema?: StrategicSchema;
+  /** The subresource applied to (`status`): only that top-level field is applied and owned. */
+  subresource?: string;
+  /** Top-level fields of `configuration` to ignore (e.g. `['status']` on a resource with a status subresource). */
+  ignoredFields?: string[];
+}
+
+/** One `metadata.managedFields` entry as kube-apiserver writes it. */
+interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: FieldsV1;
+  subresource?: string;
+}
+
+type FieldsV1 = { [element: string]: FieldsV1 };
+/** A field set as a tree of path elements (`f:name`, `k:{"name":"x"}`, `v:"x"`, `.`). */
+type FieldSet = Map<string, FieldSet>;
+type JsonObject = Record<string, unknown>;
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+// structured-merge-diff's stripped set: never owned by anyone.
+const strippedMetadata = new Set([
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'managedFields',
+  'selfLink',
+  'clusterName',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+]);
+
+const childPath = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+// ---- field sets ----
+
+function keyElement(mergeKey: string, value: unknown): string {
+  return `k:${JSON.stringify({ [mergeKey]: value })}`;
+}
+
+class FieldSets {
+  readonly #schema: StrategicSchema;
+  constructor(schema: StrategicSchema) {
+    this.#schema = schema;
+  }
+
+  /** The fields of a whole object, minus the stripped ones. */
+  ofObject(object: JsonObject, only?: (key: string) => boolean): FieldSet {
+    const set: FieldSet = new Map();
+    for (const [key, value] of Object.entries(object)) {
+      if (key === 'apiVersion' || key === 'kind' || (only !== undefined && !only(key))) continue;
+      if (key === 'metadata' && isObject(value)) {
+        const meta: FieldSet = new Map();
+        for (const [metaKey, metaValue] of Object.entries(value)) {
+          if (!strippedMetadata.has(metaKey))
+            meta.set(`f:${metaKey}`, this.#ofValue(metaValue, `metadata.${metaKey}`));
+        }
+        if (meta.size > 0) set.set('f:metadata', meta);
+        continue;
+      }
+      set.set(`f:${key}`, this.#ofValue(value, key));
+    }
+    return set;
+  }
+
+  #ofMap(object: JsonObject, path: string): FieldSet {
+    const set: FieldSet = new Map();
+    for (const [key, value] of Object.entries(object))
+      set.set(`f:${key}`, this.#ofValue(value, childPath(path, key)));
+    return set;
+  }
+
+  #ofValue(value: unknown, path: string): FieldSet {
+    if (isObject(value) && Object.keys(value).length > 0) return this.#ofMap(value, path);
+    if (Array.isArray(value) && value.length > 0) {
+      const meta = this.#schema[path];
+      if (meta?.strategy === 'merge') {
+        const mergeKey = meta.mergeKey;
+        if (
+          mergeKey !== undefined &&
+          value.every((item) => isObject(item) && Object.hasOwn(item, mergeKey))
+        ) {
+          const set: FieldSet = new Map();
+          for (const item of value as JsonObject[]) {
+            const itemSet = this.#ofMap(item, path);
+            set.set(keyElement(mergeKey, item[mergeKey]), new Map([['.', new Map()], ...itemSet]));
+          }
+          return set;
+        }
+        if (
+          mergeKey === undefined &&
+          value.every((item) => !isObject(item) && !Array.isArray(item))
+        ) {
+          return new Map(value.map((item) => [`v:${JSON.stringify(item)}`, new Map()]));
+        }
+      }
+    }
+    return new Map();
+  }
+
+  /** Where list items merge by key or as a set (the same rules the field sets use). */
+  listKind(path: string): { mergeKey: string } | 'set' | 'atomic' {
+    const meta = this.#schema[path];
+    if (meta?.strategy !== 'merge') return 'atomic';
+    return meta.mergeKey === undefined ? 'set' : { mergeKey: meta.mergeKey };
+  }
+}
+
+/** Every member path of a set: its leaves and the `.` markers of list items (as the item's path). */
+function members(set: FieldSet, prefix: string[] = [], out: string[][] = []): string[][] {
+  for (const [element, child] of set) {
+    if (element === '.') {
+      out.push(prefix);
+      continue;
+    }
+    if (child.size === 0) out.push([...prefix, element]);
+    else members(child, [...prefix, element], out);
+  }
+  return out;
+}
+
+function nodeAt(set: FieldSet, path: readonly string[]): FieldSet | undefined {
+  let node: FieldSet | undefined = set;
+  for (const element of path) {
+    node = node.get(element);
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+function hasMember(set: FieldSet, path: readonly string[]): boolean {
+  const node = nodeAt(set, path);
+  if (node === undefined) return false;
+  return node.size === 0 || node.has('.');
+}
+
+function insert(set: FieldSet, path: readonly string[], isItem: boolean): void {
+  let node = set;
+  for (const element of path) {
+    let next = node.get(element);
+    if (next === undefined) {
+      next = new Map();
+      node.set(element, next);
+    }
+    node = next;
+  }
+  if (isItem) node.set('.', new Map());
+}
+
+/** Remove a member; prune parents that become empty so they do not turn into leaves. */
+function removeMember(set: FieldSet, path: readonly string[], isItem: boolean): void {
+  const chain: FieldSet[] = [set];
+  for (const element of path) {
+    const next = chain[chain.length - 1]?.get(element);
+    if (next === undefined) return;
+    chain.push(next);
+  }
+  const target = chain[chain.length - 1];
+  if (target === undefined) return;
+  if (isItem) target.delete('.');
+  // A node that still has children is not (or no longer) a member itself: leave it.
+  if (target.size > 0) return;
+  for (let depth = path.length - 1; depth >= 0; depth--) {
+    const parent = chain[depth];
+    const element = path[depth];
+    if (parent === undefined || element === undefined) return;
+    parent.delete(element);
+    if (parent.size > 0) return;
+  }
+}
+
+function toFieldSet(fields: unknown): FieldSet {
+  const set: FieldSet = new Map();
+  if (!isObject(fields)) return set;
+  for (const [element, child] of Object.entries(fields)) set.set(element, toFieldSet(child));
+  return set;
+}
+
+const elementRank = (element: string): number =>
+  ['.', 'f', 'k', 'v', 'i'].indexOf(element === '.' ? '.' : element.charAt(0));
+
+function toFieldsV1(set: FieldSet): FieldsV1 {
+  const fields: FieldsV1 = {};
+  const elements = [...set.keys()].sort(
+    (a, b) => elementRank(a) - elementRank(b) || (a < b ? -1 : a > b ? 1 : 0),
+  );
+  for (const element of elements) fields[element] = toFieldsV1(set.get(element) ?? new Map());
+  return fields;
+}
+
+// ---- values at paths ----
+
+function parseElement(element: string): {
+  kind: 'field' | 'key' | 'value' | 'index';
+  value: unknown;
+} {
+  const body = element.slice(2);
+  switch (element.charAt(0)) {
+    case 'f':
+      return { kind: 'field', value: body };
+    case 'k':
+      return { kind: 'key', value: JSON.parse(body) as unknown };
+    case 'v':
+      return { kind: 'value', value: JSON.parse(body) as unknown };
+    default:
+      return { kind: 'index', value: Number(body) };
+  }
+}
+
+function findItem(list: unknown[], element: string): number {
+  const { kind, value } = parseElement(element);
+  if (kind === 'key' && isObject(value)) {
+    return list.findIndex(
+      (item) => isObject(item) && Object.entries(value).every(([k, v]) => jsonEqual(item[k], v)),
+    );
+  }
+  if (kind === 'value') return list.findIndex((item) => jsonEqual(item, value));
+  if (kind === 'index') return typeof value === 'number' && value < list.length ? value : -1;
+  return -1;
+}
+
+function valueAt(document: unknown, path: readonly string[]): { found: boolean; value: unknown } {
+  let current = document;
+  for (const element of path) {
+    if (element.startsWith('f:')) {
+      const key = element.slice(2);
+      if (!isObject(current) || !Object.hasOwn(current, key))
+        return { found: false, value: undefined };
+      current = current[key];
+    } else if (Array.isArray(current)) {
+      const index = findItem(current, element);
+      if (index < 0) return { found: false, value: undefined };
+      current = current[index];
+    } else {
+      return { found: false, value: undefined };
+    }
+  }
+  return { found: true, value: current };
+}
+
+function removeAt(document: JsonObject, path: readonly string[]): void {
+  const last = path[path.length - 1];
+  if (last === undefined) return;
+  const parent = valueAt(document, path.slice(0, -1));
+  if (!parent.found) return;
+  if (last.startsWith('f:')) {
+    if (isObject(parent.value)) delete parent.value[last.slice(2)];
+  } else if (Array.isArray(parent.value)) {
+    const index = findItem(parent.value, last);
+    if (index >= 0) parent.value.splice(index, 1);
+  }
+}
+
+/** True for `[..., k:{"name":"x"}, f:name]`: the field that identifies its list item. */
+function isKeyField(path: readonly string[]): boolean {
+  const last = path[path.length - 1];
+  const parent = path[path.length - 2];
+  if (
+    last === undefined ||
+    parent === undefined ||
+    !last.startsWith('f:') ||
+    !parent.startsWith('k:')
+  )
+    return false;
+  const key = parseElement(parent).value;
+  return isObject(key) && Object.hasOwn(key, last.slice(2));
+}
+
+/** structured-merge-diff's Path.String(): `.spec.containers[name="app"].image`, `[="x"]` for set values. */
+function formatPath(path: readonly string[]): string {
+  return path
+    .map((element) => {
+      const { kind, value } = parseElement(element);
+      if (kind === 'field') return `.${String(value)}`;
+      if (kind === 'key' && isObject(value)) {
+        return `[${Object.entries(value)
+          .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+          .join(',')}]`;
+      }
+      if (kind === 'value') return `[=${JSON.stringify(value)}]`;
+      return `[${String(value)}]`;
+    })
+    .join('');
+}
+
+// ---- managedFields entries ----
+
+function readEntries(object: JsonObject | undefined): ManagedFieldsEntry[] {
+  const metadata = object?.metadata;
+  const list = isObject(metadata) ? metadata.managedFields : undefined;
+  if (!Array.isArray(list)) return [];
+  const entries: ManagedFieldsEntry[] = [];
+  for (const raw of list) {
+    if (!isObject(raw) || typeof raw.manager !== 'string') continue;
+    const entry: ManagedFieldsEntry = {
+      manager: raw.manager,
+      operation: raw.operation === 'Apply' ? 'Apply' : 'Update',
+      apiVersion: typeof raw.apiVersion === 'string' ? raw.apiVersion : '',
+      time: typeof raw.time === 'string' ? raw.time : '',
+      fieldsType: 'FieldsV1',
+      fieldsV1: isObject(raw.fieldsV1) ? (structuredClone(raw.fieldsV1) as FieldsV1) : {},
+    };
+    if (typeof raw.subresource === 'string' && raw.subresource !== '')
+      entry.subresource = raw.subresource;
+    entries.push(entry);
+  }
+  return entries;
+}
+
+interface Owner {
+  entry: ManagedFieldsEntry;
+  set: FieldSet;
+}
+
+const sameOwner = (
+  entry: ManagedFieldsEntry,
+  manager: string,
+  operation: string,
+  subresource: string | undefined,
+): boolean =>
+  entry.manager === manager &&
+  entry.operation === operation &&
+  (entry.subresource ?? '') === (subresource ?? '');
+
+// kube-apiserver's order: operation, then time, then manager, apiVersion, subresource.
+function writeEntries(object: JsonObject, owners: Owner[]): void {
+  const entries = owners
+    .filter((owner) => owner.set.size > 0)
+    .map(({ entry, set }) => {
+      const written: ManagedFieldsEntry = {
+        manager: entry.manager,
+        operation: entry.operation,
+        apiVersion: entry.apiVersion,
+        time: entry.time,
+        fieldsType: 'FieldsV1',
+        fieldsV1: toFieldsV1(set),
+      };
+      if (entry.subresource !== undefined) written.subresource = entry.subresource;
+      return written;
+    })
+    .sort(
+      (p, q) =>
+        p.operation.localeCompare(q.operation) ||
+        (Date.parse(p.time) || 0) - (Date.parse(q.time) || 0) ||
+        compare(p.manager, q.manager) ||
+        compare(p.apiVersion, q.apiVersion) ||
+        compare(p.subresource ?? '', q.subresource ?? ''),
+    );
+  const metadata = isObject(object.metadata) ? object.metadata : {};
+  object.metadata = metadata;
+  if (entries.length === 0) delete metadata.managedFields;
+  else metadata.managedFields = entries;
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+// ---- apply ----
+
+function stripNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripNulls);
+  if (!isObject(value)) return value;
+  const result: JsonObject = {};
+  for (const [key, entry] of Object.entries(value))
+    if (entry !== null) result[key] = stripNulls(entry);
+  return result;
+}
+
+function mergeApplied(live: unknown, config: unknown, path: string, sets: FieldSets): unknown {
+  if (isObject(config)) {
+    const result: JsonObject = isObject(live) ? { ...live } : {};
+    for (const [key, value] of Object.entries(config)) {
+      result[key] = mergeApplied(result[key], value, childPath(path, key), sets);
+    }
+    return result;
+  }
+  if (Array.isArray(config) && Array.isArray(live)) {
+    const kind = sets.listKind(path);
+    if (kind === 'set') {
+      const result = [...live];
+      for (const item of config)
+        if (!result.some((existing) => jsonEqual(existing, item)))
+          result.push(structuredClone(item));
+      return result;
+    }
+    if (kind !== 'atomic') {
+      const { mergeKey } = kind;
+      const result = [...live];
+      for (const item of config) {
+        const index = isObject(item)
+          ? result.findIndex(
+              (existing) => isObject(existing) && jsonEqual(existing[mergeKey], item[mergeKey]),
+            )
+          : -1;
+        if (index >= 0) result[index] = mergeApplied(result[index], item, path, sets);
+        else result.push(structuredClone(item));
+      }
+      return result;
+    }
+  }
+  return structuredClone(config);
+}
+
+/**
+ * Server-side apply (`PATCH` with `application/apply-patch+yaml`): merge `configuration` into `live`
+ * and record in `metadata.managedFields` that `fieldManager` owns exactly the fields it applied.
+ *
+ * - A field another manager owns with a different live value is a conflict: with `force: false` the
+ *   result holds the conflicts and `object` is `live` unchanged; with `force: true` ownership moves.
+ * - Applying the value another manager already set shares ownership.
+ * - Fields this manager applied before but omits now are removed, unless another manager owns them.
+ * - apiVersion, kind and metadata name/namespace/uid/resourceVersion/generation/creationTimestamp/
+ *   managedFields are never owned. `null` in the configuration means "not applied".
+ */
+export function serverSideApply(
+  live: Record<string, unknown> | undefined,
+  configuration: Record<string, unknown>,
+  options: ServerSideApplyOptions,
+): { object: Record<string, unknown>; conflicts: ApplyConflict[] } {
+  if (typeof options.fieldManager !== 'string' || options.fieldManager === '') {
+    throw new TypeError('fieldManager must be a non-empty string');
+  }
+  if (!isObject(configuration)) throw new TypeError('configuration must be an object');
+  const sets = new FieldSets(options.schema ?? {});
+  const ignored = new Set(options.ignoredFields ?? []);
+  const subresource = options.subresource;
+  const applies = (key: string): boolean =>
+    !ignored.has(key) && (subresource === undefined || key === subresource);
+  const config = stripNulls(configuration) as JsonObject;
+  const applied: JsonObject = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (key === 'apiVersion' || key === 'kind' || key === 'metadata' || applies(key))
+      applied[key] = value;
+  }
+  // A subresource apply changes nothing but that subresource.
+  if (subresource !== undefined) delete applied.metadata;
+  const appliedSet = sets.ofObject(applied, applies);
+
+  const owners: Owner[] = readEntries(live).map((entry) => ({
+    entry,
+    set: toFieldSet(entry.fieldsV1),
+  }));
+  const mine = owners.find((owner) =>
+    sameOwner(owner.entry, options.fieldManager, 'Apply', subresource),
+  );
+  const others = owners.filter((owner) => owner !== mine);
+
+  const conflicts: Array<ApplyConflict & { path: string[] }> = [];
+  for (const path of members(appliedSet)) {
+    const isItem = nodeAt(appliedSet, path)?.has('.') ?? false;
+    if (isItem) continue; // list items conflict through their fields
+    const wanted = valueAt(applied, path);
+    const current = valueAt(live, path);
+    if (!current.found || jsonEqual(current.value, wanted.value)) continue;
+    for (const other of others) {
+      if (!hasMember(other.set, path)) continue;
+      conflicts.push({
+        manager: other.entry.manager,
+        field: formatPath(path),
+        operation: other.entry.operation,
+        apiVersion: other.entry.apiVersion,
+        path,
+      });
+    }
+  }
+  if (conflicts.length > 0 && !options.force) {
+    return {
+      object: structuredClone(live ?? {}),
+      conflicts: conflicts.map(({ path: _, ...conflict }) => conflict),
+    };
+  }
+  for (const conflict of conflicts) {
+    for (const other of others) {
+      if (other.entry.manager === conflict.manager && hasMember(other.set, conflict.path)) {
+        removeMember(other.set, conflict.path, false);
+      }
+    }
+  }
+
+  // Merge, but keep the server-owned metadata of the live object.
+  const object = mergeApplied(structuredClone(live ?? {}), applied, '', sets) as JsonObject;
+  if (live !== undefined && isObject(live.metadata) && isObject(object.metadata)) {
+    for (const key of [
+      'uid',
+      'resourceVersion',
+      'generation',
+      'creationTimestamp',
+      'managedFields',
+      'deletionTimestamp',
+    ]) {
+      if (Object.hasOwn(live.metadata, key))
+        object.metadata[key] = structuredClone(live.metadata[key]);
+      else delete object.metadata[key];
+    }
+  }
+
+  if (mine !== undefined) {
+    const removed = members(mine.set)
+      .filter((path) => !hasMember(appliedSet, path))
+      .filter((path) => !others.some((other) => hasMember(other.set, path)))
+      .sort((a, b) => a.length - b.length);
+    for (const path of removed) {
+      const isItem = nodeAt(mine.set, path)?.has('.') ?? false;
+      // An item another manager still has fields in stays; only this manager's fields go.
+      if (isItem && others.some((other) => (nodeAt(other.set, path)?.size ?? 0) > 0)) continue;
+      // Items are removed before their fields (shorter paths first); a key field stays with its item.
+      if (isKeyField(path)) continue;
+      removeAt(object, path);
+    }
+  }
+
+  const entry: ManagedFieldsEntry = {
+    manager: options.fieldManager,
+    operation: 'Apply',
+    apiVersion:
+      typeof config.apiVersion === 'string' ? config.apiVersion : (mine?.entry.apiVersion ?? ''),
+    time: options.time,
+    fieldsType: 'FieldsV1',
+    fieldsV1: {},
+  };
+  if (subresource !== undefined) entry.subresource = subresource;
+  writeEntries(object, [...others, { entry, set: appliedSet }]);
+  return { object, conflicts: [] };
+}
+
+// ---- update ----
+
+/**
+ * Record an Update (create, update, non-apply patch) by `fieldManager`: every field whose value
+ * `next` adds or changes relative to `previous` becomes owned by that manager's `Update` entry (for
+ * `subresource`) and stops being owned by anyone else; fields `next` drops leave every set. Returns a
+ * copy of `next` with `metadata.managedFields` rewritten (the previous object's entries are the base;
+ * an explicit empty list in `next` resets them, as kube-apiserver does).
+ */
+export function trackUpdate(
+  previous: Record<string, unknown> | undefined,
+  next: Record<string, unknown>,
+  options: {
+    fieldManager: string;
+    operation: 'Update';
+    time: string;
+    subresource?: string;
+    schema?: StrategicSchema;
+  },
+): Record<string, unknown> {
+  if (typeof options.fieldManager !== 'string' || options.fieldManager === '') {
+    throw new TypeError('fieldManager must be a non-empty string');
+  }
+  const sets = new FieldSets(options.schema ?? {});
+  const object = structuredClone(next);
+  const nextMeta = isObject(next.metadata) ? next.metadata : undefined;
+  const reset = Array.isArray(nextMeta?.managedFields) && nextMeta.managedFields.length === 0;
+  const owners: Owner[] = reset
+    ? []
+    : readEntries(previous).map((entry) => ({ entry, set: toFieldSet(entry.fieldsV1) }));
+
+  const nextSet = sets.ofObject(next);
+  const changed = members(nextSet).filter((path) => {
+    const before = valueAt(previous, path);
+    if (!before.found) return true;
+    const isItem = nodeAt(nextSet, path)?.has('.') ?? false;
+    return !isItem && !jsonEqual(before.value, valueAt(next, path).value);
+  });
+  const dropped =
+    previous === undefined
+      ? []
+      : members(sets.ofObject(previous)).filter((path) => !valueAt(next, path).found);
+
+  let mine = owners.find((owner) =>
+    sameOwner(owner.entry, options.fieldManager, 'Update', options.subresource),
+  );
+  for (const owner of owners) {
+    for (const path of dropped)
+      removeMember(owner.set, path, nodeAt(owner.set, path)?.has('.') ?? false);
+    if (owner === mine) continue;
+    for (const path of changed) {
+      const isItem = nodeAt(nextSet, path)?.has('.') ?? false;
+      if (hasMember(owner.set, path) && !isItem) removeMember(owner.set, path, false);
+    }
+  }
+  if (changed.length > 0) {
+    if (mine === undefined) {
+      const entry: ManagedFieldsEntry = {
+        manager: options.fieldManager,
+        operation: 'Update',
+        apiVersion: typeof next.apiVersion === 'string' ? next.apiVersion : '',
+        time: options.time,
+        fieldsType: 'FieldsV1',
+        fieldsV1: {},
+      };
+      if (options.subresource !== undefined) entry.subresource = options.subresource;
+      mine = { entry, set: new Map() };
+      owners.push(mine);
+    }
+    mine.entry.time = options.time;
+    if (typeof next.apiVersion === 'string') mine.entry.apiVersion = next.apiVersion;
+    for (const path of changed) insert(mine.set, path, nodeAt(nextSet, path)?.has('.') ?? false);
+  }
+  writeEntries(object, owners);
+  return object;
+}
+
+// ---- Status helpers ----
+
+function printManager(conflict: ApplyConflict): string {
+  const name = JSON.stringify(conflict.manager);
+  return conflict.operation === 'Update' && conflict.apiVersion
+    ? `${name} using ${conflict.apiVersion}`
+    : name;
+}
+
+/**
+ * The `message` of kube-apiserver's 409 for apply conflicts:
+ * `Apply failed with 1 conflict: conflict with "kubectl" using v1: .spec.replicas`, and for several,
+ * `Apply failed with 2 conflicts: conflicts with "a":\n- .x\n- .y` grouped by sorted manager.
+ */
+export function applyConflictMessage(conflicts: readonly ApplyConflict[]): string {
+  const [first] = conflicts;
+  if (conflicts.length === 1 && first !== undefined) {
+    return `Apply failed with 1 conflict: conflict with ${printManager(first)}: ${first.field}`;
+  }
+  const byManager = new Map<string, { label: string; fields: string[] }>();
+  for (const conflict of conflicts) {
+    const key = printManager(conflict);
+    const group = byManager.get(key) ?? { label: key, fields: [] };
+    group.fields.push(conflict.field);
+    byManager.set(key, group);
+  }
+  const lines: string[] = [];
+  for (const key of [...byManager.keys()].sort()) {
+    const group = byManager.get(key);
+    if (group === undefined) continue;
+    lines.push(`conflicts with ${group.label}:`, ...group.fields.map((field) => `- ${field}`));
+  }
+  return `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+}
+
+/** The `details.causes` of that 409: one `FieldManagerConflict` cause per conflicting field. */
+export function applyConflictCauses(
+  conflicts: readonly ApplyConflict[],
+): Array<{ type: 'FieldManagerConflict'; message: string; field: string }> {
+  return conflicts.map((conflict) => ({
+    type: 'FieldManagerConflict',
+    message: `conflict with ${printManager(conflict)}`,
+    field: conflict.field,
+  }));
+}

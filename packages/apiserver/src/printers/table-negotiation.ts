@@ -1,0 +1,68 @@
+// Where server-side printing meets the handlers: a get, list or watch whose Accept header asks for a
+// meta.k8s.io Table answers with one (table.ts builds it), as kube-apiserver's transformObject does.
+
+import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import { storageKey } from '../registry/builtin-resources.ts';
+import type { ApiRequest, ServerContext } from '../registry/server-context.ts';
+import type { WatchPlan } from '../storage/watch-fanout.ts';
+import {
+  createTableWatchTransform,
+  printerForResource,
+  type TablePrinter,
+  type TableRequest,
+  type TableWatchEvent,
+  tableRequest,
+  toTable,
+} from './table-builder.ts';
+
+const crdKey = storageKey({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' });
+
+function acceptOf(raw: ApiRequest): string | undefined {
+  const accept = raw.headers.accept;
+  return Array.isArray(accept) ? accept.join(',') : accept;
+}
+
+function printerOf(context: ServerContext, request: ResourceRequestInfo): TablePrinter {
+  return printerForResource(request.info, (name) => context.store.get(crdKey, '', name));
+}
+
+function asked(request: ResourceRequestInfo, raw: ApiRequest): TableRequest | undefined {
+  return tableRequest(acceptOf(raw), request.query);
+}
+
+/**
+ * The Table to answer instead of `body` (an object or a list) when the request asked for one;
+ * undefined otherwise. Throws kube's 400 for an unknown `includeObject`.
+ */
+export function tableResponse(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+  body: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  const table = asked(request, raw);
+  if (table === undefined) return undefined;
+  return toTable(body, printerOf(context, request), table, context.clock.now());
+}
+
+/** `plan` with each event turned into a one-row Table when the watch asked for Tables; else undefined. */
+export function tableWatchPlan(
+  context: ServerContext,
+  request: ResourceRequestInfo,
+  raw: ApiRequest,
+  plan: WatchPlan,
+): WatchPlan | undefined {
+  const table = asked(request, raw);
+  if (table === undefined) return undefined;
+  const printer = printerOf(context, request);
+  return {
+    timeoutMs: plan.timeoutMs,
+    bookmarks: plan.bookmarks,
+    key: plan.key,
+    start(send, end) {
+      // One transform per stream: only its first event carries the column definitions.
+      const transform = createTableWatchTransform(printer, table, () => context.clock.now());
+      return plan.start((event) => send(transform(event as TableWatchEvent)), end);
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// What every handler, strategy and the generic registry share for one server: the pieces kube-apiserver
+// wires into its REST storage at startup (clock, storage, the served-resource registry, token issuer).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '@lasso/core';
+import type { UserInfo } from '../authentication/authenticate.ts';
+import type { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
+import type { UnknownFieldsFinder } from '../openapi/field-validation.ts';
+import type { Store } from '../storage/store.ts';
+import type { WatchFanout, WatchPlan } from '../storage/watch-fanout.ts';
+import type { ClusterIpAllocator } from '../strategies/services.ts';
+import type { StrategyLookup } from '../strategies/strategy.ts';
+import type { Registry } from './served-resources.ts';
+
+/** A request after transport concerns (TLS, auth, body limits) are handled. */
+export interface ApiRequest {
+  method: string;
+  url: URL;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  user: UserInfo;
+}
+
+/** The outcome of a request. */
+export type ApiResult =
+  | {
+      type: 'json';
+      code: number;
+      body: unknown;
+      /** `Warning` response headers (RFC 7234 `299 - "text"` values), one per warning, as kube sends them. */
+      warnings?: readonly string[];
+    }
+  | { type: 'text'; code: number; body: string }
+  /** A body already serialised, with its own Content-Type and headers (the OpenAPI documents). */
+  | {
+      type: 'raw';
+      code: number;
+      contentType: string;
+      headers: Record<string, string>;
+      body: string | Uint8Array;
+    }
+  | { type: 'watch'; plan: WatchPlan };
+
+/**
+ * The storage operations handlers use. A structural type rather than the {@link Store} class, so that a
+ * request can be served against a view of the store (a dry run) without handlers knowing.
+ */
+export type ObjectStore = Pick<
+  Store,
+  | 'get'
+  | 'has'
+  | 'list'
+  | 'snapshot'
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'currentRv'
+  | 'eventsAfter'
+  | 'subscribe'
+>;
+
+/** The shared state of one server, passed to every handler instead of living in class fields. */
+export interface ServerContext {
+  readonly clock: Clock;
+  /** The resources served right now (built-ins plus established CRDs). */
+  readonly registry: Registry;
+  readonly store: ObjectStore;
+  readonly tokens: ServiceAccountTokens;
+  readonly watches: WatchFanout;
+  /** The strategy of each served resource (what is particular to its kind). */
+  readonly strategyFor: StrategyLookup;
+  /** Service clusterIPs handed out so far. */
+  readonly clusterIps: ClusterIpAllocator;
+  /** The address clients reach the server at (discovery's serverAddressByClientCIDRs). */
+  readonly serverAddress: () => string;
+  /** Now, at the one-second precision of metav1.Time. */
+  now(): string;
+  /**
+   * True while serving a dryRun=All request: `store` persists nothing; strategies skip side effects
+   * outside the store (serving a CRD's resources, handing out a clusterIP).
+   */
+  readonly dryRun: boolean;
+  /** The fields of an object its published OpenAPI schema does not declare (fieldValidation). */
+  readonly unknownFields?: UnknownFieldsFinder;
+}
+
+/** Format a clock reading as metav1.Time does (RFC 3339, whole seconds). */
+export function timestamp(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
