@@ -1,30 +1,13 @@
 // Client: typed CRUD, list, watch and patch for one GroupVersionResource (rancher/lasso pkg/client/client.go).
-import {
-  abortReason,
-  anySignal,
-  type Clock,
-  defaultLogger,
-  errorMessage,
-  guardLogger,
-  isLassoError,
-  LassoError,
-  type Logger,
-  systemClock,
-  TimeoutError,
-} from '@lasso/core';
+import { type Clock, defaultLogger, guardLogger, type Logger, systemClock } from '@lasso/core';
 import { builtinEntries } from './builtin-kinds.ts';
 import { checkByteLimit, type Impersonation, type RestConfig } from './config/rest-config.ts';
 import { isResourceExpired } from './errors.ts';
-import { InactivityTimer } from './inactivity-timer.ts';
 import { checkPathSegment } from './path-segment.ts';
+import { checkList, checkObject } from './response-shape.ts';
 import type { RestMapper } from './rest-mapper.ts';
 import { restTransportFor } from './transport/registry.ts';
-import {
-  DEFAULT_MAX_WATCH_EVENT_BYTES,
-  describeRequest,
-  shapeOf,
-  tooLargeError,
-} from './transport/response-body.ts';
+import { DEFAULT_MAX_WATCH_EVENT_BYTES } from './transport/response-body.ts';
 import { type QueryParams, type RestRequest, RestTransport } from './transport.ts';
 import type {
   GroupVersionResource,
@@ -36,7 +19,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from './types.ts';
-import { decodeWatchEvent, decodeWatchTail, LineDecoder } from './watch.ts';
+import { watchStream } from './watch-stream.ts';
 
 /** Options of the {@link Client} constructor. */
 export interface ClientOptions {
@@ -509,101 +492,21 @@ export class Client<T extends KubeObjectLike = KubeObject> {
 
   /** A request whose answer must be one object (get, create, update, patch). */
   async #object(request: RestRequest, options: RequestOptions): Promise<T> {
-    const answer = await this.#json<unknown>(request, options);
-    if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
-      throw unexpectedShape(request, `${shapeOf(answer)}, not an object`);
-    }
-    return this.#fill(answer as T);
+    return this.#fill(checkObject<T>(await this.#json<unknown>(request, options), request));
   }
 
-  async *#watch(path: string, options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
-    const inactivityMs =
-      options.inactivityTimeoutMs ??
-      (options.timeoutSeconds !== undefined ? options.timeoutSeconds * 1000 + 30_000 : 0);
-    const stop = new AbortController();
-    const combined = anySignal([options.signal, stop.signal]);
-    const request: RestRequest = {
-      method: 'GET',
+  #watch(path: string, options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
+    return watchStream<T>({
+      transport: this.transport,
       path,
-      query: {
-        watch: 'true',
-        resourceVersion: options.resourceVersion,
-        labelSelector: options.labelSelector,
-        fieldSelector: options.fieldSelector,
-        timeoutSeconds: options.timeoutSeconds,
-        allowWatchBookmarks: options.allowWatchBookmarks ? true : undefined,
-      },
-    };
-    // Bytes count as activity, and time the consumer spends holding an event does not count.
-    const deadline = new InactivityTimer({
+      options,
       clock: this.#clock,
-      timeoutMs: inactivityMs,
-      onExpire: () =>
-        stop.abort(
-          new TimeoutError(
-            `watch ${this.gvr.resource}: no data for ${inactivityMs} ms`,
-            inactivityMs,
-          ),
-        ),
+      resource: this.gvr.resource,
+      maxWatchEventBytes: this.#maxWatchEventBytes,
+      userAgent: this.#options.userAgent,
+      impersonation: this.#options.impersonation,
+      fill: (object) => this.#fill(object),
     });
-    let body: { destroy(): unknown } | undefined;
-    try {
-      const response = await this.transport.stream({
-        ...request,
-        signal: combined.signal,
-        userAgent: this.#options.userAgent,
-        impersonation: this.#options.impersonation,
-      });
-      body = response.body;
-      const limit = this.#maxWatchEventBytes;
-      const decoder = new LineDecoder({ maxLineBytes: limit });
-      try {
-        for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-          deadline.touch();
-          let lines: string[];
-          try {
-            lines = decoder.push(chunk);
-          } catch (error) {
-            if (!isLassoError(error, 'LASSO_RESPONSE_TOO_LARGE')) throw error;
-            throw tooLargeError(request, 'a watch event', 'maxWatchEventBytes', limit);
-          }
-          for (const line of lines) {
-            if (line === '') continue;
-            const decoded = this.#event(line);
-            deadline.hold();
-            try {
-              yield decoded;
-            } finally {
-              deadline.release();
-            }
-          }
-        }
-        const tail = decodeWatchTail<T>(decoder.end(), describeRequest(request));
-        if (tail !== undefined) {
-          this.#fill(tail.object);
-          yield tail;
-        }
-      } catch (error) {
-        if (combined.signal.aborted) throw abortReason(combined.signal);
-        if (isLassoError(error)) throw error;
-        const code = (error as { code?: unknown } | null)?.code;
-        throw new LassoError(
-          'LASSO_CONNECTION_FAILED',
-          `watch ${this.gvr.resource}: connection failed${typeof code === 'string' ? ` (${code})` : ''}: ${errorMessage(error)}`,
-          { cause: error },
-        );
-      }
-    } finally {
-      deadline.cancel();
-      combined.dispose();
-      body?.destroy();
-    }
-  }
-
-  #event(line: string): WatchEvent<T> {
-    const event = decodeWatchEvent<T>(line);
-    this.#fill(event.object);
-    return event;
   }
 
   #fill(object: T): T {
@@ -648,10 +551,9 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     const where = `Client(${this.gvr.resource}).${verb}`;
     const { group, version, resource } = this.gvr;
     let path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    if (this.namespaced && namespace !== undefined && namespace !== '') {
+    // `''`, undefined (and null from JavaScript) mean all namespaces; cluster scope ignores it.
+    if (this.namespaced && namespace !== undefined && namespace !== null && namespace !== '') {
       path += `/namespaces/${encodeURIComponent(checkPathSegment(namespace, 'namespace', where))}`;
-    } else if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {
-      checkPathSegment(namespace, 'namespace', where);
     }
     path += `/${resource}`;
     if (name !== undefined) path += `/${encodeURIComponent(checkPathSegment(name, 'name', where))}`;
@@ -704,41 +606,6 @@ function scope(namespaced: boolean): string {
 function objectKey(object: KubeObjectLike): string | undefined {
   const name = object.metadata?.name;
   return name ? `${object.metadata?.namespace ?? ''}/${name}` : undefined;
-}
-
-/** The error of a 2xx answer of another shape than the call promises. */
-function unexpectedShape(request: RestRequest, what: string): LassoError {
-  return new LassoError(
-    'LASSO_RESPONSE_INVALID',
-    `${describeRequest(request)}: the server answered ${what}`,
-  );
-}
-
-/**
- * `answer` as a list: an object whose `items` is an array of objects (absent `items` and
- * `metadata` filled, as client-go's decoder leaves them empty), else `LASSO_RESPONSE_INVALID`
- * naming the request and what it got.
- */
-function checkList<T extends KubeObjectLike>(answer: unknown, request: RestRequest): ObjectList<T> {
-  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
-    throw unexpectedShape(request, `${shapeOf(answer)}, not a list object`);
-  }
-  const list = answer as ObjectList<T>;
-  if (list.items === undefined || list.items === null) list.items = [];
-  if (!Array.isArray(list.items)) {
-    throw unexpectedShape(request, `a list whose items is ${shapeOf(list.items)}, not an array`);
-  }
-  for (let index = 0; index < list.items.length; index++) {
-    const item: unknown = list.items[index];
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      throw unexpectedShape(
-        request,
-        `a list whose items[${index}] is ${shapeOf(item)}, not an object`,
-      );
-    }
-  }
-  if (typeof list.metadata !== 'object' || list.metadata === null) list.metadata = {};
-  return list;
 }
 
 function requireName(name: string | undefined): string {
