@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { json, type Loopback, startLoopback } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
 import { createRestConfig } from './config/rest-config.ts';
+import { DiscoveryClient } from './discovery.ts';
 import { checkPathSegment, pathSegmentProblem } from './path-segment.ts';
 import { RestTransport } from './transport.ts';
 import type { KubeObject } from './types.ts';
@@ -177,5 +178,21 @@ describe('Client path safety', () => {
     server = await startLoopback((_request, response) => json(response, 200, {}));
     await client(server).get('ns', 'a:b@c');
     expect(server.requests[0]?.url).toBe('/api/v1/namespaces/ns/configmaps/a%3Ab%40c');
+  });
+
+  it('checks the group and version a discovery request names', async () => {
+    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const transport = new RestTransport(createRestConfig({ server: server.url }));
+    transports.push(transport);
+    const discovery = new DiscoveryClient(transport);
+    expect(() => discovery.serverResourcesForGroupVersion('..', 'v1')).toThrow(
+      new TypeError(
+        `DiscoveryClient.serverResourcesForGroupVersion: invalid group "..": may not be '..'`,
+      ),
+    );
+    expect(() => discovery.serverResourcesForGroupVersion('', 'v1/../..')).toThrow(
+      `invalid version "v1/../..": may not contain '/'`,
+    );
+    expect(server.requests).toHaveLength(0);
   });
 });

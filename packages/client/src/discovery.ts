@@ -1,6 +1,7 @@
 // Discovery client (client-go discovery.DiscoveryClient): API groups, versions and resources, cached.
 import { errorMessage, LassoError } from '@lasso/core';
 import type { RestConfig } from './config/rest-config.ts';
+import { checkPathSegment } from './path-segment.ts';
 import { restTransportFor } from './transport/registry.ts';
 import { RestTransport } from './transport.ts';
 
@@ -73,12 +74,18 @@ export class DiscoveryClient {
     return this.#groups;
   }
 
-  /** The resources of one group version (subresources included, as `name/sub`). */
+  /**
+   * The resources of one group version (subresources included, as `name/sub`). `group` and
+   * `version` must be path segments (no `.`/`..`, `/` or `%`): a TypeError otherwise.
+   */
   serverResourcesForGroupVersion(
     group: string,
     version: string,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<ApiResourceInfo[]> {
+    const where = 'DiscoveryClient.serverResourcesForGroupVersion';
+    if (group !== '') checkPathSegment(group, 'group', where);
+    checkPathSegment(version, 'version', where);
     const key = `${group}/${version}`;
     let cached = this.#resources.get(key);
     if (cached === undefined) {
