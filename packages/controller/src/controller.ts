@@ -488,17 +488,14 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   }
 
   async #process(run: Run, key: string): Promise<void> {
-    const reconcile = new AbortController();
-    const stopSignal = run.stop.signal;
-    const onStop = (): void => reconcile.abort(stopSignal.reason);
-    stopSignal.addEventListener('abort', onStop, { once: true });
+    const context = new LazyReconcileContext(key, this.#logger, run.stop.signal);
     let timer: TimerHandle | undefined;
     const timeoutMs = this.#reconcileTimeoutMs;
     if (timeoutMs !== undefined) {
       timer = this.#clock.schedule(timeoutMs, () => {
         this.#timeouts?.inc();
         this.#logger.warn('reconcile timed out', { key, timeoutMs });
-        reconcile.abort(
+        context.timeOut(
           new TimeoutError(
             `controller ${this.name}: reconcile of '${key}' timed out after ${timeoutMs} ms`,
             timeoutMs,
@@ -510,17 +507,13 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     let failed = false;
     try {
       const object = this.#informer.getStore().getByKey(key);
-      await this.#handler(
-        key,
-        object,
-        new LazyReconcileContext(key, reconcile.signal, this.#logger),
-      );
+      await this.#handler(key, object, context);
     } catch (caught) {
       failed = true;
       error = caught;
     } finally {
       timer?.cancel();
-      stopSignal.removeEventListener('abort', onStop);
+      context.finish();
     }
     if (!failed || isIgnoreError(error)) {
       this.#queue.forget(key);

@@ -194,11 +194,7 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
   async onChange(
     key: string,
     object: T | undefined,
-    context: ReconcileContext = new LazyReconcileContext(
-      key,
-      new AbortController().signal,
-      this.#logger,
-    ),
+    context: ReconcileContext = new LazyReconcileContext(key, this.#logger),
   ): Promise<void> {
     const uid = metadataOf(object)?.uid;
     if (uid && metadataOf(object)?.deletionTimestamp && this.#wasFinalized(uid)) {
