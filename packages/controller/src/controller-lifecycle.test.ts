@@ -413,6 +413,48 @@ describe('createController: close', () => {
   });
 });
 
+describe('createController: a logger that throws everywhere', () => {
+  it('still reconciles, retries, times out, and stops within the bound', async () => {
+    const throwing = (): never => {
+      throw new Error('logger down');
+    };
+    const logger = {
+      debug: throwing,
+      info: throwing,
+      warn: throwing,
+      error: throwing,
+      child: throwing,
+    };
+    let calls = 0;
+    const blocking = blockingHandler();
+    const t = setup(
+      (key, object, context) => {
+        calls++;
+        context.logger.info('handler logs too');
+        if (calls === 1) throw new Error('first attempt fails');
+        if (key === 'ns/hang') return blocking.handler(key, object, context);
+      },
+      { logger, reconcileTimeoutMs: 1_000, gracefulShutdownTimeoutMs: 2_000 },
+    );
+    const stop = t.newSignal();
+    await t.controller.start(stop.signal, 1);
+    t.controller.enqueueKey('ns/a');
+    await t.clock.advance(5);
+    expect(calls).toBe(2);
+    t.controller.enqueueKey('ns/hang');
+    await t.clock.advance(1_000);
+    expect(blocking.contexts[0]?.signal.aborted).toBe(true);
+    stop.abort();
+    let result: unknown;
+    void t.controller.stopped().then((value) => {
+      result = value;
+    });
+    await t.clock.advance(2_000);
+    expect(result).toEqual({ drained: false, pending: ['v1, Kind=ConfigMap ns/hang'] });
+    blocking.release();
+  });
+});
+
 describe('createController: error logs', () => {
   it('carry the stack as an attribute', async () => {
     const failure = new Error('boom');
