@@ -7,6 +7,7 @@ export default defineConfig({
     'informer-sync': 'src/informer-sync.ts',
     'watch-throughput': 'src/watch-throughput.ts',
     'end-to-end': 'src/end-to-end.ts',
+    sqlcache: 'src/sqlcache.ts',
     failover: 'src/failover.ts',
     // Forked by the scripts above (child.ts, end-to-end.ts), so they must sit next to them in dist.
     'server-process': 'src/server-process.ts',

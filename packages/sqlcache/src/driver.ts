@@ -7,7 +7,10 @@ export type SqlValue = string | number | bigint | Uint8Array | null;
 
 /** A prepared statement: every parameter is bound positionally (`?`), never spliced into SQL text. */
 export interface SqlStatement {
-  run(...params: readonly SqlValue[]): { changes: number | bigint };
+  run(...params: readonly SqlValue[]): {
+    changes: number | bigint;
+    lastInsertRowid: number | bigint;
+  };
   get(...params: readonly SqlValue[]): Record<string, SqlValue> | undefined;
   all(...params: readonly SqlValue[]): Record<string, SqlValue>[];
 }
@@ -50,7 +53,7 @@ const require = createRequire(import.meta.url);
 interface BetterSqliteDatabase {
   exec(sql: string): unknown;
   prepare(sql: string): {
-    run(...params: unknown[]): { changes: number | bigint };
+    run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
     get(...params: unknown[]): unknown;
     all(...params: unknown[]): unknown[];
   };

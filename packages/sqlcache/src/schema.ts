@@ -48,10 +48,10 @@ export function createTablesSql(
   const statements = [
     `CREATE TABLE ${names.objects} (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, object BLOB NOT NULL, nonce BLOB, keyid INTEGER)`,
     `CREATE TABLE ${names.fields} (id INTEGER PRIMARY KEY REFERENCES ${names.objects}(id) ON DELETE CASCADE, ${columns.join(', ')})`,
-    ...Array.from(
-      { length: columnCount },
-      (_, i) => `CREATE INDEX "${names.base}_fields_c${i}" ON ${names.fields}("c${i}")`,
-    ),
+    // Column c1 of a namespaced kind (the namespace) is served by the (namespace, name) index below.
+    ...Array.from({ length: columnCount }, (_, i) => i)
+      .filter((i) => !(namespaced && i === 1))
+      .map((i) => `CREATE INDEX "${names.base}_fields_c${i}" ON ${names.fields}("c${i}")`),
     `CREATE TABLE ${names.labels} (id INTEGER NOT NULL REFERENCES ${names.objects}(id) ON DELETE CASCADE, label TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (id, label)) WITHOUT ROWID`,
     `CREATE INDEX "${names.base}_labels_label_value" ON ${names.labels}(label, value)`,
     `CREATE TABLE ${names.indices} (name TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL REFERENCES ${names.objects}(id) ON DELETE CASCADE, PRIMARY KEY (name, value, id)) WITHOUT ROWID`,

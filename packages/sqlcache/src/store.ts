@@ -102,15 +102,17 @@ interface Row {
   readonly nonce: Uint8Array | null;
   readonly keyId: number | null;
   readonly fields: readonly string[];
-  readonly labels: readonly (readonly [string, string])[];
+  /** The labels as one JSON object, null when there are none. */
+  readonly labels: string | null;
   readonly indices: readonly (readonly [string, string])[];
 }
 
 interface WriteStatements {
   readonly upsert: SqlStatement;
+  readonly insert: SqlStatement;
   readonly fields: SqlStatement;
   readonly deleteLabels: SqlStatement;
-  readonly label: SqlStatement;
+  readonly labels: SqlStatement;
   readonly deleteIndices: SqlStatement;
   readonly index: SqlStatement;
   readonly delete: SqlStatement;
@@ -245,7 +247,9 @@ class Store<T> implements SqlStore<T> {
       upsert: `INSERT INTO ${n.objects} (key, object, nonce, keyid) VALUES (?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET object = excluded.object, nonce = excluded.nonce, keyid = excluded.keyid RETURNING id`,
       fields: `INSERT OR REPLACE INTO ${n.fields} VALUES (?, ${placeholders})`,
       deleteLabels: `DELETE FROM ${n.labels} WHERE id = ?`,
-      label: `INSERT INTO ${n.labels} (id, label, value) VALUES (?, ?, ?)`,
+      // All labels of an object in one statement: one call instead of one per label.
+      labels: `INSERT INTO ${n.labels} (id, label, value) SELECT ?, key, value FROM json_each(?)`,
+      insert: `INSERT INTO ${n.objects} (key, object, nonce, keyid) VALUES (?, ?, ?, ?)`,
       deleteIndices: `DELETE FROM ${n.indices} WHERE id = ?`,
       index: `INSERT OR IGNORE INTO ${n.indices} (name, value, id) VALUES (?, ?, ?)`,
       delete: `DELETE FROM ${n.objects} WHERE key = ?`,
@@ -302,7 +306,7 @@ class Store<T> implements SqlStore<T> {
       prepare(`DELETE FROM ${this.#names.fields}`).run();
       prepare(`DELETE FROM ${this.#names.objects}`).run();
       const statements = this.#writeStatements(prepare);
-      for (const [key, { row }] of rows) this.#writeRow(statements, key, row);
+      for (const [key, { row }] of rows) this.#writeRow(statements, key, row, true);
     });
     this.#pending = new Map();
     this.#resourceVersion = this.#pendingResourceVersion = resourceVersion || this.#resourceVersion;
@@ -500,11 +504,15 @@ class Store<T> implements SqlStore<T> {
       for (const value of (this.#indexers[name] as IndexFunc<T>)(object))
         indices.push([name, value]);
     }
-    const labels: [string, string][] = [];
     const objectLabels = (object as KubeObject)?.metadata?.labels;
-    if (objectLabels) {
-      for (const label of Object.keys(objectLabels)) {
-        labels.push([label, String(objectLabels[label] ?? '')]);
+    let labels: string | null = null;
+    if (typeof objectLabels === 'object' && objectLabels !== null) {
+      for (const label in objectLabels) {
+        if (typeof objectLabels[label] !== 'string') {
+          throw new TypeError(`label ${JSON.stringify(label)} of ${key} is not a string`);
+        }
+        labels = JSON.stringify(objectLabels);
+        break;
       }
     }
     const json = JSON.stringify(object);
@@ -526,21 +534,28 @@ class Store<T> implements SqlStore<T> {
     const sql = this.#sql as Record<keyof WriteStatements, string>;
     return {
       upsert: prepare(sql.upsert),
+      insert: prepare(sql.insert),
       fields: prepare(sql.fields),
       deleteLabels: prepare(sql.deleteLabels),
-      label: prepare(sql.label),
+      labels: prepare(sql.labels),
       deleteIndices: prepare(sql.deleteIndices),
       index: prepare(sql.index),
       delete: prepare(sql.delete),
     };
   }
 
-  #writeRow(statements: WriteStatements, key: string, row: Row): void {
-    const { id } = statements.upsert.get(key, row.payload, row.nonce, row.keyId) as { id: number };
+  /** Write one row; `fresh` when the tables are known not to hold `key` (a replace). */
+  #writeRow(statements: WriteStatements, key: string, row: Row, fresh = false): void {
+    let id: number | bigint;
+    if (fresh) {
+      id = statements.insert.run(key, row.payload, row.nonce, row.keyId).lastInsertRowid;
+    } else {
+      id = (statements.upsert.get(key, row.payload, row.nonce, row.keyId) as { id: number }).id;
+      statements.deleteLabels.run(id);
+      statements.deleteIndices.run(id);
+    }
     statements.fields.run(id, ...row.fields);
-    statements.deleteLabels.run(id);
-    for (const [label, value] of row.labels) statements.label.run(id, label, value);
-    statements.deleteIndices.run(id);
+    if (row.labels !== null) statements.labels.run(id, row.labels);
     for (const [name, value] of row.indices) statements.index.run(name, value, id);
   }
 

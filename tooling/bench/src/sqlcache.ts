@@ -1,0 +1,259 @@
+// W6 sqlcache: @lasso/sqlcache's SqlStore on the W2 fixture (1 KiB ConfigMaps, three labels). Warm-up rate
+// (5,000 and 100,000 objects), list latency (a page of 100, one label filter, a two-field sort, a partition of
+// 100 namespaces) over 100,000 objects while a writer applies 200 updates/s, RSS against @lasso/cache's
+// in-memory indexer (each in its own process), bytes on disk per object, and the WAL size under a write load
+// with concurrent readers. Goals: issue 21.
+import { fork } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createIndexer, metaNamespaceIndexFunc, namespaceIndex } from '@lasso/cache';
+import { createSqlStore, openSqlDatabase, type SqlDatabase, type SqlStore } from '@lasso/sqlcache';
+import { type BenchConfigMap, benchConfigMap } from './fixtures.ts';
+import {
+  forceGc,
+  machineNote,
+  median,
+  mib,
+  monotonicMs,
+  parseSizes,
+  percentile,
+} from './measure.ts';
+
+const gvk = { group: '', version: 'v1', kind: 'ConfigMap' };
+const namespaces = 1_000;
+
+function fixture(count: number): BenchConfigMap[] {
+  const objects: BenchConfigMap[] = [];
+  for (let i = 0; i < count; i++) {
+    const object = benchConfigMap(i, `ns-${String(i % namespaces).padStart(4, '0')}`);
+    object.metadata.resourceVersion = String(i + 1);
+    object.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
+    objects.push(object);
+  }
+  return objects;
+}
+
+function sqlStore(database: SqlDatabase): SqlStore<BenchConfigMap> {
+  return createSqlStore<BenchConfigMap>(database, {
+    gvk,
+    // What createCache adds for namespaced kinds, so both stores maintain the same index.
+    indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function warmUp(count: number, rounds: number): Promise<void> {
+  const objects = fixture(count);
+  const sql: number[] = [];
+  const memory: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const database = openSqlDatabase();
+    const store = sqlStore(database);
+    let start = monotonicMs();
+    store.replace(objects, String(count));
+    sql.push(monotonicMs() - start);
+    database.close();
+    const indexer = createIndexer<BenchConfigMap>({
+      indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+    });
+    start = monotonicMs();
+    indexer.replace(objects, String(count));
+    memory.push(monotonicMs() - start);
+  }
+  const ms = median(sql);
+  console.log(
+    `warm-up ${count.toLocaleString('en')}: SqlStore ${ms.toFixed(0)} ms (${Math.round((count / ms) * 1000).toLocaleString('en')} objects/s; rounds ${sql.map((v) => v.toFixed(0)).join(', ')}), in-memory ${median(memory).toFixed(0)} ms`,
+  );
+}
+
+interface Load {
+  stop(): Promise<number>;
+}
+
+/** `perSecond` updates per second, each a new resourceVersion of a random object, in ticks of 10 ms. */
+function writer(
+  store: SqlStore<BenchConfigMap>,
+  objects: BenchConfigMap[],
+  perSecond: number,
+): Load {
+  let running = true;
+  let applied = 0;
+  let version = objects.length;
+  const started = monotonicMs();
+  const done = (async () => {
+    while (running) {
+      const due = Math.floor(((monotonicMs() - started) / 1000) * perSecond) - applied;
+      for (let i = 0; i < due; i++) {
+        const object = objects[Math.floor(Math.random() * objects.length)] as BenchConfigMap;
+        const next = structuredClone(object);
+        next.metadata.resourceVersion = String(++version);
+        next.data['key-0'] = `${version}`;
+        store.update(next);
+        applied++;
+      }
+      await sleep(10);
+    }
+    return applied / ((monotonicMs() - started) / 1000);
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      return done;
+    },
+  };
+}
+
+function query(store: SqlStore<BenchConfigMap>, first: number, continueToken?: string) {
+  const partitions = Array.from({ length: 100 }, (_, i) => ({
+    namespace: `ns-${String((first + i * 7) % namespaces).padStart(4, '0')}`,
+    all: true,
+  }));
+  return store.listByOptions({
+    filters: [[{ field: 'metadata.labels[bench.lasso.dev/tier]', op: '=', values: ['even'] }]],
+    sort: [{ field: 'metadata.namespace', order: 'desc' }, { field: 'metadata.name' }],
+    partitions,
+    pageSize: 100,
+    continue: continueToken,
+  });
+}
+
+async function listUnderLoad(
+  count: number,
+  seconds: number,
+  database: SqlDatabase,
+  store: SqlStore<BenchConfigMap>,
+  objects: BenchConfigMap[],
+): Promise<void> {
+  const load = writer(store, objects, 200);
+  const latencies: number[] = [];
+  let total = 0;
+  const end = monotonicMs() + seconds * 1000;
+  let i = 0;
+  while (monotonicMs() < end) {
+    const first = i++ % namespaces;
+    let start = monotonicMs();
+    const page = query(store, first);
+    latencies.push(monotonicMs() - start);
+    total = page.total;
+    // Every other round also reads the next page through its continue token.
+    if (i % 2 === 0 && page.continue !== undefined) {
+      start = monotonicMs();
+      query(store, first, page.continue);
+      latencies.push(monotonicMs() - start);
+    }
+    await turn();
+  }
+  const rate = await load.stop();
+  console.log(
+    `list over ${count.toLocaleString('en')} objects (page 100, 1 filter, 2-field sort, 100 namespaces, ~${total} matches) with ${rate.toFixed(0)} updates/s: ${latencies.length} lists, p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`,
+  );
+  store.flush();
+  database.checkpoint();
+  const bytes = statSync(database.path).size;
+  console.log(
+    `disk: ${mib(bytes)} for ${count.toLocaleString('en')} objects = ${Math.round(bytes / count)} bytes/object (JSON of one object: ${JSON.stringify(objects[0]).length} bytes)`,
+  );
+}
+
+async function walUnderLoad(
+  seconds: number,
+  perSecond: number,
+  database: SqlDatabase,
+  store: SqlStore<BenchConfigMap>,
+  objects: BenchConfigMap[],
+): Promise<void> {
+  const load = writer(store, objects, perSecond);
+  let maxWal = 0;
+  let reads = 0;
+  const end = monotonicMs() + seconds * 1000;
+  let i = 0;
+  while (monotonicMs() < end) {
+    query(store, i++ % namespaces);
+    reads++;
+    maxWal = Math.max(maxWal, database.walBytes());
+    await sleep(5);
+  }
+  const rate = await load.stop();
+  console.log(
+    `WAL under ${rate.toFixed(0)} updates/s for ${seconds} s with ${reads} concurrent list queries: max ${mib(maxWal)} (limit 64 MiB), now ${mib(database.walBytes())}`,
+  );
+}
+
+/** RSS of a process holding `count` objects in one store kind, after full collections. */
+function rssChild(
+  kind: 'memory' | 'sql',
+  count: number,
+): Promise<{ before: number; after: number }> {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], {
+      env: { ...process.env, W6_CHILD: kind, W6_OBJECTS: String(count) },
+      execArgv: ['--expose-gc'],
+    });
+    child.once('message', (message) => resolve(message as { before: number; after: number }));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`rss child ${kind} exited with ${code}`));
+    });
+  });
+}
+
+async function child(kind: string, count: number): Promise<void> {
+  forceGc();
+  const before = process.memoryUsage().rss;
+  let objects: BenchConfigMap[] | undefined = fixture(count);
+  let keep: unknown;
+  let database: SqlDatabase | undefined;
+  if (kind === 'memory') {
+    const indexer = createIndexer<BenchConfigMap>({
+      indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
+    });
+    indexer.replace(objects, '1');
+    keep = indexer;
+  } else {
+    database = openSqlDatabase();
+    const store = sqlStore(database);
+    store.replace(objects, '1');
+    store.listByOptions({ pageSize: 100 });
+    keep = store;
+  }
+  objects = undefined;
+  forceGc();
+  forceGc();
+  await turn();
+  const after = process.memoryUsage().rss;
+  void keep;
+  process.send?.({ before, after });
+  database?.close();
+  process.exit(0);
+}
+
+async function main(): Promise<void> {
+  const sizes = parseSizes(process.argv.slice(2), {
+    objects: 100_000,
+    seconds: 20,
+    walseconds: 60,
+    walrate: 2_000,
+  });
+  console.log(`W6 sqlcache (${machineNote()})`);
+  await warmUp(5_000, 5);
+  await warmUp(sizes.objects, 2);
+  const objects = fixture(sizes.objects);
+  const database = openSqlDatabase();
+  const store = sqlStore(database);
+  store.replace(objects, String(sizes.objects));
+  await listUnderLoad(sizes.objects, sizes.seconds, database, store, objects);
+  await walUnderLoad(sizes.walseconds, sizes.walrate, database, store, objects);
+  database.close();
+  const memory = await rssChild('memory', sizes.objects);
+  const sql = await rssChild('sql', sizes.objects);
+  const grown = (r: { before: number; after: number }) => r.after - r.before;
+  console.log(
+    `RSS with ${sizes.objects.toLocaleString('en')} objects (growth over an empty process): in-memory indexer ${mib(grown(memory))} (total ${mib(memory.after)}), SqlStore ${mib(grown(sql))} (total ${mib(sql.after)}): ${(grown(sql) / grown(memory)).toFixed(2)}x`,
+  );
+}
+
+const childKind = process.env.W6_CHILD;
+if (childKind === undefined) await main();
+else await child(childKind, Number(process.env.W6_OBJECTS));
