@@ -42,7 +42,16 @@ describe('LineDecoder', () => {
     }
     expect(isLassoError(thrown, 'LASSO_RESPONSE_TOO_LARGE')).toBe(true);
     expect((thrown as Error).message).toBe('a line passed maxLineBytes (10 bytes)');
-    expect(decoder.end()).toBeUndefined();
+    expect(() => decoder.end()).toThrow('a line passed maxLineBytes (10 bytes)');
+  });
+
+  it('delivers the lines completed before an oversized one, then throws at the next call', () => {
+    const decoder = new LineDecoder({ maxLineBytes: 4 });
+    expect(decoder.push(Buffer.from('ab\ncd\n123456'))).toEqual(['ab', 'cd']);
+    expect(() => decoder.end()).toThrow('a line passed maxLineBytes (4 bytes)');
+    const whole = new LineDecoder({ maxLineBytes: 4 });
+    expect(whole.push(Buffer.from('ab\n123456\ncd\n'))).toEqual(['ab']);
+    expect(() => whole.push(Buffer.from('ef\n'))).toThrow('a line passed maxLineBytes');
   });
 
   it('throws for a whole line over maxLineBytes within one chunk', () => {

@@ -34,6 +34,8 @@ export class LineDecoder {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #atStart = true;
+  /** A line passed the limit: every later call throws. */
+  #overflowed = false;
 
   constructor(options: { maxLineBytes?: number | undefined } = {}) {
     const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -48,10 +50,11 @@ export class LineDecoder {
     const bytes = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.#throwIfOverflowed();
     const lines: string[] = [];
     let start = 0;
     for (let index = bytes.indexOf(NEWLINE); index !== -1; index = bytes.indexOf(NEWLINE, start)) {
-      this.#check(this.#pendingBytes + index - start);
+      if (this.#overflows(this.#pendingBytes + index - start, lines)) return lines;
       let line: Buffer = bytes;
       let lineStart = start;
       let lineEnd = index;
@@ -68,7 +71,7 @@ export class LineDecoder {
       start = index + 1;
     }
     if (start < bytes.length) {
-      this.#check(this.#pendingBytes + bytes.length - start);
+      if (this.#overflows(this.#pendingBytes + bytes.length - start, lines)) return lines;
       this.#pending.push(Buffer.from(bytes.subarray(start)));
       this.#pendingBytes += bytes.length - start;
     }
@@ -77,6 +80,7 @@ export class LineDecoder {
 
   /** The end of the stream: the last line when it had no trailing newline. */
   end(): string | undefined {
+    this.#throwIfOverflowed();
     if (this.#pendingBytes === 0) return undefined;
     const line = Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
@@ -84,11 +88,22 @@ export class LineDecoder {
     return this.#decode(line, 0, line.length);
   }
 
-  /** Throws (and drops the unfinished line) when a line of `bytes` bytes is over the limit. */
-  #check(bytes: number): void {
-    if (bytes <= this.#maxLineBytes) return;
+  /**
+   * Whether a line of `bytes` bytes is over the limit; then the unfinished line is dropped and, when
+   * `done` (the lines completed before it in this chunk) is empty, the error thrown at once, else
+   * at the next `push()` or `end()` so those lines are still delivered.
+   */
+  #overflows(bytes: number, done: string[]): boolean {
+    if (bytes <= this.#maxLineBytes) return false;
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#overflowed = true;
+    if (done.length === 0) this.#throwIfOverflowed();
+    return true;
+  }
+
+  #throwIfOverflowed(): void {
+    if (!this.#overflowed) return;
     throw new LassoError(
       'LASSO_RESPONSE_TOO_LARGE',
       `a line passed maxLineBytes (${this.#maxLineBytes} bytes)`,
