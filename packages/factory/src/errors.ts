@@ -18,8 +18,9 @@ declare module '@lasso/core' {
  *
  * @example
  * ```ts
+ * declare const factory: SharedCacheFactory;
  * await factory.close();
- * await factory.start(signal).catch((error) => isLassoError(error, 'LASSO_FACTORY_CLOSED')); // true
+ * await factory.start(signal).catch((error: unknown) => isLassoError(error, 'LASSO_FACTORY_CLOSED')); // true
  * ```
  */
 export class FactoryClosedError extends LassoError {
@@ -46,6 +47,7 @@ export interface KindStartFailure {
  *
  * @example
  * ```ts
+ * declare const factory: SharedControllerFactory;
  * try {
  *   await factory.start(signal, 5);
  * } catch (error) {

@@ -117,6 +117,8 @@ export function kindFor(
  *
  * @example
  * ```ts
+ * interface Widget extends KubeObject { spec?: { size?: number } }
+ * declare const factory: SharedControllerFactory;
  * const widgets = new Client<Widget>({ gvr: { group: 'example.com', version: 'v1', resource: 'widgets' }, kind: 'Widget', namespaced: true, rest });
  * const controller = await factory.forKind(kindOf(widgets)); // SharedController<Widget>
  * ```

@@ -2,6 +2,7 @@
 // reads the cache, updates the object and returns it. Keep it in step with README.md's ## Example.
 import { Client, type KubeObjectLike } from '@lasso/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kindFor } from '../../src/kind.ts';
 import { createSharedControllerFactoryFromConfig } from '../../src/shared-controller-factory.ts';
 import { deployment, startCluster, type TestCluster, Waiter } from './helpers.ts';
 
@@ -23,29 +24,32 @@ describe('the README example', () => {
     const factory = createSharedControllerFactoryFromConfig(recording.rest, {
       cache: { defaultNamespace: namespace },
     });
-    const deployments = await factory.forKind({ group: 'apps', version: 'v1', kind: 'Deployment' });
-    const stop = new AbortController();
+    const deployments = await factory.forKind(kindFor('apps/v1', 'Deployment'));
+    const stop = new AbortController(); // the README's createShutdownSignal().signal
     const seen: Array<{ key: string; annotated: boolean; cachedVersion: string | undefined }> = [];
     const waiter = new Waiter();
     try {
-      deployments.registerHandler(stop.signal, 'my-handler', async (key, deployment) => {
-        // The latest cached version; undefined once the object is deleted.
-        if (deployment === undefined) return undefined;
-        // Get stuff from the cache.
-        const cached = deployments.informer().getStore().getByKey(key);
+      deployments.registerHandler(stop.signal, 'annotate', async (key, deployment, context) => {
+        if (deployment === undefined) return undefined; // deleted
+        const cached = deployments.get(
+          deployment.metadata?.namespace ?? '',
+          deployment.metadata?.name ?? '',
+        );
         const annotated = cached?.metadata?.annotations?.['example.com/seen'] === 'true';
         seen.push({ key, annotated, cachedVersion: cached?.metadata?.resourceVersion });
         waiter.notify();
         if (annotated) return deployment;
-        const updated = await deployments.client().update(deployment.metadata?.namespace, {
-          ...deployment,
-          metadata: {
-            ...deployment.metadata,
-            annotations: { ...deployment.metadata?.annotations, 'example.com/seen': 'true' },
+        return deployments.client().update(
+          deployment.metadata?.namespace,
+          {
+            ...deployment,
+            metadata: {
+              ...deployment.metadata,
+              annotations: { ...deployment.metadata?.annotations, 'example.com/seen': 'true' },
+            },
           },
-        });
-        // Return the latest version of the object.
-        return updated;
+          { signal: context.signal },
+        );
       });
       // The second argument is the number of workers of EACH controller.
       await factory.start(stop.signal, 5);
@@ -69,7 +73,8 @@ describe('the README example', () => {
       expect(calls.at(-1)?.annotated).toBe(true);
     } finally {
       stop.abort();
-      await deployments.stopped();
+      expect(await factory.stopped()).toEqual({ drained: true, pending: [] });
+      await factory.close();
       await recording.close();
     }
   });
