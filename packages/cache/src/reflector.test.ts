@@ -417,9 +417,9 @@ describe('Reflector', () => {
     await t.clock.advance(119_999);
     expect(t.errors).toEqual([]);
     await t.clock.advance(1);
-    expect(t.errors[0]).toMatchObject({ phase: 'list', retryInMs: 800 });
+    // The 2 minutes spent waiting are longer than the backoff: retried at once.
+    expect(t.errors[0]).toMatchObject({ phase: 'list', retryInMs: 0 });
     expect(t.errors[0]?.cause).toBeInstanceOf(TimeoutError);
-    await t.clock.advance(800);
     await t.fake.nextWatch();
     expect(t.store.size()).toBe(1);
     await t.stop();
@@ -521,8 +521,11 @@ describe('Reflector', () => {
     await t.settle();
     expect(t.errors.map((error) => [error.phase, error.retryInMs])).toEqual([
       ['watch-start', 800],
-      ['watch', 800],
+      ['watch', 0], // 800 ms from the start of a watch that ran 121 s
     ]);
+    (await t.fake.nextWatch()).fail(new Error('reset'));
+    await t.settle();
+    expect(t.errors[2]?.retryInMs).toBe(1600);
     await t.stop();
   });
 
@@ -537,7 +540,10 @@ describe('Reflector', () => {
     await t.clock.advance(10_000);
     healthy.fail(new Error('reset'));
     await t.settle();
-    expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600, 3200, 3200, 800]);
+    (await t.fake.nextWatch()).fail(new Error('reset'));
+    await t.settle();
+    // Restarted at 800 ms (spent by the 10 s watch: retried at once), then 1.6 s instead of 3.2 s.
+    expect(t.errors.map((error) => error.retryInMs)).toEqual([800, 1600, 3200, 3200, 0, 1600]);
     await t.stop();
   });
 
@@ -567,26 +573,50 @@ describe('Reflector', () => {
       ...cm('cm-0'),
       metadata: { namespace: 'ns', name: 'cm-0', resourceVersion: '1' },
     };
-    for (const delayMs of [800, 1600]) {
+    // Open 9 s (longer than the 800 ms backoff: retried at once), then at once (the backoff grew to 1.6 s).
+    for (const [openMs, delayMs] of [
+      [9_000, 0],
+      [0, 1600],
+    ] as const) {
       const watch = await t.fake.nextWatch();
       // The object the list gave, and an older version of it: nothing newer than the reflector has.
       watch.push({ type: 'MODIFIED', object: t.fake.objects()[0] as KubeObject });
       watch.push({ type: 'MODIFIED', object: replayed });
-      await t.clock.advance(9_000);
+      await t.clock.advance(openMs);
       watch.end();
       await t.settle();
-      expect(t.reflector.state()).toBe('backoff');
       expect(t.reflector.lastSyncResourceVersion()).toBe(startVersion);
       await t.clock.advance(delayMs);
     }
+    await t.fake.nextWatch();
     expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
-      ['watch', false, 800],
+      ['watch', false, 0],
       ['watch', false, 1600],
     ]);
     expect(t.errors[0]?.message).toMatch(
       /very short watch: the watch ended after 9000 ms without anything newer/,
     );
     expect(t.fake.watchCalls.every((call) => call.resourceVersion === startVersion)).toBe(true);
+    await t.stop();
+  });
+
+  it('counts the backoff from the start of the failed attempt: a list that hung is retried at once', async () => {
+    const clock = new FakeClock();
+    const t = setup(1, { clock }, (fake) => {
+      const list = fake.list.bind(fake);
+      let calls = 0;
+      fake.list = async (options) => {
+        // The first list waits 5 s (a health gate, a slow server), then fails.
+        if (++calls === 1) {
+          await new Promise<void>((resolve) => clock.schedule(5_000, resolve));
+          throw new ApiError({ status: 500 });
+        }
+        return list(options);
+      };
+    });
+    await clock.advance(5_000);
+    await t.fake.nextWatch();
+    expect(t.errors.map((error) => [error.phase, error.retryInMs])).toEqual([['list', 0]]);
     await t.stop();
   });
 

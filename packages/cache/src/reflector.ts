@@ -122,7 +122,8 @@ type Next = { kind: 'list'; resourceVersion: string } | { kind: 'watch' };
 /**
  * Lists, then watches, forever: the list replaces the store and gives the resourceVersion the watch starts
  * from; every newer event (bookmarks included) advances it. A watch that ends normally is resumed at once.
- * Every failure backs off 800 ms -> 3.2 s (x2, jitter +0..25 %; the server's Retry-After when longer), then:
+ * Every failure backs off 800 ms -> 3.2 s (x2, jitter +0..25 %) counted from the start of the failed attempt
+ * (the server's Retry-After when longer), then:
  * malformed data relists; anything else (network, 5xx, 429, 403, timeouts) resumes the watch. A body that
  * ends inside an event ends the watch (the partial event is logged and counted). A 410 Gone is not a server failure: the first one relists at once at the last resourceVersion
  * (`NotOlderThan`, then `""` when that is gone too); another before a healthy watch waits the backoff. A healthy
@@ -297,6 +298,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       while (!signal.aborted) {
         if (next.kind === 'list') {
           const listAt = next.resourceVersion;
+          const listStarted = this.#clock.monotonic();
           this.#state = 'listing';
           try {
             await this.#list(listAt, signal);
@@ -311,7 +313,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
               next = { kind: 'list', resourceVersion: '' };
               continue;
             }
-            const delayMs = this.#delay(backoff.next(), error);
+            const delayMs = this.#delay(
+              backoff.next(),
+              error,
+              this.#clock.monotonic() - listStarted,
+            );
             this.#report('list', error, true, delayMs);
             if (!(await wait(delayMs))) break;
             continue;
@@ -335,7 +341,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
               'LASSO_WATCH_FAILED',
               `very short watch: the watch ended after ${Math.round(outcome.durationMs)} ms without anything newer than resourceVersion ${JSON.stringify(this.#lastSyncResourceVersion)} (${outcome.events} events)`,
             );
-            const delayMs = backoff.next();
+            const delayMs = this.#delay(backoff.next(), error, outcome.durationMs);
             this.#report('watch', error, false, delayMs);
             if (!(await wait(delayMs))) break;
           } else {
@@ -357,7 +363,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         // A 410 from a server that answers is not a server failure: the first one relists at once. Another one
         // before a healthy watch waits the backoff, which keeps "one event, then 410" (an etcd compaction racing a
         // busy resource) from sending LISTs in a hot loop.
-        const delayMs = gone && goneStreak === 0 ? 0 : this.#delay(backoff.next(), error);
+        const delayMs =
+          gone && goneStreak === 0 ? 0 : this.#delay(backoff.next(), error, outcome.durationMs);
         if (gone) goneStreak++;
         this.#report(phase, error, relist, delayMs);
         if (relist) next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
@@ -369,9 +376,14 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     }
   }
 
-  #delay(backoffMs: number, error: unknown): number {
+  /**
+   * The wait before the next attempt: the backoff counts from the start of the failed attempt (attempts start at
+   * least a backoff apart; a list that waited for the server's health, or a watch that ran a while, has already
+   * spent it), and the server's Retry-After from its answer.
+   */
+  #delay(backoffMs: number, error: unknown, attemptMs: number): number {
     const retryAfterMs = isApiError(error) ? (error.retryAfterMs ?? 0) : 0;
-    return Math.max(backoffMs, retryAfterMs);
+    return Math.max(backoffMs - attemptMs, retryAfterMs, 0);
   }
 
   async #list(resourceVersion: string, signal: AbortSignal): Promise<void> {

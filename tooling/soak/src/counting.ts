@@ -23,7 +23,9 @@ export function createCountingLogger(verbose = false): CountingLogger {
       const key = `${level} ${message}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (verbose && (level === 'warn' || level === 'error')) {
-        process.stderr.write(`${key} ${JSON.stringify(attributes ?? {})}\n`);
+        process.stderr.write(
+          `${new Date().toISOString()} ${key} ${JSON.stringify(attributes ?? {})}\n`,
+        );
       }
     };
   const logger: CountingLogger = {

@@ -57,7 +57,9 @@ export async function runInformerSoak(
     const [kind, ...rest] = round;
     round = rest;
     if (kind === undefined) break;
-    server.send({ type: 'fault', seq: seq++, action: kind.draw(random) });
+    const action = kind.draw(random);
+    if (options.verbose) process.stderr.write(`${new Date().toISOString()} fault ${JSON.stringify(action)}\n`);
+    server.send({ type: 'fault', seq: seq++, action });
     faultsByKind.set(kind.name, (faultsByKind.get(kind.name) ?? 0) + 1);
     const waitMs = Math.min(
       random.int(300, 2_000),
