@@ -156,6 +156,27 @@ describe('response bounds', () => {
     await server.closed[0];
   });
 
+  it('yields the event before an oversized last one, then throws naming the request', async () => {
+    server = await startLoopback((_request, response) => {
+      response.writeHead(200);
+      response.end(
+        `{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"data":"${'x'.repeat(2000)}`,
+      );
+    });
+    const names: unknown[] = [];
+    const error = await failure(
+      (async () => {
+        for await (const event of configMaps(server, { maxWatchEventBytes: 1000 }).watch('d')) {
+          names.push(event.object.metadata?.name);
+        }
+      })(),
+    );
+    expect(names).toEqual(['a']);
+    expect(error.message).toBe(
+      'watch configmaps in namespace "d": a watch event passed maxWatchEventBytes (1000 bytes); the connection was closed',
+    );
+  });
+
   it('does not bound a watch by maxResponseBytes: many small events pass', async () => {
     const line = `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' }, data: { x: 'y'.repeat(900) } } })}\n`;
     server = await startLoopback((_request, response) => {

@@ -80,17 +80,19 @@ export async function* watchStream<T extends KubeObjectLike>(
     body = response.body;
     const limit = init.maxWatchEventBytes;
     const decoder = new LineDecoder({ maxLineBytes: limit });
+    // The decoder's bound error, said of this request.
+    const bounded = <R>(decode: () => R): R => {
+      try {
+        return decode();
+      } catch (error) {
+        if (!isLassoError(error, 'LASSO_RESPONSE_TOO_LARGE')) throw error;
+        throw tooLargeError(request, 'a watch event', 'maxWatchEventBytes', limit);
+      }
+    };
     try {
       for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
         deadline.touch();
-        let lines: string[];
-        try {
-          lines = decoder.push(chunk);
-        } catch (error) {
-          if (!isLassoError(error, 'LASSO_RESPONSE_TOO_LARGE')) throw error;
-          throw tooLargeError(request, 'a watch event', 'maxWatchEventBytes', limit);
-        }
-        for (const line of lines) {
+        for (const line of bounded(() => decoder.push(chunk))) {
           if (line === '') continue;
           const event = decodeWatchEvent<T>(line);
           init.fill(event.object);
@@ -102,7 +104,10 @@ export async function* watchStream<T extends KubeObjectLike>(
           }
         }
       }
-      const tail = decodeWatchTail<T>(decoder.end(), describeRequest(request));
+      const tail = decodeWatchTail<T>(
+        bounded(() => decoder.end()),
+        describeRequest(request),
+      );
       if (tail !== undefined) {
         init.fill(tail.object);
         yield tail;
