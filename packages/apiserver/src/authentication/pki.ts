@@ -330,6 +330,13 @@ export function createCertificateAuthority(
  * clientAuth; kube-apiserver reads the user from CN and the groups from O).
  *
  * Throws `TypeError` when `ca` is not a PEM certificate and key or an option is malformed.
+ *
+ * @example
+ * ```ts
+ * const ca = createCertificateAuthority();
+ * const user = createSignedCertificate(ca, { commonName: 'jane', organizations: ['dev'], usage: 'client' });
+ * // send user.certPem and user.keyPem as the client certificate of a server that trusts ca.certPem
+ * ```
  */
 export function createSignedCertificate(
   ca: CertificatePair,

@@ -33,7 +33,7 @@ export function requireRouteAcceptable(request: ApiRequest): void {
 /**
  * Content negotiation as kube's handlers run it for custom resources: some clause whose q is not 0 must
  * name a produced type, wildcards allowed (`*\/*`, `application/*`), case-insensitively. Clauses that
- * ask for a transformed form (`as=Table`) are table.ts's to judge. Throws the 406 listing the types.
+ * ask for a transformed form (`as=Table`) are printers/table-negotiation.ts's to judge. Throws the 406 listing the types.
  */
 export function requireNegotiable(request: ApiRequest): void {
   const accept = acceptOf(request);

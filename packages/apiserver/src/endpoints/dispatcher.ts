@@ -1,6 +1,6 @@
 // The local API server's router: a request arrives classified (request-info.ts) and authorized
-// (server.ts); non-resource paths (/version, health, discovery, OpenAPI) are answered here, resource
-// requests are routed (route.ts: 404 and 405) and dispatched to one handler per verb (handlers/*.ts).
+// (filters/); non-resource paths (/version, health, discovery, OpenAPI) are answered here, resource
+// requests are routed (routes.ts: 404 and 405) and dispatched to one handler per verb (handlers/*.ts).
 // What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind shares in
 // generic-registry.ts.
 import type { Clock } from '@lasso/core';

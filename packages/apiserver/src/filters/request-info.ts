@@ -2,7 +2,7 @@
 // pkg/endpoints/request/requestinfo.go): resource or non-resource, verb, group, version, namespace,
 // resource, name, subresource. Classification never fails, whatever the path or method: authorization
 // reads it first (a denied user sees 403 even for a path that does not exist), and only then does routing
-// (route.ts) answer 404 for a path nothing serves and 405 for a method a path does not take.
+// (endpoints/routes.ts) answer 404 for a path nothing serves and 405 for a method a path does not take.
 
 import {
   parseFieldSelector,

@@ -1,12 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyJsonPatch,
-  applyMergePatch,
-  applyStrategicMergePatch,
-  PatchError,
-  strategicSchemaFor,
-} from './patch-formats.ts';
+import { applyJsonPatch } from './json-patch.ts';
+import { applyMergePatch } from './merge-patch.ts';
+import { PatchError } from './patch-error.ts';
+import { applyStrategicMergePatch, strategicSchemaFor } from './strategic-merge-patch.ts';
 
 function patchError(run: () => unknown): PatchError {
   try {

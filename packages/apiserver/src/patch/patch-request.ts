@@ -1,4 +1,5 @@
-// Glue between the REST handlers and the pure patch / server-side-apply modules (patch.ts, apply.ts):
+// Glue between the REST handlers and the pure patch modules (json-patch.ts, merge-patch.ts,
+// strategic-merge-patch.ts, server-side-apply.ts):
 // content-type dispatch, kube-apiserver's 415 for strategic merge on custom resources, managedFields.
 import { parseDocument, parse as parseYaml } from 'yaml';
 import { goJsonSyntaxError } from '../apimachinery/go-json-errors.ts';
@@ -13,13 +14,9 @@ import {
 } from '../apimachinery/status.ts';
 import type { ResourceInfo } from '../registry/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
-import {
-  applyJsonPatch,
-  applyMergePatch,
-  applyStrategicMergePatch,
-  PatchError,
-  strategicSchemaFor,
-} from './patch-formats.ts';
+import { applyJsonPatch } from './json-patch.ts';
+import { applyMergePatch } from './merge-patch.ts';
+import { PatchError } from './patch-error.ts';
 import {
   type ApplyConflict,
   applyConflictCauses,
@@ -27,6 +24,7 @@ import {
   serverSideApply,
   trackUpdate,
 } from './server-side-apply.ts';
+import { applyStrategicMergePatch, strategicSchemaFor } from './strategic-merge-patch.ts';
 
 const customPatchTypes = [
   'application/json-patch+json',

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { strategicSchemaFor } from './patch-formats.ts';
 import {
   type ApplyConflict,
   applyConflictCauses,
@@ -7,6 +6,7 @@ import {
   serverSideApply,
   trackUpdate,
 } from './server-side-apply.ts';
+import { strategicSchemaFor } from './strategic-merge-patch.ts';
 
 type Obj = Record<string, unknown>;
 const t1 = '2026-01-01T00:00:00Z';

@@ -1,7 +1,8 @@
 // Server-side apply and managedFields bookkeeping (FieldsV1), a simplified but honest port of
 // sigs.k8s.io/structured-merge-diff as k8s.io/apiserver/pkg/endpoints/handlers/fieldmanager uses it:
 // field sets per manager, conflicts, forced ownership transfer, removal of fields a manager stopped applying.
-import { jsonEqual, type StrategicSchema } from './patch-formats.ts';
+import { jsonEqual } from './patch-error.ts';
+import type { StrategicSchema } from './strategic-merge-patch.ts';
 
 /** A field another manager owns with a different value; `field` is a structured-merge-diff path. */
 export interface ApplyConflict {

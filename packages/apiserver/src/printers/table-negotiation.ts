@@ -1,5 +1,5 @@
 // Where server-side printing meets the handlers: a get, list or watch whose Accept header asks for a
-// meta.k8s.io Table answers with one (table.ts builds it), as kube-apiserver's transformObject does.
+// meta.k8s.io Table answers with one (table-builder.ts builds it), as kube-apiserver's transformObject does.
 
 import type { ResourceRequestInfo } from '../filters/request-info.ts';
 import { storageKey } from '../registry/builtin-resources.ts';

@@ -46,12 +46,8 @@ setNestedObjectDecoder(decodeObject);
  * JSON forms of Quantity, IntOrString, Duration and RawExtension.
  *
  * Throws {@link ProtobufDecodeError} for a malformed body and {@link ProtobufUnknownKindError} when the
- * envelope names a kind the type table does not describe.
- *
- * @example
- * ```ts
- * const object = decodeProtobufObject(body); // { apiVersion: 'v1', kind: 'ConfigMap', metadata: {...}, data: {...} }
- * ```
+ * envelope names a kind the type table does not describe. A ConfigMap body comes back as
+ * `{ apiVersion: 'v1', kind: 'ConfigMap', metadata: {...}, data: {...} }`.
  */
 export function decodeProtobufObject(body: Uint8Array): Record<string, unknown> {
   return decodeObject(body, 0);

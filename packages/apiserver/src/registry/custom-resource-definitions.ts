@@ -17,7 +17,7 @@ function asString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** A validation failure cause in validation.ts's shape. */
+/** A validation failure cause in apimachinery/name-validation.ts's shape. */
 export type CrdCause = SchemaCause;
 
 /** Causes that make a CRD invalid (kube-apiserver's apiextensions validation, the observable subset). */

@@ -34,7 +34,7 @@ const table = new Map<string, Strategy>([
 ]);
 
 /**
- * The strategy of `info`'s kind. Only the server's composition root (api.ts) imports this table and
+ * The strategy of `info`'s kind. Only the server's composition root (endpoints/dispatcher.ts) imports this table and
  * hands it to everything else as `ServerContext.strategyFor`: strategies use the generic registry, and
  * the registry must not import them back.
  */

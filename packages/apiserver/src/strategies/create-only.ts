@@ -1,6 +1,6 @@
 // Resources and subresources that are only ever created and never stored as themselves (kube's
 // "virtual" REST storage: TokenRequest, Eviction, and the authorization reviews). Each is one table
-// entry and one function; the create handler and the routes in route.ts find them here.
+// entry and one function; the create handler and the routes in endpoints/routes.ts find them here.
 
 import type { ResourceRequestInfo } from '../filters/request-info.ts';
 import { reviewResources } from '../rbac/review-resources.ts';
@@ -21,7 +21,7 @@ export interface CreateOnlyResource {
 
 /**
  * Every create-only resource served. A resource listed here must also be in the resource table
- * (resources.ts) with the `create` verb, so that discovery and routing know it.
+ * (registry/builtin-resources.ts) with the `create` verb, so that discovery and routing know it.
  */
 export const createOnlyResources: readonly CreateOnlyResource[] = [
   { group: '', resource: 'serviceaccounts', subresource: 'token', create: createTokenRequest },

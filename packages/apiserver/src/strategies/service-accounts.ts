@@ -11,7 +11,7 @@ export const serviceAccountStrategy: Strategy = {
   topLevelFields: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
 };
 
-/** TokenRequest (serviceaccounts/token): a token bound to the account, issued by tokens.ts. */
+/** TokenRequest (serviceaccounts/token): a token bound to the account, issued by authentication/service-account-tokens.ts. */
 export function createTokenRequest(
   context: ServerContext,
   request: ResourceRequestInfo,

@@ -7,7 +7,7 @@ import type { ServerContext } from '../registry/server-context.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { objectMetaFieldOrder } from '../types/index.ts';
 
-/** One field error of a 422 Invalid (validation.ts and crds.ts each have their own narrower type). */
+/** One field error of a 422 Invalid (apimachinery/name-validation.ts and registry/custom-resource-definitions.ts each have their own narrower type). */
 export interface Cause {
   type: string;
   message: string;
