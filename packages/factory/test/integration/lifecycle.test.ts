@@ -244,7 +244,9 @@ describe('the factory lifecycle against the API server', () => {
       20_000,
     );
     const failoverMs = performance.now() - died;
-    if (process.env.LASSO_REPORT_FAILOVER) console.log(`failover ${failoverMs.toFixed(0)} ms`);
+    // Opt-in measurement for reports: LASSO_REPORT_FAILOVER=1.
+    if (process.env.LASSO_REPORT_FAILOVER)
+      process.stderr.write(`failover ${failoverMs.toFixed(0)} ms\n`);
     expect(b.reconciled).toContain(`${namespace}/seed`);
     // The goal of warm standby: no LIST after takeover.
     expect(listsOf(b.recording, 'v1/configmaps', listedBeforeTakeover)).toBe(0);
