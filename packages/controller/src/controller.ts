@@ -548,6 +548,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
  *
  * @example
  * ```ts
+ * const configMaps = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
  * const informer = createCache(configMaps, { namespace: 'default' });
  * // startCache undefined: the controller runs its informer itself.
  * const controller = createController('configmaps', informer, undefined, async (key, configMap, { signal }) => {

@@ -104,7 +104,9 @@ export class IgnoreError extends LassoError {
  *
  * @example
  * ```ts
- * if (object === undefined) throw new Error('already gone', { cause: ErrIgnore });
+ * const handler: Handler<KubeObject> = (key, object) => {
+ *   if (object === undefined) throw new Error(`${key} is already gone`, { cause: ErrIgnore });
+ * };
  * ```
  */
 export const ErrIgnore: IgnoreError = new IgnoreError();
@@ -137,7 +139,11 @@ export class RetryAfterError extends LassoError {
  *
  * @example
  * ```ts
- * if (!deployment.status?.readyReplicas) throw retryAfter(5_000, 'waiting for replicas');
+ * import type { Deployment } from 'kubernetes-types/apps/v1.js';
+ *
+ * const waitForReplicas: Handler<Deployment> = (_key, deployment) => {
+ *   if (!deployment?.status?.readyReplicas) throw retryAfter(5_000, 'waiting for replicas');
+ * };
  * ```
  */
 export function retryAfter(delayMs: number, message?: string): RetryAfterError {

@@ -30,6 +30,8 @@ export interface Predicate<T> {
  *
  * @example
  * ```ts
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+ *
  * // Only ConfigMaps labelled app=web, whatever the event.
  * const webOnly = predicate<ConfigMap>(({ object }) => object.metadata?.labels?.app === 'web', 'web-only');
  * ```

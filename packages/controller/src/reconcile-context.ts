@@ -13,7 +13,10 @@ import type { Logger } from '@lasso/core';
  *
  * @example
  * ```ts
- * const handler: Handler<ConfigMap> = async (key, configMap, { signal, logger }) => {
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+ *
+ * const configMaps = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
+ * const handler: Handler<ConfigMap> = async (_key, configMap, { signal, logger }) => {
  *   if (configMap === undefined) return;
  *   logger.debug('reconciling');
  *   await configMaps.update(configMap.metadata?.namespace, configMap, { signal });

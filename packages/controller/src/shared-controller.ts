@@ -51,8 +51,13 @@ export interface SharedController<T extends KubeObjectLike> extends Controller<T
    *
    * @example
    * ```ts
-   * shared.registerHandler(stop.signal, 'spec-only', async (key, object, { signal }) => {
-   *   if (object !== undefined) await shared.client().update(object.metadata?.namespace, object, { signal });
+   * import type { Deployment } from 'kubernetes-types/apps/v1.js';
+   *
+   * declare const shared: SharedController<Deployment>;
+   * shared.registerHandler(signal, 'spec-only', async (_key, deployment, context) => {
+   *   if (deployment === undefined) return;
+   *   const namespace = deployment.metadata?.namespace;
+   *   await shared.client().update(namespace, deployment, { signal: context.signal });
    * }, { predicates: [generationChangedPredicate] });
    * ```
    */
@@ -275,13 +280,16 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
  *
  * @example
  * ```ts
- * const shared = createSharedController<ConfigMap>({
+ * const configMaps = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
+ * const informer = createCache(configMaps);
+ * const shared = createSharedController({
  *   name: 'v1, Resource=configmaps',
  *   client: configMaps,
- *   createController: (handler) => createController('v1, Kind=ConfigMap', informer, startInformer, handler),
+ *   createController: (handler) => createController('v1, Kind=ConfigMap', informer, undefined, handler),
  * });
- * shared.registerHandler(stop.signal, 'log', (key, configMap) => console.log(key, configMap?.data));
- * await shared.start(stop.signal, 2);
+ * shared.registerHandler(signal, 'log', (key, configMap) => console.log(key, configMap?.data));
+ * await shared.start(signal, 2);
+ * console.log(shared.list('default', 'app=web').length); // read through the lister
  * ```
  */
 export function createSharedController<T extends KubeObjectLike>(
