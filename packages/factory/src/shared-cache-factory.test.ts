@@ -1,6 +1,6 @@
 // Unit tests of createSharedCacheFactory over a fake cluster: one informer per kind, per-kind options, start and
 // startGVK, waitForCacheSync results and the shared health gate.
-import type { KubeObject, KubeObjectLike } from '@lasso/client';
+import { ApiError, type KubeObject, type KubeObjectLike } from '@lasso/client';
 import { isLassoError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -314,6 +314,20 @@ describe('createSharedCacheFactory', () => {
       crds.store.remove(crd);
       await waitFor(() => statusOf(caches, widgetGvk)?.state === 'unserved', clock);
       expect(widgets.isRunning()).toBe(false);
+    });
+    it('stops the informer of a kind whose watch answers 404 once discovery no longer serves it', async () => {
+      const { cluster, caches, clock, logger, signal } = setup({ watchDiscovery: false });
+      const widgetKind = cluster.serve(widgetGvk, 'widgets', true);
+      const widgets = await caches.forKind(widgetGvk);
+      await caches.start(signal);
+      await widgets.whenSynced();
+      cluster.unserve(widgetGvk);
+      (await widgetKind.store.nextWatch()).fail(new ApiError({ status: 404 }));
+      await waitFor(() => statusOf(caches, widgetGvk)?.state === 'unserved', clock);
+      expect(widgets.isRunning()).toBe(false);
+      expect(
+        logger.entries.filter((entry) => entry.message.startsWith('kind no longer served')),
+      ).toHaveLength(1);
     });
   });
 
