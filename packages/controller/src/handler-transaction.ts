@@ -34,7 +34,7 @@ class HandlerTransactionImpl implements HandlerTransaction {
     this.#state = 'committed';
     const held = this.#held;
     this.#held = [];
-    // Each registration runs even when one before it throws (a duplicate name, say); the first error is
+    // Each registration runs even when one before it throws (a predicate that is not one, say); the first error is
     // rethrown once all ran, so one bad handler does not silently drop the rest.
     let failure: { error: unknown } | undefined;
     for (const registration of held) {

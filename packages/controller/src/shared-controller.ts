@@ -80,9 +80,11 @@ export interface SharedControllerOptions<T extends KubeObjectLike> {
   /** The client {@link SharedController.client} returns. */
   client: Client<T>;
   /**
-   * Builds the controller around `handler` (the shared handler's `onChange`), on the first
-   * `registerHandler`, `enqueue*` or `informer()` call. When it throws, `start` rejects with that error and
-   * enqueues are no-ops: a kind that does not exist fails only the code that uses it.
+   * Builds the controller around `handler` (the shared handler's `onChange`, which passes each reconcile's
+   * context on), on the first `registerHandler`, `enqueue*` or `informer()` call. When it throws, `start`
+   * rejects with that error and enqueues are no-ops: a kind that does not exist fails only the code that uses
+   * it. Build it with this package's `createController`: the handlers' predicates then filter its
+   * informer events (any other `Controller` enqueues every event, and registering predicates logs a warning).
    */
   createController(handler: Handler<T>): Controller<T>;
   /** Time source of the shared handler (reconcile time, recent-deletion guard). Default `systemClock`. */

@@ -269,7 +269,8 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
 /**
  * Create the handler fan-out of one controller (lasso `SharedHandler`): handlers run in registration order,
  * each receiving the object the previous one returned; the remaining handlers still run after one fails,
- * and the failures are aggregated as `handler <name>: <message>`. `ErrIgnore` is not a failure. After a run
+ * and the failures are aggregated as `handler <name>: <message>`. `ErrIgnore` is not a failure. Every handler
+ * of a run gets the run's `ReconcileContext`. A name registered twice runs twice (one warning). After a run
  * in which the object ends with a deletionTimestamp and no finalizers, a stale copy with the same uid is
  * skipped and retried 10 s later, for one minute.
  */
