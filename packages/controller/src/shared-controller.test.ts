@@ -356,6 +356,16 @@ describe('createSharedController: context and lister', () => {
     expect(() => t.shared.list()).toThrow(/no such kind/);
   });
 
+  it('builds nothing once closed: registrations and enqueues are no-ops, start rejects', async () => {
+    const t = setup();
+    await t.shared.close();
+    t.shared.registerHandler(t.signal, 'late', () => {});
+    t.shared.enqueueKey('ns/a');
+    expect(t.builds()).toBe(0);
+    await expect(t.shared.start(t.signal, 1)).rejects.toThrow(/is closed/);
+    expect(t.logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);
+  });
+
   it('closes the controller it built; stopped() is drained', async () => {
     const t = setup();
     t.shared.registerHandler(t.signal, 'h', () => {});

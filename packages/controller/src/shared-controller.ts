@@ -254,8 +254,11 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
   }
 
   async close(): Promise<void> {
-    const controller = this.#built !== undefined ? this.#controller() : undefined;
-    await controller?.close();
+    // Built or not, nothing is built after this: a later registration or enqueue must not leave a queue open.
+    this.#built ??= {
+      error: new LassoError('LASSO_CONFIG_INVALID', `controller ${this.name} is closed`),
+    };
+    if ('controller' in this.#built) await this.#built.controller.close();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
