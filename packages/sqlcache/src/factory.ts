@@ -88,6 +88,11 @@ export interface SqlCache<T> {
   hasSynced(): boolean;
   /** Resolves once the first list is stored; rejects when `signal` aborts or the kind is stopped or reset. */
   whenSynced(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once the cache reflects `resourceVersion` (a decimal one, such as a write's answer) or a newer
+   * one: read-your-writes for a server in front of the cache. Rejects like {@link SqlCache.whenSynced}.
+   */
+  whenResourceVersion(resourceVersion: string, signal?: AbortSignal): Promise<void>;
 }
 
 /**
@@ -143,7 +148,14 @@ interface Kind {
   controller: AbortController | undefined;
   running: Promise<void> | undefined;
   synced: boolean;
-  readonly waiters: Set<{ resolve(): void; reject(error: unknown): void }>;
+  readonly waiters: Set<Waiter>;
+}
+
+interface Waiter {
+  /** Undefined: waits for the first list. */
+  readonly resourceVersion: string | undefined;
+  resolve(): void;
+  reject(error: unknown): void;
 }
 
 const nameOf = (gvk: GroupVersionKind): string =>
@@ -272,6 +284,8 @@ class Factory implements SqlCacheFactory {
       list: (listOptions) => kind.store.listByOptions(listOptions),
       hasSynced: () => kind.synced,
       whenSynced: (signal) => this.#whenSynced(kind, signal),
+      whenResourceVersion: (resourceVersion, signal) =>
+        this.#whenSynced(kind, signal, resourceVersion),
     };
     this.#kinds.set(name, kind);
     if (this.#run !== undefined) this.#startKind(kind, this.#run.signal);
@@ -312,19 +326,37 @@ class Factory implements SqlCacheFactory {
       const lean = dropManagedFields(object);
       return transform === undefined ? lean : transform(lean);
     };
+    let checkQueued = false;
+    // After the store's own flush (queued first: microtasks run in order), so waiters see committed data.
+    const checkWaiters = (): void => {
+      if (checkQueued || kind.waiters.size === 0) return;
+      checkQueued = true;
+      queueMicrotask(() => {
+        checkQueued = false;
+        this.#resolveWaiters(kind);
+      });
+    };
     const store: ReflectorStore<KubeObjectLike> = {
-      add: (object) => kind.store.add(prepare(object)),
-      update: (object) => kind.store.update(prepare(object)),
-      delete: (object) => kind.store.delete(object),
+      add: (object) => {
+        kind.store.add(prepare(object));
+        checkWaiters();
+      },
+      update: (object) => {
+        kind.store.update(prepare(object));
+        checkWaiters();
+      },
+      delete: (object) => {
+        kind.store.delete(object);
+        checkWaiters();
+      },
       replace: (list, resourceVersion) => {
         // The whole list in one write transaction.
         kind.store.replace(list.map(prepare), resourceVersion);
         if (!kind.synced) {
           kind.synced = true;
           this.#logger.info('cache kind synced', { gvk: kind.name, objects: list.length });
-          for (const waiter of kind.waiters) waiter.resolve();
-          kind.waiters.clear();
         }
+        this.#resolveWaiters(kind);
       },
     };
     const listerWatcher = createClientListerWatcher(kind.client, {
@@ -379,15 +411,23 @@ class Factory implements SqlCacheFactory {
     for (const kind of kinds) this.#rejectWaiters(kind, reason);
   }
 
-  #whenSynced(kind: Kind, signal?: AbortSignal): Promise<void> {
-    if (kind.synced) return Promise.resolve();
+  #whenSynced(kind: Kind, signal?: AbortSignal, resourceVersion?: string): Promise<void> {
+    if (resourceVersion !== undefined && !/^\d+$/.test(resourceVersion)) {
+      return Promise.reject(
+        new TypeError(
+          `whenResourceVersion: ${JSON.stringify(resourceVersion)} is not a decimal resourceVersion`,
+        ),
+      );
+    }
+    if (reached(kind, resourceVersion)) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
         kind.waiters.delete(waiter);
         reject(signal?.reason);
       };
-      const waiter = {
+      const waiter: Waiter = {
+        resourceVersion,
         resolve: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
@@ -402,10 +442,33 @@ class Factory implements SqlCacheFactory {
     });
   }
 
+  #resolveWaiters(kind: Kind): void {
+    for (const waiter of kind.waiters) {
+      let done: boolean;
+      try {
+        done = reached(kind, waiter.resourceVersion);
+      } catch {
+        continue;
+      }
+      if (done) {
+        kind.waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  }
+
   #rejectWaiters(kind: Kind, reason: unknown): void {
     for (const waiter of kind.waiters) waiter.reject(reason);
     kind.waiters.clear();
   }
+}
+
+/** True when `kind` has synced and, with `resourceVersion`, reflects it or a newer one. */
+function reached(kind: Kind, resourceVersion: string | undefined): boolean {
+  if (!kind.synced) return false;
+  if (resourceVersion === undefined) return true;
+  const current = kind.store.resourceVersion();
+  return /^\d+$/.test(current) && BigInt(current) >= BigInt(resourceVersion);
 }
 
 /**
