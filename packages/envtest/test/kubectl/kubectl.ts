@@ -1,6 +1,6 @@
 // Runs the installed kubectl against an Environment: its kubeconfig, a discovery cache of its own
 // and a bounded time per command. The kubectl suites skip themselves when kubectl is not on PATH.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -30,16 +30,6 @@ export const kubectlPath = findOnPath('kubectl');
  * on a loaded machine can take seconds.
  */
 export const suiteOptions = { concurrent: true, timeout: 30_000 } as const;
-
-/** The installed kubectl's client minor version (0 when kubectl is absent). */
-export const kubectlMinor: number = (() => {
-  if (kubectlPath === undefined) return 0;
-  const text = execFileSync(kubectlPath, ['version', '--client', '-o', 'json'], {
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
-  return Number.parseInt(String(JSON.parse(text).clientVersion?.minor ?? '0'), 10);
-})();
 
 /** What one kubectl run printed and how it ended. */
 export interface KubectlResult {
