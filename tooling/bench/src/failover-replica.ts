@@ -13,7 +13,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 
 /** What a replica reports. */
 export interface ReplicaReport {
-  type: 'synced' | 'standby' | 'leading' | 'reconcile' | 'failed';
+  type: 'synced' | 'standby' | 'leading' | 'reconcile' | 'stuck' | 'failed';
   identity: string;
   at: number;
   message?: string;
@@ -74,6 +74,11 @@ async function main(): Promise<void> {
       onStartedLeading: async (signal) => {
         leading = true;
         send({ type: 'leading' });
+        // A leader that has not reconciled 20 s after winning says where its kinds are, for the report.
+        const probe = setTimeout(() => {
+          if (!reported) send({ type: 'stuck', message: JSON.stringify(factory.status()) });
+        }, 20_000);
+        signal.addEventListener('abort', () => clearTimeout(probe), { once: true });
         await factory.start(signal, 2);
       },
       onStoppedLeading: () => {

@@ -54,6 +54,8 @@ class Replica {
     this.child.on('message', (message) => {
       const report = message as ReplicaReport;
       this.reports.push(report);
+      if (report.type === 'stuck')
+        process.stderr.write(`replica ${report.identity} stuck: ${report.message}\n`);
       if (report.type === 'failed') {
         for (const waiter of this.#waiters.splice(0)) waiter.reject(new Error(report.message));
         return;
@@ -77,10 +79,10 @@ class Replica {
     const seen = this.reports.find((report) => report.type === type);
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise<ReplicaReport>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`no ${type} within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      const timer = setTimeout(() => {
+        const seen = this.reports.map((report) => report.type).join(', ') || 'nothing';
+        reject(new Error(`no ${type} within ${timeoutMs} ms (reported: ${seen})`));
+      }, timeoutMs);
       this.#waiters.push({
         type,
         resolve: (report) => {
@@ -127,10 +129,12 @@ async function round(
     String(sizes.renew),
     String(sizes.retry),
   ];
+  // b starts once a leads, so that a wins the lease.
   const a = new Replica(args('a'));
-  const b = new Replica(args('b'));
+  let b: Replica | undefined;
   try {
     await a.report('reconcile', 120_000);
+    b = new Replica(args('b'));
     await b.report('standby', 120_000);
     if (mode === 'warm') await b.report('synced', 120_000);
     // Let b observe a's renewals for a while, as a standby that has been up for some time.
@@ -147,7 +151,7 @@ async function round(
       failoverMs: reconcile.at - killedAt,
     };
   } finally {
-    await Promise.allSettled([a.stop(), b.stop()]);
+    await Promise.allSettled([a.stop(), b?.stop()]);
   }
 }
 
