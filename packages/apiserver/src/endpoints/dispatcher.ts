@@ -9,7 +9,7 @@ import type { UserInfo } from '../authentication/authenticate.ts';
 import { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
 import type { RequestInfo, ResourceRequestInfo, Verb } from '../filters/request-info.ts';
 import { OpenApiPublisher, type OpenApiSource } from '../openapi/documents.ts';
-import { routeOpenApi } from '../openapi/route.ts';
+import { routeOpenApi } from '../openapi/openapi-endpoints.ts';
 import { recordManagedFields } from '../patch/patch-request.ts';
 import { admitRbacWrite } from '../rbac/admission.ts';
 import { storageKey } from '../registry/builtin-resources.ts';

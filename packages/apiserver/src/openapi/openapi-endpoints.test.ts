@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Registry } from '../registry/served-resources.ts';
 import { testTypes } from './__fixtures__/types.ts';
 import { OpenApiPublisher } from './documents.ts';
-import { type OpenApiContext, routeOpenApi } from './route.ts';
+import { type OpenApiContext, routeOpenApi } from './openapi-endpoints.ts';
 
 const now = Date.UTC(2026, 0, 2, 3, 4, 5);
 const context: OpenApiContext = {
