@@ -91,7 +91,8 @@ describe('LineDecoder', () => {
       ),
       { numRuns: 200 },
     );
-  });
+    // 200 generated streams take ~1 s on an idle machine, over 10 s on a loaded one.
+  }, 60_000);
 
   it('decodes a 4-byte character split across three chunks', () => {
     const bytes = encoder.encode('{"a":"😀"}\n');
