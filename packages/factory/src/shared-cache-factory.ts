@@ -620,8 +620,15 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     const wasUnserved = entry.state === 'unserved';
     this.#setState(entry, 'syncing', undefined);
     if (wasUnserved) entry.logger.info('kind is served now, informer started');
-    const done = entry.informer
-      .run({ signal: stop.signal })
+    // A run of a previous factory run still ending (past its shutdown bound) ends first: one run at a time.
+    const previous = entry.informer.isRunning() ? entry.informer.stopped() : undefined;
+    const running =
+      previous === undefined
+        ? entry.informer.run({ signal: stop.signal })
+        : previous.then(() =>
+            stop.signal.aborted ? undefined : entry.informer.run({ signal: stop.signal }),
+          );
+    const done = running
       .catch((error: unknown) => {
         entry.logger.error('informer failed', { error: errorMessage(error) });
       })
