@@ -19,7 +19,7 @@ import {
   type FilterableController,
   type Handler,
   setEventFilter,
-} from './controller.ts';
+} from './controller-types.ts';
 import {
   type HandlerTransaction,
   isHandlerTransaction,

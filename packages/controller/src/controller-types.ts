@@ -1,0 +1,139 @@
+// The types of a controller: its handler, its startCache, the Controller interface and its options (the
+// implementation is controller.ts).
+import type { SharedIndexInformer } from '@lasso/cache';
+import type { KubeObjectLike } from '@lasso/client';
+import type { Clock, Logger, MetricsProvider, StopResult } from '@lasso/core';
+import type { RateLimiter } from '@lasso/workqueue';
+import type { PredicateEvent } from './predicates.ts';
+import type { ReconcileContext } from './reconcile-context.ts';
+
+/**
+ * Reconciles one key. `object` is the cached object, or `undefined` when it was deleted; `context` carries the
+ * reconcile's `signal` (aborts on stop, leadership loss, close and `reconcileTimeoutMs`), its `key` and a
+ * `logger`. Return (or resolve) for success: the key's backoff is reset. Throw (or reject) to have the key
+ * retried through the rate limiter; throw `ErrIgnore` to stop without a retry, `retryAfter(ms)` to retry after
+ * a fixed delay. A two-argument handler is a handler too.
+ */
+export type Handler<T> = (
+  key: string,
+  object: T | undefined,
+  context: ReconcileContext,
+) => void | Promise<void>;
+
+/**
+ * Starts the cache a controller reads (lasso's `startCache`): called by every `start`, with the start's
+ * signal. It must be idempotent (a running informer is not started twice); the controller then waits for the
+ * informer to sync. Pass `undefined` to {@link createController} to have the controller run its informer
+ * itself, with each start's signal: the informer stops with the controller and relists at the next start. To
+ * keep the cache (and the queue it fills) warm across stops, run the informer on a longer-lived signal here.
+ */
+export type StartCacheFunc = (signal: AbortSignal) => void | Promise<void>;
+
+/**
+ * A controller: a workqueue of keys fed by one informer and drained by workers (lasso `controller.Controller`),
+ * with the lifecycle shape of `@lasso/core`'s `Lifecycle` (`start(signal, workers)`, `stopped()`, `isRunning()`,
+ * `close()`).
+ */
+export interface Controller<T extends KubeObjectLike> {
+  /** The controller's name: the workqueue's `name` label and the logger's `controller` attribute. */
+  readonly name: string;
+  /** Queue `namespace/name` through the rate limiter: it raises that key's backoff (lasso `Enqueue`). */
+  enqueue(namespace: string, name: string): void;
+  /**
+   * Queue `namespace/name` once `delayMs` has passed; a delay <= 0 queues it at once (client-go `AddAfter`).
+   * Throws a RangeError for NaN, an infinite delay or a non-number.
+   */
+  enqueueAfter(namespace: string, name: string, delayMs: number): void;
+  /** Queue a key now, without rate limiting (what informer events do). */
+  enqueueKey(key: string): void;
+  /** The informer whose store the handler reads. */
+  informer(): SharedIndexInformer<T>;
+  /**
+   * Start the cache, wait for it to sync, then run `workers` workers until `signal` aborts. Resolves once
+   * the workers run; rejects with a `CacheNotSyncedError` when the signal aborts before the cache synced, or
+   * when `startCache` left the informer stopped (it cannot see changes any more). Idempotent while running;
+   * after the signal aborted the controller can be started again with a new signal, on the same queue.
+   * Rejects after {@link Controller.close}.
+   */
+  start(signal: AbortSignal, workers: number): Promise<void>;
+  /**
+   * Settles once the controller is not running: after an abort, when every in-flight key is done and the last
+   * worker returned (`drained: true`), or when `gracefulShutdownTimeoutMs` passed first (`drained: false`,
+   * `pending` naming each reconcile still running as `'<controller> <key>'`, each also logged as an error).
+   * Resolves at once (drained) when it is not running; never rejects.
+   */
+  stopped(): Promise<StopResult>;
+  /** True between a successful `start` and the end of the stop that follows its signal's abort. */
+  isRunning(): boolean;
+  /**
+   * Stop (aborting every in-flight reconcile's signal), shut the queue down (its delayed keys and timers go),
+   * stop listening to the informer, and wait for the stop (bounded by `gracefulShutdownTimeoutMs`). Idempotent;
+   * a closed controller cannot start again and ignores enqueues.
+   */
+  close(): Promise<void>;
+  /** {@link Controller.close}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Options of {@link createController} (lasso `controller.Options` plus lasso's injected services). */
+export interface ControllerOptions {
+  /** Per-key retry backoff. Default `defaultLassoRateLimiter()` (5 ms doubling to 30 s, then 120 s after 30 failures). */
+  rateLimiter?: RateLimiter<string> | undefined;
+  /** Skip informer updates whose resourceVersion did not change (resyncs). Default false. */
+  syncOnlyChangedObjects?: boolean | undefined;
+  /**
+   * Abort a reconcile's `context.signal` (with a `TimeoutError`) once it has run this long, counting
+   * `lasso_controller_reconcile_timeouts_total` (controller-runtime `ReconciliationTimeout`). The handler decides
+   * what to do with the abort; a rejection it leads to is retried like any failure. Default: no timeout.
+   */
+  reconcileTimeoutMs?: number | undefined;
+  /**
+   * How long `stopped()` waits after the start signal aborts for in-flight reconciles to finish before it
+   * settles with `drained: false` and logs each one still running. Default 30 000 (controller-runtime's).
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /** Time source of the queue, its delays, the reconcile timeout and the shutdown bound. Default `systemClock`. */
+  clock?: Clock | undefined;
+  /** Where failures and lifecycle events are logged. */
+  logger?: Logger | undefined;
+  /**
+   * Records the `workqueue_*` metrics of the controller's queue (its `name` label is the controller's name) and
+   * `lasso_controller_reconcile_timeouts_total{controller_name}`.
+   */
+  metrics?: MetricsProvider | undefined;
+}
+
+/**
+ * @internal Installs the filter informer events pass before their key is enqueued: how a shared controller
+ * applies its handlers' predicates to the controller its `createController` built (from this copy of the package).
+ */
+export const setEventFilter: unique symbol = Symbol('lasso.controller.setEventFilter') as never;
+
+/** @internal A controller of this package, which takes an event filter. */
+export interface FilterableController<T extends KubeObjectLike> extends Controller<T> {
+  [setEventFilter](filter: (event: PredicateEvent<T>) => boolean): void;
+}
+
+/** @internal Throws a RangeError naming the option for a bad `reconcileTimeoutMs` or `gracefulShutdownTimeoutMs`. */
+export function checkControllerOptions(options: ControllerOptions, name: string): void {
+  checkDuration(options.reconcileTimeoutMs, 'reconcileTimeoutMs', name, 'timeout');
+  checkDuration(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs', name, 'bound');
+}
+
+// A timeout is a finite number > 0; a bound is a number >= 0, `Infinity` meaning "wait as long as it takes".
+function checkDuration(
+  value: unknown,
+  option: string,
+  name: string,
+  kind: 'timeout' | 'bound',
+): void {
+  if (value === undefined) return;
+  const valid =
+    typeof value === 'number' &&
+    (kind === 'timeout' ? value > 0 && Number.isFinite(value) : value >= 0);
+  if (!valid) {
+    throw new RangeError(
+      `createController(${name}): ${option} must be ${kind === 'timeout' ? 'a finite number > 0' : 'a number >= 0'}, got ${String(value)}`,
+    );
+  }
+}
