@@ -12,6 +12,7 @@ export {
   type ApiServer,
   createApiServer,
   type LocalApiServer,
+  type LocalApiServerControllers,
   type LocalApiServerCredentials,
   type LocalApiServerOptions,
   type RunningLocalApiServer,

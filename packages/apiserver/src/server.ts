@@ -16,6 +16,7 @@ import {
 } from '@lasso/core';
 import { mastersGroup, type UserInfo } from './authentication/authenticate.ts';
 import { createCertificateAuthority, createSignedCertificate } from './authentication/pki.ts';
+import { ControllerManager, type ControllerSelection } from './controllers/controller-manager.ts';
 import { ApiCore } from './endpoints/dispatcher.ts';
 import { WatchStreams } from './endpoints/watch-stream.ts';
 import { type FaultInjector, FaultState } from './faults/fault-injector.ts';
@@ -30,6 +31,7 @@ import { withStatusErrors } from './filters/status-errors.ts';
 import { Authorizer } from './rbac/authorizer.ts';
 import { bootstrapRbac } from './rbac/bootstrap.ts';
 import { Registry } from './registry/served-resources.ts';
+import { timestamp } from './registry/server-context.ts';
 import { Store } from './storage/store.ts';
 
 /** Options of {@link startLocalApiServer}. */
@@ -44,6 +46,36 @@ export interface LocalApiServerOptions {
   clock?: Clock;
   /** Where request failures (500s) are logged. Default `defaultLogger` (warnings and errors to stderr). */
   logger?: Logger;
+  /**
+   * kube-controller-manager controllers to run against the server's own storage while it serves. Both
+   * default to off, as with controller-runtime's envtest (a real cluster runs them).
+   */
+  controllers?: LocalApiServerControllers;
+}
+
+/**
+ * The kube-controller-manager controllers a built-in server can run ({@link LocalApiServerOptions}).
+ *
+ * @example
+ * ```ts
+ * const server = await startLocalApiServer({
+ *   controllers: { garbageCollector: true, namespaceLifecycle: true },
+ * });
+ * await server.stop();
+ * ```
+ */
+export interface LocalApiServerControllers {
+  /**
+   * The garbage collector: an object whose owners (`metadata.ownerReferences`, by uid) are all gone is
+   * deleted; `propagationPolicy: Foreground` deletes the dependents first (those with
+   * `blockOwnerDeletion: true` hold the owner); `Orphan` removes the owner's reference from them.
+   */
+  garbageCollector?: boolean;
+  /**
+   * The namespace controller: a deleted namespace's objects are deleted (every served namespaced
+   * resource, custom ones included), then its `kubernetes` finalizer is removed and it goes.
+   */
+  namespaceLifecycle?: boolean;
 }
 
 /** Credentials of the admin user of a built-in server. */
@@ -133,6 +165,7 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
   readonly #server: http.Server | https.Server;
   readonly #sockets = new Set<Socket>();
   readonly #timers = new Set<{ cancel(): void }>();
+  readonly #controllers: ControllerManager;
   #credentials: LocalApiServerCredentials | undefined;
   #tls: { caPem: string; clientCertPem: string; clientKeyPem: string } | undefined;
   #port = 0;
@@ -151,13 +184,22 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
     this.#store = new Store(
       options.maxHistory === undefined ? {} : { maxHistory: options.maxHistory },
     );
+    const registry = new Registry();
     this.#api = new ApiCore({
       clock: this.#clock,
-      registry: new Registry(),
+      registry,
       store: this.#store,
       serverAddress: () => `127.0.0.1:${this.#port}`,
     });
     this.#api.bootstrap();
+    this.#controllers = new ControllerManager({
+      selection: controllerSelection(options.controllers),
+      store: this.#store,
+      registry,
+      handle: (info, request) => this.#api.handle(info, request),
+      logger: this.#logger,
+      now: () => timestamp(this.#clock.now()),
+    });
     const authorizer = new Authorizer(this.#store);
     const system: UserInfo = { name: 'system:apiserver', groups: [mastersGroup] };
     this.#aggregator = bootstrapRbac({
@@ -285,6 +327,7 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
     await this.#listen();
     this.#running = true;
     this.#stop = undefined;
+    this.#controllers.start();
     if (signal.aborted) void this.#stopRunning();
     else signal.addEventListener('abort', () => void this.#stopRunning(), { once: true });
   }
@@ -318,6 +361,8 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
   #stopRunning(): Promise<StopResult> {
     if (this.#stop !== undefined) return this.#stop;
     this.#stopping = true;
+    // The controllers stop with the server (queued work is dropped; a new start resyncs).
+    this.#controllers.stop();
     const run = async (): Promise<StopResult> => {
       // Cancel pending delays first: a restart waiting out its downtime ends at once.
       for (const timer of [...this.#timers]) timer.cancel();
@@ -396,4 +441,23 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
       this.#timers.add(handle);
     });
   }
+}
+
+/** The controllers option checked: an object of booleans. */
+function controllerSelection(value: unknown): ControllerSelection {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError('controllers must be an object');
+  }
+  const selection: ControllerSelection = {};
+  for (const [name, enabled] of Object.entries(value)) {
+    if (name !== 'garbageCollector' && name !== 'namespaceLifecycle') {
+      throw new TypeError(`controllers.${name} is not a controller of the built-in server`);
+    }
+    if (enabled !== undefined && typeof enabled !== 'boolean') {
+      throw new TypeError(`controllers.${name} must be a boolean`);
+    }
+    if (enabled === true) selection[name] = true;
+  }
+  return selection;
 }
