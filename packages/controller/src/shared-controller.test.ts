@@ -260,6 +260,35 @@ describe('createSharedController: predicates', () => {
     expect(ran).toEqual([]);
   });
 
+  it('hands predicates each event with its type, old object and delete state', async () => {
+    const t = setup();
+    const events: string[] = [];
+    const record = predicate<KubeObject>((event) => {
+      const version = (object: KubeObject) => object.metadata?.resourceVersion;
+      if (event.type === 'update') {
+        events.push(`update ${version(event.oldObject)}->${version(event.object)}`);
+      } else if (event.type === 'delete') {
+        events.push(`delete ${version(event.object)} unknown=${event.finalStateUnknown}`);
+      } else {
+        events.push(`create ${version(event.object)}`);
+      }
+      return true;
+    });
+    t.shared.registerHandler(t.signal, 'h', () => {}, { predicates: [record] });
+    t.informer.add(configMap('a', { resourceVersion: '1' }));
+    t.informer.update(configMap('a', { resourceVersion: '2' }));
+    t.informer.delete(configMap('a', { resourceVersion: '2' }));
+    t.informer.add(configMap('b', { resourceVersion: '3' }));
+    t.informer.delete(configMap('b', { resourceVersion: '3' }), { tombstone: true });
+    expect(events).toEqual([
+      'create 1',
+      'update 1->2',
+      'delete 2 unknown=false',
+      'create 3',
+      'delete 3 unknown=true',
+    ]);
+  });
+
   it('lets every event in while one handler has no predicates', async () => {
     const t = setup();
     const ran: string[] = [];
