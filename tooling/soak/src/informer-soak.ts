@@ -58,7 +58,8 @@ export async function runInformerSoak(
     round = rest;
     if (kind === undefined) break;
     const action = kind.draw(random);
-    if (options.verbose) process.stderr.write(`${new Date().toISOString()} fault ${JSON.stringify(action)}\n`);
+    if (options.verbose)
+      process.stderr.write(`${new Date().toISOString()} fault ${JSON.stringify(action)}\n`);
     server.send({ type: 'fault', seq: seq++, action });
     faultsByKind.set(kind.name, (faultsByKind.get(kind.name) ?? 0) + 1);
     const waitMs = Math.min(

@@ -28,6 +28,7 @@ export async function runLeaderSoak(
   directory: string,
   namespace: string,
   report: Report,
+  fencing: 'strict' | 'loose' = 'strict',
 ): Promise<void> {
   const replicas: Replica[] = [];
   const leading: Array<{ identity: string; at: number }> = [];
@@ -42,6 +43,7 @@ export async function runLeaderSoak(
       identity,
       recordPath,
       namespace,
+      fencing,
     ]);
     const replica = { identity, child, recordPath };
     replicas.push(replica);
@@ -141,7 +143,14 @@ export async function runLeaderSoak(
     stopTakeoverMs <= takeoverBoundMs,
     formatMs(stopTakeoverMs),
   );
-  await within(paused.child.exited, 15_000, 'the resumed leader stops').catch(() => undefined);
+  const pausedExit = await within(paused.child.exited, 15_000, 'the resumed leader stops').catch(
+    () => 'still running',
+  );
+  report.check(
+    'the resumed leader stops on its own and exits 0 once it lost the lease',
+    pausedExit === 0,
+    `exit ${pausedExit}`,
+  );
   const fencedAt = stoppedLeading.get(second);
   report.line(
     `leader: the resumed ${second} ${fencedAt === undefined ? 'never reported losing the lease' : `noticed the loss ${formatMs(fencedAt - resumedAt)} after SIGCONT`}`,

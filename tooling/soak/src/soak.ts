@@ -48,7 +48,14 @@ async function main(): Promise<number> {
     await transport.close();
     if (options.informers) await runInformerSoak(options, random, server, kubeconfigPath, report);
     if (options.leader)
-      await runLeaderSoak(random, kubeconfigPath, directory, leaderNamespace, report);
+      await runLeaderSoak(
+        random,
+        kubeconfigPath,
+        directory,
+        leaderNamespace,
+        report,
+        options.fencing,
+      );
   } catch (error) {
     report.check('the soak ran to the end', false, String((error as Error)?.stack ?? error));
   } finally {
