@@ -163,13 +163,14 @@ export function dropManagedFields<T extends KubeObjectLike>(object: T): T {
  *
  * @example
  * ```ts
+ * declare const listerWatcher: ListerWatcher<KubeObject>;
  * const informer = createSharedIndexInformer(listerWatcher, { name: 'v1, Kind=ConfigMap' });
  * informer.addEventHandler({ onAdd: (cm) => logger.info('added', { name: cm.metadata?.name }) });
- * const controller = new AbortController();
- * const running = informer.run({ signal: controller.signal });
+ * const stop = new AbortController();
+ * await informer.start(stop.signal); // or: const running = informer.run({ signal: stop.signal })
  * await informer.whenSynced();
- * controller.abort();
- * await running;
+ * stop.abort();
+ * await informer.stopped(); // and informer.start(newSignal) runs it again (relist)
  * ```
  */
 export function createSharedIndexInformer<T extends KubeObjectLike = KubeObject>(
