@@ -5,7 +5,11 @@ const cms = '/api/v1/namespaces/default/configmaps';
 const secrets = '/api/v1/namespaces/default/secrets';
 let harness: Harness;
 
-afterEach(() => harness?.manager.stop());
+afterEach(() => {
+  harness?.manager.stop();
+  // Nothing the controllers did failed.
+  expect(harness?.warnings).toEqual([]);
+});
 
 function owner(name: string): { uid: string; ref: (block?: boolean) => object } {
   const created = harness.send('POST', cms, { metadata: { name } });
@@ -178,6 +182,35 @@ describe('garbage collector', () => {
     harness.send('DELETE', `${cms}/namespaced-owner`);
     await harness.settled();
     expect(exists('/apis/scheduling.k8s.io/v1/priorityclasses/invalid-owner')).toBe(true);
+  });
+
+  it('orphans the dependents of a batch/v1 Job deleted without a policy (its default), not with Background', async () => {
+    harness = startHarness({ garbageCollector: true });
+    const jobs = '/apis/batch/v1/namespaces/default/jobs';
+    const job = (name: string) => ({
+      metadata: { name },
+      spec: {
+        template: {
+          spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }] },
+        },
+      },
+    });
+    const ref = (created: any) => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      name: created.metadata.name,
+      uid: created.metadata.uid,
+    });
+    const defaulted = harness.send('POST', jobs, job('defaulted')).body;
+    const background = harness.send('POST', jobs, job('background')).body;
+    dependent('of-defaulted', ref(defaulted));
+    dependent('of-background', ref(background));
+    expect(harness.send('DELETE', `${jobs}/defaulted`).body.metadata.finalizers).toEqual(['orphan']);
+    harness.send('DELETE', `${jobs}/background`, { propagationPolicy: 'Background' });
+    await harness.settled();
+    expect(exists(`${jobs}/defaulted`)).toBe(false);
+    expect(harness.send('GET', `${secrets}/of-defaulted`).body.metadata.ownerReferences).toBeUndefined();
+    expect(exists(`${secrets}/of-background`)).toBe(false);
   });
 
   it('does nothing when off (the default), and nothing after stop', async () => {

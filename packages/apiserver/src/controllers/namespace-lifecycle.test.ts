@@ -3,7 +3,11 @@ import { type Harness, startHarness } from './__fixtures__/harness.ts';
 
 let harness: Harness;
 
-afterEach(() => harness?.manager.stop());
+afterEach(() => {
+  harness?.manager.stop();
+  // Nothing the controllers did failed.
+  expect(harness?.warnings).toEqual([]);
+});
 
 const crd = {
   apiVersion: 'apiextensions.k8s.io/v1',

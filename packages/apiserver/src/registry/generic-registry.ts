@@ -437,7 +437,7 @@ export function deleteObject(
     if (answered !== undefined) return answered;
   }
   if (metadata.deletionTimestamp !== undefined) return toVersion(context, info, existing);
-  addPropagationFinalizer(finalizers, options);
+  addPropagationFinalizer(finalizers, options, strategy.orphanDependentsByDefault === true);
   if (finalizers.length > 0) {
     const next = structuredClone(existing);
     const nextMeta = metaOf(next);
@@ -464,14 +464,34 @@ export function deleteObject(
   };
 }
 
-/** The finalizer the garbage collector would act on for a Foreground or Orphan propagation policy. */
-export function addPropagationFinalizer(finalizers: string[], options: Json): void {
-  if (options.propagationPolicy === 'Foreground' && !finalizers.includes('foregroundDeletion')) {
-    finalizers.push('foregroundDeletion');
+/**
+ * The finalizers the garbage collector acts on, as kube-apiserver's store sets them on delete
+ * (deletionFinalizersForGarbageCollection): `orphanDependents`, else `propagationPolicy`, else an
+ * `orphan` or `foregroundDeletion` finalizer the object already has, else the kind's default (Orphan
+ * for batch/v1 Jobs, Background for the others). At most one of the two stays, after the others.
+ */
+export function addPropagationFinalizer(
+  finalizers: string[],
+  options: Json,
+  orphanByDefault = false,
+): void {
+  let orphan: boolean;
+  let foreground = false;
+  const policy = options.propagationPolicy;
+  if (typeof options.orphanDependents === 'boolean') orphan = options.orphanDependents;
+  else if (policy === 'Orphan' || policy === 'Foreground' || policy === 'Background') {
+    orphan = policy === 'Orphan';
+    foreground = policy === 'Foreground';
+  } else {
+    const first = finalizers.find((item) => item === 'orphan' || item === 'foregroundDeletion');
+    orphan = first === undefined ? orphanByDefault : first === 'orphan';
+    foreground = first === 'foregroundDeletion';
   }
-  if (options.propagationPolicy === 'Orphan' && !finalizers.includes('orphan')) {
-    finalizers.push('orphan');
-  }
+  const next = finalizers.filter((item) => item !== 'orphan' && item !== 'foregroundDeletion');
+  if (orphan) next.push('orphan');
+  if (foreground) next.push('foregroundDeletion');
+  const same = next.length === finalizers.length && next.every((item) => finalizers.includes(item));
+  if (!same) finalizers.splice(0, finalizers.length, ...next);
 }
 
 /**

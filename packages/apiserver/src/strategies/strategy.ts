@@ -35,6 +35,11 @@ export interface Strategy {
   readonly allowCreateOnUpdate: boolean;
   /** DELETE answers the deleted object rather than a Status (pods and custom resources). */
   readonly returnDeletedObject: boolean;
+  /**
+   * A delete without a propagation policy orphans the dependents (DefaultGarbageCollectionPolicy
+   * OrphanDependents: batch/v1 Jobs, kept for compatibility); undefined: Background.
+   */
+  readonly orphanDependentsByDefault?: boolean;
 
   /** A decoded body of version `info` in the shape it is stored in (multi-version kinds convert). */
   toStored?(info: ResourceInfo, object: KubeObject): KubeObject;

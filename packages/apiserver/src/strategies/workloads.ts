@@ -252,6 +252,8 @@ export const workloadStrategies: Record<string, Strategy> = {
     status: () => ({}),
     apps: false,
     extra: {
+      // jobStrategy.DefaultGarbageCollectionPolicy: OrphanDependents for batch/v1.
+      orphanDependentsByDefault: true,
       prepareForCreate(context, info, object) {
         builtinStrategy.prepareForCreate(context, info, object);
         object.status = {};

@@ -38,10 +38,14 @@ export function startHarness(selection: ControllerSelection): Harness {
   const logger: Logger = {
     debug: () => {},
     info: () => {},
-    warn: (message) => warnings.push(message),
-    error: (message) => warnings.push(message),
+    warn: (message: string) => {
+      warnings.push(message);
+    },
+    error: (message: string) => {
+      warnings.push(message);
+    },
     child: () => logger,
-  } as unknown as Logger;
+  };
   const manager = new ControllerManager({
     selection,
     store,
