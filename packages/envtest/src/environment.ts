@@ -4,7 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LocalApiServer, startLocalApiServer } from '@lasso/apiserver';
+import {
+  type LocalApiServer,
+  type LocalApiServerControllers,
+  startLocalApiServer,
+} from '@lasso/apiserver';
 import { type Clock, errorMessage, LassoError, type Logger, sleep, systemClock } from '@lasso/core';
 import { stringify as stringifyYaml } from 'yaml';
 import { loadCrdFiles } from './crd-loader.ts';
@@ -23,6 +27,12 @@ export interface EnvironmentOptions {
   insecureHttp?: boolean;
   /** Built-in server only: interval of periodic watch bookmarks (default 60 000 ms, as kube-apiserver). */
   bookmarkIntervalMs?: number;
+  /**
+   * Built-in server only: run kube-controller-manager's garbage collector and namespace controller
+   * against it (both off by default, as in controller-runtime's envtest). `KUBEBUILDER_ASSETS` starts no
+   * controller-manager, so there neither runs whatever this says; an existing cluster runs both.
+   */
+  controllers?: LocalApiServerControllers;
   /** How long to wait for CRDs to be established and the API server to be ready. Default 60 000 ms. */
   readyTimeoutMs?: number;
   /** Timestamps and waits. Default `systemClock`. */
@@ -118,8 +128,10 @@ export function kubeconfigFor(credentials: Credentials, namespace: string): stri
  * }
  * ```
  *
- * **Gotchas**: no controller-manager runs in any mode: no garbage collection, namespaces never finish
- * terminating, and no `default` ServiceAccount exists (create it before creating Pods).
+ * **Gotchas**: no controller-manager runs with `KUBEBUILDER_ASSETS`, nor with the built-in server unless
+ * `controllers` asks for its garbage collector and namespace controller: without them owner references
+ * are not followed and namespaces never finish terminating. No `default` ServiceAccount exists in any
+ * mode but a real cluster (create it before creating Pods).
  */
 export async function startEnvironment(options: EnvironmentOptions = {}): Promise<Environment> {
   if (options.crds !== undefined && !Array.isArray(options.crds)) {
@@ -170,6 +182,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       ...(options.bookmarkIntervalMs === undefined
         ? {}
         : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
+      ...(options.controllers === undefined ? {} : { controllers: options.controllers }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });

@@ -8,6 +8,7 @@ export {
   type FailureFault,
   type FaultInjector,
   type LocalApiServer,
+  type LocalApiServerControllers,
   type LocalApiServerCredentials,
   type LocalApiServerOptions,
   type RequestMatch,
