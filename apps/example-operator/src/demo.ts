@@ -33,7 +33,13 @@ export async function runDemo(
   const signal = stop.signal;
   out.write('No cluster configured (no --kubeconfig, KUBECONFIG or in-cluster service account):\n');
   out.write('starting the built-in Kubernetes API server of @lasso/envtest...\n');
-  const env = await startEnvironment({ crds: [`${manifestsDir}crd.yaml`], signal });
+  // With kube-controller-manager's garbage collector and namespace controller, as on a real cluster:
+  // deleting an Icecream deletes what it owns, deleting a namespace empties it.
+  const env = await startEnvironment({
+    crds: [`${manifestsDir}crd.yaml`],
+    controllers: { garbageCollector: true, namespaceLifecycle: true },
+    signal,
+  });
   const rest = await loadKubeConfig({ path: env.kubeconfigPath });
   const namespace = flags.namespace || 'default';
   try {
