@@ -22,7 +22,15 @@ import {
 } from './driver.ts';
 import { StorageError } from './errors.ts';
 
-/** Options of {@link openSqlDatabase}. */
+/**
+ * Options of {@link openSqlDatabase}.
+ *
+ * @example
+ * ```ts
+ * const options: SqlDatabaseOptions = { directory: '/var/cache/lasso', busyTimeoutMs: 1_000, walLimitBytes: 8 << 20 };
+ * const database = openSqlDatabase(options);
+ * ```
+ */
 export interface SqlDatabaseOptions {
   /**
    * Folder of the database file (created 0700 when missing). Default: a unique temporary folder, removed on

@@ -2,10 +2,25 @@
 // better-sqlite3's place without touching the store.
 import { createRequire } from 'node:module';
 
-/** A value SQLite binds or returns: text, a number, a blob, or NULL. */
+/**
+ * A value SQLite binds or returns: text, a number, a blob, or NULL.
+ *
+ * @example
+ * ```ts
+ * const values: SqlValue[] = ['text', 1, 2n, new Uint8Array([1]), null];
+ * ```
+ */
 export type SqlValue = string | number | bigint | Uint8Array | null;
 
-/** A prepared statement: every parameter is bound positionally (`?`), never spliced into SQL text. */
+/**
+ * A prepared statement: every parameter is bound positionally (`?`), never spliced into SQL text.
+ *
+ * @example
+ * ```ts
+ * const statement: SqlStatement = betterSqlite3Driver().open(':memory:').prepare('SELECT ? AS v');
+ * const row = statement.get('x'); // { v: 'x' }
+ * ```
+ */
 export interface SqlStatement {
   run(...params: readonly SqlValue[]): {
     changes: number | bigint;
@@ -15,7 +30,16 @@ export interface SqlStatement {
   all(...params: readonly SqlValue[]): Record<string, SqlValue>[];
 }
 
-/** One connection to a database file. */
+/**
+ * One connection to a database file.
+ *
+ * @example
+ * ```ts
+ * const connection: SqlConnection = betterSqlite3Driver().open(':memory:');
+ * connection.exec('CREATE TABLE t (k TEXT)');
+ * connection.close();
+ * ```
+ */
 export interface SqlConnection {
   /** Run one or more statements without parameters (DDL, pragmas, BEGIN/COMMIT). */
   exec(sql: string): void;
@@ -23,7 +47,14 @@ export interface SqlConnection {
   close(): void;
 }
 
-/** Options of {@link SqliteDriver.open}. */
+/**
+ * Options of {@link SqliteDriver.open}.
+ *
+ * @example
+ * ```ts
+ * const options: OpenOptions = { readonly: true };
+ * ```
+ */
 export interface OpenOptions {
   /** Open read-only (the reader connection). */
   readonly?: boolean;

@@ -4,14 +4,30 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DecryptionError } from './errors.ts';
 
-/** What {@link Encryptor.encrypt} returns: ciphertext with its 16-byte tag appended, the nonce and the key id. */
+/**
+ * What {@link Encryptor.encrypt} returns: ciphertext with its 16-byte tag appended, the nonce and the key id.
+ *
+ * @example
+ * ```ts
+ * const sealed: Sealed = createEncryptor().encrypt(Buffer.from('{}'), 'aad');
+ * console.log(sealed.keyId, sealed.nonce.length); // 0 12
+ * ```
+ */
 export interface Sealed {
   readonly ciphertext: Uint8Array;
   readonly nonce: Uint8Array;
   readonly keyId: number;
 }
 
-/** Options of {@link createEncryptor}. */
+/**
+ * Options of {@link createEncryptor}.
+ *
+ * @example
+ * ```ts
+ * const options: EncryptorOptions = { maxUsesPerKey: 1_000_000 };
+ * const encryptor = createEncryptor(options);
+ * ```
+ */
 export interface EncryptorOptions {
   /**
    * A data key is retired after this many encryptions and a fresh one made (random 96-bit nonces stay far

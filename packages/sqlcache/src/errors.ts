@@ -21,6 +21,7 @@ declare module '@lasso/core' {
  *
  * @example
  * ```ts
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
  * try {
  *   store.listByOptions({ filters: [[{ field: 'spec.unknown', op: '=', values: ['x'] }]] });
  * } catch (error) {
@@ -40,6 +41,7 @@ export class InvalidQueryError extends LassoError {
  *
  * @example
  * ```ts
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
  * try {
  *   store.listByOptions({ resourceVersion: '1000' });
  * } catch (error) {
@@ -70,8 +72,9 @@ export class ResourceVersionTooNewError extends LassoError {
  *
  * @example
  * ```ts
+ * const sealed = createEncryptor().encrypt(Buffer.from('{}'), 'v1/Secret default/a');
  * try {
- *   encryptor.decrypt(sealed, 'v1/Secret default/a');
+ *   createEncryptor().decrypt(sealed, 'v1/Secret default/a'); // another process's keys
  * } catch (error) {
  *   if (error instanceof DecryptionError) console.warn(error.message);
  * }
@@ -89,6 +92,7 @@ export class DecryptionError extends LassoError {
  *
  * @example
  * ```ts
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
  * try {
  *   store.flush();
  * } catch (error) {

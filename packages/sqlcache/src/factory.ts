@@ -35,7 +35,15 @@ import type { ListOptions, ListResult } from './list-options.ts';
 import type { GroupVersionKind } from './schema.ts';
 import { createSqlStore, type SqlStore, type SqlStoreReader } from './store.ts';
 
-/** Options of {@link createSqlCacheFactory}. */
+/**
+ * Options of {@link createSqlCacheFactory}.
+ *
+ * @example
+ * ```ts
+ * const options: SqlCacheFactoryOptions = { encryptAll: true, drainTimeoutMs: 10_000, database: { directory: '/var/cache/lasso' } };
+ * const factory = createSqlCacheFactory(options);
+ * ```
+ */
 export interface SqlCacheFactoryOptions {
   /** Where and how the database file is made (folder, busy bound, WAL limit, driver). */
   database?: Omit<SqlDatabaseOptions, 'logger' | 'metrics'>;
@@ -50,7 +58,18 @@ export interface SqlCacheFactoryOptions {
   metrics?: MetricsProvider;
 }
 
-/** Options of {@link SqlCacheFactory.cacheFor}. */
+/**
+ * Options of {@link SqlCacheFactory.cacheFor}.
+ *
+ * @example
+ * ```ts
+ * const options: SqlCacheOptions<KubeObject> = {
+ *   fields: ['spec.nodeName', 'metadata.labels[app.kubernetes.io/name]'],
+ *   computedFields: { 'status.ready': (pod) => JSON.stringify(pod.status ?? {}).includes('"Ready"') },
+ *   namespace: 'team-a',
+ * };
+ * ```
+ */
 export interface SqlCacheOptions<T> {
   /** Extra indexed field paths, filterable and sortable in `list`. */
   fields?: readonly string[];
@@ -73,6 +92,9 @@ export interface SqlCacheOptions<T> {
  *
  * @example
  * ```ts
+ * const factory = createSqlCacheFactory();
+ * await factory.start(signal);
+ * const configMapClient = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
  * const configMaps = factory.cacheFor(configMapClient, { fields: ['data.mode'] });
  * await configMaps.whenSynced(AbortSignal.timeout(60_000));
  * const page = configMaps.list({ pageSize: 100, sort: [{ field: 'metadata.name' }] });
@@ -105,7 +127,7 @@ export interface SqlCache<T> {
  * await using factory = createSqlCacheFactory();
  * const controller = new AbortController();
  * await factory.start(controller.signal);
- * const secrets = factory.cacheFor(secretClient); // encrypted at rest
+ * const secrets = factory.cacheFor(clientFor(rest, { apiVersion: 'v1', kind: 'Secret' })); // encrypted at rest
  * await secrets.whenSynced(AbortSignal.timeout(60_000));
  * ```
  */

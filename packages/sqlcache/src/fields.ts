@@ -1,10 +1,24 @@
 // Field paths and their values: which column an indexed field fills and what text it holds (lasso's
 // listoption_indexer.go getField and its callers).
 
-/** One step of a field path: a map key or an array index. */
+/**
+ * One step of a field path: a map key or an array index.
+ *
+ * @example
+ * ```ts
+ * const segments: FieldSegment[] = parseFieldPath('spec.containers[0].image');
+ * ```
+ */
 export type FieldSegment = { readonly key: string } | { readonly index: number };
 
-/** A value a computed field may return; stored as text like a field read from the object. */
+/**
+ * A value a computed field may return; stored as text like a field read from the object.
+ *
+ * @example
+ * ```ts
+ * const ready = (pod: KubeObject): FieldValue => pod.metadata?.labels?.ready === 'true';
+ * ```
+ */
 export type FieldValue = string | number | boolean | null | undefined | readonly string[];
 
 const simpleKey = /^[A-Za-z0-9_-]+$/;

@@ -1,6 +1,13 @@
 // What a list query may ask for (lasso's informer.ListOptions and partition.Partition, in TypeScript shape).
 
-/** Filter operators: lasso's `=`, `!=`, `Exists`, `NotExists`, `In`, `NotIn`, `Lt`, `Gt`. */
+/**
+ * Filter operators: lasso's `=`, `!=`, `Exists`, `NotExists`, `In`, `NotIn`, `Lt`, `Gt`.
+ *
+ * @example
+ * ```ts
+ * const op: FilterOp = 'NotIn';
+ * ```
+ */
 export type FilterOp = '=' | '!=' | 'Exists' | 'NotExists' | 'In' | 'NotIn' | 'Lt' | 'Gt';
 
 /**
@@ -10,6 +17,11 @@ export type FilterOp = '=' | '!=' | 'Exists' | 'NotExists' | 'In' | 'NotIn' | 'L
  *   match substrings (LIKE with `\`, `_` and `%` escaped).
  * - `Lt` / `Gt`: numeric comparison with the single value (empty fields never match).
  * - `Exists` / `NotExists`: labels only. A label `!=` or `NotIn` also matches objects without the label.
+ *
+ * @example
+ * ```ts
+ * const filter: Filter = { field: 'metadata.labels[app.kubernetes.io/name]', op: 'In', values: ['web', 'api'] };
+ * ```
  */
 export interface Filter {
   /** An indexed field path (`metadata.name`, `spec.nodeName`) or `metadata.labels[key]`. */
@@ -21,10 +33,28 @@ export interface Filter {
   readonly partial?: boolean;
 }
 
-/** Filters OR'ed together; the groups of {@link ListOptions.filters} are AND'ed. */
+/**
+ * Filters OR'ed together; the groups of {@link ListOptions.filters} are AND'ed.
+ *
+ * @example
+ * ```ts
+ * // spec.nodeName is n1 OR the object has a `tier` label
+ * const group: OrFilter = [
+ *   { field: 'spec.nodeName', op: '=', values: ['n1'] },
+ *   { field: 'metadata.labels[tier]', op: 'Exists' },
+ * ];
+ * ```
+ */
 export type OrFilter = readonly Filter[];
 
-/** One sort key. */
+/**
+ * One sort key.
+ *
+ * @example
+ * ```ts
+ * const sort: SortField[] = [{ field: 'metadata.creationTimestamp', order: 'desc' }, { field: 'metadata.name' }];
+ * ```
+ */
 export interface SortField {
   /** An indexed field path. */
   readonly field: string;
@@ -40,6 +70,14 @@ export interface SortField {
  * - `all` with `namespace`: every object of that namespace; `all` without `namespace`: every object.
  * - `names` with `namespace`: those names in that namespace; `names` without `namespace`: those names anywhere.
  * - neither `all` nor any name: nothing.
+ *
+ * @example
+ * ```ts
+ * const partitions: Partition[] = [
+ *   { namespace: 'team-a', all: true },
+ *   { namespace: 'team-b', names: ['settings'] },
+ * ];
+ * ```
  */
 export interface Partition {
   readonly passthrough?: boolean;
@@ -48,7 +86,19 @@ export interface Partition {
   readonly names?: Iterable<string>;
 }
 
-/** Options of a SQL list query (`listByOptions`). */
+/**
+ * Options of a SQL list query (`listByOptions`).
+ *
+ * @example
+ * ```ts
+ * const options: ListOptions = {
+ *   filters: [[{ field: 'metadata.name', op: '=', values: ['web'], partial: true }]],
+ *   sort: [{ field: 'metadata.name', order: 'desc' }],
+ *   namespace: 'team-a',
+ *   pageSize: 100,
+ * };
+ * ```
+ */
 export interface ListOptions {
   /** An AND of OR-groups. */
   readonly filters?: readonly OrFilter[] | undefined;
@@ -73,7 +123,16 @@ export interface ListOptions {
   readonly resourceVersion?: string | undefined;
 }
 
-/** One page of a SQL list query. */
+/**
+ * One page of a SQL list query.
+ *
+ * @example
+ * ```ts
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
+ * const result: ListResult<KubeObject> = store.listByOptions({ pageSize: 10 });
+ * console.log(result.items.length, result.total, result.continue, result.resourceVersion);
+ * ```
+ */
 export interface ListResult<T> {
   readonly items: T[];
   /** Objects matching the query across all pages, counted in the same read transaction as `items`. */

@@ -1,7 +1,14 @@
 // Table names and DDL of one kind: objects, fields (one indexed column per field), labels and indices.
 import { createHash } from 'node:crypto';
 
-/** A group/version/kind; `group` is `''` for the core group. */
+/**
+ * A group/version/kind; `group` is `''` for the core group.
+ *
+ * @example
+ * ```ts
+ * const gvk: GroupVersionKind = { group: 'apps', version: 'v1', kind: 'Deployment' };
+ * ```
+ */
 export interface GroupVersionKind {
   readonly group: string;
   readonly version: string;

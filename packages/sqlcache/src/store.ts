@@ -40,7 +40,20 @@ import {
   tableNamesOf,
 } from './schema.ts';
 
-/** Options of {@link createSqlStore}. */
+/**
+ * Options of {@link createSqlStore}.
+ *
+ * @example
+ * ```ts
+ * const options: SqlStoreOptions<KubeObject> = {
+ *   gvk: { group: 'example.com', version: 'v1', kind: 'Token' },
+ *   fields: ['spec.owner'],
+ *   indexers: { namespace: (object) => [object.metadata?.namespace ?? ''] },
+ *   encrypt: true,
+ * };
+ * const store = createSqlStore(openSqlDatabase(), options);
+ * ```
+ */
 export interface SqlStoreOptions<T> {
   readonly gvk: GroupVersionKind;
   /** Default true: `metadata.namespace` is an indexed column and the default sort. */
@@ -66,7 +79,8 @@ export interface SqlStoreOptions<T> {
  *
  * @example
  * ```ts
- * const reader: SqlStoreReader<ConfigMap> = cache.store;
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
+ * const reader: SqlStoreReader<KubeObject> = store;
  * const page = reader.listByOptions({ namespace: 'default', pageSize: 50 });
  * ```
  */
@@ -87,6 +101,13 @@ export interface SqlStoreReader<T> extends IndexerReader<T> {
  * together at the end of the current task (one transaction per burst, never one per object); every read sees
  * every earlier write. Objects read back are fresh copies. A failed commit is rolled back, logged, kept and
  * retried by the next write or read (which then throws `StorageError` if it fails again).
+ *
+ * @example
+ * ```ts
+ * const store: SqlStore<KubeObject> = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
+ * store.add({ metadata: { namespace: 'default', name: 'a' } });
+ * console.log(store.getByKey('default/a'), store.listByOptions({ namespace: 'default' }).total);
+ * ```
  */
 export interface SqlStore<T> extends Indexer<T>, SqlStoreReader<T> {
   /** Commit buffered writes now. */
@@ -134,7 +155,7 @@ interface Column<T> {
  * @example
  * ```ts
  * const database = openSqlDatabase();
- * const store = createSqlStore<ConfigMap>(database, {
+ * const store = createSqlStore(database, {
  *   gvk: { group: '', version: 'v1', kind: 'ConfigMap' },
  *   fields: ['metadata.labels[app.kubernetes.io/name]', 'data.mode'],
  * });
