@@ -49,11 +49,12 @@ export interface LeaderElectionOptions {
    */
   gracefulShutdownTimeoutMs?: number | undefined;
   /**
-   * Fence before every callback, not only at the elector's own timers (default false). While leading, an async
-   * hook compares the renew deadline with the clock before the runtime enters any callback (timer, I/O,
-   * promise reaction), so a process woken past its deadline aborts leadership before any other code runs,
-   * including a response or a timer that falls due before the elector's next renewal. Costs about 0.2 µs per
-   * `await` in the whole process while leading.
+   * Fence at the first callback after a pause, not only at the elector's own timers (default false). While
+   * leading, an async hook compares the renew deadline with the clock before the runtime enters any callback
+   * (timer, I/O, promise reaction); past it, leadership is aborted right after that callback's synchronous part,
+   * before its promise continuations: a response or a timer that falls due before the elector's next renewal
+   * can no longer continue into a client call with a live signal (a call made synchronously in that very
+   * callback still can). Costs about 0.2 µs per `await` in the whole process while leading.
    */
   strictFencing?: boolean | undefined;
   /**
@@ -197,7 +198,8 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
  *   cannot renew within `renewDeadlineMs` aborts the signal it gave `onStartedLeading` before that.
  * - Fencing: leadership loss aborts that signal synchronously, before anything else runs. A leader whose
  *   process was paused past its deadline (blocked event loop, SIGSTOP) aborts it from the first of its
- *   timers that runs on waking, without trying a renewal first; `isLeader()` reads the clock too.
+ *   timers that runs on waking, without trying a renewal first; `isLeader()` reads the clock too, and
+ *   `strictFencing` checks before every callback.
  * - Writes are conditional on the Lease's resourceVersion: of two candidates racing, one gets a 409 and
  *   keeps waiting.
  * - The leader renews every `retryPeriodMs`; a waiting candidate retries every `retryPeriodMs` plus up to

@@ -128,9 +128,10 @@ interface Observation {
 
 /**
  * `strictFencing`: check the deadline before every callback the runtime enters (timers, I/O, promise
- * reactions) while leading, so that after a pause no code at all runs before leadership is aborted. An async
- * hook, disabled before it aborts (abort listeners run user code); it never throws (a throw in a hook ends the
- * process).
+ * reactions) while leading. Past it, leadership is aborted in a `process.nextTick` queued from the hook: right
+ * after that callback's synchronous part and before its promise continuations, the first thing to run after
+ * it. Not in the hook itself: abort listeners that clear the very timer being entered crash Node (it reads the
+ * timer's callback after the hook). The hook never throws (a throw in a hook ends the process).
  */
 function watchEveryCallback(pastDeadline: () => boolean, fence: () => void): { disable(): void } {
   const hook = createHook({
@@ -138,7 +139,7 @@ function watchEveryCallback(pastDeadline: () => boolean, fence: () => void): { d
       try {
         if (!pastDeadline()) return;
         hook.disable();
-        fence();
+        process.nextTick(fence);
       } catch {
         // Nothing may escape an async hook.
       }

@@ -4,16 +4,21 @@
 // only while leading (`factory.start(leaderSignal, workers)` in onStartedLeading), so a standby's queue is
 // filled before it leads; `cold`: everything starts once leading. Reports over IPC, with epoch-ms timestamps
 // (performance.timeOrigin + performance.now(), comparable across processes): `synced` (warm caches),
-// `standby` (campaigning), `leading`, and `reconcile` for the first reconcile after it leads.
+// `standby` (campaigning), `leading`, and `reconcile` for the first reconcile after it leads. `pause` and
+// `pause-strict` (warm, the latter with `strictFencing`): the leader keeps writing one ConfigMap (a merge patch
+// every ~100 ms, with the reconcile's signal) and reports each write the server accepted (`write`, at the time
+// it was sent) and the loss of leadership (`lost`), for the fencing probe; `pause-unfenced` writes without the
+// signal (the probe's control).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, loadKubeConfig } from '@lasso/client';
-import { createLeaderElector } from '@lasso/controller';
+import { createLeaderElector, retryAfter } from '@lasso/controller';
 import { noopLogger } from '@lasso/core';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 
 /** What a replica reports. */
 export interface ReplicaReport {
-  type: 'synced' | 'standby' | 'leading' | 'reconcile' | 'stuck' | 'failed';
+  type: 'synced' | 'standby' | 'leading' | 'reconcile' | 'write' | 'lost' | 'stuck' | 'failed';
   identity: string;
   at: number;
   message?: string;
@@ -29,9 +34,12 @@ const [
 const [leaseDurationMs, renewDeadlineMs, retryPeriodMs] = process.argv.slice(7).map(Number);
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
-const send = (report: Omit<ReplicaReport, 'identity' | 'at'>): void => {
-  process.send?.({ ...report, identity, at: epochNow() });
+// Reports after the parent went away (at shutdown) are dropped, not an 'error' event that ends the process.
+const report = (message: ReplicaReport): void => {
+  if (process.connected) process.send?.(message, undefined, undefined, () => {});
 };
+const send = (message: Omit<ReplicaReport, 'identity' | 'at'>): void =>
+  report({ ...message, identity, at: epochNow() });
 
 async function main(): Promise<void> {
   const processStop = new AbortController();
@@ -41,14 +49,32 @@ async function main(): Promise<void> {
   const configMaps = await factory.forKind({ group: '', version: 'v1', kind: 'ConfigMap' });
   let leading = false;
   let reported = false;
-  configMaps.registerHandler(processStop.signal, 'failover', (_key, object) => {
-    if (leading && !reported && object?.metadata?.namespace === namespace) {
+  const pausing = mode.startsWith('pause');
+  configMaps.registerHandler(processStop.signal, 'failover', async (_key, object, context) => {
+    if (!leading || object?.metadata?.namespace !== namespace) return undefined;
+    if (!reported) {
       reported = true;
       send({ type: 'reconcile' });
     }
-    return undefined;
+    if (!pausing || object.metadata?.name !== 'cm-000000') return undefined;
+    // A reconcile that waits, then writes with its signal: what a paused leader has in flight.
+    // `pause-unfenced` is the control: its writes ignore the signal, as a handler without one would.
+    const signal = mode === 'pause-unfenced' ? undefined : context?.signal;
+    await sleep(100, undefined, { signal });
+    const sentAt = epochNow();
+    await configMaps
+      .client()
+      .patch(
+        namespace,
+        'cm-000000',
+        'merge',
+        { metadata: { annotations: { 'bench.lasso.dev/writer': `${identity} ${sentAt}` } } },
+        { signal },
+      );
+    report({ type: 'write', identity, at: sentAt });
+    throw retryAfter(0);
   });
-  if (mode === 'warm') {
+  if (mode !== 'cold') {
     await factory.sharedCacheFactory().start(processStop.signal);
     await factory.sharedCacheFactory().waitForCacheSync(processStop.signal);
     send({ type: 'synced' });
@@ -69,6 +95,7 @@ async function main(): Promise<void> {
       renewDeadlineMs,
       retryPeriodMs,
       logger: noopLogger,
+      strictFencing: mode === 'pause-strict',
     },
     {
       onStartedLeading: async (signal) => {
@@ -83,6 +110,7 @@ async function main(): Promise<void> {
       },
       onStoppedLeading: () => {
         leading = false;
+        send({ type: 'lost' });
       },
     },
   );

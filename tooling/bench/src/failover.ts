@@ -2,7 +2,10 @@
 // @lasso/envtest API server (in a server child process). Replica a leads and has reconciled, replica b stands
 // by (warm: caches synced, queue filled; cold: nothing started but the election), then a is SIGKILLed. Measured
 // per round: kill -> b leads, b leads -> b's first reconcile, and kill -> first reconcile (the failover), with
-// the lease settings printed. Sizes: --lease MS --renew MS --retry MS (client-go defaults 15000/10000/2000)
+// the lease settings printed. Then the fencing probe: the leader, writing one ConfigMap every ~100 ms with its
+// reconcile's signal, is SIGSTOPped until the standby has taken over, then SIGCONTed: counted are the writes it
+// sent after waking that the server accepted (goal: none), with default fencing, with `strictFencing`, and, as
+// the control, with writes that ignore the signal. Sizes: --lease MS --renew MS --retry MS (client-go defaults 15000/10000/2000)
 // --rounds N (per mode) --objects N (ConfigMaps the controllers cache).
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,13 +19,13 @@ import { machineNote, median } from './measure.ts';
 const sizes = parseArgs(process.argv.slice(2));
 
 function parseArgs(argv: string[]) {
-  const result = { lease: 15_000, renew: 10_000, retry: 2_000, rounds: 3, objects: 500 };
+  const result = { lease: 15_000, renew: 10_000, retry: 2_000, rounds: 3, objects: 500, pauses: 2 };
   for (let index = 0; index < argv.length; index++) {
     const match = /^--([a-z]+)(?:=(.*))?$/.exec(argv[index] as string);
     const name = match?.[1] as keyof typeof result | undefined;
     if (name === undefined || !Object.hasOwn(result, name)) {
       throw new TypeError(
-        `unknown argument ${argv[index]}; options: --lease --renew --retry --rounds --objects`,
+        `unknown argument ${argv[index]}; options: --lease --renew --retry --rounds --objects --pauses`,
       );
     }
     const value = Number((match?.[2] ?? argv[++index] ?? '').replaceAll('_', ''));
@@ -155,6 +158,67 @@ async function round(
   }
 }
 
+interface PauseRound {
+  mode: string;
+  pausedMs: number;
+  resumeToLostMs: number;
+  /** Writes the paused leader sent after it woke that the server accepted. */
+  lateWrites: number;
+  /** Writes it made while leading before the pause (the probe writes at all). */
+  writesBefore: number;
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pauseRound(
+  kubeconfigPath: string,
+  namespace: string,
+  mode: string,
+  index: number,
+): Promise<PauseRound> {
+  const lease = `failover-${mode}-${index}`;
+  const args = (identity: string) => [
+    kubeconfigPath,
+    namespace,
+    lease,
+    identity,
+    mode,
+    String(sizes.lease),
+    String(sizes.renew),
+    String(sizes.retry),
+  ];
+  const a = new Replica(args('a'));
+  let b: Replica | undefined;
+  try {
+    await a.report('reconcile', 120_000);
+    b = new Replica(args('b'));
+    await b.report('synced', 120_000);
+    await b.report('standby', 120_000);
+    await wait(sizes.retry * 2);
+    const stoppedAt = epochNow();
+    a.child.kill('SIGSTOP');
+    await b.report('leading', sizes.lease * 3 + 60_000);
+    // The new leader writes too for a second, then the old one wakes with its reconcile in flight.
+    await wait(1_000);
+    const resumedAt = epochNow();
+    a.child.kill('SIGCONT');
+    const lost = await a.report('lost', 60_000);
+    await wait(3_000);
+    const late = a.reports.filter((report) => report.type === 'write' && report.at >= resumedAt);
+    const before = a.reports.filter((report) => report.type === 'write' && report.at < stoppedAt);
+    return {
+      writesBefore: before.length,
+      mode,
+      pausedMs: resumedAt - stoppedAt,
+      resumeToLostMs: lost.at - resumedAt,
+      lateWrites: late.length,
+    };
+  } finally {
+    a.child.kill('SIGCONT');
+    await Promise.allSettled([a.stop(), b?.stop()]);
+  }
+}
+
 async function main(): Promise<void> {
   const server = await startServerChild(['envtest', 'failover']);
   try {
@@ -189,6 +253,18 @@ async function main(): Promise<void> {
       process.stdout.write(
         `${mode} median: kill->leading ${ms(median(rounds.map((r) => r.killToLeadingMs)))}, leading->1st reconcile ${ms(median(rounds.map((r) => r.leadingToReconcileMs)))}, failover ${ms(median(rounds.map((r) => r.failoverMs)))}\n`,
       );
+    }
+    process.stdout.write(
+      'fencing probe: leader SIGSTOPped until the standby leads, then SIGCONTed\n' +
+        'mode            round  paused     wake->leadership aborted  writes before pause  writes sent after waking, accepted\n',
+    );
+    for (const mode of ['pause', 'pause-strict', 'pause-unfenced']) {
+      for (let index = 1; index <= sizes.pauses; index++) {
+        const result = await pauseRound(server.kubeconfigPath, server.namespace, mode, index);
+        process.stdout.write(
+          `${mode.padEnd(15)} ${String(index).padStart(5)}  ${ms(result.pausedMs).padStart(9)}  ${ms(result.resumeToLostMs).padStart(24)}  ${String(result.writesBefore).padStart(19)}  ${String(result.lateWrites).padStart(34)}\n`,
+        );
+      }
     }
     await restTransportFor(rest).close();
   } finally {
