@@ -22,11 +22,16 @@ import {
 } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import { checkSignal, checkTimeout, kindMap } from './checks.ts';
+import {
+  type ControllerKindStatus,
+  defaultControllerWorkers,
+  type SharedControllerFactory,
+  type SharedControllerFactoryFromConfigOptions,
+  type SharedControllerFactoryOptions,
+} from './controller-factory-api.ts';
 import { FactoryClosedError, FactoryStartError, type KindStartFailure } from './errors.ts';
-import type { KindRef } from './kind.ts';
 import {
   checkResourceKind,
-  type KindLookups,
   KindLookupsBase,
   type LookupOptions,
   ProductRegistry,
@@ -35,112 +40,19 @@ import {
 import { gvkKey, gvrString } from './names.ts';
 import {
   defaultGracefulShutdownTimeoutMs,
-  type KindStatus,
   newSharedCacheFactory,
   type SharedCacheFactory,
-  type SharedCacheFactoryOptions,
 } from './shared-cache-factory.ts';
-import {
-  createSharedClientFactory,
-  type SharedClientFactory,
-  type SharedClientFactoryOptions,
-} from './shared-client-factory.ts';
+import { createSharedClientFactory, type SharedClientFactory } from './shared-client-factory.ts';
 import { followSignal } from './signals.ts';
 
-/** lasso's `DefaultWorkers`: workers per controller when neither `start` nor `kindWorkers` says otherwise. */
-export const defaultControllerWorkers = 5;
-
-/** Options of {@link createSharedControllerFactory} (lasso `SharedControllerFactoryOptions`). */
-export interface SharedControllerFactoryOptions {
-  /** Workers per controller when `start` is given none (or 0). Default 5. */
-  defaultWorkers?: number | undefined;
-  /** Per-kind workers; wins over `start`'s argument and `defaultWorkers`. */
-  kindWorkers?: Iterable<readonly [KindRef, number]> | undefined;
-  /**
-   * Builds the rate limiter of each controller without one in `kindRateLimiter`. Default: the controller's
-   * own default (`defaultLassoRateLimiter()`). A function, not an instance: a limiter counts failures per
-   * key, and `namespace/name` keys of different kinds would share one backoff.
-   */
-  defaultRateLimiter?: (() => RateLimiter<string>) | undefined;
-  /** Per-kind rate limiter. */
-  kindRateLimiter?: Iterable<readonly [KindRef, RateLimiter<string>]> | undefined;
-  /**
-   * How long {@link SharedControllerFactory.stopped} waits after the start signal aborted for the reconciles
-   * in flight to finish (passed to every controller, as controller-runtime's manager option). Once it passes,
-   * `stopped()` settles with `drained: false` naming each reconcile still running (`<kind> <key>`), and each
-   * is logged as an error by kind and key. Default 30 000.
-   */
-  gracefulShutdownTimeoutMs?: number | undefined;
-  /** Abort each reconcile's `context.signal` after this long (every controller's `reconcileTimeoutMs`). */
-  reconcileTimeoutMs?: number | undefined;
-  /**
-   * Skip informer updates whose resourceVersion did not change (resyncs): handlers then run only on real
-   * changes, enqueues and retries, and the application owns its retries (lasso's `SyncOnlyChangedObjects`).
-   */
-  syncOnlyChangedObjects?: boolean | undefined;
-  /** Time source of the queues and handler metrics. Default `systemClock`. */
-  clock?: Clock | undefined;
-  /** Where controllers log (with `controller` and `gvk` attributes). Default `defaultLogger`. */
-  logger?: Logger | undefined;
-  /** Handler metrics (`controller_name` = the GVR) and workqueue metrics (`name` = the GVK). */
-  metrics?: MetricsProvider | undefined;
-}
-
-/** Options of {@link createSharedControllerFactoryFromConfig}: the controller factory's and the layers below. */
-export interface SharedControllerFactoryFromConfigOptions extends SharedControllerFactoryOptions {
-  /** Options of the cache factory; `clock`, `logger` and `metrics` default to the controller factory's. */
-  cache?: SharedCacheFactoryOptions | undefined;
-  /** Options of the client factory; `clock`, `logger` and `metrics` default to the controller factory's. */
-  client?: SharedClientFactoryOptions | undefined;
-}
-
-/** One kind in {@link SharedControllerFactory.status}: its cache's status, and whether its workers run. */
-export interface ControllerKindStatus extends KindStatus {
-  /** True while the kind's controller runs workers (false on a standby, or for a kind only cached). */
-  readonly workers: boolean;
-}
-
-/**
- * One {@link SharedController} per resource (lasso `SharedControllerFactory`): the single entry point to
- * clients, caches and handlers, with the lifecycle shape of `@lasso/core`'s `Lifecycle`. Controllers are
- * deferred: a kind is listed and watched only once somebody registers a handler on it, enqueues into it or
- * asks for its informer. While the factory runs, a controller used for the first time starts by itself once
- * its cache syncs (a CRD installed later included).
- */
-export interface SharedControllerFactory extends KindLookups<'controller'> {
-  /** The cache factory the controllers' informers come from. */
-  sharedCacheFactory(): SharedCacheFactory;
-  /**
-   * Start the caches when they do not run (the first start waits for a healthy API server), then every
-   * controller that has been used, each with `kindWorkers` for its kind, else `workers` when > 0, else
-   * `defaultWorkers`, once its cache synced. Resolves once they run, except controllers of kinds the server
-   * does not serve yet: those start once served (see {@link status}). Controllers used later start by
-   * themselves. Workers run until `signal` aborts; caches this start started stop with it, caches started
-   * before (warm standby: `sharedCacheFactory().start(processSignal)`) keep running. Idempotent while
-   * running; after a stop, starts again. Rejects with a {@link FactoryStartError} naming controllers that
-   * could not be built (after starting all the others), with the signal's reason when it aborts first, and
-   * with a `LASSO_FACTORY_CLOSED` error after `close()`.
-   */
-  start(signal: AbortSignal, workers?: number): Promise<void>;
-  /**
-   * Settles once the controllers (and the caches this factory's start started) have stopped after the start
-   * signal aborted, at once when not running; bounded by `gracefulShutdownTimeoutMs`, after which `drained`
-   * is false and `pending` names every reconcile still running as `<kind> <key>`.
-   */
-  stopped(): Promise<StopResult>;
-  /** True from a start until the stop that follows its signal's abort has finished. */
-  isRunning(): boolean;
-  /**
-   * Stop (aborting the run), close every controller (their queues and timers), and close the cache and client
-   * factories when this factory created them ({@link createSharedControllerFactoryFromConfig}). A closed
-   * factory cannot start again. Idempotent.
-   */
-  close(): Promise<void>;
-  /** `close()`, for `await using`. */
-  [Symbol.asyncDispose](): Promise<void>;
-  /** Every kind with a cache, where it is, and whether its controller's workers run: a readiness report. */
-  status(): ControllerKindStatus[];
-}
+export {
+  type ControllerKindStatus,
+  defaultControllerWorkers,
+  type SharedControllerFactory,
+  type SharedControllerFactoryFromConfigOptions,
+  type SharedControllerFactoryOptions,
+} from './controller-factory-api.ts';
 
 interface ControllerEntry {
   readonly gvk: GroupVersionKind;
