@@ -32,7 +32,9 @@ import { applyScale, toScale } from '../../registry/scale.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
 import type { KubeObject } from '../../storage/store.ts';
 import {
+  applyNonNumericPaths,
   checkKind,
+  checkPatchedTypes,
   checkPatchFields,
   contentTypeOf,
   decodeApplyBody,
@@ -71,6 +73,7 @@ export function handlePatch(
     const result = applyScale(context, info, existing, patched, fieldManagerOf(raw));
     return { type: 'json', code: 200, body: toScale(context, info, result) };
   }
+  checkPatchedTypes(info, patched as KubeObject, raw);
   const warnings = checkPatchFields(context, query, info, patched as KubeObject, raw);
   admitRbacPatch(context, request, raw, patched as KubeObject);
   const checked = toStored(context, info, checkKind(context, info, patched));
@@ -201,7 +204,8 @@ function smdPath(object: KubeObject, path: string): string {
 
 /**
  * An apply configuration of a built-in kind must fit the kind's schema: the field manager cannot type a
- * field the schema does not declare, and kube-apiserver answers its plain error as a 500 without a
+ * field the schema does not declare nor give a numeric field anything but a number, and kube-apiserver
+ * answers its plain error as a 500 without a
  * reason, whatever `fieldValidation` says.
  */
 function refuseUndeclaredApplyFields(
@@ -215,10 +219,14 @@ function refuseUndeclaredApplyFields(
     { group: info.group, version: info.version, kind: info.kind },
     configuration,
   );
-  if (unknown.length === 0) return;
-  const errors = unknown.map(
-    (path) => `${smdPath(configuration, path)}: field not declared in schema`,
-  );
+  const errors = [
+    ...unknown.map((path) => `${smdPath(configuration, path)}: field not declared in schema`),
+    ...applyNonNumericPaths(info, configuration).map(
+      (path) =>
+        `${smdPath(configuration, path)}: expected numeric (int or float), got *value.valueUnstructured`,
+    ),
+  ];
+  if (errors.length === 0) return;
   const detail =
     errors.length === 1
       ? errors[0]
