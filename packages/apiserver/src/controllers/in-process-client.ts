@@ -4,6 +4,7 @@
 import { isRecord, type Json } from '../apimachinery/objects.ts';
 import { StatusError } from '../apimachinery/status.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
+import { builtinVersion } from '../endpoints/discovery.ts';
 import { type RequestInfo, requestInfo } from '../filters/request-info.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
 import type { Registry } from '../registry/served-resources.ts';
@@ -35,7 +36,7 @@ export class InProcessClient {
     const name = `system:serviceaccount:kube-system:${options.serviceAccount}`;
     this.#user = { name, groups: ['system:serviceaccounts', 'system:authenticated'] };
     // managedFields take the manager from the user agent's first word, as for kube-controller-manager.
-    this.#userAgent = `kube-controller-manager/v1.37.0 (linux/amd64) kubernetes/lasso/${name}`;
+    this.#userAgent = `kube-controller-manager/${builtinVersion.gitVersion} (linux/amd64) kubernetes/lasso/${name}`;
   }
 
   /** The served resource stored under `key` (the core group first: `/events` is also events.k8s.io's). */
