@@ -535,6 +535,32 @@ describe('createSharedControllerFactory', () => {
       stuck.resolve();
     });
 
+    it('gives every controller reconcileTimeoutMs: the signal of a reconcile aborts once it passes', async () => {
+      const { clock, factory, signal } = setup({ reconcileTimeoutMs: 1_000 });
+      const deployments = await factory.forKind(deploymentGvk);
+      const aborted = deferred<unknown>();
+      const entered = deferred();
+      deployments.registerHandler(signal, 'slow', async (_key, _object, context) => {
+        entered.resolve();
+        await new Promise<void>((resolve) =>
+          context.signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+        aborted.resolve(context.signal.reason);
+        return undefined;
+      });
+      await factory.start(signal, 1);
+      await entered.promise;
+      await clock.advance(999);
+      let done = false;
+      void aborted.promise.then(() => {
+        done = true;
+      });
+      await clock.advance(0);
+      expect(done).toBe(false);
+      await clock.advance(1);
+      expect(await aborted.promise).toBeInstanceOf(Error);
+    });
+
     it('keeps caches started beforehand running when its own signal aborts (warm standby)', async () => {
       const { cluster, factory } = setup();
       const process = new AbortController();
