@@ -205,11 +205,15 @@ describe('garbage collector', () => {
     const background = harness.send('POST', jobs, job('background')).body;
     dependent('of-defaulted', ref(defaulted));
     dependent('of-background', ref(background));
-    expect(harness.send('DELETE', `${jobs}/defaulted`).body.metadata.finalizers).toEqual(['orphan']);
+    expect(harness.send('DELETE', `${jobs}/defaulted`).body.metadata.finalizers).toEqual([
+      'orphan',
+    ]);
     harness.send('DELETE', `${jobs}/background`, { propagationPolicy: 'Background' });
     await harness.settled();
     expect(exists(`${jobs}/defaulted`)).toBe(false);
-    expect(harness.send('GET', `${secrets}/of-defaulted`).body.metadata.ownerReferences).toBeUndefined();
+    expect(
+      harness.send('GET', `${secrets}/of-defaulted`).body.metadata.ownerReferences,
+    ).toBeUndefined();
     expect(exists(`${secrets}/of-background`)).toBe(false);
   });
 
