@@ -271,7 +271,8 @@ class SharedControllerFactoryImpl
     const runSignal = followSignal(stop.signal);
     const onAbort = (): void => stop.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    const startedCaches = !this.#caches.isRunning();
+    // Caches this factory started in its previous run may still be ending (past their bound): still ours.
+    const startedCaches = !this.#caches.isRunning() || previous?.startedCaches === true;
     try {
       // Under the run's signal, so close() stops caches this start started.
       await this.#caches.start(runSignal);
