@@ -315,25 +315,25 @@ class Store<T> implements SqlStore<T> {
 
   replace(list: readonly T[], resourceVersion: string): void {
     this.#live();
-    // Every row is computed before anything changes: a throwing key, index or field function changes nothing.
-    const rows = new Map<string, { object: T; row: Row }>();
-    for (const object of list) {
-      const key = this.#keyFunc(object);
-      rows.set(key, { object, row: this.#row(key, object) });
-    }
+    // Keys first (the last object of a key wins, as in a Map); rows are computed inside the transaction, so a
+    // throwing key, index or field function rolls it back and the previous content stays.
+    const last = new Map<string, number>();
+    for (let i = 0; i < list.length; i++) last.set(this.#keyFunc(list[i] as T), i);
     this.#db.write((prepare) => {
       prepare(`DELETE FROM ${this.#names.indices}`).run();
       prepare(`DELETE FROM ${this.#names.labels}`).run();
       prepare(`DELETE FROM ${this.#names.fields}`).run();
       prepare(`DELETE FROM ${this.#names.objects}`).run();
       const statements = this.#writeStatements(prepare);
-      for (const [key, { row }] of rows) this.#writeRow(statements, key, row, true);
+      for (const [key, i] of last) {
+        this.#writeRow(statements, key, this.#row(key, list[i] as T), true);
+      }
     });
     this.#pending = new Map();
     this.#resourceVersion = this.#pendingResourceVersion = resourceVersion || this.#resourceVersion;
     this.#flushes.inc();
     // A whole list leaves a large WAL behind: truncate it now rather than at the next write.
-    if (rows.size >= 1_000) this.#db.checkpoint();
+    if (last.size >= 1_000) this.#db.checkpoint();
   }
 
   resync(): void {}

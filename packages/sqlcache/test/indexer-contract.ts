@@ -135,6 +135,17 @@ export function indexerContract(label: string, make: IndexerMaker): void {
         expect(indexer.getByKey('ns/a')).toBeUndefined();
       }));
 
+    it('keeps the last object of a key repeated in a replace', () =>
+      using({ indexers: { app: byApp } }, (indexer) => {
+        indexer.replace(
+          [pod('ns', 'a', { app: 'x' }), pod('ns', 'b'), pod('ns', 'a', { app: 'y' })],
+          '3',
+        );
+        expect(indexer.listKeys()).toEqual(['ns/a', 'ns/b']);
+        expect(indexer.getByKey('ns/a')?.metadata?.labels).toEqual({ app: 'y' });
+        expect(indexer.listIndexFuncValues('app')).toEqual(['y']);
+      }));
+
     it('leaves the store unchanged when an index function throws', () =>
       using(
         {
