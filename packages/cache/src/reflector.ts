@@ -137,6 +137,7 @@ type Next = { kind: 'list'; resourceVersion: string } | { kind: 'watch' };
  *
  * @example
  * ```ts
+ * declare const listerWatcher: ListerWatcher<KubeObject>; // e.g. createClientListerWatcher(client, {})
  * const reflector = new Reflector(listerWatcher, createStore(), { name: 'v1, Kind=ConfigMap' });
  * const controller = new AbortController();
  * const done = reflector.run({ signal: controller.signal });
