@@ -77,37 +77,47 @@ describe('namespace lifecycle controller', () => {
     harness = startHarness({ namespaceLifecycle: true });
     seed('held');
     const held = '/api/v1/namespaces/held/configmaps/cm';
-    harness.send(
-      'PATCH',
-      held,
-      { metadata: { finalizers: ['example.com/hold'] } },
-      'application/merge-patch+json',
-    );
+    const heldSecret = '/api/v1/namespaces/held/secrets/s';
+    const hold = { metadata: { finalizers: ['example.com/hold'] } };
+    const release = { metadata: { finalizers: null } };
+    harness.send('PATCH', held, hold, 'application/merge-patch+json');
+    harness.send('PATCH', heldSecret, hold, 'application/merge-patch+json');
     harness.send('DELETE', '/api/v1/namespaces/held');
     await harness.settled();
-    const waiting = namespace('held').body;
-    expect(waiting.status.phase).toBe('Terminating');
-    const byType = Object.fromEntries(waiting.status.conditions.map((c: any) => [c.type, c]));
-    expect(byType.NamespaceContentRemaining).toEqual({
+    const conditions = () =>
+      Object.fromEntries(
+        namespace('held').body.status.conditions.map((c: any) => [c.type, c]),
+      ) as Record<string, any>;
+    expect(namespace('held').body.status.phase).toBe('Terminating');
+    expect(conditions().NamespaceContentRemaining).toEqual({
       type: 'NamespaceContentRemaining',
       status: 'True',
       reason: 'SomeResourcesRemain',
-      message: 'Some resources are remaining: configmaps. has 1 resource instances',
+      message:
+        'Some resources are remaining: configmaps. has 1 resource instances, secrets. has 1 resource instances',
       lastTransitionTime: '2030-01-02T03:04:05Z',
     });
-    expect(byType.NamespaceFinalizersRemaining).toMatchObject({
+    expect(conditions().NamespaceFinalizersRemaining).toMatchObject({
       status: 'True',
       reason: 'SomeFinalizersRemain',
       message:
-        'Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances',
+        'Some content in the namespace has finalizers remaining: example.com/hold in 2 resource instances',
     });
-    expect(byType.NamespaceDeletionDiscoveryFailure).toMatchObject({
+    expect(conditions().NamespaceDeletionDiscoveryFailure).toMatchObject({
       status: 'False',
       reason: 'ResourcesDiscovered',
+      message: 'All resources successfully discovered',
     });
-    expect(harness.send('GET', '/api/v1/namespaces/held/secrets/s').code).toBe(404);
+    // A new message with the same status keeps the condition's lastTransitionTime, as kube's updater does.
     await harness.clock.advance(5_000);
-    harness.send('PATCH', held, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+    harness.send('PATCH', heldSecret, release, 'application/merge-patch+json');
+    await harness.settled();
+    expect(conditions().NamespaceContentRemaining).toMatchObject({
+      message: 'Some resources are remaining: configmaps. has 1 resource instances',
+      lastTransitionTime: '2030-01-02T03:04:05Z',
+    });
+    expect(harness.send('GET', heldSecret).code).toBe(404);
+    harness.send('PATCH', held, release, 'application/merge-patch+json');
     await harness.settled();
     expect(namespace('held').code).toBe(404);
   });

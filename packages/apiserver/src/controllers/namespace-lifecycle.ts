@@ -189,11 +189,13 @@ export class NamespaceLifecycle implements InProcessController {
     problems: ReadonlyMap<string, readonly [reason: string, message: string]>,
   ): KubeObject {
     const status = isRecord(namespace.status) ? namespace.status : {};
-    const existing = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
+    // updateConditions: a condition is changed in place (its lastTransitionTime moves only when its
+    // status does), a missing one is appended in the deleter's order.
+    const conditions: Json[] = (Array.isArray(status.conditions) ? status.conditions : [])
+      .filter(isRecord)
+      .map((condition) => ({ ...condition }));
     const now = this.#now();
-    const conditions: Json[] = existing.filter(
-      (condition) => !okConditions.some(([type]) => type === condition.type),
-    );
+    let unchanged = true;
     for (const [type, okReason, okMessage] of okConditions) {
       const problem = problems.get(type);
       const next = {
@@ -202,19 +204,20 @@ export class NamespaceLifecycle implements InProcessController {
         reason: problem?.[0] ?? okReason,
         message: problem?.[1] ?? okMessage,
       };
-      const before = existing.find((condition) => condition.type === type);
-      const same =
-        before !== undefined &&
-        before.status === next.status &&
-        before.reason === next.reason &&
-        before.message === next.message;
-      conditions.push({ ...next, lastTransitionTime: same ? before.lastTransitionTime : now });
+      const old = conditions.find((condition) => condition.type === type);
+      if (old === undefined) {
+        conditions.push({ ...next, lastTransitionTime: now });
+        unchanged = false;
+      } else if (
+        old.status !== next.status ||
+        old.reason !== next.reason ||
+        old.message !== next.message
+      ) {
+        if (old.status !== next.status) old.lastTransitionTime = now;
+        Object.assign(old, next);
+        unchanged = false;
+      }
     }
-    const unchanged =
-      existing.length === conditions.length &&
-      conditions.every(
-        (condition, index) => condition.lastTransitionTime === existing[index]?.lastTransitionTime,
-      );
     if (unchanged) return namespace;
     const info = this.#client.resourceOf(namespacesKey);
     if (info === undefined) return namespace;
