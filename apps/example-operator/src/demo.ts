@@ -10,10 +10,14 @@ import { parse } from 'yaml';
 import type { OperatorFlags } from './flags.ts';
 import { type Icecream, icecreamResource } from './icecream.ts';
 import { startLiveView } from './live-view.ts';
-import { type Operator, operatorOptionsFrom, startOperator } from './operator.ts';
+import { createOperator, type Operator, operatorOptionsFrom } from './operator.ts';
 import { serveOperatorEndpoints } from './operator-endpoints.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
-import { simulatedNodeName, startSimulatedWorkload } from './simulated-workload.ts';
+import {
+  type SimulatedWorkload,
+  simulatedNodeName,
+  startSimulatedWorkload,
+} from './simulated-workload.ts';
 
 /** The app's manifests folder, from src/ (tests) or dist/ (the built command). */
 export const manifestsDir = fileURLToPath(new URL('../manifests/', import.meta.url));
@@ -42,14 +46,16 @@ export async function runDemo(
   });
   const rest = await loadKubeConfig({ path: env.kubeconfigPath });
   const namespace = flags.namespace || 'default';
+  let operator: Operator | undefined;
+  let simulated: SimulatedWorkload | undefined;
   try {
     const { metrics, registry } = createPrometheusMetrics(logger);
-    let operator: Operator | undefined;
     const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
     out.write(`API server ${env.credentials.server} ready; Icecream CRD installed.\n`);
-    operator = await startOperator(operatorOptionsFrom(flags, { rest, signal, logger, metrics }));
+    operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
+    await operator.start(signal);
     out.write(`Operator running (identity ${operator.identity}).\n`);
-    const simulated = await startSimulatedWorkload({ rest, signal, logger });
+    simulated = await startSimulatedWorkload({ rest, signal, logger });
     out.write(
       `SIMULATED workload controller running: it plays kube-controller-manager and a kubelet for node ${simulatedNodeName} (built-in server only).\n\n`,
     );
@@ -95,13 +101,19 @@ export async function runDemo(
         signal.addEventListener('abort', () => resolve(), { once: true }),
       );
     }
-    await Promise.all([operator.done, simulated.done, live.done]);
+    const [result] = await Promise.all([operator.stopped(), simulated.stopped(), live.done]);
     await endpoints.close();
+    if (!result.drained) {
+      out.write(`Stopped, but reconciles were still running: ${result.pending.join(', ')}\n`);
+      return 1;
+    }
     out.write('Stopped: no reconcile in flight, caches closed, API server stopped.\n');
     return 0;
   } finally {
     stopSignal.removeEventListener('abort', onStop);
     stop.abort();
+    await operator?.close();
+    await simulated?.close();
     await restTransportFor(rest)?.close();
     await env.stop();
   }

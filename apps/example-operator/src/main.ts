@@ -6,18 +6,31 @@ import {
   type RestConfig,
   restTransportFor,
 } from '@lasso/client';
-import { errorMessage, type Logger } from '@lasso/core';
+import { createShutdownSignal, errorMessage, type Logger, type StopResult } from '@lasso/core';
 import { runDemo } from './demo.ts';
 import { FlagError, type OperatorFlags, parseFlags, usage } from './flags.ts';
-import {
-  LeadershipLostError,
-  type Operator,
-  operatorOptionsFrom,
-  startOperator,
-} from './operator.ts';
+import { createOperator, type Operator, operatorOptionsFrom } from './operator.ts';
 import { serveOperatorEndpoints } from './operator-endpoints.ts';
 import { createPinoLogger } from './pino-logger.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
+
+/**
+ * The exit code of a finished run: 1 when leadership was lost (as controller-runtime does: the process exits and
+ * its Deployment restarts it, to stand again) or when the shutdown did not drain in time, else 0.
+ */
+function exitCodeOf(operator: Operator, result: StopResult, logger: Logger): number {
+  const lost = operator.leadershipLost();
+  if (lost !== undefined) {
+    logger.error('leadership lost, exiting', { error: lost.message });
+    return 1;
+  }
+  if (!result.drained) {
+    logger.error('shutdown did not drain in time, exiting', { pending: result.pending.join(', ') });
+    return 1;
+  }
+  logger.info('stopped: every reconcile finished, Lease released, caches closed');
+  return 0;
+}
 
 async function runAgainstCluster(
   flags: OperatorFlags,
@@ -35,20 +48,17 @@ async function runAgainstCluster(
   let operator: Operator | undefined;
   const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
   try {
-    operator = await startOperator(operatorOptionsFrom(flags, { rest, signal, logger, metrics }));
-    logger.info('operator started', {
-      identity: operator.identity,
-      namespace: flags.namespace || '(all)',
-    });
-    await operator.done;
-    return 0;
-  } catch (error) {
-    if (error instanceof LeadershipLostError) {
-      // As controller-runtime does: a process that lost the Lease exits, and its Deployment restarts it.
-      logger.error('leadership lost, exiting', { error: error.message });
-      return 1;
+    operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
+    try {
+      await operator.start(signal);
+      logger.info('operator started', {
+        identity: operator.identity,
+        namespace: flags.namespace || '(all)',
+      });
+      return exitCodeOf(operator, await operator.stopped(), logger);
+    } finally {
+      await operator.close();
     }
-    throw error;
   } finally {
     await endpoints.close();
     await restTransportFor(rest)?.close();
@@ -77,42 +87,38 @@ export async function main(argv: readonly string[]): Promise<number> {
   const logger = createPinoLogger({
     level: flags.logLevel ?? (clusterConfigured ? 'info' : 'warn'),
   });
-  const stop = new AbortController();
-  const onSignal = (name: string): void => {
-    if (stop.signal.aborted) {
-      process.stderr.write(`${name} again: exiting now\n`);
-      process.exit(130);
-    }
-    process.stderr.write(
-      `\n${name}: shutting down (stop intake, finish in-flight reconciles, release the Lease)\n`,
-    );
-    stop.abort();
-    // A shutdown that hangs must still end: the bound is the --shutdown-timeout flag.
-    setTimeout(() => {
+  // The first SIGINT/SIGTERM stops gracefully (bounded by --shutdown-timeout); a second exits 1 at once.
+  const shutdown = createShutdownSignal({ logger });
+  shutdown.signal.addEventListener(
+    'abort',
+    () =>
       process.stderr.write(
-        `shutdown did not finish within ${flags.shutdownTimeoutSeconds} s, exiting\n`,
-      );
-      process.exit(1);
-    }, flags.shutdownTimeoutSeconds * 1000).unref();
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+        `\n${errorMessage(shutdown.signal.reason)}: shutting down (stop intake, finish in-flight reconciles within ${flags.shutdownTimeoutSeconds} s, release the Lease)\n`,
+      ),
+    { once: true },
+  );
   try {
     return clusterConfigured
-      ? await runAgainstCluster(flags, stop.signal, logger)
-      : await runDemo(flags, stop.signal, logger);
+      ? await runAgainstCluster(flags, shutdown.signal, logger)
+      : await runDemo(flags, shutdown.signal, logger);
   } catch (error) {
     process.stderr.write(`example-operator: ${errorMessage(error)}\n`);
     return 1;
+  } finally {
+    shutdown.dispose();
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`example-operator: ${errorMessage(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+/**
+ * Exit with `code`. A failed run may leave work JavaScript cannot stop (a reconcile past the shutdown bound):
+ * the process then exits a second after, instead of waiting for it.
+ */
+function exitWith(code: number): void {
+  process.exitCode = code;
+  if (code !== 0) setTimeout(() => process.exit(code), 1_000).unref();
+}
+
+main(process.argv.slice(2)).then(exitWith, (error: unknown) => {
+  process.stderr.write(`example-operator: ${errorMessage(error)}\n`);
+  exitWith(1);
+});

@@ -3,6 +3,7 @@
 import { createIndexer, type Indexer } from '@lasso/cache';
 import { ApiError } from '@lasso/client';
 import type { EventRecorder, EventType } from '@lasso/controller';
+import { FakeClock } from '@lasso/core/testing';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
@@ -10,12 +11,15 @@ import { type Icecream, type IcecreamStatus, icecreamLabel } from './icecream.ts
 import {
   createIcecreamReconciler,
   desiredDeployment,
+  icecreamLabelKeys,
   podIcecreamKeys,
   podsByIcecreamIndex,
   scoopImage,
 } from './reconciler.ts';
 
 const now = new Date('2025-03-04T05:06:07.890Z');
+/** The context of a reconcile nobody stops. */
+const context = { signal: new AbortController().signal };
 const nowText = '2025-03-04T05:06:07Z';
 const earlier = '2025-01-01T00:00:00Z';
 
@@ -78,7 +82,14 @@ function notFound(): ApiError {
 
 /** Fakes of everything the reconciler touches; `server` is what the fake API holds (the cache may differ). */
 function setup(
-  options: { cached?: Deployment[]; server?: Deployment[]; pods?: Pod[]; failWith?: unknown } = {},
+  options: {
+    cached?: Deployment[];
+    server?: Deployment[];
+    pods?: Pod[];
+    failWith?: unknown;
+    /** Called as a Deployment write starts (before it fails with `failWith`). */
+    onWrite?: () => void;
+  } = {},
 ) {
   const deploymentCache: Indexer<Deployment> = createIndexer<Deployment>();
   for (const deployment of options.cached ?? []) deploymentCache.add(deployment);
@@ -93,6 +104,7 @@ function setup(
   const statuses: Icecream[] = [];
   const events: RecordedEvent[] = [];
   const fail = (): void => {
+    options.onWrite?.();
     if (options.failWith !== undefined) throw options.failWith;
   };
   const recorder: EventRecorder = {
@@ -138,20 +150,23 @@ function setup(
         delete: async (_namespace, name) => {
           calls.push(`delete ${name}`);
           if (!server.delete(name)) throw notFound();
-          return {};
         },
       },
       icecreams: {
-        updateStatus: async (_namespace, object) => {
+        updateStatus: async (_namespace, object, requestOptions) => {
           calls.push(`updateStatus ${object.metadata?.name}`);
+          requestOptions?.signal?.throwIfAborted();
           statuses.push(object);
           return { ...object, metadata: { ...object.metadata, resourceVersion: 'next' } };
         },
       },
     },
-    caches: { deployments: deploymentCache, pods: podCache },
+    caches: {
+      deployments: { get: (namespace, name) => deploymentCache.getByKey(`${namespace}/${name}`) },
+      pods: podCache,
+    },
     events: recorder,
-    now: () => now,
+    clock: new FakeClock(now.getTime()),
   });
   return { reconciler, calls, writes, statuses, events, server };
 }
@@ -198,6 +213,18 @@ describe('desiredDeployment', () => {
   });
 });
 
+/** The label value the reconciler gives `object`'s Deployment, read back through the Icecream index. */
+function labelValueOf(object: Icecream): string {
+  return (icecreamLabelKeys(object)[0] ?? '').split('/')[1] ?? '';
+}
+
+describe('icecreamLabelKeys', () => {
+  it('keys an Icecream by its namespace and the value of its label', () => {
+    expect(icecreamLabelKeys(icecream())).toEqual(['shop/vanilla']);
+    expect(icecreamLabelKeys({ metadata: { namespace: 'shop' } })).toEqual([]);
+  });
+});
+
 describe('podIcecreamKeys', () => {
   it.for([
     {
@@ -220,7 +247,7 @@ describe('createIcecreamReconciler', () => {
   describe('reconcile()', () => {
     it('creates the Deployment and reports it progressing when the cache has none', async () => {
       const { reconciler, calls, writes, statuses, events } = setup();
-      const result = await reconciler.reconcile('shop/vanilla', icecream());
+      const result = await reconciler.reconcile('shop/vanilla', icecream(), context);
       expect(calls).toEqual(['create vanilla-scoops', 'updateStatus vanilla']);
       expect(writes[0]).toEqual(desiredDeployment(icecream()));
       expect(events).toEqual([
@@ -251,12 +278,17 @@ describe('createIcecreamReconciler', () => {
       expect(result?.metadata?.resourceVersion).toBe('next');
     });
 
-    it('writes nothing more when create answers AlreadyExists (the cache lags behind)', async () => {
+    it('reads the server when create answers AlreadyExists (the cache lags behind) and writes only the status', async () => {
       const existing = ownedDeployment(icecream());
-      const { reconciler, calls, events } = setup({ server: [existing] });
-      await expect(reconciler.reconcile('shop/vanilla', icecream())).resolves.toBeUndefined();
-      expect(calls).toEqual(['create vanilla-scoops']);
+      const { reconciler, calls, events, statuses } = setup({ server: [existing] });
+      await reconciler.reconcile('shop/vanilla', icecream(), context);
+      expect(calls).toEqual([
+        'create vanilla-scoops',
+        'get vanilla-scoops',
+        'updateStatus vanilla',
+      ]);
       expect(events).toEqual([]);
+      expect(ready(statuses[0]?.status)?.reason).toBe('ScoopsProgressing');
     });
 
     it('adopts a Deployment without a controller and brings it to the spec', async () => {
@@ -278,7 +310,7 @@ describe('createIcecreamReconciler', () => {
         },
       };
       const { reconciler, calls, writes, events } = setup({ cached: [unowned] });
-      await reconciler.reconcile('shop/vanilla', icecream());
+      await reconciler.reconcile('shop/vanilla', icecream(), context);
       expect(calls).toEqual(['update vanilla-scoops', 'updateStatus vanilla']);
       const adopted = writes[0];
       expect(adopted?.metadata?.annotations).toEqual({ team: 'dessert' });
@@ -307,7 +339,7 @@ describe('createIcecreamReconciler', () => {
         status: { availableReplicas: 1, nodes: ['node-a'], observedGeneration: 2 },
       });
       const { reconciler, calls, statuses, events } = setup({ cached: [taken] });
-      await reconciler.reconcile('shop/vanilla', previous);
+      await reconciler.reconcile('shop/vanilla', previous, context);
       expect(calls).toEqual(['updateStatus vanilla']);
       expect(events).toEqual([
         {
@@ -370,7 +402,7 @@ describe('createIcecreamReconciler', () => {
     ])('$name', async ({ change }) => {
       const drifted = change(ownedDeployment(icecream(), 0));
       const { reconciler, calls, writes, events } = setup({ cached: [drifted] });
-      await reconciler.reconcile('shop/vanilla', icecream());
+      await reconciler.reconcile('shop/vanilla', icecream(), context);
       expect(calls[0]).toBe('update vanilla-scoops');
       const updated = writes[0];
       expect(updated?.spec).toEqual({
@@ -408,7 +440,7 @@ describe('createIcecreamReconciler', () => {
         },
       };
       const { reconciler, calls, events } = setup({ cached: [withDefaults] });
-      await reconciler.reconcile('shop/vanilla', icecream());
+      await reconciler.reconcile('shop/vanilla', icecream(), context);
       expect(calls).toEqual(['updateStatus vanilla']);
       expect(events).toEqual([]);
     });
@@ -425,7 +457,7 @@ describe('createIcecreamReconciler', () => {
           pod('unrelated', { app: 'other' }, 'node-d'),
         ],
       });
-      await reconciler.reconcile('shop/vanilla', icecream());
+      await reconciler.reconcile('shop/vanilla', icecream(), context);
       expect(statuses[0]?.status).toEqual({
         availableReplicas: 2,
         nodes: ['node-a', 'node-b'],
@@ -462,7 +494,7 @@ describe('createIcecreamReconciler', () => {
         },
       });
       const { reconciler, statuses } = setup({ cached: [ownedDeployment(icecream(), 1)] });
-      await reconciler.reconcile('shop/vanilla', previous);
+      await reconciler.reconcile('shop/vanilla', previous, context);
       expect(ready(statuses[0]?.status)).toEqual({
         type: 'Ready',
         status: 'False',
@@ -488,7 +520,7 @@ describe('createIcecreamReconciler', () => {
         },
       });
       const { reconciler, statuses } = setup({ cached: [ownedDeployment(icecream(), 2)] });
-      await reconciler.reconcile('shop/vanilla', previous);
+      await reconciler.reconcile('shop/vanilla', previous, context);
       expect(ready(statuses[0]?.status)).toMatchObject({
         status: 'True',
         lastTransitionTime: nowText,
@@ -497,10 +529,10 @@ describe('createIcecreamReconciler', () => {
 
     it('writes no status and returns nothing when the status is already what it would write', async () => {
       const first = setup({ cached: [ownedDeployment(icecream(), 2)] });
-      await first.reconciler.reconcile('shop/vanilla', icecream());
+      await first.reconciler.reconcile('shop/vanilla', icecream(), context);
       const written = first.statuses[0] as Icecream;
       const { reconciler, calls } = setup({ cached: [ownedDeployment(icecream(), 2)] });
-      await expect(reconciler.reconcile('shop/vanilla', written)).resolves.toBeUndefined();
+      await expect(reconciler.reconcile('shop/vanilla', written, context)).resolves.toBeUndefined();
       expect(calls).toEqual([]);
     });
 
@@ -524,16 +556,34 @@ describe('createIcecreamReconciler', () => {
         },
       });
       const { reconciler, calls } = setup({ cached: [ownedDeployment(icecream(), 2)] });
-      await expect(reconciler.reconcile('shop/vanilla', sortedKeys)).resolves.toBeUndefined();
+      await expect(
+        reconciler.reconcile('shop/vanilla', sortedKeys, context),
+      ).resolves.toBeUndefined();
       expect(calls).toEqual([]);
     });
 
-    it('records ReconcileFailed and rethrows when a Deployment write fails', async () => {
+    it('reports ReconcileFailed in the Ready condition and an Event, and rethrows for a retry', async () => {
       const failure = new ApiError({ status: 500, message: 'etcd is on holiday' });
       const drifted = ownedDeployment(icecream({ spec: { ...icecream().spec!, replicas: 1 } }));
+      const previous = icecream({
+        status: {
+          availableReplicas: 1,
+          nodes: ['node-a'],
+          observedGeneration: 2,
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'True',
+              reason: 'ScoopsAvailable',
+              message: '1/1',
+              lastTransitionTime: earlier,
+              observedGeneration: 2,
+            },
+          ],
+        },
+      });
       const { reconciler, statuses, events } = setup({ cached: [drifted], failWith: failure });
-      await expect(reconciler.reconcile('shop/vanilla', icecream())).rejects.toBe(failure);
-      expect(statuses).toEqual([]);
+      await expect(reconciler.reconcile('shop/vanilla', previous, context)).rejects.toBe(failure);
       expect(events).toEqual([
         expect.objectContaining({
           type: 'Warning',
@@ -541,6 +591,120 @@ describe('createIcecreamReconciler', () => {
           note: 'etcd is on holiday',
         }),
       ]);
+      // The rest of the status stays what it was; the condition says what went wrong, for this generation.
+      expect(statuses[0]?.status).toEqual({
+        availableReplicas: 1,
+        nodes: ['node-a'],
+        observedGeneration: 3,
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'ReconcileFailed',
+            message: 'etcd is on holiday',
+            lastTransitionTime: nowText,
+            observedGeneration: 3,
+          },
+        ],
+      });
+    });
+
+    it('clears the failure (Ready=True) once a reconcile succeeds', async () => {
+      const failed = icecream({
+        status: {
+          observedGeneration: 3,
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'False',
+              reason: 'ReconcileFailed',
+              message: 'etcd is on holiday',
+              lastTransitionTime: earlier,
+              observedGeneration: 3,
+            },
+          ],
+        },
+      });
+      const { reconciler, statuses } = setup({ cached: [ownedDeployment(icecream(), 2)] });
+      await reconciler.reconcile('shop/vanilla', failed, context);
+      expect(ready(statuses[0]?.status)).toEqual({
+        type: 'Ready',
+        status: 'True',
+        reason: 'ScoopsAvailable',
+        message: '2/2 replicas of Deployment vanilla-scoops available',
+        lastTransitionTime: nowText,
+        observedGeneration: 3,
+      });
+    });
+
+    it('reports a Deployment the server refuses (422) as DeploymentInvalid and does not retry', async () => {
+      const invalid = new ApiError({
+        status: 422,
+        reason: 'Invalid',
+        message: 'spec.template: bad',
+      });
+      const { reconciler, statuses, events } = setup({ failWith: invalid });
+      await expect(reconciler.reconcile('shop/vanilla', icecream(), context)).resolves.toEqual(
+        expect.objectContaining({ metadata: expect.objectContaining({ resourceVersion: 'next' }) }),
+      );
+      expect(ready(statuses[0]?.status)).toEqual({
+        type: 'Ready',
+        status: 'False',
+        reason: 'DeploymentInvalid',
+        message: 'Deployment vanilla-scoops refused by the API server: spec.template: bad',
+        lastTransitionTime: nowText,
+        observedGeneration: 3,
+      });
+      expect(events.map((event) => [event.type, event.reason])).toEqual([
+        ['Warning', 'ReconcileFailed'],
+      ]);
+    });
+
+    it('writes nothing more once its signal aborted during a write (stop, leadership lost)', async () => {
+      const stop = new AbortController();
+      const failure = new Error('aborted');
+      const { reconciler, calls, statuses, events } = setup({
+        failWith: failure,
+        onWrite: () => stop.abort(new Error('leadership lost')),
+      });
+      await expect(
+        reconciler.reconcile('shop/vanilla', icecream(), { signal: stop.signal }),
+      ).rejects.toBe(failure);
+      expect(calls).toEqual(['create vanilla-scoops']);
+      expect(statuses).toEqual([]);
+      expect(events).toEqual([]);
+    });
+
+    it('refuses a spec.deploymentName whose ReplicaSet names would be invalid (InvalidDeploymentName)', async () => {
+      const long = icecream({ spec: { ...icecream().spec!, deploymentName: 'd'.repeat(243) } });
+      const { reconciler, calls, statuses } = setup();
+      await reconciler.reconcile('shop/vanilla', long, context);
+      expect(calls).toEqual(['updateStatus vanilla']);
+      expect(ready(statuses[0]?.status)).toMatchObject({
+        status: 'False',
+        reason: 'InvalidDeploymentName',
+      });
+    });
+
+    it('labels and selects the Pods of an Icecream whose name is longer than 63 characters with a valid value', async () => {
+      const name = `${'a'.repeat(60)}.b-${'c'.repeat(70)}`;
+      const long = icecream({
+        metadata: { ...icecream().metadata, name },
+        spec: { ...icecream().spec!, deploymentName: `${name}-scoops` },
+      });
+      const label = labelValueOf(long);
+      const { reconciler, writes, statuses } = setup({
+        pods: [pod('p-1', { [icecreamLabel]: label }, 'node-a')],
+      });
+      await reconciler.reconcile('shop/vanilla', long, context);
+      const created = writes[0];
+      expect(created?.metadata?.name).toBe(`${name}-scoops`);
+      expect(created?.metadata?.labels?.[icecreamLabel]).toBe(label);
+      expect(created?.spec?.selector?.matchLabels).toEqual({ [icecreamLabel]: label });
+      expect(created?.spec?.template?.metadata?.labels?.[icecreamLabel]).toBe(label);
+      expect(label).toMatch(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/);
+      expect(label.length).toBeLessThanOrEqual(63);
+      expect(statuses[0]?.status?.nodes).toEqual(['node-a']);
     });
   });
 
@@ -553,7 +717,7 @@ describe('createIcecreamReconciler', () => {
       const { reconciler, calls, server, events } = setup({
         cached: [ownedDeployment(icecream())],
       });
-      await reconciler.cleanup('shop/vanilla', deleting);
+      await reconciler.cleanup('shop/vanilla', deleting, context);
       expect(calls).toEqual(['delete vanilla-scoops']);
       expect(server.size).toBe(0);
       expect(events).toEqual([
@@ -570,7 +734,7 @@ describe('createIcecreamReconciler', () => {
 
     it('asks the server when the cache has not seen the Deployment yet', async () => {
       const { reconciler, calls, server } = setup({ server: [ownedDeployment(icecream())] });
-      await reconciler.cleanup('shop/vanilla', deleting);
+      await reconciler.cleanup('shop/vanilla', deleting, context);
       expect(calls).toEqual(['get vanilla-scoops', 'delete vanilla-scoops']);
       expect(server.size).toBe(0);
     });
@@ -584,7 +748,7 @@ describe('createIcecreamReconciler', () => {
         metadata: { name: 'vanilla-scoops', namespace: 'shop', ownerReferences },
       };
       const { reconciler, calls, server, events } = setup({ cached: [foreign] });
-      await reconciler.cleanup('shop/vanilla', deleting);
+      await reconciler.cleanup('shop/vanilla', deleting, context);
       expect(calls).toEqual([]);
       expect(server.size).toBe(1);
       expect(events).toEqual([]);
@@ -592,7 +756,7 @@ describe('createIcecreamReconciler', () => {
 
     it('returns quietly when the Deployment is already gone', async () => {
       const { reconciler, calls, events } = setup();
-      await expect(reconciler.cleanup('shop/vanilla', deleting)).resolves.toBeUndefined();
+      await expect(reconciler.cleanup('shop/vanilla', deleting, context)).resolves.toBeUndefined();
       expect(calls).toEqual(['get vanilla-scoops']);
       expect(events).toEqual([]);
     });
@@ -602,7 +766,7 @@ describe('createIcecreamReconciler', () => {
         cached: [ownedDeployment(icecream())],
         server: [],
       });
-      await expect(reconciler.cleanup('shop/vanilla', deleting)).resolves.toBeUndefined();
+      await expect(reconciler.cleanup('shop/vanilla', deleting, context)).resolves.toBeUndefined();
       expect(calls).toEqual(['delete vanilla-scoops']);
       expect(events).toEqual([]);
     });

@@ -1,102 +1,140 @@
 // The Icecream reconciler: one Deployment per Icecream, owned by it, kept at the spec; status copied back from
-// the Deployment and its Pods. Pure logic over injected clients and caches, so tests can drive it directly.
-import type { IndexerReader } from '@lasso/cache';
-import { isAlreadyExists, isNotFound } from '@lasso/client';
+// the Deployment and its Pods; failures reported in the Ready condition. Pure logic over injected clients and
+// listers, so tests drive it directly; every client call carries the reconcile's signal.
+import { type Client, isInvalid, isNotFound } from '@lasso/client';
 import {
   AlreadyOwnedError,
+  type CreateOrUpdateClient,
+  createOrUpdate,
   type EventRecorder,
-  getControllerOf,
   isControlledBy,
+  type Lister,
+  type ReconcileContext,
   type SharedHandlerResult,
   setControllerReference,
 } from '@lasso/controller';
-import { errorMessage } from '@lasso/core';
+import { type Clock, errorMessage, systemClock } from '@lasso/core';
 import type { Deployment, DeploymentSpec } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import { type Condition, type Icecream, type IcecreamStatus, icecreamLabel } from './icecream.ts';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import {
+  type Condition,
+  type Icecream,
+  type IcecreamStatus,
+  icecreamLabel,
+  icecreamLabelValue,
+  maxDeploymentNameLength,
+} from './icecream.ts';
 
 /** The writes the reconciler makes: `Client<Deployment>` and `Client<Icecream>` fit. */
 export interface ReconcilerClients {
-  deployments: {
-    get(namespace: string | undefined, name: string): Promise<Deployment>;
-    create(namespace: string | undefined, object: Deployment): Promise<Deployment>;
-    update(namespace: string | undefined, object: Deployment): Promise<Deployment>;
-    delete(namespace: string | undefined, name: string): Promise<unknown>;
-  };
-  icecreams: {
-    updateStatus(namespace: string | undefined, object: Icecream): Promise<Icecream>;
-  };
+  deployments: CreateOrUpdateClient<Deployment> & Pick<Client<Deployment>, 'delete'>;
+  icecreams: Pick<Client<Icecream>, 'updateStatus'>;
 }
 
-/** What the reconciler reads: the informers' stores (never the API). */
+/** What the reconciler reads: the controllers' caches (never the API, but to confirm a cleanup). */
 export interface ReconcilerCaches {
-  deployments: IndexerReader<Deployment>;
+  deployments: Pick<Lister<Deployment>, 'get'>;
   /** Pods indexed by {@link podsByIcecreamIndex}. */
-  pods: IndexerReader<Pod>;
+  pods: Pick<Lister<Pod>, 'byIndex'>;
 }
 
-/** Index of Pods by the `namespace/name` of the Icecream whose Deployment runs them. */
+/** Index of Pods (and of Icecreams) by `namespace/<value of the Icecream label>`. */
 export const podsByIcecreamIndex = 'byIcecream';
 
-/** Index function of {@link podsByIcecreamIndex}: the Pod's Icecream label. */
+/** Index function of {@link podsByIcecreamIndex} over Pods: their Icecream label. */
 export function podIcecreamKeys(pod: Pod): string[] {
-  const icecream = pod.metadata?.labels?.[icecreamLabel];
-  return icecream ? [`${pod.metadata?.namespace ?? ''}/${icecream}`] : [];
+  const value = pod.metadata?.labels?.[icecreamLabel];
+  return value ? [`${pod.metadata?.namespace ?? ''}/${value}`] : [];
+}
+
+/**
+ * Index function of {@link podsByIcecreamIndex} over Icecreams: the key their Pods are indexed by. A label value
+ * is not always the name (see `icecreamLabelValue`), so a Pod finds its Icecream through this index.
+ */
+export function icecreamLabelKeys(icecream: Icecream): string[] {
+  const name = icecream.metadata?.name;
+  return name ? [`${icecream.metadata?.namespace ?? ''}/${icecreamLabelValue(name)}`] : [];
 }
 
 /** The image every scoop runs; the flavour goes in as an environment variable. */
 export const scoopImage = 'registry.k8s.io/pause:3.10';
 
+/** The field manager of the operator's Deployment writes. */
+export const fieldManager = 'icecream-operator';
+
+function ownLabels(icecream: Icecream): Record<string, string> {
+  return {
+    [icecreamLabel]: icecreamLabelValue(icecream.metadata?.name ?? ''),
+    'app.kubernetes.io/managed-by': 'icecream-operator',
+  };
+}
+
+function scoop(icecream: Icecream): Container {
+  return {
+    name: 'scoop',
+    image: scoopImage,
+    env: [{ name: 'FLAVOR', value: icecream.spec?.flavor ?? '' }],
+  };
+}
+
 /** The Deployment spec an Icecream wants. */
 export function desiredDeploymentSpec(icecream: Icecream): DeploymentSpec {
-  const name = icecream.metadata?.name ?? '';
+  const labels = ownLabels(icecream);
   return {
     replicas: icecream.spec?.replicas ?? 0,
-    selector: { matchLabels: { [icecreamLabel]: name } },
-    template: {
-      metadata: {
-        labels: { [icecreamLabel]: name, 'app.kubernetes.io/managed-by': 'icecream-operator' },
-      },
-      spec: {
-        containers: [
-          {
-            name: 'scoop',
-            image: scoopImage,
-            env: [{ name: 'FLAVOR', value: icecream.spec?.flavor ?? '' }],
-          },
-        ],
-      },
-    },
+    selector: { matchLabels: { [icecreamLabel]: labels[icecreamLabel] ?? '' } },
+    template: { metadata: { labels }, spec: { containers: [scoop(icecream)] } },
   };
 }
 
 /** The Deployment an Icecream wants, with its controller reference. */
 export function desiredDeployment(icecream: Icecream): Deployment {
-  const name = icecream.metadata?.name ?? '';
   return setControllerReference(icecream, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: {
       name: icecream.spec?.deploymentName ?? '',
       namespace: icecream.metadata?.namespace ?? '',
-      labels: { [icecreamLabel]: name, 'app.kubernetes.io/managed-by': 'icecream-operator' },
+      labels: ownLabels(icecream),
     },
     spec: desiredDeploymentSpec(icecream),
   });
 }
 
-// The fields the operator owns; anything else on the Deployment (defaults, other controllers' annotations) is
-// left alone, so an update happens only when the spec really drifted.
-function drifted(current: Deployment, desired: Deployment): boolean {
-  const flavor = (deployment: Deployment) =>
-    deployment.spec?.template?.spec?.containers?.[0]?.env?.find((env) => env.name === 'FLAVOR')
-      ?.value;
-  return (
-    current.spec?.replicas !== desired.spec?.replicas ||
-    flavor(current) !== flavor(desired) ||
-    current.spec?.template?.metadata?.labels?.[icecreamLabel] !==
-      desired.spec?.template?.metadata?.labels?.[icecreamLabel]
-  );
+/**
+ * Bring `deployment` (a copy of the current one, or of {@link desiredDeployment}) to the spec, in place: the
+ * controller reference (AlreadyOwnedError when another owner controls it), the labels, the replicas and the scoop
+ * container. Only the fields the operator owns are set, so the server's defaults stay and `createOrUpdate`
+ * writes only on a real drift. The selector is immutable: an adopted Deployment keeps its own, and its Pods get
+ * the Icecream label through the template.
+ */
+export function bringToSpec(deployment: Deployment, icecream: Icecream): void {
+  const labels = ownLabels(icecream);
+  const owned = setControllerReference(icecream, deployment);
+  deployment.metadata = {
+    ...owned.metadata,
+    labels: { ...deployment.metadata?.labels, ...labels },
+  };
+  const wanted = desiredDeploymentSpec(icecream);
+  const spec: DeploymentSpec = deployment.spec ?? { selector: {}, template: {} };
+  deployment.spec = spec;
+  spec.replicas = icecream.spec?.replicas ?? 0;
+  if (spec.selector?.matchLabels === undefined && spec.selector?.matchExpressions === undefined) {
+    spec.selector = wanted.selector;
+  }
+  const template = spec.template ?? {};
+  spec.template = template;
+  template.metadata = {
+    ...template.metadata,
+    labels: { ...template.metadata?.labels, ...labels },
+  };
+  const containers = template.spec?.containers ?? [];
+  const current = containers.find((container) => container.name === 'scoop');
+  if (current === undefined) template.spec = { ...template.spec, containers: [scoop(icecream)] };
+  else {
+    current.image = scoopImage;
+    current.env = [{ name: 'FLAVOR', value: icecream.spec?.flavor ?? '' }];
+  }
 }
 
 function condition(
@@ -133,70 +171,168 @@ function sameStatus(a: IcecreamStatus | undefined, b: IcecreamStatus): boolean {
   return canonical(a ?? {}) === canonical(b);
 }
 
+/** A condition message is bounded (metav1.Condition: 32 768); an error's text is cut well before that. */
+const maxMessageLength = 1_024;
+
+/** Why a reconcile failed, as the Ready condition and a Warning Event say it. */
+interface Failure {
+  /** The condition's reason (CamelCase). */
+  readonly reason: string;
+  /** The Event's reason and action. */
+  readonly event: readonly [reason: string, action: string];
+  readonly message: string;
+  /**
+   * Retrying the same spec cannot help (another owner, a Deployment the server refuses): reported and not
+   * retried. A change of the spec is a new event, and a new reconcile.
+   */
+  readonly terminal: boolean;
+}
+
+function failureOf(error: unknown, deploymentName: string): Failure {
+  if (error instanceof AlreadyOwnedError) {
+    const owner = error.existing;
+    return {
+      reason: 'DeploymentNotOwned',
+      event: ['NotOwned', 'AdoptDeployment'],
+      message:
+        `Deployment ${deploymentName} is controlled by ${owner?.kind ?? 'another owner'} ${owner?.name ?? ''}`.trim(),
+      terminal: true,
+    };
+  }
+  const text = errorMessage(error).slice(0, maxMessageLength);
+  if (isInvalid(error)) {
+    return {
+      reason: 'DeploymentInvalid',
+      event: ['ReconcileFailed', 'ReconcileDeployment'],
+      message: `Deployment ${deploymentName} refused by the API server: ${text}`,
+      terminal: true,
+    };
+  }
+  return {
+    reason: 'ReconcileFailed',
+    event: ['ReconcileFailed', 'ReconcileDeployment'],
+    message: text,
+    terminal: false,
+  };
+}
+
 /** Options of {@link createIcecreamReconciler}. */
 export interface IcecreamReconcilerOptions {
   clients: ReconcilerClients;
   caches: ReconcilerCaches;
   events: EventRecorder;
-  /** Wall-clock time for condition timestamps (RFC 3339, whole seconds). */
-  now?: () => Date;
+  /** Time of the conditions' `lastTransitionTime` (RFC 3339, whole seconds). Default `systemClock`. */
+  clock?: Clock | undefined;
 }
+
+/** The part of the reconcile context the reconciler uses: the signal every client call gets. */
+export type IcecreamReconcileContext = Pick<ReconcileContext, 'signal'>;
 
 /** The reconcile and cleanup handlers of the Icecream controller. */
 export interface IcecreamReconciler {
-  /** Brings the Deployment to the spec and the status to the Deployment; returns the Icecream it wrote. */
-  reconcile(key: string, icecream: Icecream): Promise<SharedHandlerResult<Icecream>>;
+  /**
+   * Brings the Deployment to the spec and the status to the Deployment; returns the Icecream it wrote. A
+   * failure sets Ready=False with its reason and message (and a Warning Event); it is thrown again for a retry
+   * unless retrying cannot help (DeploymentNotOwned, DeploymentInvalid, InvalidDeploymentName). Once
+   * `context.signal` aborted (stop, leadership lost) nothing more is written.
+   */
+  reconcile(
+    key: string,
+    icecream: Icecream,
+    context: IcecreamReconcileContext,
+  ): Promise<SharedHandlerResult<Icecream>>;
   /** Finalizer cleanup: deletes the Deployment this Icecream controls (idempotent). */
-  cleanup(key: string, icecream: Icecream): Promise<void>;
+  cleanup(key: string, icecream: Icecream, context: IcecreamReconcileContext): Promise<void>;
 }
 
 /** Create the reconciler (register `reconcile` behind `finalizerHandler`'s `onChange`, `cleanup` as `onRemove`). */
 export function createIcecreamReconciler(options: IcecreamReconcilerOptions): IcecreamReconciler {
   const { clients, caches, events } = options;
-  const now = options.now ?? (() => new Date());
-  const timestamp = (): string => `${now().toISOString().slice(0, 19)}Z`;
+  const clock = options.clock ?? systemClock;
+  const timestamp = (): string => `${new Date(clock.now()).toISOString().slice(0, 19)}Z`;
 
   async function writeStatus(
     icecream: Icecream,
     status: IcecreamStatus,
+    signal: AbortSignal,
   ): Promise<Icecream | undefined> {
     if (sameStatus(icecream.status, status)) return undefined;
-    return clients.icecreams.updateStatus(icecream.metadata?.namespace, { ...icecream, status });
+    return clients.icecreams.updateStatus(
+      icecream.metadata?.namespace,
+      { ...icecream, status },
+      { signal },
+    );
+  }
+
+  /** Report `failure` in the Ready condition (the rest of the status stays) and an Event. */
+  function reportFailure(
+    icecream: Icecream,
+    deployment: Deployment | undefined,
+    failure: Failure,
+    signal: AbortSignal,
+  ): Promise<Icecream | undefined> {
+    const generation = icecream.metadata?.generation;
+    const previous = icecream.status?.conditions?.find((c) => c.type === 'Ready');
+    events.event(icecream, deployment, 'Warning', ...failure.event, failure.message);
+    return writeStatus(
+      icecream,
+      {
+        ...icecream.status,
+        ...(generation === undefined ? {} : { observedGeneration: generation }),
+        conditions: [
+          ...(icecream.status?.conditions ?? []).filter((c) => c.type !== 'Ready'),
+          condition(previous, 'False', failure.reason, failure.message, generation, timestamp()),
+        ],
+      },
+      signal,
+    );
   }
 
   return {
-    async reconcile(_key, icecream) {
+    async reconcile(_key, icecream, { signal }) {
       const namespace = icecream.metadata?.namespace ?? '';
       const generation = icecream.metadata?.generation;
       const previous = icecream.status?.conditions?.find((c) => c.type === 'Ready');
-      const desired = desiredDeployment(icecream);
-      const spec = desiredDeploymentSpec(icecream);
-      const deploymentName = desired.metadata?.name ?? '';
-      let deployment = caches.deployments.getByKey(`${namespace}/${deploymentName}`);
+      const deploymentName = icecream.spec?.deploymentName ?? '';
+      const cached = caches.deployments.get(namespace, deploymentName);
+      if (deploymentName.length > maxDeploymentNameLength) {
+        // The CRD refuses such a name; an Icecream stored before it did is reported, not retried forever.
+        return reportFailure(
+          icecream,
+          undefined,
+          {
+            reason: 'InvalidDeploymentName',
+            event: ['ReconcileFailed', 'ReconcileDeployment'],
+            message: `spec.deploymentName is longer than ${maxDeploymentNameLength} characters: its ReplicaSets' names would be invalid`,
+            terminal: true,
+          },
+          signal,
+        );
+      }
+      let deployment: Deployment;
+      let adopted = false;
       try {
-        if (deployment === undefined) {
-          try {
-            deployment = await clients.deployments.create(namespace, desired);
-            events.event(
-              icecream,
-              deployment,
-              'Normal',
-              'Created',
-              'CreateDeployment',
-              `Created Deployment ${deploymentName}`,
-            );
-          } catch (error) {
-            // The cache lags behind the server: the next event of that Deployment brings this key back.
-            if (!isAlreadyExists(error)) throw error;
-            return undefined;
-          }
-        } else if (!isControlledBy(deployment, icecream)) {
-          // Refuse to take over a Deployment another owner controls; an unowned one is adopted.
-          const adopted = setControllerReference(icecream, deployment);
-          deployment = await clients.deployments.update(namespace, {
-            ...adopted,
-            spec: { ...adopted.spec, ...spec },
-          });
+        const result = await createOrUpdate(
+          clients.deployments,
+          desiredDeployment(icecream),
+          (current) => {
+            // An existing Deployment (it has a uid) that is not ours yet is adopted, or refused if controlled.
+            adopted = current.metadata?.uid !== undefined && !isControlledBy(current, icecream);
+            bringToSpec(current, icecream);
+          },
+          { lister: caches.deployments, signal, fieldManager },
+        );
+        deployment = result.object;
+        if (result.operation === 'created') {
+          events.event(
+            icecream,
+            deployment,
+            'Normal',
+            'Created',
+            'CreateDeployment',
+            `Created Deployment ${deploymentName}`,
+          );
+        } else if (result.operation === 'updated' && adopted) {
           events.event(
             icecream,
             deployment,
@@ -205,11 +341,7 @@ export function createIcecreamReconciler(options: IcecreamReconcilerOptions): Ic
             'AdoptDeployment',
             `Adopted Deployment ${deploymentName}`,
           );
-        } else if (drifted(deployment, desired)) {
-          deployment = await clients.deployments.update(namespace, {
-            ...deployment,
-            spec: { ...deployment.spec, ...spec },
-          });
+        } else if (result.operation === 'updated') {
           events.event(
             icecream,
             deployment,
@@ -220,35 +352,20 @@ export function createIcecreamReconciler(options: IcecreamReconcilerOptions): Ic
           );
         }
       } catch (error) {
-        if (error instanceof AlreadyOwnedError) {
-          const owner = getControllerOf(deployment ?? {});
-          const message =
-            `Deployment ${deploymentName} is controlled by ${owner?.kind ?? 'another owner'} ${owner?.name ?? ''}`.trim();
-          events.event(icecream, deployment, 'Warning', 'NotOwned', 'AdoptDeployment', message);
-          return writeStatus(icecream, {
-            ...icecream.status,
-            ...(generation === undefined ? {} : { observedGeneration: generation }),
-            conditions: [
-              condition(previous, 'False', 'DeploymentNotOwned', message, generation, timestamp()),
-            ],
-          });
-        }
-        events.event(
-          icecream,
-          deployment,
-          'Warning',
-          'ReconcileFailed',
-          'ReconcileDeployment',
-          errorMessage(error),
-        );
+        // Stopping, or no longer leading: write nothing more (the next leader reconciles this key again).
+        if (signal.aborted) throw error;
+        const failure = failureOf(error, deploymentName);
+        if (failure.terminal) return reportFailure(icecream, cached, failure, signal);
+        // The retry writes the condition again if this write fails: the Deployment's error is the one to keep.
+        await reportFailure(icecream, cached, failure, signal).catch(() => undefined);
         throw error;
       }
       const wanted = icecream.spec?.replicas ?? 0;
       const available = deployment.status?.availableReplicas ?? 0;
       const nodes = [
         ...new Set(
-          caches.pods
-            .byIndex(podsByIcecreamIndex, `${namespace}/${icecream.metadata?.name}`)
+          icecreamLabelKeys(icecream)
+            .flatMap((key) => caches.pods.byIndex(podsByIcecreamIndex, key))
             .map((pod) => pod.spec?.nodeName)
             .filter((node): node is string => typeof node === 'string' && node !== ''),
         ),
@@ -259,6 +376,7 @@ export function createIcecreamReconciler(options: IcecreamReconcilerOptions): Ic
         nodes,
         ...(generation === undefined ? {} : { observedGeneration: generation }),
         conditions: [
+          ...(icecream.status?.conditions ?? []).filter((c) => c.type !== 'Ready'),
           condition(
             previous,
             ready ? 'True' : 'False',
@@ -269,18 +387,18 @@ export function createIcecreamReconciler(options: IcecreamReconcilerOptions): Ic
           ),
         ],
       };
-      return writeStatus(icecream, status);
+      return writeStatus(icecream, status, signal);
     },
 
-    async cleanup(_key, icecream) {
+    async cleanup(_key, icecream, { signal }) {
       const namespace = icecream.metadata?.namespace ?? '';
       const name = icecream.spec?.deploymentName ?? '';
-      let deployment = caches.deployments.getByKey(`${namespace}/${name}`);
+      let deployment = caches.deployments.get(namespace, name);
       try {
         // The cache may not have seen a Deployment created moments ago: ask the server before giving up.
-        deployment ??= await clients.deployments.get(namespace, name);
+        deployment ??= await clients.deployments.get(namespace, name, { signal });
         if (!isControlledBy(deployment, icecream)) return;
-        await clients.deployments.delete(namespace, name);
+        await clients.deployments.delete(namespace, name, { signal });
       } catch (error) {
         if (isNotFound(error)) return;
         throw error;

@@ -17,13 +17,14 @@ import {
   type MetricsProvider,
   noopLogger,
   noopMetricsProvider,
+  type StopResult,
 } from '@lasso/core';
 import type { LogEntry } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import { type Icecream, type IcecreamSpec, icecreamResource } from '../src/icecream.ts';
-import { type LeaderElectionSettings, type Operator, startOperator } from '../src/operator.ts';
+import { createOperator, type LeaderElectionSettings, type Operator } from '../src/operator.ts';
 import { startSimulatedWorkload } from '../src/simulated-workload.ts';
 
 export const crdPath = fileURLToPath(new URL('../manifests/crd.yaml', import.meta.url));
@@ -245,8 +246,8 @@ export function isReadyAt(object: Icecream, replicas: number): boolean {
 export interface RunningOperator {
   readonly operator: Operator;
   readonly logger: WaitableLogger;
-  /** Abort the operator's signal and await `done` (rejections included). */
-  stop(): Promise<void>;
+  /** Abort the operator's signal, await `stopped()` and close it; resolves with the stop's result. */
+  stop(): Promise<StopResult>;
 }
 
 export async function runOperator(options: {
@@ -258,21 +259,27 @@ export async function runOperator(options: {
 }): Promise<RunningOperator> {
   const stop = new AbortController();
   const logger = createWaitableLogger();
-  const operator = await startOperator({
+  const operator = await createOperator({
     rest: options.rest,
     namespace: options.namespace,
     workers: options.workers ?? 2,
     leaderElection: options.leaderElection,
-    signal: stop.signal,
     logger,
     metrics: options.metrics ?? noopMetricsProvider,
   });
+  await operator.start(stop.signal);
+  let stopping: Promise<StopResult> | undefined;
   return {
     operator,
     logger,
-    async stop() {
-      stop.abort();
-      await operator.done;
+    stop() {
+      stopping ??= (async () => {
+        stop.abort();
+        const result = await operator.stopped();
+        await operator.close();
+        return result;
+      })();
+      return stopping;
     },
   };
 }
@@ -297,7 +304,8 @@ export async function runSimulatedWorkload(
   return {
     async stop() {
       stop.abort();
-      await simulated.done;
+      await simulated.stopped();
+      await simulated.close();
     },
   };
 }

@@ -1,7 +1,8 @@
 // Graceful shutdown: the operator is stopped at the exact moment one of its reconciles has a write in flight
-// (a Deployment create, then a Deployment delete); afterwards every Icecream and its Deployment are consistent,
-// no reconcile was cut in half, intake stopped, and a new operator finishes the rest.
-import type { MetricLabels, MetricsProvider } from '@lasso/core';
+// (a Deployment create, then a Deployment delete). The reconciles' signals abort at once, so a reconcile stops
+// between two writes; afterwards every Icecream and its Deployment are still consistent (owned, guarded by the
+// finalizer), every key taken was handed back, intake stopped, the stop drained, and a new operator finishes.
+import type { MetricLabels, MetricsProvider, StopResult } from '@lasso/core';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Icecream, icecreamFinalizer } from '../src/icecream.ts';
@@ -96,10 +97,10 @@ describe('startOperator shutdown', () => {
         workers,
         metrics: creating.metrics,
       });
-      const stopped = new Promise<void>((resolve) => {
+      const stopped = new Promise<StopResult>((resolve) => {
         stopCreating = () => resolve(first.stop());
       });
-      await stopped;
+      expect(await stopped).toEqual({ drained: true, pending: [] });
       expect(first.operator.phase()).toBe('stopped');
       expect(first.logger.find('controllers stopped')).toHaveLength(1);
       expect(inFlightAtStop).toBeGreaterThanOrEqual(1);
@@ -118,10 +119,13 @@ describe('startOperator shutdown', () => {
           expect(object.status, name).toBeUndefined();
           continue;
         }
-        // The reconcile that created the Deployment also got to write the status it computed.
+        // Owned and guarded; its status is written when the stop came after the create's reconcile got that far,
+        // else by the next operator (the stop aborted the reconcile's signal, so no write follows it).
         expect(object.metadata?.finalizers, name).toContain(icecreamFinalizer);
         expect(deployment.metadata?.ownerReferences?.[0]?.uid, name).toBe(object.metadata?.uid);
-        expect(object.status?.observedGeneration, name).toBe(object.metadata?.generation);
+        if (object.status !== undefined) {
+          expect(object.status.observedGeneration, name).toBe(object.metadata?.generation);
+        }
       }
 
       // A new operator picks up everything the first one did not get to.
@@ -150,31 +154,31 @@ describe('startOperator shutdown', () => {
         workers,
         metrics: deleting.metrics,
       });
-      const thirdStopped = new Promise<void>((resolve) => {
+      const thirdStopped = new Promise<StopResult>((resolve) => {
         stopDeleting = () => resolve(third.stop());
       });
       await third.logger.untilLogged('caches synced');
       for (const name of names) await cluster.icecreams.delete(namespace, name);
-      await thirdStopped;
+      expect(await thirdStopped).toEqual({ drained: true, pending: [] });
       expect(deleting.done).toEqual(deleting.taken);
 
       const remaining = (await cluster.icecreams.list(namespace)).items;
       const remainingDeployments = (await cluster.deployments.list(namespace)).items;
-      // The cleanup in flight at the stop also removed its finalizer: that Icecream is gone with its Deployment.
-      expect(remaining.length).toBeLessThan(names.length);
-      expect(names.length - remaining.length).toBeLessThanOrEqual(workers);
+      // At least one cleanup deleted its Deployment; no more than the workers were cut mid-way.
+      expect(remainingDeployments.length).toBeLessThan(names.length);
       for (const name of names) {
         const object: Icecream | undefined = remaining.find((o) => o.metadata?.name === name);
         const deployment = deploymentOf(remainingDeployments, name);
         if (object === undefined) {
           expect(deployment, `Deployment of deleted ${name}`).toBeUndefined();
         } else {
-          // Not cleaned up yet: still guarded by its finalizer, its Deployment still there.
+          // Not finished yet: still guarded by its finalizer (its Deployment deleted or not), so the next
+          // operator's cleanup runs.
           expect(object.metadata?.deletionTimestamp, name).toBeDefined();
           expect(object.metadata?.finalizers, name).toContain(icecreamFinalizer);
-          expect(deployment, `Deployment of ${name}`).toBeDefined();
         }
       }
+      expect(names.length - remainingDeployments.length).toBeGreaterThanOrEqual(1);
 
       // And a new operator finishes the cleanups.
       const fourth = await runOperator({ rest: cluster.rest, namespace, workers });
