@@ -84,8 +84,13 @@ describe('garbage collector', () => {
   it('leaves a dependent whose owner kind is not served', async () => {
     harness = startHarness({ garbageCollector: true });
     dependent('unknown-kind', { apiVersion: 'example.com/v1', kind: 'Gizmo', name: 'g', uid: 'u' });
+    // With one reference it cannot resolve, kube acts on none of them (it retries the item).
+    const gone = { apiVersion: 'v1', kind: 'ConfigMap', name: 'gone', uid: 'gone-uid' };
+    dependent('mixed', { apiVersion: 'example.com/v1', kind: 'Gizmo', name: 'g', uid: 'u' }, gone);
     await harness.settled();
     expect(exists(`${secrets}/unknown-kind`)).toBe(true);
+    const mixed = harness.send('GET', `${secrets}/mixed`).body;
+    expect(mixed.metadata.ownerReferences).toHaveLength(2);
   });
 
   it('deletes in foreground: dependents first, blocking ones hold the owner, then the owner goes', async () => {

@@ -217,8 +217,9 @@ export class GarbageCollector implements InProcessController {
     const waiting: OwnerReference[] = [];
     for (const reference of node.owners) {
       const owner = this.#resolveOwner(reference, info, node.namespace);
-      if (owner === 'unresolvable') solid.push(reference);
-      else if (owner === undefined) dangling.push(reference);
+      // kube's classifyReferences fails on such a reference, and the item is retried: nothing is done.
+      if (owner === 'unresolvable') return;
+      if (owner === undefined) dangling.push(reference);
       else if (
         metaOf(owner).deletionTimestamp !== undefined &&
         finalizersOf(owner).includes(foregroundFinalizer)
