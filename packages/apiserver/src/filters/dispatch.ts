@@ -1,6 +1,7 @@
 // The end of the chain: the classified, authorized request goes to the API (routing, then one handler per
 // verb) and its result is written: JSON, text, a pre-serialised document, or a watch stream.
 import type { ApiCore } from '../endpoints/dispatcher.ts';
+import { modulesFor } from '../endpoints/lazy-modules.ts';
 import { sendResponse } from '../endpoints/response-writer.ts';
 import type { WatchStreams } from '../endpoints/watch-stream.ts';
 import type { ExchangeHandler } from './chain.ts';
@@ -10,6 +11,9 @@ export function dispatch(api: Pick<ApiCore, 'handle'>, watches: WatchStreams): E
   return async (exchange) => {
     const { info, method, url, request, body, user } = exchange;
     if (info === undefined) throw new Error('dispatch before authorization classified the request');
+    // The CEL engine and the YAML parser load on first use (endpoints/lazy-modules.ts).
+    const loading = modulesFor(request.headers, url, body);
+    if (loading !== undefined) await loading;
     const result = api.handle(info, { method, url, headers: request.headers, body, user });
     switch (result.type) {
       case 'watch':

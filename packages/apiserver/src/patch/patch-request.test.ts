@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseApplyBody, yamlDuplicateKeys } from './patch-request.ts';
+import { loadYaml } from './yaml-module.ts';
+
+beforeAll(() => loadYaml());
 
 describe('apply bodies with duplicate keys', () => {
   it('keep the last value, as Go YAML decoding does', () => {

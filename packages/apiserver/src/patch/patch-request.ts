@@ -1,7 +1,6 @@
 // Glue between the REST handlers and the pure patch modules (json-patch.ts, merge-patch.ts,
 // strategic-merge-patch.ts, server-side-apply.ts):
 // content-type dispatch, kube-apiserver's 415 for strategic merge on custom resources, managedFields.
-import { parseDocument, parse as parseYaml } from 'yaml';
 import { goJsonSyntaxError } from '../apimachinery/go-json-errors.ts';
 import { omitEmpty } from '../apimachinery/omit-empty.ts';
 import {
@@ -25,6 +24,7 @@ import {
   trackUpdate,
 } from './server-side-apply.ts';
 import { applyStrategicMergePatch, strategicSchemaFor } from './strategic-merge-patch.ts';
+import { yamlModule } from './yaml-module.ts';
 
 const customPatchTypes = [
   'application/json-patch+json',
@@ -103,7 +103,7 @@ export function computePatch(
 export function parseApplyBody(body: Buffer): unknown {
   try {
     // Go's YAML decoding keeps the last of duplicate keys; strict decoding reports them (yamlDuplicateKeys).
-    return checkNestingDepth(parseYaml(body.toString('utf8'), { uniqueKeys: false }));
+    return checkNestingDepth(yamlModule().parse(body.toString('utf8'), { uniqueKeys: false }));
   } catch (error) {
     throw badRequest(
       `error decoding YAML: ${error instanceof Error ? error.message : String(error)}`,
@@ -119,7 +119,7 @@ export function yamlDuplicateKeys(body: Buffer): string[] {
   const text = body.toString('utf8');
   const lines = text.split('\n');
   const found: string[] = [];
-  for (const error of parseDocument(text).errors) {
+  for (const error of yamlModule().parseDocument(text).errors) {
     if (error.code !== 'DUPLICATE_KEY' || error.linePos === undefined) continue;
     const { line, col } = error.linePos[0];
     const rest = (lines[line - 1] ?? '').slice(col - 1);

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCelEngine } from './cel/rules.ts';
 import { validateCrdSchema } from './crd-schema.ts';
+
+beforeAll(() => loadCelEngine());
 
 const base = 'spec.validation.openAPIV3Schema';
 

@@ -18,7 +18,8 @@ export type DefinitionLookup = (name: string) => TypeDefinition | undefined;
  * has none, as most bodies.
  */
 export function numberLiterals(text: string): ReadonlyMap<string, string> | undefined {
-  if (!/[0-9][.eE]|[0-9]{16}/.test(text)) return undefined;
+  // A literal JavaScript may not keep as written follows a colon, comma or bracket: `3.0`, `1e12`, 16+ digits.
+  if (!/[:,[]\s*-?\d+([.eE]|\d{15})/.test(text)) return undefined;
   const literals = new Map<string, string>();
   const stack: Array<{ array: boolean; path: string; index: number }> = [];
   let pending = '';

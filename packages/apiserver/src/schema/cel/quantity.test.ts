@@ -1,6 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseQuantity } from './quantity.ts';
-import { evaluateRules } from './rules.ts';
+import { evaluateRules, loadCelEngine } from './rules.ts';
+
+beforeAll(() => loadCelEngine());
 
 describe('parseQuantity', () => {
   it.for([

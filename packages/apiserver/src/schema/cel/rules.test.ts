@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { compileRule, evaluateRules, isTransitionRule } from './rules.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileRule, evaluateRules, isTransitionRule, loadCelEngine } from './rules.ts';
+
+beforeAll(() => loadCelEngine());
 
 function objectWith(spec: Record<string, unknown>): Record<string, unknown> {
   return { apiVersion: 'x/v1', kind: 'K', metadata: { name: 'n', labels: { a: 'b' } }, spec };

@@ -1,6 +1,6 @@
 // x-kubernetes-validations: CEL rules compiled once per text and evaluated over a custom object and,
 // for transition rules, the object it replaces (apiextensions-apiserver/pkg/apiserver/schema/cel).
-import { type CelInput, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import type { CelInput } from '@bufbuild/cel';
 import { isRecord } from '../../apimachinery/objects.ts';
 import {
   duplicateValue,
@@ -11,24 +11,43 @@ import {
   type SchemaCause,
 } from '../field-errors.ts';
 import { celTypeName, toCel } from './bind.ts';
-import { kubernetesCelFunctions } from './library.ts';
+import type * as CelEngine from './cel-engine.ts';
 
 type Json = Record<string, unknown>;
-type Program = (bindings: Record<string, CelInput>) => unknown;
+type Program = CelEngine.Program;
 
-const environment = celEnv({ funcs: [...kubernetesCelFunctions] });
+let engine: typeof CelEngine | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads the CEL engine (once per process). The request chain awaits it before handing over a request that
+ * may carry a rule (`endpoints/lazy-modules.ts`); everything below runs synchronously after that.
+ */
+export function loadCelEngine(): Promise<void> {
+  loading ??= import('./cel-engine.ts').then((module) => {
+    engine = module;
+  });
+  return loading;
+}
+
+/** Whether the CEL engine is loaded. */
+export function celEngineLoaded(): boolean {
+  return engine !== undefined;
+}
+
+function celEngine(): typeof CelEngine {
+  if (engine === undefined)
+    throw new Error('a CEL rule was reached before loadCelEngine() settled');
+  return engine;
+}
+
 const programs = new Map<string, Program | Error>();
 
 /** The rule compiled (cached by text), or the syntax error kube reports at CRD creation. */
 export function compileRule(rule: string): Program | Error {
   let program = programs.get(rule);
   if (program === undefined) {
-    try {
-      const planned = plan(environment, parse(rule));
-      program = (bindings) => planned(bindings);
-    } catch (error) {
-      program = error instanceof Error ? error : new Error(String(error));
-    }
+    program = celEngine().compile(rule);
     programs.set(rule, program);
   }
   return program;
@@ -164,7 +183,9 @@ function ruleName(rule: Json): string {
 
 // cel-go's runtime error texts, which kube puts in the message, from @bufbuild/cel's.
 function evaluationError(result: unknown, rule: Json): string {
-  const text = isCelError(result) ? result.message : `rule returned ${typeof result}, not a bool`;
+  const text = celEngine().isCelError(result)
+    ? result.message
+    : `rule returned ${typeof result}, not a bool`;
   if (/^(found no matching overload|unbound function)/.test(text)) {
     return `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${ruleName(rule)}`;
   }
