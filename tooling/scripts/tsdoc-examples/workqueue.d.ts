@@ -3,3 +3,5 @@
 declare const signal: AbortSignal;
 declare const logger: import('@lasso/core').Logger;
 declare const clock: import('@lasso/core').Clock;
+// The examples of the testing kit (`@lasso/workqueue/testing`) assert with vitest.
+declare const expect: typeof import('vitest').expect;
