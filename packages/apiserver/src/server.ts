@@ -27,6 +27,7 @@ import { dispatch } from './filters/dispatch.ts';
 import { withFaults } from './filters/faults.ts';
 import { withRequestBody } from './filters/request-body.ts';
 import { requestInfo } from './filters/request-info.ts';
+import { parseRequestTarget } from './filters/request-target.ts';
 import { withStatusErrors } from './filters/status-errors.ts';
 import { Authorizer } from './rbac/authorizer.ts';
 import { bootstrapRbac } from './rbac/bootstrap.ts';
@@ -250,7 +251,8 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
         request,
         response,
         method: (request.method ?? 'GET').toUpperCase(),
-        url: new URL(request.url ?? '/', 'http://127.0.0.1'),
+        // As sent: `new URL` would resolve `..` and `.` segments (filters/request-target.ts).
+        url: parseRequestTarget(request.url ?? '/'),
         cutAfter: undefined,
         body: Buffer.alloc(0),
         user: { name: 'system:anonymous', groups: ['system:unauthenticated'] },

@@ -118,11 +118,20 @@ export function resourceList(
 ): Record<string, unknown> | undefined {
   const resources = registry.groupVersion(groupName, version);
   if (resources === undefined) return undefined;
-  const sorted = [...resources].sort((a, b) => (a.resource < b.resource ? -1 : 1));
+  // kube's API installer registers a built-in group-version's storage paths in sort.Strings order,
+  // subresources included (`deployments`, `deployments/scale`, `deployments/status`): byte order of the
+  // whole name, as Go compares strings. The CRD discovery controller does not sort: each CRD (in its
+  // lister's order, which is a map's; here by plural) lists its resource, then `/status`, then `/scale`.
+  const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const sorted = [...resources].sort((a, b) => byName(a.resource, b.resource));
+  const entries = sorted.flatMap(resourceEntries);
+  if (sorted.every((info) => info.builtin)) {
+    entries.sort((a, b) => byName(String(a.name), String(b.name)));
+  }
   return {
     kind: 'APIResourceList',
     apiVersion: 'v1',
     groupVersion: groupName === '' ? version : `${groupName}/${version}`,
-    resources: sorted.flatMap(resourceEntries),
+    resources: entries,
   };
 }

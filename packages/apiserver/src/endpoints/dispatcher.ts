@@ -33,6 +33,7 @@ import { handleList } from './handlers/list.ts';
 import { handlePatch } from './handlers/patch.ts';
 import { handleUpdate } from './handlers/update.ts';
 import { handleWatch } from './handlers/watch.ts';
+import { requireValidPathName } from './path-names.ts';
 import { pageNotFound, routeResource, unservedApiPath } from './routes.ts';
 
 const crdResource = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
@@ -133,6 +134,8 @@ export class ApiCore {
    * failure kube-apiserver reports as a Status.
    */
   handle(info: RequestInfo, request: ApiRequest): ApiResult {
+    // `//api/...` matches no route prefix (kube's RequestInfo trims the slashes, its router does not).
+    if (request.url.pathname.startsWith('//')) return pageNotFound;
     if (!info.isResourceRequest) return this.#nonResource(request);
     const { apiGroup, apiVersion, resource } = info;
     if (
@@ -143,7 +146,8 @@ export class ApiCore {
     }
     const parsed = routeResource(info, request.method, this.#context.registry);
     if (parsed.info.builtin) requireRouteAcceptable(request);
-    else requireNegotiable(request);
+    requireValidPathName(parsed);
+    if (!parsed.info.builtin) requireNegotiable(request);
     // RBAC objects also may not escalate.
     admitRbacWrite(this.#context, parsed, request);
     // Deletes read dryRun from their DeleteOptions (body or query), in the delete handlers.
@@ -157,6 +161,8 @@ export class ApiCore {
   #nonResource(request: ApiRequest): ApiResult {
     const path = request.url.pathname.replace(/\/+$/, '') || '/';
     const segments = path.split('/').filter((segment) => segment !== '');
+    // No non-resource path has a dot segment or an empty one: nothing resolves them to another path.
+    if (/(^|\/)\.{1,2}(\/|$)|\/\//.test(path)) return pageNotFound;
     const registry = this.#context.registry;
     if (
       segments[0] === 'apis' &&

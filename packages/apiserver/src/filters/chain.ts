@@ -4,6 +4,7 @@
 import type * as http from 'node:http';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import type { RequestInfo } from './request-info.ts';
+import type { RequestTarget } from './request-target.ts';
 
 /** One request on its way through the chain; filters fill the later fields. */
 export interface Exchange {
@@ -11,7 +12,8 @@ export interface Exchange {
   readonly response: http.ServerResponse;
   /** Upper-cased method. */
   readonly method: string;
-  readonly url: URL;
+  /** The target as sent (dot segments kept, percent-decoded): request-target.ts. */
+  readonly url: RequestTarget;
   /** Bytes of the answer to write before the connection is cut (an injected fault); undefined: all. */
   cutAfter: number | undefined;
   /** The request body, once read (empty until then). */

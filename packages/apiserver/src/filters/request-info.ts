@@ -11,6 +11,7 @@ import {
 } from '../apimachinery/selectors.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { RequestTarget } from './request-target.ts';
 
 /** A verb a resource handler serves (handlers/*.ts), as kube's authorizers and audit name it. */
 export type Verb =
@@ -91,7 +92,7 @@ const methodVerbs: Record<string, string> = {
 };
 
 /** Classify one request (see the file comment). `method` is the upper-case HTTP method. */
-export function requestInfo(method: string, url: URL, user: UserInfo): RequestInfo {
+export function requestInfo(method: string, url: RequestTarget, user: UserInfo): RequestInfo {
   const query = url.searchParams;
   const info: RequestInfo = {
     isResourceRequest: false,

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '@lasso/core';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import type { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
+import type { RequestTarget } from '../filters/request-target.ts';
 import type { UnknownFieldsFinder } from '../openapi/field-validation.ts';
 import type { Store } from '../storage/store.ts';
 import type { WatchFanout, WatchPlan } from '../storage/watch-fanout.ts';
@@ -14,7 +15,8 @@ import type { Registry } from './served-resources.ts';
 /** A request after transport concerns (TLS, auth, body limits) are handled. */
 export interface ApiRequest {
   method: string;
-  url: URL;
+  /** The target as sent (dot segments kept, percent-decoded); a `URL` for in-process requests. */
+  url: RequestTarget;
   headers: IncomingHttpHeaders;
   body: Buffer;
   user: UserInfo;

@@ -1,7 +1,9 @@
 // GET of one object (or its Scale).
 
+import { notFound } from '../../apimachinery/status.ts';
 import type { ResourceRequestInfo } from '../../filters/request-info.ts';
 import { tableResponse } from '../../printers/table-negotiation.ts';
+import { storageKey } from '../../registry/builtin-resources.ts';
 import { mustGet, toVersion } from '../../registry/generic-registry.ts';
 import { toScale } from '../../registry/scale.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
@@ -17,10 +19,15 @@ export function handleGet(
   const { info } = request;
   if (request.subresource === 'log') return podLog(context, request);
   requireReached(context, request.query.get('resourceVersion') ?? '');
-  const object = mustGet(context, info, request.namespace ?? '', request.name ?? '');
   if (request.subresource === 'scale') {
-    return { type: 'json', code: 200, body: toScale(context, info, object) };
+    // kube's ScaleREST.Get answers any failure to read the object as NotFound of `<resource>/scale`.
+    const name = request.name ?? '';
+    const found = context.store.get(storageKey(info), request.namespace ?? '', name);
+    if (found === undefined)
+      throw notFound({ group: info.group, resource: `${info.resource}/scale` }, name);
+    return { type: 'json', code: 200, body: toScale(context, info, found) };
   }
+  const object = mustGet(context, info, request.namespace ?? '', request.name ?? '');
   const body = toVersion(context, info, object);
   return { type: 'json', code: 200, body: tableResponse(context, request, raw, body) ?? body };
 }
