@@ -126,6 +126,25 @@ describe('garbage collector', () => {
     expect(exists(`${cms}/fg`)).toBe(false);
   });
 
+  it('breaks a cycle of blocking references in foreground deletion, as kube does', async () => {
+    harness = startHarness({ garbageCollector: true });
+    const a = owner('cycle-a');
+    const b = harness.send('POST', cms, {
+      metadata: { name: 'cycle-b', ownerReferences: [a.ref(true)] },
+    }).body;
+    const bRef = { apiVersion: 'v1', kind: 'ConfigMap', name: 'cycle-b', uid: b.metadata.uid };
+    harness.send(
+      'PATCH',
+      `${cms}/cycle-a`,
+      { metadata: { ownerReferences: [{ ...bRef, blockOwnerDeletion: true }] } },
+      'application/merge-patch+json',
+    );
+    harness.send('DELETE', `${cms}/cycle-a`, { propagationPolicy: 'Foreground' });
+    await harness.settled();
+    expect(exists(`${cms}/cycle-a`)).toBe(false);
+    expect(exists(`${cms}/cycle-b`)).toBe(false);
+  });
+
   it('removes foregroundDeletion at once from an owner without blocking dependents', async () => {
     harness = startHarness({ garbageCollector: true });
     owner('lonely');

@@ -7,8 +7,8 @@
 //   `blockOwnerDeletion: true` is left, and the owner goes.
 // - An owner deleted with `Orphan` (the `orphan` finalizer) has its reference removed from every
 //   dependent, then the finalizer.
-// Not modelled: cycle detection between foreground deletions, the absent-owner cache, the
-// OwnerRefInvalidNamespace events, and retrying references whose kind is not served (left alone).
+// Not modelled: the absent-owner cache, the OwnerRefInvalidNamespace events, and retrying references
+// whose kind is not served (left alone).
 import type { Logger } from '@lasso/core';
 import { isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
 import { type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
@@ -236,8 +236,15 @@ export class GarbageCollector implements InProcessController {
       return;
     }
     let policy = 'Background';
-    if (waiting.length > 0 && (this.#dependents.get(uid)?.size ?? 0) > 0) policy = 'Foreground';
-    else if (finalizers.includes(orphanFinalizer)) policy = 'Orphan';
+    const dependents = [...(this.#dependents.get(uid) ?? [])];
+    if (waiting.length > 0 && dependents.length > 0) {
+      // A dependent deleting its own dependents in foreground may be waiting for this object in turn:
+      // kube breaks such a possible cycle by making this object's references non-blocking first.
+      if (dependents.some((dependent) => this.#nodes.get(dependent)?.deletingDependents === true)) {
+        this.#unblockOwnerReferences(info, object);
+      }
+      policy = 'Foreground';
+    } else if (finalizers.includes(orphanFinalizer)) policy = 'Orphan';
     else if (finalizers.includes(foregroundFinalizer)) policy = 'Foreground';
     const outcome = this.#client.delete(info, node.namespace, name, {
       propagationPolicy: policy,
@@ -328,6 +335,17 @@ export class GarbageCollector implements InProcessController {
       (reference) => !(isRecord(reference) && uids.has(String(reference.uid))),
     );
     this.#patchMetadata(info, object, { ownerReferences: kept.length === 0 ? null : kept });
+  }
+
+  #unblockOwnerReferences(info: ResourceInfo, object: KubeObject): void {
+    const metadata = metaOf(object);
+    const references = Array.isArray(metadata.ownerReferences) ? metadata.ownerReferences : [];
+    const unblocked = references.map((reference) =>
+      isRecord(reference) && reference.blockOwnerDeletion === true
+        ? { ...reference, blockOwnerDeletion: false }
+        : reference,
+    );
+    this.#patchMetadata(info, object, { ownerReferences: unblocked });
   }
 
   #removeFinalizer(info: ResourceInfo, object: KubeObject, finalizer: string): void {
