@@ -426,6 +426,42 @@ describe('Client', () => {
     expect(plain?.headers['user-agent']).toMatch(/^lasso\//);
   });
 
+  it('asks for PartialObjectMetadata on a list and a watch with asMetadata, JSON otherwise', async () => {
+    server = await startLoopback((request, response) => {
+      if (request.url?.includes('watch=true')) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          `${JSON.stringify({ type: 'ADDED', object: { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'a' } } })}\n`,
+        );
+        return;
+      }
+      json(response, 200, {
+        apiVersion: 'meta.k8s.io/v1',
+        kind: 'PartialObjectMetadataList',
+        metadata: { resourceVersion: '5' },
+        items: [
+          { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: { name: 'a' } },
+        ],
+      });
+    });
+    const cms = configMaps(server);
+    const list = await cms.list('d', { asMetadata: true });
+    const events = await collect(cms.watch('d', { asMetadata: true }));
+    await cms.list('d');
+    const [metaList, metaWatch, plain] = server.requests;
+    expect(metaList?.headers.accept).toBe(
+      'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+    );
+    expect(metaWatch?.headers.accept).toBe(
+      'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
+    );
+    expect(plain?.headers.accept).toBe('application/json');
+    // The server's kinds are kept: the items are not ConfigMaps.
+    expect(list.kind).toBe('PartialObjectMetadataList');
+    expect(list.items[0]?.kind).toBe('PartialObjectMetadata');
+    expect(events[0]?.object.kind).toBe('PartialObjectMetadata');
+  });
+
   it('throws the ApiError of a 404', async () => {
     server = await startLoopback((_request, response) =>
       json(

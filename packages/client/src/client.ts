@@ -176,6 +176,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
       method: 'GET',
       path: this.#path('list', namespace),
       query: listQuery(options),
+      accept: options.asMetadata === true ? metadataListAccept : undefined,
     };
     const list = checkList<T>(await this.#json<unknown>(request, options), request);
     list.apiVersion ||= this.apiVersion;
@@ -614,6 +615,9 @@ function requireName(name: string | undefined): string {
   }
   return name;
 }
+
+/** The Accept header of a metadata-only list (client-go's metadata client, JSON only). */
+const metadataListAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 function listQuery(options: ListOptions): QueryParams {
   return {

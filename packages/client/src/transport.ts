@@ -246,6 +246,7 @@ export class RestTransport {
         contentType: request.contentType,
         hasBody: body !== undefined,
         impersonation: request.impersonation ?? this.config.impersonation,
+        accept: request.accept,
       });
       const timeout = timeoutMs > 0 ? timeoutSignal(this.#clock, timeoutMs) : undefined;
       // Without a timeout the caller's signal goes to undici as is: a stream's body must keep

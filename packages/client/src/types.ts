@@ -73,6 +73,11 @@ export interface ListOptions {
   /** `""` (default): a consistent read from etcd; `"0"`: any cached state. */
   resourceVersion?: string | undefined;
   resourceVersionMatch?: 'Exact' | 'NotOlderThan' | undefined;
+  /**
+   * List metadata only: the server answers a `meta.k8s.io/v1` `PartialObjectMetadataList` whose items carry
+   * `apiVersion`, `kind` (`PartialObjectMetadata`) and `metadata` (client-go's metadata client). Default false.
+   */
+  asMetadata?: boolean | undefined;
   timeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -104,6 +109,8 @@ export interface WatchOptions {
    * `0`: none (for a caller that runs its own deadline, as `@lasso/cache`'s reflector does).
    */
   inactivityTimeoutMs?: number | undefined;
+  /** Watch metadata only: each event's object is a `meta.k8s.io/v1` `PartialObjectMetadata`. Default false. */
+  asMetadata?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
 

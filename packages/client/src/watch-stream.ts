@@ -59,6 +59,11 @@ export async function* watchStream<T extends KubeObjectLike>(
       timeoutSeconds: options.timeoutSeconds,
       allowWatchBookmarks: options.allowWatchBookmarks ? true : undefined,
     },
+    // Each event's object is one PartialObjectMetadata (client-go's metadata client watches with this type).
+    accept:
+      options.asMetadata === true
+        ? 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1'
+        : undefined,
   };
   // Bytes count as activity, and time the consumer spends holding an event does not count.
   const deadline = new InactivityTimer({

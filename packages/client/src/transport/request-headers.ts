@@ -3,7 +3,7 @@
 import type { Impersonation } from '../config/rest-config.ts';
 
 /**
- * Headers of one request: `Accept: application/json`, the User-Agent, the body's Content-Type
+ * Headers of one request: `Accept` (`application/json` unless `accept` says otherwise), the User-Agent, the body's Content-Type
  * (default `application/json`) and the `Impersonate-*` headers of `impersonation`.
  */
 export function requestHeaders(options: {
@@ -11,9 +11,10 @@ export function requestHeaders(options: {
   contentType: string | undefined;
   hasBody: boolean;
   impersonation: Impersonation | undefined;
+  accept?: string | undefined;
 }): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {
-    accept: 'application/json',
+    accept: options.accept ?? 'application/json',
     'user-agent': options.userAgent,
   };
   if (options.hasBody) headers['content-type'] = options.contentType ?? 'application/json';

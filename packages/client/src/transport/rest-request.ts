@@ -24,6 +24,11 @@ export interface RestRequest {
   impersonation?: Impersonation | undefined;
   /** Replaces the config's `maxResponseBytes` for this request ({@link RestTransport.requestJson}). */
   maxResponseBytes?: number | undefined;
+  /**
+   * The Accept header (default `application/json`), e.g. `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`
+   * for a metadata-only list.
+   */
+  accept?: string | undefined;
 }
 
 /** A streaming response (watch): status 2xx, the body still to be read. */
