@@ -33,7 +33,7 @@ export function handleUpdate(
     const result = applyScale(context, info, existing, scale, fieldManagerOf(raw));
     return { type: 'json', code: 200, body: toScale(context, info, result) };
   }
-  const decoded = checkKind(context, info, parsed, raw.body);
+  const decoded = checkKind(context, info, parsed, raw);
   const warnings = checkBodyFields(context, request.query, info, decoded, raw);
   enforceFieldValidation(context.unknownFields, request.query, info, decoded);
   const incoming = toStored(context, info, decoded);
