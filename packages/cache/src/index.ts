@@ -24,6 +24,12 @@ export {
 } from './delta-fifo.ts';
 export { CacheNotSyncedError, WatchError, type WatchErrorPhase } from './errors.ts';
 export {
+  createMetadataCache,
+  type MetadataCacheClient,
+  metadataCacheClient,
+  type PartialObjectMetadata,
+} from './metadata-cache.ts';
+export {
   type ListerWatcher,
   Reflector,
   type ReflectorOptions,
