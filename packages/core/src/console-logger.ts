@@ -61,6 +61,7 @@ interface Output {
  * @example
  * ```ts
  * const logger = createConsoleLogger({ level: 'debug' });
+ * const error = new Error('connection refused');
  * logger.child({ controller: 'pods' }).warn('sync failed', { key: 'default/web', error });
  * // 2026-01-01T00:00:00.000Z WARN  sync failed controller=pods key=default/web error="connection refused"
  * ```

@@ -17,6 +17,8 @@ export interface ParallelizeOptions {
  *
  * @example
  * ```ts
+ * const keys = ['default/a', 'default/b', 'default/c'];
+ * const reconcile = async (key: string | undefined): Promise<void> => console.log('reconciling', key);
  * await parallelizeUntil(4, keys.length, async (i) => reconcile(keys[i]), { signal });
  * ```
  * @throws RangeError when `workers` or `chunkSize` is not an integer >= 1, or `pieces` not an integer >= 0.

@@ -45,6 +45,7 @@ class RateLimitingQueueImpl<T> extends DelayingQueueImpl<T> implements RateLimit
  *
  * @example
  * ```ts
+ * const reconcile = async (key: string): Promise<void> => console.log('reconciling', key);
  * const queue = createRateLimitingQueue<string>(defaultLassoRateLimiter(), { name: 'pods' });
  * const next = await queue.get();
  * if (!next.shutdown) {

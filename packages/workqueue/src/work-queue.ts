@@ -274,6 +274,7 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
  *
  * @example
  * ```ts
+ * const reconcile = async (key: string): Promise<void> => console.log('reconciling', key);
  * const queue = createQueue<string>({ name: 'pods' });
  * queue.add('default/web');
  * for (;;) {

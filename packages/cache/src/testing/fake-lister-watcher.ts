@@ -93,6 +93,7 @@ export interface FakeListerWatcherOptions<T> {
  *
  * @example
  * ```ts
+ * const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
  * const fake = new FakeListerWatcher({ objects: [configMap('a')] });
  * const informer = createSharedIndexInformer(fake, { clock });
  * void informer.run({ signal });

@@ -22,10 +22,12 @@ async function settle(): Promise<void> {
  * @example
  * ```ts
  * const clock = new FakeClock();
- * const queue = createDelayingQueue<string>({ clock });
- * queue.addAfter('default/web', 50);
+ * let fired = false;
+ * clock.schedule(50, () => {
+ *   fired = true;
+ * });
  * await clock.advance(50);
- * expect(queue.len()).toBe(1);
+ * expect(fired).toBe(true);
  * ```
  */
 export class FakeClock implements Clock {
