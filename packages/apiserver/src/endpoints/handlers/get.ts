@@ -8,6 +8,7 @@ import { mustGet, toVersion } from '../../registry/generic-registry.ts';
 import { toScale } from '../../registry/scale.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
 import { requireReached } from '../list-options.ts';
+import { metadataOfObject, metadataTarget } from '../partial-metadata.ts';
 import { podLog } from './pod-log.ts';
 
 /** Answer a get: the object in the requested version, or its Scale. */
@@ -25,9 +26,18 @@ export function handleGet(
     const found = context.store.get(storageKey(info), request.namespace ?? '', name);
     if (found === undefined)
       throw notFound({ group: info.group, resource: `${info.resource}/scale` }, name);
-    return { type: 'json', code: 200, body: toScale(context, info, found) };
+    const scale = toScale(context, info, found);
+    const metadata = metadataTarget(raw);
+    if (metadata !== undefined) {
+      return { type: 'json', code: 200, body: metadataOfObject(info, metadata, scale) };
+    }
+    return { type: 'json', code: 200, body: scale };
   }
   const object = mustGet(context, info, request.namespace ?? '', request.name ?? '');
   const body = toVersion(context, info, object);
+  const metadata = metadataTarget(raw);
+  if (metadata !== undefined) {
+    return { type: 'json', code: 200, body: metadataOfObject(info, metadata, body) };
+  }
   return { type: 'json', code: 200, body: tableResponse(context, request, raw, body) ?? body };
 }

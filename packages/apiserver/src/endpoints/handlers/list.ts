@@ -19,6 +19,7 @@ import {
   selectorsOf,
   validateListOptions,
 } from '../list-options.ts';
+import { metadataOfList, metadataTarget } from '../partial-metadata.ts';
 
 /** Answer a list. */
 export function handleList(
@@ -92,5 +93,9 @@ export function handleList(
     // The snapshot hands out the stored objects: toVersion copies each.
     items: page.map((object) => stripListItem(info, toVersion(context, info, object))),
   };
+  const asMetadata = metadataTarget(raw);
+  if (asMetadata !== undefined) {
+    return { type: 'json', code: 200, body: metadataOfList(info, asMetadata, body) };
+  }
   return { type: 'json', code: 200, body: tableResponse(context, request, raw, body) ?? body };
 }

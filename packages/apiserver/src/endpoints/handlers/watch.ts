@@ -3,6 +3,7 @@
 import type { ResourceRequestInfo } from '../../filters/request-info.ts';
 import { tableWatchPlan } from '../../printers/table-negotiation.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import { metadataTarget, metadataWatchPlan } from '../partial-metadata.ts';
 
 /** Answer a watch: a plan the transport streams. */
 export function handleWatch(
@@ -17,5 +18,7 @@ export function handleWatch(
     request.query,
     request.name,
   );
+  const metadata = metadataTarget(raw);
+  if (metadata !== undefined) return { type: 'watch', plan: metadataWatchPlan(metadata, plan) };
   return { type: 'watch', plan: tableWatchPlan(context, request, raw, plan) ?? plan };
 }
