@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCelEngine } from '../schema/cel/rules.ts';
 import type { ResourceInfo } from './builtin-resources.ts';
 import {
   crdResources,
@@ -10,6 +11,8 @@ import {
   validateTransitionRules,
   versionPriorityOrder,
 } from './custom-resource-definitions.ts';
+
+beforeAll(() => loadCelEngine());
 
 const schema = {
   type: 'object',
