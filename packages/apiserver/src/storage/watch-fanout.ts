@@ -57,7 +57,12 @@ export class WatchFanout {
     // ListOptions decode timeoutSeconds before limit (which a watch ignores, but must parse).
     const timeoutSeconds = integerOptions(query, ['timeoutSeconds', 'limit']).get('timeoutSeconds');
     const bookmarks = truthy(query.get('allowWatchBookmarks'));
-    const sendInitialEvents = truthy(query.get('sendInitialEvents'));
+    const initialEventsOption = query.get('sendInitialEvents');
+    const sendInitialEvents = truthy(initialEventsOption);
+    // sendInitialEvents defaults to true from resourceVersion "" or "0" (the state, then changes); set to
+    // false there, the watch starts at the current resourceVersion with no initial events (KEP-3157).
+    const fromNow =
+      initialEventsOption !== null && !sendInitialEvents && (rvText === '' || rvText === '0');
     const key = storageKey(info);
     const { store } = context;
     const watches = this.#watches;
@@ -111,7 +116,9 @@ export class WatchFanout {
           else if (before) emit('DELETED', event.object);
         };
         let backlog: HistoryEvent[] = [];
-        if (rvText === '' || rvText === '0' || sendInitialEvents) {
+        if (fromNow) {
+          // Nothing before now: only what is committed from here on.
+        } else if (rvText === '' || rvText === '0' || sendInitialEvents) {
           // emit copies each object: read the stored ones in place.
           for (const object of store.snapshot(key).objects(namespace)) {
             if (matches(info, selectors, object)) emit('ADDED', object);
