@@ -206,7 +206,9 @@ export class NamespaceLifecycle implements InProcessController {
       };
       const old = conditions.find((condition) => condition.type === type);
       if (old === undefined) {
-        conditions.push({ ...next, lastTransitionTime: now });
+        // NamespaceCondition's field order.
+        const { reason, message } = next;
+        conditions.push({ type, status: next.status, lastTransitionTime: now, reason, message });
         unchanged = false;
       } else if (
         old.status !== next.status ||

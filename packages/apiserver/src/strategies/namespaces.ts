@@ -42,8 +42,8 @@ export const namespaceStrategy: Strategy = {
     if (metaOf(existing).deletionTimestamp !== undefined) return toVersion(context, info, existing);
     const next = structuredClone(existing);
     const nextMeta = metaOf(next);
+    // The namespace storage sets deletionTimestamp alone (no deletionGracePeriodSeconds).
     nextMeta.deletionTimestamp = context.now();
-    nextMeta.deletionGracePeriodSeconds = 0;
     next.status = { ...(isRecord(next.status) ? next.status : {}), phase: 'Terminating' };
     return toVersion(context, info, context.store.update(storageKey(info), next));
   },

@@ -157,6 +157,8 @@ describe('deletion propagation (API server)', () => {
 
 describe.skipIf(withoutControllerManager)(
   'garbage collector (skipped with KUBEBUILDER_ASSETS: kube-apiserver runs there without kube-controller-manager, as in controller-runtime envtest)',
+  // A real controller-manager takes seconds (its informers, the namespace controller's discovery).
+  { timeout: 2 * gcTimeoutMs + 10_000 },
   () => {
     it('deletes the dependents of a deleted owner (Background), after the DELETE answered', async () => {
       const owner = await createOwner(unique('owner'));

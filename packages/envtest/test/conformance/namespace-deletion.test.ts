@@ -49,6 +49,8 @@ describe('namespace deletion (API server)', () => {
     expect(deleted.body.status.phase).toBe('Terminating');
     expect(deleted.body.spec.finalizers).toEqual(['kubernetes']);
     expect(deleted.body.metadata.deletionTimestamp).toBeDefined();
+    // The namespace storage sets no grace period (unlike a graceful delete).
+    expect(deleted.body.metadata).not.toHaveProperty('deletionGracePeriodSeconds');
     const refused = await call(env, 'POST', `/api/v1/namespaces/${name}/configmaps`, {
       body: configMap('late'),
     });
@@ -66,6 +68,8 @@ describe('namespace deletion (API server)', () => {
 
 describe.skipIf(withoutControllerManager)(
   'namespace controller (skipped with KUBEBUILDER_ASSETS: kube-apiserver runs there without kube-controller-manager, as in controller-runtime envtest)',
+  // A real controller-manager takes seconds (its informers, the namespace controller's discovery).
+  { timeout: 2 * namespaceTimeoutMs + 10_000 },
   () => {
     it('deletes every object in a deleted namespace, custom resources included, then the namespace', async () => {
       const name = unique('emptied');
