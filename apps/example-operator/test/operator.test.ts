@@ -5,7 +5,7 @@ import { clientFor, isNotFound } from '@lasso/client';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { icecreamFinalizer, icecreamLabel } from '../src/icecream.ts';
+import { icecreamFinalizer, icecreamLabel, icecreamLabelValue } from '../src/icecream.ts';
 import { simulatedNodeName } from '../src/simulated-workload.ts';
 import {
   icecream,
@@ -130,6 +130,43 @@ describe('startOperator', () => {
       await simulated.stop();
     }
     expect(running.operator.phase()).toBe('stopped');
+  }, 60_000);
+
+  it('serves an Icecream whose name is longer than 63 characters (a label value is not)', async () => {
+    const namespace = await cluster.namespace('long');
+    // 100 characters with a dot, a valid DNS subdomain name; its Deployment's name is longer still.
+    const name = `${'long-name-'.repeat(6)}with.a-dot-${'x'.repeat(29)}`;
+    expect(name).toHaveLength(100);
+    const deploymentName = `${name}-scoops`;
+    const label = icecreamLabelValue(name);
+    expect(label.length).toBeLessThanOrEqual(63);
+    const simulated = await runSimulatedWorkload(cluster.env, cluster.rest);
+    const running = await runOperator({ rest: cluster.rest, namespace });
+    const icecreams = await observe(cluster.icecreams, namespace);
+    const deployments = await observe(cluster.deployments, namespace);
+    try {
+      await cluster.icecreams.create(
+        namespace,
+        icecream(namespace, name, { deploymentName, flavor: 'vanilla' }),
+      );
+      const deployment = await deployments.untilObject(deploymentName, () => true, 'created');
+      expect(deployment.metadata?.labels?.[icecreamLabel]).toBe(label);
+      expect(deployment.spec?.selector?.matchLabels).toEqual({ [icecreamLabel]: label });
+      const ready = await icecreams.untilObject(
+        name,
+        (object) => isReadyAt(object, 2),
+        'Ready with 2 replicas',
+      );
+      // The Pods were found through the label value: their node is reported.
+      if (cluster.env.mode !== 'existing') expect(ready.status?.nodes).toEqual([simulatedNodeName]);
+      await cluster.icecreams.delete(namespace, name);
+      await deployments.untilGone(deploymentName);
+      await icecreams.untilGone(name);
+    } finally {
+      await Promise.all([icecreams.stop(), deployments.stop()]);
+      expect(await running.stop()).toEqual({ drained: true, pending: [] });
+      await simulated.stop();
+    }
   }, 60_000);
 
   it('refuses a Deployment another owner controls and leaves it untouched', async () => {

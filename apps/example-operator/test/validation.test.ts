@@ -34,6 +34,12 @@ describe('Icecream CRD', () => {
       spec: { ...valid, deploymentName: 'Vanilla_Scoops' },
       field: 'spec.deploymentName',
     },
+    {
+      // Its ReplicaSets would be named <deploymentName>-<pod-template-hash>, over 253 characters.
+      name: 'a deploymentName longer than 242 characters',
+      spec: { ...valid, deploymentName: 'd'.repeat(243) },
+      field: 'spec.deploymentName',
+    },
     { name: 'an empty flavor', spec: { ...valid, flavor: '' }, field: 'spec.flavor' },
     { name: 'a missing spec', spec: undefined, field: 'spec' },
   ])('refuses $name with 422 Invalid', async ({ name, spec, field }, { expect }) => {
