@@ -17,6 +17,7 @@ const layers = {
   '@lasso/sqlcache': 5,
   '@lasso/controller': 5,
   '@lasso/factory': 6,
+  '@lasso/dynamic': 7,
 };
 const forbidden = {
   '@lasso/apiserver': ['@lasso/client', '@lasso/workqueue', '@lasso/envtest'],

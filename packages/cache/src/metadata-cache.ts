@@ -16,9 +16,9 @@ import type { SharedIndexInformer } from './shared-informer.ts';
  * object's `metadata` (labels, annotations, owner references, finalizers...), no spec or status.
  */
 export interface PartialObjectMetadata extends KubeObjectLike {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
+  metadata?: ObjectMeta | undefined;
 }
 
 /** The part of `@lasso/client`'s `Client` a metadata cache uses: list and watch with `asMetadata`. */

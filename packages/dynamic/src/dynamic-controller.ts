@@ -1,0 +1,644 @@
+// The dynamic controller: handlers for every kind the server serves, chosen by matcher, with kinds found through
+// discovery (refreshed when CRDs or APIServices change) and asked for on demand by GVK. Ports rancher/lasso
+// pkg/dynamic/controller.go and gvks.go, without its faults (see the README's porting notes).
+import type { EventHandlerRegistration, SharedIndexInformer } from '@lasso/cache';
+import {
+  ApiError,
+  DiscoveryClient,
+  type GroupVersionKind,
+  type KubeObject,
+  type KubeObjectLike,
+  type WriteOptions,
+} from '@lasso/client';
+import { HandlerError, type HandlerFailure, type ReconcileContext } from '@lasso/controller';
+import {
+  type Clock,
+  defaultLogger,
+  drainedResult,
+  drainWithin,
+  errorMessage,
+  guardLogger,
+  type Lifecycle,
+  type Logger,
+  type MetricsProvider,
+  type StopResult,
+  systemClock,
+} from '@lasso/core';
+import {
+  defaultGracefulShutdownTimeoutMs,
+  gvkString,
+  type SharedClientFactory,
+  type SharedControllerFactory,
+} from '@lasso/factory';
+import type { RateLimiter } from '@lasso/workqueue';
+import {
+  DiscoveryRefresher,
+  type DiscoverySnapshot,
+  type DiscoverySource,
+  groupVersionOf,
+  type ServedKind,
+} from './discovery-refresher.ts';
+import { DynamicClosedError, DynamicNotRunningError } from './errors.ts';
+import { checkOptions, checkRegistration, type DynamicMatcherInput, toMatcher } from './options.ts';
+import { Watcher } from './watcher.ts';
+
+/** Whether a handler wants a kind: lasso's `GVKMatcher`. */
+export type GvkMatcher = (gvk: GroupVersionKind) => boolean;
+
+/** A matcher that can ask for metadata only (the kind is then watched with a metadata-only informer). */
+export interface DynamicMatcher {
+  /** Whether the handler wants a kind. */
+  readonly gvk: GvkMatcher;
+  /**
+   * Watch with `PartialObjectMetadata` (no spec, no status) when every handler matching a kind says so; one
+   * handler wanting full objects, or an on-demand lookup, makes the kind's watch full. Default false.
+   */
+  readonly metadataOnly?: boolean | undefined;
+}
+
+/**
+ * A handler of every matching kind: the kind, the object's `namespace/name` key, the cached object
+ * (`undefined` once deleted) and the reconcile's context. A rejection retries the key with backoff.
+ */
+export type DynamicHandler = (
+  gvk: GroupVersionKind,
+  key: string,
+  object: KubeObject | undefined,
+  context: ReconcileContext,
+) => void | Promise<void>;
+
+/** Options of {@link createDynamicController}. */
+export interface DynamicControllerOptions {
+  /** Where served kinds come from. Default: a `DiscoveryClient` on the factory's transport. */
+  discovery?: DiscoverySource | undefined;
+  /** Delay between the first CRD/APIService event of a burst and the discovery refresh. Default 500 (lasso's). */
+  debounceMs?: number | undefined;
+  /** Backoff between retries of a failed refresh. Default 1 s doubling to 60 s. */
+  refreshRetry?: { initialMs?: number | undefined; maxMs?: number | undefined } | undefined;
+  /** Workers of each watched kind's controller. Default 5 (lasso's). */
+  workers?: number | undefined;
+  /** Builds each kind's rate limiter. Default: the controller's (`defaultLassoRateLimiter()`). */
+  rateLimiter?: (() => RateLimiter<string>) | undefined;
+  /** Bound of `stopped()` after the start signal aborted. Default 30 000. */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /** Time source of the debounce, retries, informers and queues. Default `systemClock`. */
+  clock?: Clock | undefined;
+  /** Where the controller logs. Default `defaultLogger`. */
+  logger?: Logger | undefined;
+  /** Where informers and queues count. */
+  metrics?: MetricsProvider | undefined;
+}
+
+/** One watched kind in {@link DynamicController.watched}. */
+export interface WatchedKind {
+  readonly gvk: GroupVersionKind;
+  /** {@link gvkString} of the kind. */
+  readonly key: string;
+  readonly metadataOnly: boolean;
+  /** True when the informer is the factory's (already running and synced when the kind was watched). */
+  readonly reused: boolean;
+  readonly synced: boolean;
+}
+
+/** Options of the on-demand reads. */
+export interface DynamicReadOptions {
+  /** Stop waiting (for the kind's check against discovery and its informer's sync). */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link DynamicController.list}. */
+export interface DynamicListOptions extends DynamicReadOptions {
+  /** Only objects carrying every one of these labels. */
+  labels?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * lasso's dynamic controller with the lifecycle shape: one handler registry for every kind the server serves.
+ * While it runs, a kind is watched (its own controller, 5 workers) when a handler's matcher accepts it or when it
+ * was asked for on demand; discovery is read again 500 ms after CRDs or APIServices change (and with backoff
+ * after a failure), and kinds that leave it stop being watched.
+ */
+export interface DynamicController extends Lifecycle {
+  /**
+   * Register `handler` for every kind `matcher` accepts, until `signal` aborts (lasso `OnChange`). While
+   * running, matching kinds are watched at once. Deletions reach the handler as `(gvk, key, undefined)`.
+   */
+  onChange(
+    signal: AbortSignal,
+    name: string,
+    matcher: GvkMatcher | DynamicMatcher,
+    handler: DynamicHandler,
+  ): void;
+  /**
+   * Start: read discovery, watch the kinds handlers match, refresh when CRDs or APIServices change (through
+   * the factory's cache factory, which this starts with `signal` when it does not run). Resolves once the first
+   * refresh ended. Idempotent while running; startable again after a stop; rejects after `close()`.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /** The kind's informer, watched on demand (after checking that the server serves it), once synced. */
+  getCache(
+    gvk: GroupVersionKind,
+    options?: DynamicReadOptions,
+  ): Promise<SharedIndexInformer<KubeObjectLike>>;
+  /** The cached object; rejects with a NotFound `ApiError` when it is not in the cache. */
+  get(
+    gvk: GroupVersionKind,
+    namespace: string,
+    name: string,
+    options?: DynamicReadOptions,
+  ): Promise<KubeObject>;
+  /** The cached objects of a namespace (`''`/undefined: all), optionally with these labels. */
+  list(
+    gvk: GroupVersionKind,
+    namespace?: string | undefined,
+    options?: DynamicListOptions,
+  ): Promise<KubeObject[]>;
+  /** The cached objects whose `indexName` values include `value`. */
+  getByIndex(
+    gvk: GroupVersionKind,
+    indexName: string,
+    value: string,
+    options?: DynamicReadOptions,
+  ): Promise<KubeObject[]>;
+  /** Queue `namespace/name` of the kind through its rate limiter. */
+  enqueue(gvk: GroupVersionKind, namespace: string, name: string): Promise<void>;
+  /** Queue `namespace/name` of the kind after `delayMs` (<= 0: now). */
+  enqueueAfter(
+    gvk: GroupVersionKind,
+    namespace: string,
+    name: string,
+    delayMs: number,
+  ): Promise<void>;
+  /** Replace an object (its kind from `apiVersion`/`kind`) through the factory's client. */
+  update(object: KubeObject, options?: WriteOptions): Promise<KubeObject>;
+  /** Replace an object's status subresource through the factory's client. */
+  updateStatus(object: KubeObject, options?: WriteOptions): Promise<KubeObject>;
+  /** The kinds watched now. */
+  watched(): WatchedKind[];
+}
+
+interface Registration {
+  readonly name: string;
+  readonly matcher: DynamicMatcher;
+  readonly handler: DynamicHandler;
+}
+
+interface Run {
+  readonly signal: AbortSignal;
+  readonly stop: AbortController;
+  readonly refresher: DiscoveryRefresher;
+  readonly watchers: Map<string, Watcher>;
+  readonly onDemand: Map<string, ServedKind>;
+  readonly ending: Set<Promise<void>>;
+  readonly discoveryHandlers: EventHandlerRegistration[];
+  snapshot: DiscoverySnapshot | undefined;
+  result: Promise<StopResult> | undefined;
+  ended: boolean;
+}
+
+const crdKind = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
+const apiServiceKind = { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService' };
+
+class DynamicControllerImpl implements DynamicController {
+  readonly #factory: SharedControllerFactory;
+  readonly #clients: SharedClientFactory;
+  readonly #discovery: DiscoverySource;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #options: DynamicControllerOptions & {
+    readonly debounceMs: number;
+    readonly workers: number;
+    readonly gracefulShutdownTimeoutMs: number;
+  };
+  readonly #registrations = new Set<Registration>();
+  #run: Run | undefined;
+  #closed = false;
+
+  constructor(factory: SharedControllerFactory, options: DynamicControllerOptions) {
+    this.#factory = factory;
+    this.#clients = factory.sharedCacheFactory().sharedClientFactory();
+    this.#discovery = options.discovery ?? new DiscoveryClient(this.#clients.transport);
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = guardLogger(options.logger ?? defaultLogger).child({
+      controller: 'dynamic.Controller',
+    });
+    this.#options = {
+      ...options,
+      debounceMs: options.debounceMs ?? 500,
+      workers: options.workers ?? 5,
+      gracefulShutdownTimeoutMs:
+        options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs,
+    };
+  }
+
+  onChange(
+    signal: AbortSignal,
+    name: string,
+    matcher: DynamicMatcherInput,
+    handler: DynamicHandler,
+  ): void {
+    checkRegistration(signal, name, matcher, handler);
+    if (this.#closed || signal.aborted) return;
+    const registration: Registration = { name, matcher: toMatcher(matcher), handler };
+    this.#registrations.add(registration);
+    signal.addEventListener(
+      'abort',
+      () => {
+        this.#registrations.delete(registration);
+        const run = this.#liveRun();
+        if (run !== undefined) this.#reconcile(run);
+      },
+      { once: true },
+    );
+    // lasso waits for the next refresh; matching kinds are watched at once here.
+    const run = this.#liveRun();
+    if (run !== undefined) this.#reconcile(run);
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError('DynamicController.start: signal must be an AbortSignal');
+    }
+    if (this.#closed) throw new DynamicClosedError();
+    signal.throwIfAborted();
+    if (this.#liveRun() !== undefined) return;
+    if (this.#run !== undefined && !this.#run.ended) await this.stopped();
+    if (this.#closed) throw new DynamicClosedError();
+    if (this.#liveRun() !== undefined) return;
+    const stop = new AbortController();
+    const run: Run = {
+      signal: stop.signal,
+      stop,
+      refresher: new DiscoveryRefresher(
+        {
+          source: this.#discovery,
+          clock: this.#clock,
+          logger: this.#logger,
+          debounceMs: this.#options.debounceMs,
+          retryInitialMs: this.#options.refreshRetry?.initialMs ?? 1000,
+          retryMaxMs: this.#options.refreshRetry?.maxMs ?? 60_000,
+          onSnapshot: (snapshot) => {
+            run.snapshot = snapshot;
+            this.#reconcile(run);
+          },
+        },
+        stop.signal,
+      ),
+      watchers: new Map(),
+      onDemand: new Map(),
+      ending: new Set(),
+      discoveryHandlers: [],
+      snapshot: undefined,
+      result: undefined,
+      ended: false,
+    };
+    this.#run = run;
+    const onAbort = (): void => stop.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    stop.signal.addEventListener(
+      'abort',
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        this.#endRun(run);
+      },
+      { once: true },
+    );
+    await this.#watchDiscoveryChanges(run, signal);
+    await run.refresher.refresh();
+  }
+
+  stopped(): Promise<StopResult> {
+    const run = this.#run;
+    if (run === undefined || run.ended) return Promise.resolve(drainedResult);
+    if (run.result !== undefined) return run.result;
+    return new Promise<StopResult>((resolve) => {
+      run.signal.addEventListener('abort', () => resolve(run.result ?? drainedResult), {
+        once: true,
+      });
+    });
+  }
+
+  isRunning(): boolean {
+    return this.#run !== undefined && !this.#run.ended;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#run?.stop.abort(new DynamicClosedError());
+    await this.stopped();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async getCache(
+    gvk: GroupVersionKind,
+    options: DynamicReadOptions = {},
+  ): Promise<SharedIndexInformer<KubeObjectLike>> {
+    const watcher = await this.#watcherFor(gvk, 'getCache', options.signal);
+    await watcher.whenSynced(options.signal);
+    return watcher.informer;
+  }
+
+  async get(
+    gvk: GroupVersionKind,
+    namespace: string,
+    name: string,
+    options: DynamicReadOptions = {},
+  ): Promise<KubeObject> {
+    const informer = await this.getCache(gvk, options);
+    const object = informer.getStore().getByKey(namespace ? `${namespace}/${name}` : name);
+    if (object !== undefined) return object as KubeObject;
+    const watcher = this.#liveRun()?.watchers.get(gvkString(gvk));
+    const resource = watcher?.kind.gvr.resource ?? gvk.kind.toLowerCase();
+    const qualified = gvk.group === '' ? resource : `${resource}.${gvk.group}`;
+    throw new ApiError({
+      status: 404,
+      reason: 'NotFound',
+      message: `${qualified} "${name}" not found`,
+      details: { name, group: gvk.group, kind: resource },
+    });
+  }
+
+  async list(
+    gvk: GroupVersionKind,
+    namespace?: string | undefined,
+    options: DynamicListOptions = {},
+  ): Promise<KubeObject[]> {
+    const informer = await this.getCache(gvk, options);
+    const labels = Object.entries(options.labels ?? {});
+    return (informer.getStore().list() as KubeObject[]).filter(
+      (object) =>
+        (!namespace || object.metadata?.namespace === namespace) &&
+        labels.every(([key, value]) => object.metadata?.labels?.[key] === value),
+    );
+  }
+
+  async getByIndex(
+    gvk: GroupVersionKind,
+    indexName: string,
+    value: string,
+    options: DynamicReadOptions = {},
+  ): Promise<KubeObject[]> {
+    const informer = await this.getCache(gvk, options);
+    return informer.getIndexer().byIndex(indexName, value) as KubeObject[];
+  }
+
+  async enqueue(gvk: GroupVersionKind, namespace: string, name: string): Promise<void> {
+    (await this.#watcherFor(gvk, 'enqueue', undefined)).controller.enqueue(namespace, name);
+  }
+
+  async enqueueAfter(
+    gvk: GroupVersionKind,
+    namespace: string,
+    name: string,
+    delayMs: number,
+  ): Promise<void> {
+    if (typeof delayMs !== 'number' || !Number.isFinite(delayMs)) {
+      throw new RangeError(
+        `DynamicController.enqueueAfter: delayMs must be a finite number, got ${String(delayMs)}`,
+      );
+    }
+    const watcher = await this.#watcherFor(gvk, 'enqueueAfter', undefined);
+    watcher.controller.enqueueAfter(namespace, name, delayMs);
+  }
+
+  async update(object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const client = await this.#clients.forObject(object, { signal: options.signal });
+    return (await client.update(object.metadata?.namespace, object, options)) as KubeObject;
+  }
+
+  async updateStatus(object: KubeObject, options: WriteOptions = {}): Promise<KubeObject> {
+    const client = await this.#clients.forObject(object, { signal: options.signal });
+    return (await client.updateStatus(object.metadata?.namespace, object, options)) as KubeObject;
+  }
+
+  watched(): WatchedKind[] {
+    const run = this.#liveRun();
+    if (run === undefined) return [];
+    return [...run.watchers.values()].map((watcher) => ({
+      gvk: watcher.kind.gvk,
+      key: watcher.key,
+      metadataOnly: watcher.metadataOnly,
+      reused: watcher.reused,
+      synced: watcher.hasSynced(),
+    }));
+  }
+
+  /** @internal For tests: how many discovery refreshes of the current run have ended. */
+  refreshes(): number {
+    return this.#run?.refresher.refreshes ?? 0;
+  }
+
+  #liveRun(): Run | undefined {
+    const run = this.#run;
+    return run !== undefined && !run.signal.aborted ? run : undefined;
+  }
+
+  // lasso's `dynamic-types` handler: every CRD/APIService event marks discovery dirty (one refresh per burst).
+  async #watchDiscoveryChanges(run: Run, signal: AbortSignal): Promise<void> {
+    const caches = this.#factory.sharedCacheFactory();
+    for (const kind of [crdKind, apiServiceKind]) {
+      try {
+        const informer = await caches.forKind(kind, { signal: run.signal });
+        if (run.signal.aborted) return;
+        run.discoveryHandlers.push(
+          informer.addEventHandler(
+            {
+              onAdd: (_object, initial) => {
+                if (!initial) run.refresher.markDirty();
+              },
+              onUpdate: () => run.refresher.markDirty(),
+              onDelete: () => run.refresher.markDirty(),
+            },
+            { name: 'dynamic-types' },
+          ),
+        );
+        // Starts the cache factory with this signal when it does not run yet.
+        caches.startGVK(signal, kind).catch((error: unknown) => {
+          if (!run.signal.aborted) {
+            this.#logger.warn('could not watch for discovery changes', {
+              kind: kind.kind,
+              error: errorMessage(error),
+            });
+          }
+        });
+      } catch (error) {
+        if (run.signal.aborted) return;
+        this.#logger.warn('could not watch for discovery changes; refreshing with backoff only', {
+          kind: kind.kind,
+          error: errorMessage(error),
+        });
+      }
+    }
+  }
+
+  // Brings the watchers in line with what is served and wanted. Synchronous: no lock, lookups never wait on it.
+  #reconcile(run: Run): void {
+    if (run.signal.aborted) return;
+    const served = new Map<string, ServedKind>();
+    for (const kind of run.snapshot?.kinds ?? []) served.set(gvkString(kind.gvk), kind);
+    for (const [key, kind] of run.onDemand) if (!served.has(key)) served.set(key, kind);
+    const failed = run.snapshot?.failed ?? new Set<string>();
+    for (const [key, watcher] of run.watchers) {
+      if (served.has(key) || failed.has(groupVersionOf(watcher.kind.gvk))) continue;
+      run.onDemand.delete(key);
+      this.#cancel(run, watcher, 'kind left discovery');
+    }
+    for (const [key, kind] of served) {
+      const mode = this.#wanted(run, key, kind.gvk);
+      const existing = run.watchers.get(key);
+      if (mode === undefined) {
+        if (existing !== undefined) this.#cancel(run, existing, 'no handler matches the kind');
+        continue;
+      }
+      if (existing !== undefined && existing.metadataOnly === (mode === 'metadata')) continue;
+      if (existing !== undefined) this.#cancel(run, existing, 'watch mode changed');
+      this.#watch(run, kind, mode === 'metadata');
+    }
+  }
+
+  #wanted(run: Run, key: string, gvk: GroupVersionKind): 'full' | 'metadata' | undefined {
+    if (run.onDemand.has(key)) return 'full';
+    let wanted: 'full' | 'metadata' | undefined;
+    for (const registration of this.#registrations) {
+      if (!this.#matches(registration, gvk)) continue;
+      if (registration.matcher.metadataOnly !== true) return 'full';
+      wanted = 'metadata';
+    }
+    return wanted;
+  }
+
+  #matches(registration: Registration, gvk: GroupVersionKind): boolean {
+    try {
+      return registration.matcher.gvk(gvk) === true;
+    } catch (error) {
+      this.#logger.error('matcher threw; treating the kind as not matched', {
+        handler: registration.name,
+        gvk: gvkString(gvk),
+        error: errorMessage(error),
+      });
+      return false;
+    }
+  }
+
+  #watch(run: Run, kind: ServedKind, metadataOnly: boolean): Watcher {
+    const gvk = kind.gvk;
+    const watcher = new Watcher(
+      {
+        factory: this.#factory,
+        clients: this.#clients,
+        clock: this.#clock,
+        logger: this.#logger,
+        metrics: this.#options.metrics,
+        workers: this.#options.workers,
+        rateLimiter: this.#options.rateLimiter,
+        gracefulShutdownTimeoutMs: this.#options.gracefulShutdownTimeoutMs,
+      },
+      kind,
+      metadataOnly,
+      (key, object, context) => this.#dispatch(gvk, key, object as KubeObject | undefined, context),
+      run.signal,
+    );
+    run.watchers.set(watcher.key, watcher);
+    return watcher;
+  }
+
+  #cancel(run: Run, watcher: Watcher, reason: string): void {
+    if (run.watchers.get(watcher.key) === watcher) run.watchers.delete(watcher.key);
+    const ending = watcher.cancel(reason);
+    run.ending.add(ending);
+    void ending.finally(() => run.ending.delete(ending));
+  }
+
+  // lasso's shared handler: every registration whose matcher accepts the kind, in registration order.
+  async #dispatch(
+    gvk: GroupVersionKind,
+    key: string,
+    object: KubeObject | undefined,
+    context: ReconcileContext,
+  ): Promise<void> {
+    const failures: HandlerFailure[] = [];
+    for (const registration of [...this.#registrations]) {
+      if (!this.#matches(registration, gvk)) continue;
+      try {
+        await registration.handler(gvk, key, object, context);
+      } catch (error) {
+        failures.push({ handler: registration.name, error });
+      }
+    }
+    if (failures.length === 1) throw failures[0]?.error;
+    if (failures.length > 1) throw new HandlerError(gvkString(gvk), failures);
+  }
+
+  // The watcher of a kind asked for on demand: lazily created after checking the server serves the kind.
+  async #watcherFor(
+    gvk: GroupVersionKind,
+    what: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Watcher> {
+    if (this.#closed) throw new DynamicClosedError();
+    const run = this.#liveRun();
+    if (run === undefined) throw new DynamicNotRunningError(`DynamicController.${what}`);
+    const key = gvkString(gvk);
+    const existing = run.watchers.get(key);
+    if (existing !== undefined && !existing.metadataOnly) return existing;
+    let kind = run.snapshot?.kinds.find((served) => gvkString(served.gvk) === key);
+    if (kind === undefined) {
+      const mapping = await this.#clients.resourceForGVK(gvk, { signal });
+      kind = { gvk: { ...gvk }, gvr: mapping.gvr, namespaced: mapping.namespaced };
+    }
+    if (run.signal.aborted) throw new DynamicNotRunningError(`DynamicController.${what}`);
+    run.onDemand.set(key, kind);
+    const now = run.watchers.get(key);
+    if (now !== undefined && !now.metadataOnly) return now;
+    if (now !== undefined) this.#cancel(run, now, 'watch mode changed');
+    return this.#watch(run, kind, false);
+  }
+
+  #endRun(run: Run): void {
+    for (const registration of run.discoveryHandlers.splice(0)) registration.remove();
+    for (const watcher of [...run.watchers.values()]) this.#cancel(run, watcher, 'stopped');
+    const names = (): string[] => [...run.watchers.keys()];
+    const ending = Promise.all([...run.ending]);
+    run.result = drainWithin(
+      this.#clock,
+      ending,
+      this.#options.gracefulShutdownTimeoutMs,
+      names,
+    ).then((result) => {
+      run.ended = true;
+      return result;
+    });
+  }
+}
+
+/**
+ * Create lasso's dynamic controller on a shared controller factory (lasso `New(discovery)` + `Register(ctx,
+ * factory)`): handlers for kinds unknown when the program was built (CRDs installed at run time included).
+ *
+ * @example
+ * ```ts
+ * declare const factory: SharedControllerFactory;
+ * const dynamic = createDynamicController(factory);
+ * const stop = new AbortController();
+ * dynamic.onChange(stop.signal, 'log-widgets', (gvk) => gvk.group === 'example.com', (gvk, key, object) => {
+ *   console.log(gvk.kind, key, object === undefined ? 'deleted' : object.metadata?.resourceVersion);
+ * });
+ * await dynamic.start(stop.signal);
+ * stop.abort();
+ * await dynamic.stopped();
+ * await dynamic.close();
+ * ```
+ */
+export function createDynamicController(
+  factory: SharedControllerFactory,
+  options: DynamicControllerOptions = {},
+): DynamicController {
+  if (typeof factory?.sharedCacheFactory !== 'function') {
+    throw new TypeError('createDynamicController: factory must be a SharedControllerFactory');
+  }
+  checkOptions(options);
+  return new DynamicControllerImpl(factory, options);
+}

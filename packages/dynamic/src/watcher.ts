@@ -1,0 +1,174 @@
+// One watched kind of the dynamic controller: its informer (the factory's when that one runs and has synced, else
+// its own, full or metadata-only, behind a health check) and its controller (5 workers, default rate limiter).
+import {
+  createCache,
+  createMetadataCache,
+  type SharedIndexInformer,
+  type WaitHealthyFunc,
+} from '@lasso/cache';
+import type { Client, KubeObject, KubeObjectLike } from '@lasso/client';
+import { type Controller, createController, type Handler } from '@lasso/controller';
+import {
+  anySignal,
+  type Clock,
+  errorMessage,
+  type Logger,
+  type MetricsProvider,
+  sleep,
+} from '@lasso/core';
+import {
+  gvkString,
+  healthCheckIntervalMs,
+  type SharedClientFactory,
+  type SharedControllerFactory,
+} from '@lasso/factory';
+import type { RateLimiter } from '@lasso/workqueue';
+import type { ServedKind } from './discovery-refresher.ts';
+
+/** @internal What a watcher is built with. */
+export interface WatcherDeps {
+  readonly factory: SharedControllerFactory;
+  readonly clients: SharedClientFactory;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: MetricsProvider | undefined;
+  readonly workers: number;
+  readonly rateLimiter: (() => RateLimiter<string>) | undefined;
+  readonly gracefulShutdownTimeoutMs: number;
+}
+
+/** @internal One watched kind. */
+export class Watcher {
+  readonly key: string;
+  readonly kind: ServedKind;
+  readonly metadataOnly: boolean;
+  /** True when the informer is the factory's (it runs with the factory, not with this watcher). */
+  readonly reused: boolean;
+  readonly informer: SharedIndexInformer<KubeObjectLike>;
+  readonly controller: Controller<KubeObjectLike>;
+  readonly client: Client<KubeObject>;
+  readonly #stop = new AbortController();
+  readonly #logger: Logger;
+  #done: Promise<void> | undefined;
+
+  constructor(
+    deps: WatcherDeps,
+    kind: ServedKind,
+    metadataOnly: boolean,
+    handler: Handler<KubeObjectLike>,
+    runSignal: AbortSignal,
+  ) {
+    this.key = gvkString(kind.gvk);
+    this.kind = kind;
+    this.metadataOnly = metadataOnly;
+    this.#logger = deps.logger.child({ gvk: this.key });
+    this.client = deps.clients.forResourceKind<KubeObject>(
+      kind.gvr,
+      kind.gvk.kind,
+      kind.namespaced,
+    );
+    const caches = deps.factory.sharedCacheFactory();
+    const factoryKind = caches
+      .status()
+      .find((status) => status.key === this.key && status.state === 'running');
+    let informer: SharedIndexInformer<KubeObjectLike> | undefined;
+    if (!metadataOnly && factoryKind !== undefined) {
+      // lasso reuses the factory's informer when it is started and synced: no second list and watch.
+      informer = caches.forResourceKind<KubeObject>(
+        kind.gvr,
+        kind.gvk.kind,
+        kind.namespaced,
+      ) as unknown as SharedIndexInformer<KubeObjectLike>;
+    }
+    this.reused = informer !== undefined;
+    if (informer === undefined) {
+      const options = {
+        clock: deps.clock,
+        logger: deps.logger,
+        ...(deps.metrics !== undefined ? { metrics: deps.metrics } : {}),
+        // lasso's own informers skip the factory's health gate; these wait for /version after a failed list.
+        waitHealthy: healthWaiter(deps.clients, deps.clock),
+      };
+      informer = (metadataOnly
+        ? createMetadataCache(this.client, options)
+        : createCache<KubeObject>(
+            this.client,
+            options,
+          )) as unknown as SharedIndexInformer<KubeObjectLike>;
+    }
+    this.informer = informer;
+    this.controller = createController(
+      this.key,
+      informer,
+      // The factory runs its informer; this controller only listens to it.
+      this.reused ? () => {} : undefined,
+      handler,
+      {
+        clock: deps.clock,
+        logger: deps.logger,
+        gracefulShutdownTimeoutMs: deps.gracefulShutdownTimeoutMs,
+        ...(deps.rateLimiter !== undefined ? { rateLimiter: deps.rateLimiter() } : {}),
+        ...(deps.metrics !== undefined ? { metrics: deps.metrics } : {}),
+      },
+    );
+    const onAbort = (): void => this.#stop.abort(runSignal.reason);
+    if (runSignal.aborted) onAbort();
+    else runSignal.addEventListener('abort', onAbort, { once: true });
+    this.#stop.signal.addEventListener(
+      'abort',
+      () => runSignal.removeEventListener('abort', onAbort),
+      { once: true },
+    );
+    this.controller.start(this.#stop.signal, deps.workers).then(
+      () =>
+        this.#logger.info(metadataOnly ? 'watching metadata' : 'watching', { reused: this.reused }),
+      (error: unknown) => {
+        if (!this.#stop.signal.aborted) {
+          this.#logger.error('could not start watching', { error: errorMessage(error) });
+        }
+      },
+    );
+  }
+
+  /** True once the informer synced. */
+  hasSynced(): boolean {
+    return this.informer.hasSynced();
+  }
+
+  /** Resolves once the informer synced; rejects when the watcher is cancelled first. */
+  async whenSynced(signal?: AbortSignal): Promise<void> {
+    const combined = anySignal([this.#stop.signal, signal]);
+    try {
+      await this.informer.whenSynced({ signal: combined.signal });
+    } finally {
+      combined.dispose();
+    }
+  }
+
+  /** True once cancelled (the kind left discovery, nobody matches it, or the run stopped). */
+  cancelled(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /** Stop watching: the controller stops and closes; an informer of its own stops (no further list or watch). */
+  cancel(reason: string): Promise<void> {
+    if (this.#done !== undefined) return this.#done;
+    if (!this.#stop.signal.aborted) this.#logger.info('stopped watching', { reason });
+    this.#stop.abort(new Error(reason));
+    this.#done = (async () => {
+      await this.controller.stopped();
+      await this.controller.close();
+      if (!this.reused) await this.informer.stopped();
+    })();
+    return this.#done;
+  }
+}
+
+/** Pings `/version` until it answers (every `healthCheckIntervalMs`), as the factory's health gate does. */
+function healthWaiter(clients: SharedClientFactory, clock: Clock): WaitHealthyFunc {
+  return async ({ signal }) => {
+    while (!(await clients.isHealthy({ signal }))) {
+      await sleep(clock, healthCheckIntervalMs, { signal });
+    }
+  };
+}
