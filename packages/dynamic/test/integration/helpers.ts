@@ -1,0 +1,191 @@
+// Shared pieces of the dynamic controller integration tests (as @lasso/factory's): an environment, a RestConfig per
+// test whose undici dispatcher records every request (to count lists and watches per resource in every mode), and a
+// waiter that re-checks a condition whenever something happens.
+import {
+  Client,
+  createRestConfig,
+  type KubeObject,
+  loadKubeConfig,
+  type RestConfig,
+  restTransportFor,
+} from '@lasso/client';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { Agent, type Dispatcher } from 'undici';
+
+/** One request as the dispatcher saw it. */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+}
+
+/** Re-checks waiting predicates after every `notify()`; each wait has a real-time deadline. */
+export class Waiter {
+  readonly #checks = new Set<() => void>();
+
+  notify(): void {
+    for (const check of [...this.#checks]) check();
+  }
+
+  /** Resolve once `predicate()` holds: now or after a `notify()`. Rejects after `timeoutMs`. */
+  until(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const check = (): void => {
+        let done = false;
+        try {
+          done = predicate();
+        } catch (error) {
+          cleanup();
+          reject(error);
+          return;
+        }
+        if (!done) return;
+        cleanup();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        this.#checks.delete(check);
+      };
+      this.#checks.add(check);
+    });
+  }
+}
+
+/** A RestConfig whose requests are recorded, and how to release it. */
+export interface RecordingConfig {
+  readonly rest: RestConfig;
+  readonly requests: RecordedRequest[];
+  /** Notified after every request is recorded. */
+  readonly waiter: Waiter;
+  /** `group/version/resource` of every collection listed (GET without `watch`) or watched. */
+  collections(kind: 'list' | 'watch'): Set<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The collection a request path addresses (`/api/v1/namespaces/ns/configmaps` -> `v1/configmaps`,
+ * `/apis/apps/v1/deployments` -> `apps/v1/deployments`), or undefined for discovery and named objects.
+ */
+export function collectionOf(path: string): string | undefined {
+  const [pathname = ''] = path.split('?');
+  const parts = pathname.split('/').filter((part) => part !== '');
+  let rest: string[];
+  let groupVersion: string;
+  if (parts[0] === 'api' && parts.length >= 3) {
+    groupVersion = parts[1] as string;
+    rest = parts.slice(2);
+  } else if (parts[0] === 'apis' && parts.length >= 4) {
+    groupVersion = `${parts[1]}/${parts[2]}`;
+    rest = parts.slice(3);
+  } else {
+    return undefined;
+  }
+  if (rest[0] === 'namespaces' && rest.length === 3) return `${groupVersion}/${rest[2]}`;
+  if (rest.length === 1) return `${groupVersion}/${rest[0]}`;
+  return undefined;
+}
+
+export interface TestCluster {
+  readonly env: Environment;
+  /** A plain admin config (no recording) for test setup. */
+  readonly admin: RestConfig;
+  /** A new recording config. */
+  recordingConfig(): Promise<RecordingConfig>;
+  /** Create a fresh namespace and return its name. */
+  namespace(prefix: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startCluster(): Promise<TestCluster> {
+  const env = await startEnvironment();
+  const admin = await loadKubeConfig({ path: env.kubeconfigPath });
+  const namespaces = new Client({
+    gvr: { group: '', version: 'v1', resource: 'namespaces' },
+    kind: 'Namespace',
+    namespaced: false,
+    rest: admin,
+  });
+  let counter = 0;
+  return {
+    env,
+    admin,
+    async recordingConfig() {
+      const base = await loadKubeConfig({ path: env.kubeconfigPath });
+      const requests: RecordedRequest[] = [];
+      const waiter = new Waiter();
+      const tls = base.tls;
+      const agent = new Agent({
+        connect: {
+          ...(tls?.caPem !== undefined ? { ca: tls.caPem } : {}),
+          ...(tls?.certPem !== undefined ? { cert: tls.certPem } : {}),
+          ...(tls?.keyPem !== undefined ? { key: tls.keyPem } : {}),
+          ...(tls?.serverName !== undefined ? { servername: tls.serverName } : {}),
+          rejectUnauthorized: tls?.insecureSkipTLSVerify !== true,
+        },
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      const dispatcher = agent.compose((dispatch: Dispatcher['dispatch']) => (options, handler) => {
+        requests.push({ method: String(options.method), path: String(options.path) });
+        waiter.notify();
+        return dispatch(options, handler);
+      });
+      const rest = createRestConfig({ ...base, dispatcher });
+      return {
+        rest,
+        requests,
+        waiter,
+        collections(kind) {
+          const found = new Set<string>();
+          for (const request of requests) {
+            if (request.method !== 'GET') continue;
+            const watch = /[?&]watch=(1|true)(&|$)/.test(request.path);
+            if (watch !== (kind === 'watch')) continue;
+            const collection = collectionOf(request.path);
+            if (collection !== undefined) found.add(collection);
+          }
+          return found;
+        },
+        async close() {
+          await restTransportFor(rest).close();
+          await agent.close();
+        },
+      };
+    },
+    async namespace(prefix) {
+      const name = `${prefix}-${process.pid}-${++counter}`;
+      await namespaces.create(undefined, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name },
+      });
+      return name;
+    },
+    async stop() {
+      await restTransportFor(admin).close();
+      await env.stop();
+    },
+  };
+}
+
+/** A minimal valid Deployment (the built-in server and kube-apiserver both accept it). */
+export function deployment(name: string, namespace: string): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] },
+      },
+    },
+  };
+}
