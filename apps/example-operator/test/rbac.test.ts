@@ -23,6 +23,7 @@ import {
   icecream,
   isReadyAt,
   observe,
+  readyCondition,
   runOperator,
   runSimulatedWorkload,
   startCluster,
@@ -208,6 +209,58 @@ describe('manifests/rbac.yaml', () => {
       expect(lease.spec?.holderIdentity ?? '').toBe('');
     } finally {
       await Promise.all([icecreams.stop(), deployments.stop(), events.stop()]);
+      await simulated.stop();
+    }
+  }, 60_000);
+
+  it('reports a refused Deployment create in the Ready condition, and clears it once allowed', async () => {
+    const namespace = await cluster.namespace('refused');
+    const restricted = await serviceAccountConfig(namespace);
+    const roles = clientFor(cluster.rest, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+    });
+    const roleName = `icecream-operator-${namespace}`;
+    const allowed = await roles.get(undefined, roleName);
+    // The same role without `create` on Deployments.
+    await roles.update(undefined, {
+      ...allowed,
+      rules: (allowed.rules ?? []).map((rule) =>
+        rule.resources?.includes('deployments')
+          ? { ...rule, verbs: rule.verbs.filter((verb) => verb !== 'create') }
+          : rule,
+      ),
+    });
+    const simulated = await runSimulatedWorkload(cluster.env, cluster.rest);
+    const icecreams = await observe(cluster.icecreams, namespace);
+    const running = await runOperator({ rest: restricted, namespace });
+    try {
+      const created = await cluster.icecreams.create(namespace, icecream(namespace, 'vanilla'));
+      const refused = await icecreams.untilObject(
+        'vanilla',
+        (object) => readyCondition(object)?.reason === 'ReconcileFailed',
+        'Ready=False with reason ReconcileFailed',
+      );
+      expect(readyCondition(refused)).toMatchObject({
+        status: 'False',
+        observedGeneration: created.metadata?.generation,
+      });
+      expect(readyCondition(refused)?.message).toMatch(/forbidden/i);
+      expect(Date.parse(readyCondition(refused)?.lastTransitionTime ?? '')).not.toBeNaN();
+
+      // Allowed again: the retry (with backoff) creates the Deployment and the condition clears.
+      const current = await roles.get(undefined, roleName);
+      await roles.update(undefined, { ...current, rules: allowed.rules ?? [] });
+      const ready = await icecreams.untilObject(
+        'vanilla',
+        (object) => isReadyAt(object, 2),
+        'Ready with 2 replicas once allowed',
+      );
+      expect(readyCondition(ready)?.reason).toBe('ScoopsAvailable');
+    } finally {
+      await icecreams.stop();
+      await running.stop();
+      await restTransportFor(restricted).close();
       await simulated.stop();
     }
   }, 60_000);
