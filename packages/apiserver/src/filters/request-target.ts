@@ -43,9 +43,9 @@ function unescapePath(path: string): string {
   const bytes: number[] = [];
   let index = 0;
   while (index < path.length) {
-    const escape = path.slice(index + 1, index + 3);
-    if (path[index] === '%' && /^[0-9a-fA-F]{2}$/.test(escape)) {
-      bytes.push(Number.parseInt(escape, 16));
+    const hex = path.slice(index + 1, index + 3);
+    if (path[index] === '%' && /^[0-9a-fA-F]{2}$/.test(hex)) {
+      bytes.push(Number.parseInt(hex, 16));
       index += 3;
       continue;
     }
