@@ -1,6 +1,7 @@
 // Two operator instances on one Lease: exactly one reconciles; when it stops (releasing the Lease) the other
 // takes over and reconciles what changed meanwhile.
 import { clientFor } from '@lasso/client';
+import { LeadershipLostError } from '@lasso/controller';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -109,6 +110,36 @@ describe('startOperator with leaderElection', () => {
       await Promise.all([icecreams.stop(), events.stop()]);
       await Promise.all(started.map((running) => running.stop()));
       await simulated.stop();
+    }
+  }, 60_000);
+
+  it('stops by itself with the library LeadershipLostError when another holder takes the Lease', async () => {
+    const namespace = await cluster.namespace('lost');
+    const leases = clientFor(cluster.rest, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' });
+    const running = await runOperator({
+      rest: cluster.rest,
+      namespace,
+      leaderElection: { namespace, name: 'icecream-operator', identity: 'deposed', ...timing },
+    });
+    try {
+      await running.logger.untilLogged('caches synced');
+      expect(running.operator.leadershipLost()).toBeUndefined();
+      // Another candidate holds the Lease now (as after this one was paused past its lease): renewals fail.
+      const lease = await leases.get(namespace, 'icecream-operator');
+      await leases.update(namespace, {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: new Date().toISOString() },
+      });
+      // Nobody aborts its signal: the run ends on the loss, workers and caches stopped.
+      const result = await running.operator.stopped();
+      expect(result.drained).toBe(true);
+      expect(running.operator.isRunning()).toBe(false);
+      expect(running.operator.leadershipLost()).toBeInstanceOf(LeadershipLostError);
+      expect(running.operator.leadershipLost()?.identity).toBe('deposed');
+      expect(running.logger.find('leadership lost')).toHaveLength(1);
+      expect(running.operator.phase()).toBe('stopped');
+    } finally {
+      await running.stop();
     }
   }, 60_000);
 });
