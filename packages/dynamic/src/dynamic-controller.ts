@@ -175,6 +175,8 @@ export interface DynamicController extends Lifecycle {
   updateStatus(object: KubeObject, options?: WriteOptions): Promise<KubeObject>;
   /** The kinds watched now. */
   watched(): WatchedKind[];
+  /** How many discovery refreshes the current run has finished (successful or not): a readiness signal. */
+  refreshes(): number;
 }
 
 interface Registration {
@@ -426,7 +428,6 @@ class DynamicControllerImpl implements DynamicController {
     }));
   }
 
-  /** @internal For tests: how many discovery refreshes of the current run have ended. */
   refreshes(): number {
     return this.#run?.refresher.refreshes ?? 0;
   }

@@ -9,7 +9,7 @@ import {
   isNotFound,
   type KubeObject,
 } from '@lasso/client';
-import type { Logger } from '@lasso/core';
+import { isLassoError, type Logger } from '@lasso/core';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamicController } from '../../src/dynamic-controller.ts';
@@ -30,6 +30,8 @@ afterEach(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
+
+const configMapGvk: GroupVersionKind = { group: '', version: 'v1', kind: 'ConfigMap' };
 
 interface Seen {
   readonly gvk: GroupVersionKind;
@@ -192,5 +194,121 @@ describe('dynamic controller', () => {
       .slice(mark)
       .filter((request) => collectionOf(request.path) === collection);
     expect(widgetRequests).toEqual([]);
+  });
+
+  it('watches the kinds a matcher registered after start accepts at once, without a discovery refresh', async () => {
+    const { dynamic, signal, seen, waiter, recording, record } = await harness();
+    const namespace = await cluster.namespace('dyn-late');
+    const configMaps = clientFor(cluster.admin, { apiVersion: 'v1', kind: 'ConfigMap' });
+    await configMaps.create(namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'late', namespace },
+    });
+    await dynamic.start(signal);
+    expect(recording.collections('list').has('v1/configmaps')).toBe(false); // nobody matched it
+    const refreshes = dynamic.refreshes();
+    dynamic.onChange(
+      signal,
+      'config-maps',
+      (gvk) => gvk.group === '' && gvk.kind === 'ConfigMap',
+      record,
+    );
+    expect(dynamic.watched().map((kind) => kind.key)).toEqual(['/v1, Kind=ConfigMap']);
+    await waiter.until(
+      () => seen.some((event) => event.key === `${namespace}/late`),
+      'the ConfigMap at the late handler',
+    );
+    expect(dynamic.refreshes()).toBe(refreshes);
+    expect(seen.every((event) => event.gvk.kind === 'ConfigMap')).toBe(true);
+  });
+
+  it('reads, lists, indexes, updates and enqueues by GVK on demand; a missing object is NotFound', async () => {
+    const { dynamic, signal, seen, waiter, record } = await harness();
+    const namespace = await cluster.namespace('dyn-demand');
+    const configMaps = clientFor(cluster.admin, { apiVersion: 'v1', kind: 'ConfigMap' });
+    for (const name of ['a', 'b']) {
+      await configMaps.create(namespace, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace, labels: { pick: name === 'a' ? 'yes' : 'no' } },
+        data: { k: name },
+      });
+    }
+    await expect(dynamic.get(configMapGvk, namespace, 'a')).rejects.toSatisfy((error) =>
+      isLassoError(error, 'LASSO_DYNAMIC_NOT_RUNNING'),
+    );
+    await dynamic.start(signal);
+    expect(dynamic.watched()).toEqual([]); // nothing matched, nothing asked for
+    const a = await dynamic.get(configMapGvk, namespace, 'a');
+    expect(a.data).toEqual({ k: 'a' });
+    expect(dynamic.watched().map((kind) => kind.key)).toEqual(['/v1, Kind=ConfigMap']);
+    const missing = await dynamic
+      .get(configMapGvk, namespace, 'nope')
+      .catch((error: unknown) => error);
+    expect(isNotFound(missing)).toBe(true);
+    expect(
+      (await dynamic.list(configMapGvk, namespace)).map((cm) => cm.metadata?.name).sort(),
+    ).toEqual(['a', 'b']);
+    expect(
+      (await dynamic.list(configMapGvk, namespace, { labels: { pick: 'yes' } })).map(
+        (cm) => cm.metadata?.name,
+      ),
+    ).toEqual(['a']);
+    expect((await dynamic.getByIndex(configMapGvk, 'namespace', namespace)).length).toBe(2);
+
+    const updated = await dynamic.update({ ...a, data: { k: 'changed' } });
+    expect(updated.data).toEqual({ k: 'changed' });
+    expect((await configMaps.get(namespace, 'a')).data).toEqual({ k: 'changed' });
+
+    // A handler registered on the kind sees an enqueued key.
+    dynamic.onChange(signal, 'cms', (gvk) => gvk.kind === 'ConfigMap' && gvk.group === '', record);
+    seen.length = 0;
+    await dynamic.enqueue(configMapGvk, namespace, 'b');
+    await waiter.until(
+      () => seen.some((event) => event.key === `${namespace}/b`),
+      'the enqueued key',
+    );
+
+    // A kind the server does not serve.
+    const unknown = await dynamic
+      .get({ group: 'nothing.example.com', version: 'v1', kind: 'Nothing' }, namespace, 'x')
+      .catch((error: unknown) => error);
+    expect(isLassoError(unknown, 'LASSO_NO_KIND_MATCH')).toBe(true);
+  });
+
+  it('watches metadata only when every matching handler asks for it', async (context) => {
+    const namespace = await cluster.namespace('dyn-meta');
+    const configMaps = clientFor(cluster.admin, { apiVersion: 'v1', kind: 'ConfigMap' });
+    const probe = await configMaps.list(namespace, { asMetadata: true });
+    if (probe.kind !== 'PartialObjectMetadataList') {
+      context.skip('this server does not serve PartialObjectMetadataList');
+    }
+    const { dynamic, signal, seen, waiter, recording, record } = await harness();
+    await configMaps.create(namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'meta', namespace, labels: { a: 'b' } },
+      data: { big: 'x'.repeat(1024) },
+    });
+    dynamic.onChange(
+      signal,
+      'config-map-metadata',
+      { gvk: (gvk) => gvk.group === '' && gvk.kind === 'ConfigMap', metadataOnly: true },
+      record,
+    );
+    await dynamic.start(signal);
+    expect(dynamic.watched()).toEqual([
+      expect.objectContaining({ key: '/v1, Kind=ConfigMap', metadataOnly: true }),
+    ]);
+    await waiter.until(
+      () => seen.some((event) => event.key === `${namespace}/meta`),
+      'the metadata',
+    );
+    const object = seen.find((event) => event.key === `${namespace}/meta`)?.object;
+    expect(object?.kind).toBe('PartialObjectMetadata');
+    expect(object?.metadata?.labels).toEqual({ a: 'b' });
+    expect((object as { data?: unknown }).data).toBeUndefined();
+    expect(recording.collections('list').has('v1/configmaps')).toBe(true);
   });
 });
