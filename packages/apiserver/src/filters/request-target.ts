@@ -13,13 +13,8 @@ export interface RequestTarget {
 
 /**
  * Parse an HTTP request target (origin form `/path?query`; the absolute form `http://host/path?query`
- * too) without resolving dot segments.
- *
- * @example
- * ```ts
- * parseRequestTarget('/api/v1/namespaces/ns/configmaps/..?watch=1').pathname;
- * // '/api/v1/namespaces/ns/configmaps/..'
- * ```
+ * too) without resolving dot segments: the pathname of `/api/v1/namespaces/ns/configmaps/..?watch=1` is
+ * `/api/v1/namespaces/ns/configmaps/..`. Internal to the server (not exported by the package).
  */
 export function parseRequestTarget(target: string): RequestTarget {
   let rest = target;
