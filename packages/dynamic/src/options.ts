@@ -1,10 +1,5 @@
 // Checks of the dynamic controller's options and registrations (TypeError/RangeError naming the option).
-import type {
-  DynamicControllerOptions,
-  DynamicHandler,
-  DynamicMatcher,
-  GvkMatcher,
-} from './dynamic-controller.ts';
+import type { DynamicControllerOptions, DynamicMatcher, GvkMatcher } from './dynamic-controller.ts';
 
 /** @internal A matcher as `onChange` takes it. */
 export type DynamicMatcherInput = GvkMatcher | DynamicMatcher;

@@ -311,4 +311,45 @@ describe('dynamic controller', () => {
     expect((object as { data?: unknown }).data).toBeUndefined();
     expect(recording.collections('list').has('v1/configmaps')).toBe(true);
   });
+
+  it('stops with its signal (drained, kinds released), starts again on the same object, and refuses after close', async () => {
+    const { dynamic, factory, seen, waiter, record } = await harness();
+    const namespace = await cluster.namespace('dyn-life');
+    const configMaps = clientFor(cluster.admin, { apiVersion: 'v1', kind: 'ConfigMap' });
+    const forever = new AbortController();
+    dynamic.onChange(
+      forever.signal,
+      'cms',
+      (gvk) => gvk.group === '' && gvk.kind === 'ConfigMap',
+      record,
+    );
+    const first = new AbortController();
+    await dynamic.start(first.signal);
+    expect(dynamic.isRunning()).toBe(true);
+    expect(dynamic.watched()).toHaveLength(1);
+    first.abort();
+    expect(await dynamic.stopped()).toEqual({ drained: true, pending: [] });
+    expect(dynamic.isRunning()).toBe(false);
+    expect(dynamic.watched()).toEqual([]);
+    await factory.stopped();
+
+    const second = new AbortController();
+    cleanups.push(async () => second.abort());
+    await dynamic.start(second.signal);
+    await configMaps.create(namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'after-restart', namespace },
+    });
+    await waiter.until(
+      () => seen.some((event) => event.key === `${namespace}/after-restart`),
+      'the ConfigMap after a restart',
+    );
+    await dynamic.close();
+    expect(dynamic.isRunning()).toBe(false);
+    await expect(dynamic.start(new AbortController().signal)).rejects.toMatchObject({
+      code: 'LASSO_DYNAMIC_CLOSED',
+    });
+    forever.abort();
+  });
 });
