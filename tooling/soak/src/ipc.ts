@@ -16,6 +16,9 @@ export interface Child<Out> {
   readonly exited: Promise<number | string>;
 }
 
+/** Every child forked by this process (for the soak's watchdog). */
+export const forkedChildren = new Set<ChildProcess>();
+
 /** Fork `file` (a script next to this file in dist) with `args`. */
 export function forkChild<Out extends { type: string }>(
   file: string,
@@ -26,6 +29,8 @@ export function forkChild<Out extends { type: string }>(
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: options.execArgv ?? [],
   });
+  forkedChildren.add(child);
+  child.once('exit', () => forkedChildren.delete(child));
   const buffered: Out[] = [];
   const waiting: Array<{ resolve(message: Out): void; reject(error: Error): void }> = [];
   let exitError: Error | undefined;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
 import { parseArgs } from './args.ts';
 import { runInformerSoak } from './informer-soak.ts';
-import { forkChild, within } from './ipc.ts';
+import { forkChild, forkedChildren, within } from './ipc.ts';
 import { soakNamespaces } from './kinds.ts';
 import { runLeaderSoak } from './leader-soak.ts';
 import { seededRandom } from './random.ts';
@@ -26,6 +26,18 @@ async function main(): Promise<number> {
   report.line(
     `soak: seed ${options.seed} (replay: pnpm test:soak -- --seed ${options.seed} --duration ${options.durationS}), ${options.writers} writers at ${options.rate} writes/s over ${options.namespaces} namespaces`,
   );
+  // The watchdog: a soak that hangs (a child that never answers) fails instead of holding test:all forever.
+  const deadlineMs = (options.durationS + options.quietTimeoutS + 300) * 1000;
+  setTimeout(() => {
+    report.check(
+      `the soak finished within ${deadlineMs / 1000} s`,
+      false,
+      'stuck; children killed',
+    );
+    for (const child of forkedChildren) child.kill('SIGKILL');
+    report.line(report.summary());
+    process.exit(1);
+  }, deadlineMs).unref();
   const random = seededRandom(options.seed);
   const directory = await mkdtemp(join(tmpdir(), 'lasso-soak-'));
   const server = forkChild<ServerMessage>('server-process.js', [directory]);
