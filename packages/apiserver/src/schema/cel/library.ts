@@ -44,7 +44,7 @@ function listFunctions(): CelFunc[] {
       return values.reduce((best, value) => (compare(value, best) > 0 ? value : best));
     }),
     celMethod('indexOf', dynList, [CelScalar.DYN], CelScalar.INT, function (needle) {
-      return BigInt(items(this).findIndex((value) => value === needle));
+      return BigInt(items(this).indexOf(needle as Comparable));
     }),
     celMethod('lastIndexOf', dynList, [CelScalar.DYN], CelScalar.INT, function (needle) {
       return BigInt(items(this).lastIndexOf(needle as Comparable));
