@@ -1,18 +1,26 @@
-// Unit tests of the cache factory's health gate: one ping loop, 15 s timeout and retry, stops when nobody waits.
+// Unit tests of the cache factory's health gate: one ping loop, 15 s timeout, retries after 800 ms doubling to
+// 3.2 s (+0..25 % jitter), stops when nobody waits.
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { HealthGate, healthCheckIntervalMs } from './health-gate.ts';
 
-function gate(answers: Array<boolean | 'hang'>, onHealth?: (healthy: boolean) => void) {
+function gate(
+  answers: Array<boolean | 'hang'>,
+  onHealth?: (healthy: boolean) => void,
+  random: () => number = () => 0,
+) {
   const clock = new FakeClock();
   const logger = createTestLogger();
   const pings: AbortSignal[] = [];
+  const pingedAt: number[] = [];
   const health = new HealthGate({
     clock,
     logger,
     onHealth,
+    random,
     isHealthy: ({ signal }) => {
       pings.push(signal);
+      pingedAt.push(clock.monotonic());
       const answer = answers.shift() ?? true;
       if (answer !== 'hang') return Promise.resolve(answer);
       // A ping that only ends when its signal does: the gate's timeout must end it.
@@ -21,7 +29,7 @@ function gate(answers: Array<boolean | 'hang'>, onHealth?: (healthy: boolean) =>
       );
     },
   });
-  return { clock, logger, pings, health };
+  return { clock, logger, pings, pingedAt, health };
 }
 
 describe('HealthGate', () => {
@@ -31,8 +39,8 @@ describe('HealthGate', () => {
     expect(pings).toHaveLength(1);
   });
 
-  it('pings every 15 s until healthy, once for all waiters', async () => {
-    const { clock, health, pings, logger } = gate([false, false, true]);
+  it('retries after 800 ms, 1.6 s, 3.2 s, then every 3.2 s, once for all waiters', async () => {
+    const { clock, health, pings, pingedAt, logger } = gate([false, false, false, false, true]);
     let resolved = 0;
     const waiting = Array.from({ length: 5 }, () =>
       health.wait().then(() => {
@@ -41,23 +49,56 @@ describe('HealthGate', () => {
     );
     await clock.advance(0);
     expect(pings).toHaveLength(1);
-    await clock.advance(healthCheckIntervalMs);
+    await clock.advance(799);
+    expect(pings).toHaveLength(1);
+    await clock.advance(1);
     expect(pings).toHaveLength(2);
     expect(resolved).toBe(0);
-    await clock.advance(healthCheckIntervalMs);
+    await clock.advance(1_600 + 3_200 + 3_200);
     await Promise.all(waiting);
-    expect(pings).toHaveLength(3);
+    expect(pingedAt).toEqual([0, 800, 2_400, 5_600, 8_800]);
     expect(resolved).toBe(5);
+    // Logged once per change of state: one warning for the outage, one info when it ends.
+    expect(logger.find('API server is not healthy, retrying')).toHaveLength(1);
+    expect(logger.find('API server is not healthy, retrying')[0]?.attributes).toMatchObject({
+      attempt: 1,
+      delayMs: 800,
+    });
+    expect(logger.find('API server still not healthy, retrying')).toHaveLength(3);
+    expect(logger.find('API server is healthy again')).toHaveLength(1);
+    expect(logger.find('API server is healthy again')[0]?.attributes).toMatchObject({ attempt: 5 });
+  });
+
+  it('jitters each delay by at most 25 %', async () => {
+    const { clock, health, pingedAt } = gate([false, false, false, true], undefined, () => 0.999);
+    const waiting = health.wait();
+    await clock.advance(4_000 + 2_000 + 1_000);
+    await waiting;
+    // 800, 1600 and 3200 ms times 1.24975, rounded: never past 1.25 times the base delay.
+    expect(pingedAt).toEqual([0, 1_000, 3_000, 6_999]);
+  });
+
+  it('starts again from 800 ms for a new outage', async () => {
+    const { clock, health, pingedAt, logger } = gate([false, false, true, false, true]);
+    const first = health.wait();
+    await clock.advance(800 + 1_600);
+    await first;
+    const second = health.wait();
+    await clock.advance(800);
+    await second;
+    expect(pingedAt).toEqual([0, 800, 2_400, 2_400, 3_200]);
     expect(logger.find('API server is not healthy, retrying')).toHaveLength(2);
-    expect(logger.find('API server is healthy again')[0]?.attributes).toMatchObject({ attempt: 3 });
+    expect(logger.find('API server is healthy again')).toHaveLength(2);
   });
 
   it('bounds each ping by 15 s', async () => {
     const { clock, health, pings } = gate(['hang', true]);
     const waiting = health.wait();
-    await clock.advance(healthCheckIntervalMs);
+    await clock.advance(healthCheckIntervalMs - 1);
+    expect(pings[0]?.aborted).toBe(false);
+    await clock.advance(1);
     expect(pings[0]?.aborted).toBe(true);
-    await clock.advance(healthCheckIntervalMs);
+    await clock.advance(800);
     await waiting;
     expect(pings).toHaveLength(2);
   });
@@ -71,7 +112,7 @@ describe('HealthGate', () => {
     await clock.advance(0);
     first.abort(new Error('first gone'));
     await expect(one).rejects.toThrow('first gone');
-    await clock.advance(healthCheckIntervalMs);
+    await clock.advance(800);
     expect(pings).toHaveLength(2);
     second.abort(new Error('second gone'));
     await expect(two).rejects.toThrow('second gone');
@@ -80,7 +121,7 @@ describe('HealthGate', () => {
     expect(pings).toHaveLength(2);
     // A new waiter starts a new loop.
     const again = health.wait();
-    await clock.advance(healthCheckIntervalMs);
+    await clock.advance(800);
     await again;
     expect(pings).toHaveLength(4);
   });
@@ -99,7 +140,7 @@ describe('HealthGate', () => {
       throw new Error('callback broke');
     });
     const waiting = health.wait();
-    await clock.advance(healthCheckIntervalMs);
+    await clock.advance(800);
     await waiting;
     expect(outcomes).toEqual([false, true]);
     expect(logger.find('health callback failed')).toHaveLength(2);

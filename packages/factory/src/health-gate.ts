@@ -1,5 +1,7 @@
 // The health gate of a cache factory: one /version ping loop shared by every informer whose list failed and by
-// the first start. Ports rancher/lasso pkg/cache/healthcheck.go, except that the loop stops once nobody waits.
+// the first start. Ports rancher/lasso pkg/cache/healthcheck.go, except that the loop stops once nobody waits and
+// failed pings are retried with the reflector's backoff (800 ms doubling to 3.2 s, +0..25 %) instead of every 15 s.
+import { createBackoff } from '@lasso/cache';
 import {
   abortReason,
   anySignal,
@@ -11,7 +13,10 @@ import {
   timeoutSignal,
 } from '@lasso/core';
 
-/** lasso's health ping timeout and the wait between failed pings. */
+/**
+ * The timeout of one health ping (lasso's 15 s). lasso also waited this long between failed pings; the gate now
+ * retries with the reflector's backoff instead (800 ms, doubling, capped at 3.2 s, jitter +0..25 %).
+ */
 export const healthCheckIntervalMs = 15_000;
 
 /** @internal Options of {@link HealthGate}. */
@@ -21,6 +26,8 @@ export interface HealthGateOptions {
   logger: Logger;
   /** Told the outcome of every ping (lasso's `HealthCallback`); a throwing callback is logged. */
   onHealth?: ((healthy: boolean) => void) | undefined;
+  /** Randomness of the retry jitter, in [0, 1). Default `Math.random`. */
+  random?: (() => number) | undefined;
 }
 
 /** @internal Resolves waiters once the API server answers `/version`; one loop however many wait. */
@@ -28,13 +35,16 @@ export class HealthGate {
   readonly #options: HealthGateOptions;
   #loop: { done: Promise<void>; stop: AbortController } | undefined;
   #waiters = 0;
+  // The last ping's outcome, so that a change is logged once however many pings repeat it.
+  #healthy: boolean | undefined;
 
   constructor(options: HealthGateOptions) {
     this.#options = options;
   }
 
   /**
-   * Resolve once a ping succeeds: the first ping is sent at once, then one every 15 s, each bounded by 15 s.
+   * Resolve once a ping succeeds: the first ping is sent at once; after a failure the next follows in 800 ms,
+   * 1.6 s, 3.2 s, then every 3.2 s (each +0..25 % jitter, on the clock), each ping bounded by 15 s.
    * Rejects with the signal's reason when `signal` aborts first; the loop ends when its last waiter leaves.
    */
   async wait(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
@@ -68,7 +78,9 @@ export class HealthGate {
   }
 
   async #run(signal: AbortSignal): Promise<void> {
-    const { clock, logger } = this.#options;
+    const { clock, logger, random } = this.#options;
+    // A fresh backoff per loop: a new outage starts again from 800 ms.
+    const backoff = createBackoff({ clock, random: random ?? Math.random });
     for (let attempt = 1; ; attempt++) {
       if (signal.aborted) throw abortReason(signal);
       const timeout = timeoutSignal(clock, healthCheckIntervalMs, 'health check timed out');
@@ -84,15 +96,17 @@ export class HealthGate {
       }
       if (signal.aborted) throw abortReason(signal);
       this.#report(healthy);
+      const previous = this.#healthy;
+      this.#healthy = healthy;
       if (healthy) {
-        if (attempt > 1) logger.info('API server is healthy again', { attempt });
+        if (previous === false) logger.info('API server is healthy again', { attempt });
         return;
       }
-      logger.warn('API server is not healthy, retrying', {
-        attempt,
-        delayMs: healthCheckIntervalMs,
-      });
-      await sleep(clock, healthCheckIntervalMs, { signal });
+      const changed = previous !== false;
+      const delayMs = Math.round(backoff.next());
+      if (changed) logger.warn('API server is not healthy, retrying', { attempt, delayMs });
+      else logger.debug('API server still not healthy, retrying', { attempt, delayMs });
+      await sleep(clock, delayMs, { signal });
     }
   }
 
