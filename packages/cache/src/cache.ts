@@ -88,7 +88,9 @@ export function createCache<T extends KubeObjectLike = KubeObject>(
   const { group, version } = client.gvr;
   const name = informerOptions.name ?? `${group ? `${group}/` : ''}${version}, Kind=${client.kind}`;
   const indexers = { ...(informerOptions.indexers ?? {}) };
-  if (client.namespaced && !(namespaceIndex in indexers)) {
+  // A given indexer may have its own namespace index already (adding a second one would be a name clash).
+  const existing = informerOptions.indexer?.getIndexers?.() ?? {};
+  if (client.namespaced && !(namespaceIndex in indexers) && !(namespaceIndex in existing)) {
     indexers[namespaceIndex] = metaNamespaceIndexFunc as (object: T) => string[];
   }
   const deferredOptions: ClientListerWatcherOptions = {};

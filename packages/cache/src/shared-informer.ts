@@ -136,8 +136,16 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
 export interface SharedIndexInformerOptions<T> extends ReflectorOptions {
   /** Default resync period of handlers; 0 = never (the default). */
   resyncPeriodMs?: number;
-  /** Initial index functions. */
+  /** Initial index functions (added to `indexer` through `addIndexers` when one is given). */
   indexers?: Indexers<T>;
+  /**
+   * The indexer the informer stores objects in. Default: a new in-memory one (`createIndexer` with `keyFunc`
+   * and `indexers`). A given one must key objects as `keyFunc` does, should be empty when the informer first
+   * runs and be written by this informer only (readers use {@link SharedIndexInformer.getIndexer}). It may
+   * return copies rather than the stored objects (a SQLite-backed store does): the informer never relies on the
+   * identity of what it reads back.
+   */
+  indexer?: Indexer<T>;
   /** Default {@link metaNamespaceKeyFunc}. */
   keyFunc?: KeyFunc;
   clock?: Clock;
@@ -234,7 +242,15 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#logger = guardLogger(options.logger ?? defaultLogger).child({ informer: this.name });
     this.#handlerErrors = options.metrics ?? noopMetricsProvider;
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
-    this.#indexer = createIndexer<T>({ keyFunc: this.#keyFunc, indexers: options.indexers ?? {} });
+    if (options.indexer === undefined) {
+      this.#indexer = createIndexer<T>({
+        keyFunc: this.#keyFunc,
+        indexers: options.indexers ?? {},
+      });
+    } else {
+      this.#indexer = checkedIndexer(options.indexer);
+      if (options.indexers !== undefined) this.#indexer.addIndexers(options.indexers);
+    }
     this.#indexerView = indexerView(this.#indexer);
     this.#defaultResyncMs = resyncPeriod(options.resyncPeriodMs ?? 0, 'resyncPeriodMs');
     this.#watchErrorHandler = options.watchErrorHandler;
@@ -495,7 +511,10 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       const object = delta.object as T;
       const old = this.#indexer.getByKey(popped.key);
       if (old !== undefined) {
-        this.#indexer.update(object);
+        // A Sync delta carries what the indexer held when the resync queued it, and nothing has changed the key
+        // since (a resync skips keys with pending deltas; later ones queue behind it): writing it back is a
+        // no-op for the in-memory indexer and a rewrite of every object for a store that serialises them.
+        if (delta.type !== 'Sync') this.#indexer.update(object);
         // A resync, or a relist of an unchanged object, is a sync: it goes only to handlers whose resync is
         // due. Watch events never are, even when the resourceVersion is absent or repeated (client-go).
         const isSync =
@@ -671,6 +690,39 @@ function resyncPeriod(value: number, name: string): number {
     throw new RangeError(`${name} must be >= 0 ms (0 = never), got ${value}`);
   }
   return value === Number.POSITIVE_INFINITY ? 0 : value;
+}
+
+const indexerMethods = [
+  'add',
+  'update',
+  'delete',
+  'replace',
+  'get',
+  'getByKey',
+  'list',
+  'listKeys',
+  'size',
+  'index',
+  'indexKeys',
+  'listIndexFuncValues',
+  'byIndex',
+  'getIndexers',
+  'addIndexers',
+] as const;
+
+/** `indexer` when it has every method of the Indexer contract; a TypeError naming the option otherwise. */
+function checkedIndexer<T>(indexer: Indexer<T>): Indexer<T> {
+  if (typeof indexer !== 'object' || indexer === null) {
+    throw new TypeError(
+      `indexer must be an Indexer, got ${indexer === null ? 'null' : typeof indexer}`,
+    );
+  }
+  for (const method of indexerMethods) {
+    if (typeof indexer[method] !== 'function') {
+      throw new TypeError(`indexer must be an Indexer: it has no ${method}()`);
+    }
+  }
+  return indexer;
 }
 
 /** A frozen read-only view of `indexer`: its readers only, so a caller cannot reach add/update/delete. */
