@@ -10,7 +10,7 @@ import {
   enqueueOwnerHandler,
   finalizerHandler,
   type LeaderElector,
-  LeadershipLostError,
+  type LeadershipLostError,
 } from '@lasso/controller';
 import {
   type Clock,
@@ -255,9 +255,12 @@ export async function createOperator(options: OperatorOptions): Promise<Operator
           leading.addEventListener(
             'abort',
             () => {
-              if (!(leading.reason instanceof LeadershipLostError)) return;
+              // By code, not instanceof: two installed copies of @lasso/controller have two classes.
+              const reason: unknown = leading.reason;
+              if ((reason as { code?: unknown } | undefined)?.code !== 'LASSO_LEADERSHIP_LOST')
+                return;
               // Lost, not asked for: the run stops (caches included), as controller-runtime's manager does.
-              lost = leading.reason;
+              lost = reason as LeadershipLostError;
               logger.error('leadership lost', { identity, error: lost.message });
               stop.abort(lost);
             },

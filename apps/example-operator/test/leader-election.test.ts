@@ -37,7 +37,7 @@ function reporters(events: Event[], name: string): Set<string> {
   );
 }
 
-describe('startOperator with leaderElection', () => {
+describe('createOperator with leaderElection', () => {
   it('reconciles in one instance only and hands over when the leader stops', async () => {
     const namespace = await cluster.namespace('leader');
     const leases = clientFor(cluster.rest, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' });

@@ -35,7 +35,7 @@ function reasonsAbout(events: Event[], name: string): string[] {
     .map((event) => event.reason ?? '');
 }
 
-describe('startOperator', () => {
+describe('createOperator', () => {
   it('creates, scales and deletes the Deployment of an Icecream, with status and Events', async () => {
     const namespace = await cluster.namespace('e2e');
     const simulated = await runSimulatedWorkload(cluster.env, cluster.rest);

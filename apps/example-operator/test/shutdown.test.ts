@@ -72,7 +72,7 @@ function deploymentOf(deployments: Deployment[], name: string): Deployment | und
   return deployments.find((deployment) => deployment.metadata?.name === `${name}-scoops`);
 }
 
-describe('startOperator shutdown', () => {
+describe('createOperator shutdown', () => {
   it('finishes the reconciles in flight and takes no new ones when its signal aborts', async () => {
     const namespace = await cluster.namespace('shutdown');
     const simulated = await runSimulatedWorkload(cluster.env, cluster.rest);
@@ -178,7 +178,6 @@ describe('startOperator shutdown', () => {
           expect(object.metadata?.finalizers, name).toContain(icecreamFinalizer);
         }
       }
-      expect(names.length - remainingDeployments.length).toBeGreaterThanOrEqual(1);
 
       // And a new operator finishes the cleanups.
       const fourth = await runOperator({ rest: cluster.rest, namespace, workers });
