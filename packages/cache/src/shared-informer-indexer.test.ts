@@ -37,7 +37,7 @@ function copyingIndexer(indexers: Indexers<KubeObject> = {}): {
       inner.update(copy(object));
     },
     delete: (object) => {
-      writes.push(`delete:${object.metadata?.name}`);
+      writes.push(`delete:${object.metadata?.name}:${object.metadata?.resourceVersion}`);
       inner.delete(object);
     },
     replace: (list, resourceVersion) => {
@@ -144,6 +144,8 @@ describe('SharedIndexInformer over a given indexer', () => {
       'delete:b',
     ]);
     expect(t.indexer.getByKey('ns/a')?.data).toEqual({ x: '2' });
+    // The indexer is given the deleted object of the watch event (its resourceVersion is the deletion's).
+    expect(t.writes.at(-1)).toBe('delete:b:6');
     await t.stop();
   });
 
@@ -162,6 +164,8 @@ describe('SharedIndexInformer over a given indexer', () => {
     // a is unchanged (same resourceVersion in two different copies): no update to a handler without a resync.
     expect(seen.slice(3)).toEqual(['update:b:3->5:{}->{"x":"1"}', 'tombstone:ns/c:4']);
     expect(t.indexer.listKeys().sort()).toEqual(['ns/a', 'ns/b']);
+    // A tombstone is not an object: the indexer is given the state it stored.
+    expect(t.writes.at(-1)).toBe('delete:c:4');
     await t.stop();
   });
 

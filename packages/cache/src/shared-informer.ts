@@ -20,6 +20,7 @@ import {
 import {
   type DeletedFinalStateUnknown,
   DeltaFIFO,
+  isDeletedFinalStateUnknown,
   type PoppedDeltas,
   type TransformFunc,
 } from './delta-fifo.ts';
@@ -504,7 +505,11 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     for (const delta of popped.deltas) {
       if (delta.type === 'Deleted') {
         const stored = this.#indexer.getByKey(popped.key);
-        if (stored !== undefined) this.#indexer.delete(stored);
+        // The deleted object as the watch gave it (client-go), so an indexer that records resourceVersions sees
+        // the deletion's; a tombstone is not an object of T: the stored state stands for it.
+        if (stored !== undefined) {
+          this.#indexer.delete(isDeletedFinalStateUnknown(delta.object) ? stored : delta.object);
+        }
         this.#distribute({ type: 'delete', object: delta.object }, false);
         continue;
       }
