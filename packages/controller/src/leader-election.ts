@@ -51,10 +51,13 @@ export interface LeaderElectionOptions {
   /**
    * Fence at the first callback after a pause, not only at the elector's own timers (default false). While
    * leading, an async hook compares the renew deadline with the clock before the runtime enters any callback
-   * (timer, I/O, promise reaction); past it, leadership is aborted right after that callback's synchronous part,
-   * before its promise continuations: a response or a timer that falls due before the elector's next renewal
-   * can no longer continue into a client call with a live signal (a call made synchronously in that very
-   * callback still can). Costs about 0.2 µs per `await` in the whole process while leading.
+   * (timer, I/O, promise reaction); past it, leadership is aborted before any timer due before the elector's
+   * next renewal can continue into a client call with a live signal: when the first callback on waking is a
+   * timer, right after its synchronous part (before its promise continuations); when it is a socket read or
+   * anything else, at the end of that event-loop phase (`setImmediate`), because aborting inside a socket read
+   * (where undici destroys the socket being read) crashes Node 20's TLS read loop. A response that arrived
+   * during the pause can therefore still continue into a client call, as without this option. Costs about
+   * 0.2 µs per `await` in the whole process while leading.
    */
   strictFencing?: boolean | undefined;
   /**

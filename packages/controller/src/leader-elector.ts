@@ -1,6 +1,6 @@
 // The state machine of one leader election candidate: acquire, renew, release, and the observed-time expiry
 // of a rival's lease. Ports the behaviour of client-go tools/leaderelection/leaderelection.go (not in lasso).
-import { createHook } from 'node:async_hooks';
+import { createHook, executionAsyncResource } from 'node:async_hooks';
 import { isNotFound } from '@lasso/client';
 import {
   anySignal,
@@ -126,12 +126,38 @@ interface Observation {
   readonly atMs: number;
 }
 
+// The classes of the runtime's own timers, whose callbacks run from JavaScript (lib/internal/timers.js), each
+// followed by the nextTick queue, never from inside a native read loop.
+const timerClasses: ReadonlySet<unknown> = (() => {
+  const timeout = setTimeout(() => {}, 0);
+  clearTimeout(timeout);
+  const immediate = setImmediate(() => {});
+  clearImmediate(immediate);
+  return new Set([timeout.constructor, immediate.constructor]);
+})();
+
+/**
+ * @internal How `strictFencing` defers the abort from the hook that noticed the deadline: `tick`
+ * (`process.nextTick`, right after the entered callback's synchronous part) only for the runtime's timers and
+ * immediates; `immediate` (`setImmediate`) for everything else. A socket read callback (TLSWrap, TCP, pipe) and
+ * the promise reactions and ticks that run when it returns run INSIDE the native read loop: TLSWrap::ClearOut
+ * emits one read per TLS record and checks only its own SSL state in between. An abort there runs undici's
+ * listener, which destroys the socket being read; the next record then reaches `onStreamRead` with a positive
+ * byte count on a destroyed stream, which Node 20 passes to `ErrnoException` as an error code: RangeError
+ * ERR_OUT_OF_RANGE ("err" ... Received 479) kills the process. After a setImmediate the loop has returned.
+ */
+export function fenceDeferral(resource: unknown): 'tick' | 'immediate' {
+  const type = typeof resource === 'object' && resource !== null ? resource.constructor : undefined;
+  return timerClasses.has(type) ? 'tick' : 'immediate';
+}
+
 /**
  * `strictFencing`: check the deadline before every callback the runtime enters (timers, I/O, promise
- * reactions) while leading. Past it, leadership is aborted in a `process.nextTick` queued from the hook: right
- * after that callback's synchronous part and before its promise continuations, the first thing to run after
- * it. Not in the hook itself: abort listeners that clear the very timer being entered crash Node (it reads the
- * timer's callback after the hook). The hook never throws (a throw in a hook ends the process).
+ * reactions) while leading. Past it, leadership is aborted from a deferral queued by the hook (see
+ * {@link fenceDeferral}): after a timer, in a `process.nextTick`, before the timer's promise continuations;
+ * after anything else (a socket read above all), in a `setImmediate`, once the poll phase is over and before
+ * any timer runs. Not in the hook itself: abort listeners that clear the very timer being entered crash Node
+ * (it reads the timer's callback after the hook). The hook never throws (a throw in a hook ends the process).
  */
 function watchEveryCallback(pastDeadline: () => boolean, fence: () => void): { disable(): void } {
   const hook = createHook({
@@ -139,7 +165,8 @@ function watchEveryCallback(pastDeadline: () => boolean, fence: () => void): { d
       try {
         if (!pastDeadline()) return;
         hook.disable();
-        process.nextTick(fence);
+        if (fenceDeferral(executionAsyncResource()) === 'tick') process.nextTick(fence);
+        else setImmediate(fence);
       } catch {
         // Nothing may escape an async hook.
       }
