@@ -103,6 +103,7 @@ export function createCache<T extends KubeObjectLike = KubeObject>(
     ...informerOptions,
     name,
     indexers,
+    gvk: informerOptions.gvk ?? { group, version, kind: client.kind },
     resyncPeriodMs: resyncMs ?? defaultCacheResyncMs,
   });
 }

@@ -83,6 +83,11 @@ export class DeltaFIFO<T> {
   #initialPopulationCount = 0;
   #closed = false;
   #waiter: (() => void) | undefined;
+  // Built once: a pop without a signal parks on `new Promise(this.#park)`, no closure per wait (the informer
+  // pops once per event when events arrive one at a time).
+  readonly #park = (resolve: () => void): void => {
+    this.#waiter = resolve;
+  };
 
   constructor(options: DeltaFIFOOptions<T> = {}) {
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
@@ -215,18 +220,21 @@ export class DeltaFIFO<T> {
       const popped = this.tryPop();
       if (popped !== undefined) return popped;
       if (this.#closed) return undefined;
-      if (signal?.aborted) throw abortReason(signal);
+      if (signal === undefined) {
+        await new Promise<void>(this.#park);
+        continue;
+      }
+      if (signal.aborted) throw abortReason(signal);
       await new Promise<void>((resolve, reject) => {
         const onAbort = (): void => {
           this.#waiter = undefined;
           reject(abortReason(signal as AbortSignal));
         };
         this.#waiter = () => {
-          this.#waiter = undefined;
-          signal?.removeEventListener('abort', onAbort);
+          signal.removeEventListener('abort', onAbort);
           resolve();
         };
-        signal?.addEventListener('abort', onAbort, { once: true });
+        signal.addEventListener('abort', onAbort, { once: true });
       });
     }
   }
@@ -234,12 +242,18 @@ export class DeltaFIFO<T> {
   /** Close the FIFO: `pop` drains what is queued, then resolves undefined. */
   close(): void {
     this.#closed = true;
-    this.#waiter?.();
+    this.#wake();
   }
 
   /** True once {@link close} was called. */
   isClosed(): boolean {
     return this.#closed;
+  }
+
+  #wake(): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.();
   }
 
   #queueAction(type: DeltaType, object: T | DeletedFinalStateUnknown<T>, knownKey?: string): void {
@@ -252,7 +266,7 @@ export class DeltaFIFO<T> {
     if (deltas === undefined) {
       this.#items.set(key, [{ type, object: stored }]);
       this.#queue.push(key);
-      this.#waiter?.();
+      if (this.#waiter !== undefined) this.#wake();
       return;
     }
     deltas.push({ type, object: stored });

@@ -47,6 +47,12 @@ export {
   type SharedIndexInformerOptions,
 } from './shared-informer.ts';
 export {
+  type CacheGroupVersionKind,
+  type CacheStaleness,
+  cacheStaleness,
+  stalenessMetricNames,
+} from './staleness.ts';
+export {
   createIndexer,
   createStore,
   type Indexer,

@@ -11,6 +11,7 @@ describe('public API', () => {
         "DeltaFIFO",
         "Reflector",
         "WatchError",
+        "cacheStaleness",
         "createBackoff",
         "createCache",
         "createClientListerWatcher",
@@ -26,6 +27,7 @@ describe('public API', () => {
         "metadataCacheClient",
         "namespaceIndex",
         "splitMetaNamespaceKey",
+        "stalenessMetricNames",
         "waitForCacheSync",
       ]
     `);

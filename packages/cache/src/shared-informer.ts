@@ -33,6 +33,7 @@ import {
   type ReflectorStore,
   type WatchErrorHandler,
 } from './reflector.ts';
+import { type CacheGroupVersionKind, StalenessTracker } from './staleness.ts';
 import {
   createIndexer,
   type Indexer,
@@ -149,6 +150,11 @@ export interface SharedIndexInformerOptions<T> extends ReflectorOptions {
   indexer?: Indexer<T>;
   /** Default {@link metaNamespaceKeyFunc}. */
   keyFunc?: KeyFunc;
+  /**
+   * The kind this informer caches: when set, its store size is recorded as lasso's
+   * `lasso_controller_total_cached_object{group,version,kind}` (`createCache` sets it from the client).
+   */
+  gvk?: CacheGroupVersionKind;
   clock?: Clock;
   logger?: Logger;
   metrics?: MetricsProvider;
@@ -234,6 +240,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   #running: Promise<void> | undefined;
   #handlerCount = 0;
   #syncWaiters = new Set<{ resolve(): void; reject(error: unknown): void }>();
+  readonly #staleness: StalenessTracker;
 
   constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T>) {
     this.name = options.name ?? 'informer';
@@ -256,6 +263,15 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#defaultResyncMs = resyncPeriod(options.resyncPeriodMs ?? 0, 'resyncPeriodMs');
     this.#watchErrorHandler = options.watchErrorHandler;
     lastErrors.set(this, () => this.#lastError);
+    this.#staleness = new StalenessTracker({
+      owner: this,
+      name: this.name,
+      clock: this.#clock,
+      metrics: this.#handlerErrors,
+      gvk: options.gvk,
+      resourceVersion: () => this.lastSyncResourceVersion(),
+      size: () => this.#indexer.size(),
+    });
   }
 
   addEventHandler(
@@ -431,6 +447,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     const reflectorOptions: ReflectorOptions = {
       ...this.#options,
       name: this.name,
+      metrics: this.#staleness.reflectorMetrics(),
       // The reflector guards the call: a throwing handler is logged, never propagated.
       watchErrorHandler: (error) => {
         this.#lastError = error;
@@ -497,6 +514,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
         if (signal.aborted) return;
         popped = fifo.tryPop();
       }
+      this.#staleness.stored();
       this.#checkSynced();
     }
   }
@@ -594,6 +612,11 @@ class Listener<T> {
   // The informer's run ended: the loop ends, the buffer is kept for the next run.
   #paused = false;
   #wake: (() => void) | undefined;
+  // Built once: the loop parks on `new Promise(this.#park)` after each drained buffer (once per event when events
+  // arrive one at a time), without a closure per wait.
+  readonly #park = (resolve: () => void): void => {
+    this.#wake = resolve;
+  };
   #loop: Promise<void> | undefined;
 
   constructor(
@@ -667,9 +690,7 @@ class Listener<T> {
         }
       }
       if (this.#stopped || this.#paused) return;
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      });
+      await new Promise<void>(this.#park);
       this.#wake = undefined;
     }
   }

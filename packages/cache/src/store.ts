@@ -249,17 +249,22 @@ class MapIndexer<T> implements Indexer<T> {
   #put(key: string, object: T): void {
     const old = this.#items.get(key);
     // Index values are computed before anything changes so a throwing index function leaves the store intact.
-    const computed: Array<[Map<string, Set<string>>, readonly string[], readonly string[]]> = [];
+    // Allocated only when an index value changes (rare: most updates keep namespace and labels).
+    let computed:
+      | Array<[Map<string, Set<string>>, readonly string[], readonly string[]]>
+      | undefined;
     for (const name in this.#indexers) {
       const indexFunc = this.#indexers[name] as IndexFunc<T>;
       const values = indexFunc(object);
       const oldValues = old === undefined ? noValues : indexFunc(old);
       // Most updates leave every index value as it was (client-go updateIndices): nothing to touch.
       if (!sameValues(oldValues, values)) {
+        computed ??= [];
         computed.push([this.#indices.get(name) as Map<string, Set<string>>, oldValues, values]);
       }
     }
     this.#items.set(key, object);
+    if (computed === undefined) return;
     for (const [index, oldValues, values] of computed) {
       for (const value of oldValues) {
         if (values.includes(value)) continue;
