@@ -23,7 +23,11 @@ function resource(group: string, version: string, name: string, kind: string): A
 
 /** A discovery source answering from a queue of results (an Error rejects). */
 function fakeSource(answers: Array<DiscoveryResult | Error>) {
-  const source: DiscoverySource & { calls: number; invalidations: number } = {
+  const source: DiscoverySource & {
+    calls: number;
+    invalidations: number;
+    changed?: (group: string) => void;
+  } = {
     calls: 0,
     invalidations: 0,
     async discover() {
@@ -168,5 +172,28 @@ describe('DiscoveryRefresher', () => {
         namespaced: true,
       },
     ]);
+  });
+
+  it('rereads only the group an event named, with a source that can; everything after a failure', async () => {
+    const { clock, source, refresher } = harness([
+      ok([widgets]),
+      ok([widgets]),
+      new Error('down'),
+      ok([]),
+    ]);
+    const changed: string[] = [];
+    source.changed = (group) => changed.push(group);
+    await refresher.refresh(); // the first refresh reads everything
+    expect(source.invalidations).toBe(1);
+    refresher.markDirty('example.com');
+    await clock.advance(500);
+    expect(changed).toEqual(['example.com']);
+    expect(source.invalidations).toBe(1);
+    refresher.markDirty('example.com');
+    await clock.advance(500); // fails
+    refresher.markDirty('other.example.com');
+    await clock.advance(1000); // the retry reads everything
+    expect(source.calls).toBe(4);
+    expect(source.invalidations).toBe(2);
   });
 });

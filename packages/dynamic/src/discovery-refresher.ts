@@ -9,8 +9,10 @@ import { type Clock, errorMessage, type Logger, type TimerHandle } from '@lasso/
 export interface DiscoverySource {
   /** Every group version's resources; failing group versions in `failed`, the rest still answered. */
   discover(options: { signal?: AbortSignal | undefined }): Promise<DiscoveryResult>;
-  /** Forget what was cached, so that the next `discover` asks the server. */
+  /** Forget what was cached, so that the next `discover` asks the server for everything. */
   invalidate(): void;
+  /** Optional: only `group` changed (a CRD or APIService of that group), reread it at the next `discover`. */
+  changed?(group: string): void;
 }
 
 /** One kind the server serves (a listable and watchable resource, no subresource). */
@@ -46,6 +48,8 @@ export class DiscoveryRefresher {
   #timer: TimerHandle | undefined;
   #running: Promise<void> | undefined;
   #dirty = false;
+  // Read everything at the next refresh (the first one, after a failure, or a change of unknown group).
+  #full = true;
   /** Settles after each refresh (successful or not); tests and `refresh()` wait on it. */
   #refreshes = 0;
 
@@ -66,9 +70,17 @@ export class DiscoveryRefresher {
     return this.#refreshes;
   }
 
-  /** Something changed: refresh once, `debounceMs` after the first call of a burst. */
-  markDirty(): void {
+  /**
+   * Something changed (in `group` when known): refresh once, `debounceMs` after the first call of a burst.
+   * Without a group, or with a source that cannot reread one group, everything is read again.
+   */
+  markDirty(group?: string): void {
     if (this.#signal.aborted) return;
+    if (group !== undefined && typeof this.#options.source.changed === 'function') {
+      this.#options.source.changed(group);
+    } else {
+      this.#full = true;
+    }
     if (this.#running !== undefined) {
       this.#dirty = true;
       return;
@@ -104,10 +116,12 @@ export class DiscoveryRefresher {
     const { source, logger } = this.#options;
     let result: DiscoveryResult;
     try {
-      source.invalidate();
+      if (this.#full || typeof source.changed !== 'function') source.invalidate();
+      this.#full = false;
       result = await source.discover({ signal: this.#signal });
     } catch (error) {
       if (this.#signal.aborted) return;
+      this.#full = true;
       const delayMs = this.#backoff.next();
       logger.warn('discovery refresh failed, retrying', { error: errorMessage(error), delayMs });
       this.#cancelTimer();

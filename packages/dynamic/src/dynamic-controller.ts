@@ -39,6 +39,7 @@ import {
   type ServedKind,
 } from './discovery-refresher.ts';
 import { DynamicClosedError, DynamicNotRunningError } from './errors.ts';
+import { IncrementalDiscovery } from './incremental-discovery.ts';
 import { checkOptions, checkRegistration, type DynamicMatcherInput, toMatcher } from './options.ts';
 import { Watcher } from './watcher.ts';
 
@@ -219,7 +220,8 @@ class DynamicControllerImpl implements DynamicController {
   constructor(factory: SharedControllerFactory, options: DynamicControllerOptions) {
     this.#factory = factory;
     this.#clients = factory.sharedCacheFactory().sharedClientFactory();
-    this.#discovery = options.discovery ?? new DiscoveryClient(this.#clients.transport);
+    this.#discovery =
+      options.discovery ?? new IncrementalDiscovery(new DiscoveryClient(this.#clients.transport));
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger).child({
       controller: 'dynamic.Controller',
@@ -447,11 +449,11 @@ class DynamicControllerImpl implements DynamicController {
         run.discoveryHandlers.push(
           informer.addEventHandler(
             {
-              onAdd: (_object, initial) => {
-                if (!initial) run.refresher.markDirty();
+              onAdd: (object, initial) => {
+                if (!initial) run.refresher.markDirty(groupOf(object));
               },
-              onUpdate: () => run.refresher.markDirty(),
-              onDelete: () => run.refresher.markDirty(),
+              onUpdate: (_old, object) => run.refresher.markDirty(groupOf(object)),
+              onDelete: (object) => run.refresher.markDirty(groupOf(object)),
             },
             { name: 'dynamic-types' },
           ),
@@ -613,6 +615,14 @@ class DynamicControllerImpl implements DynamicController {
       return result;
     });
   }
+}
+
+/** The group a CRD or APIService (or the tombstone of one) is about, when it says. */
+function groupOf(object: unknown): string | undefined {
+  const spec = (object as { spec?: { group?: unknown } } | undefined)?.spec;
+  if (typeof spec?.group === 'string') return spec.group;
+  const last = (object as { object?: unknown } | undefined)?.object;
+  return last !== undefined && last !== object ? groupOf(last) : undefined;
 }
 
 /**
