@@ -5,9 +5,11 @@
 import {
   Client,
   clientFor,
+  DiscoveryClient,
   type GroupVersionKind,
   isNotFound,
   type KubeObject,
+  restTransportFor,
 } from '@lasso/client';
 import { isLassoError, type Logger } from '@lasso/core';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
@@ -18,6 +20,7 @@ import { collectionOf, startCluster, type TestCluster, type Waiter } from './hel
 let cluster: TestCluster;
 const cleanups: Array<() => Promise<void>> = [];
 let groups = 0;
+const waiter = (recording: { waiter: Waiter }): Waiter => recording.waiter;
 
 beforeAll(async () => {
   cluster = await startCluster();
@@ -351,5 +354,60 @@ describe('dynamic controller', () => {
       code: 'LASSO_DYNAMIC_CLOSED',
     });
     forever.abort();
+  });
+
+  it('logs a group version whose discovery fails, skips it, and keeps watching its kinds already watched', async () => {
+    const recording = await cluster.recordingConfig();
+    const factory = createSharedControllerFactoryFromConfig(recording.rest);
+    const real = new DiscoveryClient(restTransportFor(recording.rest));
+    let failCore = false;
+    const warnings: string[] = [];
+    const logger: Logger = {
+      ...notifyingLogger(recording.waiter),
+      warn: (message, attributes) => {
+        warnings.push(`${message} ${String(attributes?.groupVersion)}`);
+        recording.waiter.notify();
+      },
+    };
+    logger.child = () => logger;
+    // An aggregated API down, simulated on the core group: its discovery fails from the second refresh on.
+    const discovery = {
+      invalidate: () => real.invalidate(),
+      async discover(options: { signal?: AbortSignal | undefined }) {
+        const result = await real.discover(options);
+        if (!failCore) return result;
+        return {
+          ...result,
+          resources: result.resources.filter((resource) => resource.group !== ''),
+          failed: new Map([...result.failed, ['v1', new Error('503 service unavailable')]]),
+        };
+      },
+    };
+    const dynamic = createDynamicController(factory, { discovery, logger });
+    const stop = new AbortController();
+    cleanups.push(async () => {
+      stop.abort();
+      await dynamic.close();
+      await factory.stopped();
+      await factory.close();
+      await recording.close();
+    });
+    const group = newGroup();
+    dynamic.onChange(
+      stop.signal,
+      'cms-and-group',
+      (gvk) => (gvk.group === '' && gvk.kind === 'ConfigMap') || gvk.group === group,
+      () => {},
+    );
+    await dynamic.start(stop.signal);
+    expect(dynamic.watched().map((kind) => kind.key)).toEqual(['/v1, Kind=ConfigMap']);
+    failCore = true;
+    await createCrd(group, 'Widget'); // an event: a refresh in which the core group fails
+    await waiter(recording).until(
+      () => dynamic.watched().some((kind) => kind.key === `${group}/v1, Kind=Widget`),
+      'the Widget watched despite the failing group',
+    );
+    expect(warnings).toContain('discovery of a group version failed, skipping it v1');
+    expect(dynamic.watched().map((kind) => kind.key)).toContain('/v1, Kind=ConfigMap');
   });
 });
