@@ -1,7 +1,7 @@
 // Controller owner references: set, read and test the one ownerReference with `controller: true`. Ports
 // controller-runtime pkg/controller/controllerutil (SetControllerReference) and apimachinery's GetControllerOf
 // and IsControlledBy.
-import type { KubeObjectLike } from '@lasso/client';
+import { groupOfApiVersion, type KubeObjectLike } from '@lasso/client';
 import { LassoError } from '@lasso/core';
 import type { OwnerReference } from 'kubernetes-types/meta/v1.js';
 
@@ -40,11 +40,8 @@ function describeReference(reference: OwnerReference): string {
   return `${reference.kind}${group === '' ? '' : `.${group}`} ${reference.name} (uid ${reference.uid})`;
 }
 
-/** The API group of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> `''`). */
-export function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash === -1 ? '' : apiVersion.slice(0, slash);
-}
+/** @internal The API group of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> `''`): the client's one parser. */
+export const groupOf: (apiVersion: string) => string = groupOfApiVersion;
 
 function keyOf(object: KubeObjectLike): string {
   const name = object.metadata?.name ?? object.metadata?.generateName ?? '<unnamed>';
