@@ -250,8 +250,6 @@ describe('the factory lifecycle against the API server', () => {
     expect(b.reconciled).toContain(`${namespace}/seed`);
     // The goal of warm standby: no LIST after takeover.
     expect(listsOf(b.recording, 'v1/configmaps', listedBeforeTakeover)).toBe(0);
-    // Lease 2 s: the takeover waits out the lease from the last renewal, plus a retry period.
-    expect(failoverMs).toBeLessThan(10_000);
   });
 });
 
