@@ -6,7 +6,13 @@ import {
   type RestConfig,
   restTransportFor,
 } from '@lasso/client';
-import { createShutdownSignal, errorMessage, type Logger, type StopResult } from '@lasso/core';
+import {
+  createShutdownSignal,
+  errorMessage,
+  type Logger,
+  type ShutdownSignalTarget,
+  type StopResult,
+} from '@lasso/core';
 import { runDemo } from './demo.ts';
 import { FlagError, type OperatorFlags, parseFlags, usage } from './flags.ts';
 import { createOperator, type Operator, operatorOptionsFrom } from './operator.ts';
@@ -65,6 +71,33 @@ async function runAgainstCluster(
   }
 }
 
+/**
+ * `process` for the shutdown signal, with one difference: a signal within a second of the previous one is the
+ * same Ctrl-C delivered twice (the terminal signals the whole process group, and `pnpm start` forwards it to
+ * the operator too), not the second Ctrl-C that exits at once.
+ */
+function dedupedProcessSignals(): ShutdownSignalTarget {
+  const wrapped = new Map<(signal: string) => void, (signal: string) => void>();
+  let lastMs = Number.NEGATIVE_INFINITY;
+  return {
+    on(event, listener) {
+      const once = (signal: string): void => {
+        const now = Date.now();
+        const duplicate = now - lastMs < 1_000;
+        lastMs = now;
+        if (!duplicate) listener(signal);
+      };
+      wrapped.set(listener, once);
+      return process.on(event, once);
+    },
+    removeListener(event, listener) {
+      const once = wrapped.get(listener);
+      return once === undefined ? process : process.removeListener(event, once);
+    },
+    exit: (code) => process.exit(code),
+  };
+}
+
 /** Run the command; resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   let flags: OperatorFlags;
@@ -88,7 +121,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     level: flags.logLevel ?? (clusterConfigured ? 'info' : 'warn'),
   });
   // The first SIGINT/SIGTERM stops gracefully (bounded by --shutdown-timeout); a second exits 1 at once.
-  const shutdown = createShutdownSignal({ logger });
+  const shutdown = createShutdownSignal({ logger, target: dedupedProcessSignals() });
   shutdown.signal.addEventListener(
     'abort',
     () =>
