@@ -410,4 +410,37 @@ describe('dynamic controller', () => {
     expect(warnings).toContain('discovery of a group version failed, skipping it v1');
     expect(dynamic.watched().map((kind) => kind.key)).toContain('/v1, Kind=ConfigMap');
   });
+
+  it("reuses the factory's informer of a kind that already runs and synced: no second list", async () => {
+    const { dynamic, factory, signal, recording, seen, record } = await harness();
+    const namespace = await cluster.namespace('dyn-reuse');
+    const configMaps = clientFor(cluster.admin, { apiVersion: 'v1', kind: 'ConfigMap' });
+    await configMaps.create(namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'shared', namespace },
+    });
+    const controller = await factory.forKind({ apiVersion: 'v1', kind: 'ConfigMap' });
+    controller.registerHandler(signal, 'factory-side', () => undefined);
+    await factory.start(signal, 1);
+    await factory.sharedCacheFactory().waitForCacheSync(signal);
+    const lists = (): number =>
+      recording.requests.filter(
+        (request) =>
+          request.method === 'GET' &&
+          !request.path.includes('watch=') &&
+          collectionOf(request.path) === 'v1/configmaps',
+      ).length;
+    expect(lists()).toBe(1);
+    dynamic.onChange(signal, 'cms', (gvk) => gvk.group === '' && gvk.kind === 'ConfigMap', record);
+    await dynamic.start(signal);
+    expect(dynamic.watched()).toEqual([
+      expect.objectContaining({ key: '/v1, Kind=ConfigMap', reused: true }),
+    ]);
+    await recording.waiter.until(
+      () => seen.some((event) => event.key === `${namespace}/shared`),
+      'the shared ConfigMap at the dynamic handler',
+    );
+    expect(lists()).toBe(1);
+  });
 });
