@@ -14,8 +14,9 @@ const layers = {
   '@lasso/envtest': 2,
   '@lasso/client': 3,
   '@lasso/cache': 4,
-  '@lasso/sqlcache': 5,
   '@lasso/controller': 5,
+  // Beside the factory, above the controller: its tests drive a controller over a SQL-backed informer.
+  '@lasso/sqlcache': 6,
   '@lasso/factory': 6,
   '@lasso/dynamic': 7,
 };

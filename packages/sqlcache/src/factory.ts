@@ -1,19 +1,21 @@
-// SqlCacheFactory: lasso's informer/factory CacheFactory in the lifecycle shape. One database; per kind a
-// reflector writing straight into a SqlStore (no DeltaFIFO, no handlers: this cache answers queries); kinds
-// warm up in parallel; one kind can be stopped (its tables dropped); reset starts over with a fresh database.
+// SqlCacheFactory: lasso's informer/factory CacheFactory in the lifecycle shape. One database; per kind either a
+// reflector writing straight into a SqlStore (cacheFor: no DeltaFIFO, no handlers; this cache answers queries)
+// or a SharedIndexInformer whose indexer is the SqlStore (informerFor: handlers and controllers see its objects);
+// kinds warm up in parallel; one kind can be stopped (its tables dropped); reset starts over with a fresh database.
 import {
   type CacheClient,
   createClientListerWatcher,
-  dropManagedFields,
-  type ListerWatcher,
+  createSharedIndexInformer,
+  defaultCacheResyncMs,
+  type Indexers,
+  metaNamespaceIndexFunc,
+  namespaceIndex,
   Reflector,
-  type ReflectorOptions,
   type ReflectorStore,
-  type TweakListOptionsFunc,
+  type SharedIndexInformer,
 } from '@lasso/cache';
-import type { KubeObject, KubeObjectLike, WatchEvent } from '@lasso/client';
+import type { KubeObject, KubeObjectLike } from '@lasso/client';
 import {
-  anySignal,
   type Clock,
   defaultLogger,
   drainedResult,
@@ -21,132 +23,34 @@ import {
   errorMessage,
   guardLogger,
   LassoError,
-  type Lifecycle,
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
   type StopResult,
   systemClock,
 } from '@lasso/core';
-import { openSqlDatabase, type SqlDatabase, type SqlDatabaseOptions } from './database.ts';
+import { openSqlDatabase, type SqlDatabase } from './database.ts';
 import { createEncryptor, type Encryptor } from './encryption.ts';
-import type { FieldValue } from './fields.ts';
-import type { ListOptions, ListResult } from './list-options.ts';
+import type {
+  SqlCache,
+  SqlCacheFactory,
+  SqlCacheFactoryOptions,
+  SqlCacheOptions,
+  SqlInformerCache,
+  SqlInformerOptions,
+} from './factory-types.ts';
+import { leanTransform, readerOf, stoppableWatches } from './kind-support.ts';
 import type { GroupVersionKind } from './schema.ts';
-import { createSqlStore, type SqlStore, type SqlStoreReader } from './store.ts';
+import { createSqlStore, type SqlStore } from './store.ts';
 
-/**
- * Options of {@link createSqlCacheFactory}.
- *
- * @example
- * ```ts
- * const options: SqlCacheFactoryOptions = { encryptAll: true, drainTimeoutMs: 10_000, database: { directory: '/var/cache/lasso' } };
- * const factory = createSqlCacheFactory(options);
- * ```
- */
-export interface SqlCacheFactoryOptions {
-  /** Where and how the database file is made (folder, busy bound, WAL limit, driver). */
-  database?: Omit<SqlDatabaseOptions, 'logger' | 'metrics'>;
-  /** Encrypt every kind, not only Secrets (lasso's `CATTLE_ENCRYPT_CACHE_ALL`). Default false. */
-  encryptAll?: boolean;
-  /** How long `stopped()` waits for the reflectors to end. Default 30 s. */
-  drainTimeoutMs?: number;
-  /** Passed to every reflector (page size, backoff, watch timeouts, random). */
-  reflector?: Omit<ReflectorOptions, 'name' | 'clock' | 'logger' | 'metrics' | 'watchErrorHandler'>;
-  clock?: Clock;
-  logger?: Logger;
-  metrics?: MetricsProvider;
-}
-
-/**
- * Options of {@link SqlCacheFactory.cacheFor}.
- *
- * @example
- * ```ts
- * const options: SqlCacheOptions<KubeObject> = {
- *   fields: ['spec.nodeName', 'metadata.labels[app.kubernetes.io/name]'],
- *   computedFields: { 'status.ready': (pod) => JSON.stringify(pod.status ?? {}).includes('"Ready"') },
- *   namespace: 'team-a',
- * };
- * ```
- */
-export interface SqlCacheOptions<T> {
-  /** Extra indexed field paths, filterable and sortable in `list`. */
-  fields?: readonly string[];
-  /** Computed indexed fields. */
-  computedFields?: Readonly<Record<string, (object: T) => FieldValue>>;
-  /** Index functions of the Indexer contract. */
-  indexers?: Record<string, (object: T) => readonly string[]>;
-  /** Applied to each object before it is stored. Default: drop `metadata.managedFields`. */
-  transform?: (object: T) => T;
-  /** Encrypt this kind (default: Secrets, or every kind with `encryptAll`). */
-  encrypt?: boolean;
-  /** List and watch one namespace only. */
-  namespace?: string;
-  /** Applied to every list and watch request (label/field selectors). */
-  tweakList?: TweakListOptionsFunc;
-}
-
-/**
- * The cache of one kind.
- *
- * @example
- * ```ts
- * const factory = createSqlCacheFactory();
- * await factory.start(signal);
- * const configMapClient = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
- * const configMaps = factory.cacheFor(configMapClient, { fields: ['data.mode'] });
- * await configMaps.whenSynced(AbortSignal.timeout(60_000));
- * const page = configMaps.list({ pageSize: 100, sort: [{ field: 'metadata.name' }] });
- * ```
- */
-export interface SqlCache<T> {
-  readonly gvk: GroupVersionKind;
-  /** The store's read side: Indexer readers and `listByOptions`. */
-  readonly store: SqlStoreReader<T>;
-  /** `store.listByOptions(options)`. */
-  list(options?: ListOptions): ListResult<T>;
-  /** True once the first list is stored. */
-  hasSynced(): boolean;
-  /** Resolves once the first list is stored; rejects when `signal` aborts or the kind is stopped or reset. */
-  whenSynced(signal?: AbortSignal): Promise<void>;
-  /**
-   * Resolves once the cache reflects `resourceVersion` (a decimal one, such as a write's answer) or a newer
-   * one: read-your-writes for a server in front of the cache. Rejects like {@link SqlCache.whenSynced}.
-   */
-  whenResourceVersion(resourceVersion: string, signal?: AbortSignal): Promise<void>;
-}
-
-/**
- * Caches per kind over one SQLite database, in the lifecycle shape: `start(signal)` runs every kind's
- * list/watch, aborting stops them (the data stays until `close`, `stopKind` or `reset`), a later `start` relists
- * each kind into its tables.
- *
- * @example
- * ```ts
- * await using factory = createSqlCacheFactory();
- * const controller = new AbortController();
- * await factory.start(controller.signal);
- * const secrets = factory.cacheFor(clientFor(rest, { apiVersion: 'v1', kind: 'Secret' })); // encrypted at rest
- * await secrets.whenSynced(AbortSignal.timeout(60_000));
- * ```
- */
-export interface SqlCacheFactory extends Lifecycle {
-  /**
-   * The cache of `client`'s kind, created on the first call (the same cache on later calls; their options are
-   * ignored). While the factory runs its list/watch starts at once, beside the other kinds'.
-   */
-  cacheFor<T extends KubeObjectLike = KubeObject>(
-    client: CacheClient<T>,
-    options?: SqlCacheOptions<T>,
-  ): SqlCache<T>;
-  /** Stop one kind's list/watch and drop its tables; a later `cacheFor` starts it afresh. */
-  stopKind(gvk: GroupVersionKind): Promise<void>;
-  /** Stop every kind, delete the database and start over with none (lasso's `Reset`). */
-  reset(): Promise<void>;
-  /** The kinds cached, as `group/version, Kind=Kind` names. */
-  kinds(): string[];
-}
+export type {
+  SqlCache,
+  SqlCacheFactory,
+  SqlCacheFactoryOptions,
+  SqlCacheOptions,
+  SqlInformerCache,
+  SqlInformerOptions,
+} from './factory-types.ts';
 
 /**
  * Create a {@link SqlCacheFactory}. The database is opened on first use.
@@ -167,6 +71,8 @@ interface Kind {
   readonly cache: SqlCache<KubeObjectLike>;
   readonly client: CacheClient<KubeObjectLike>;
   readonly options: SqlCacheOptions<KubeObjectLike>;
+  /** The informer of an `informerFor` kind; undefined for a `cacheFor` kind (a reflector writes the store). */
+  readonly informer: SharedIndexInformer<KubeObjectLike> | undefined;
   controller: AbortController | undefined;
   running: Promise<void> | undefined;
   synced: boolean;
@@ -254,6 +160,35 @@ class Factory implements SqlCacheFactory {
     client: CacheClient<T>,
     options: SqlCacheOptions<T> = {},
   ): SqlCache<T> {
+    return this.#kindFor(client, options, undefined).cache as unknown as SqlCache<T>;
+  }
+
+  informerFor<T extends KubeObjectLike = KubeObject>(
+    client: CacheClient<T>,
+    options: SqlInformerOptions<T> = {},
+  ): SqlInformerCache<T> {
+    const resyncMs = options.resyncMs ?? defaultCacheResyncMs;
+    if (typeof resyncMs !== 'number' || !(resyncMs >= 0)) {
+      throw new RangeError(
+        `informerFor: resyncMs must be >= 0 (0 = never), got ${String(resyncMs)}`,
+      );
+    }
+    const kind = this.#kindFor(client, options, resyncMs);
+    if (kind.informer === undefined) {
+      throw new LassoError(
+        'LASSO_CONFIG_INVALID',
+        `${kind.name} is cached without an informer (cacheFor): stopKind it before informerFor`,
+      );
+    }
+    return kind.cache as unknown as SqlInformerCache<T>;
+  }
+
+  /** The kind of `client`, created on first use; with an informer when `resyncMs` is given. */
+  #kindFor<T extends KubeObjectLike>(
+    client: CacheClient<T>,
+    options: SqlCacheOptions<T>,
+    resyncMs: number | undefined,
+  ): Kind {
     if (this.#closed) {
       throw new LassoError('LASSO_CONFIG_INVALID', 'the SQL cache factory is closed');
     }
@@ -264,7 +199,7 @@ class Factory implements SqlCacheFactory {
     };
     const name = nameOf(gvk);
     const existing = this.#kinds.get(name);
-    if (existing !== undefined) return existing.cache as unknown as SqlCache<T>;
+    if (existing !== undefined) return existing;
     this.#database ??= openSqlDatabase({
       ...this.#options.database,
       logger: this.#logger,
@@ -294,13 +229,14 @@ class Factory implements SqlCacheFactory {
       store: store as unknown as SqlStore<KubeObjectLike>,
       client: client as unknown as CacheClient<KubeObjectLike>,
       options: options as unknown as SqlCacheOptions<KubeObjectLike>,
+      informer: undefined,
       controller: undefined,
       running: undefined,
       synced: false,
       waiters: new Set(),
       cache: undefined as never,
     };
-    (kind as { cache: SqlCache<KubeObjectLike> }).cache = {
+    const cache: SqlCache<KubeObjectLike> & { informer?: SharedIndexInformer<KubeObjectLike> } = {
       gvk,
       store: readerOf(kind.store),
       list: (listOptions) => kind.store.listByOptions(listOptions),
@@ -309,9 +245,56 @@ class Factory implements SqlCacheFactory {
       whenResourceVersion: (resourceVersion, signal) =>
         this.#whenSynced(kind, signal, resourceVersion),
     };
+    if (resyncMs !== undefined) {
+      const informer = this.#informerOf(kind, resyncMs);
+      (kind as { informer: SharedIndexInformer<KubeObjectLike> }).informer = informer;
+      cache.informer = informer;
+    }
+    (kind as { cache: SqlCache<KubeObjectLike> }).cache = Object.freeze(cache);
     this.#kinds.set(name, kind);
     if (this.#run !== undefined) this.#startKind(kind, this.#run.signal);
-    return kind.cache as unknown as SqlCache<T>;
+    return kind;
+  }
+
+  /**
+   * A SharedIndexInformer over `kind`'s store: its list/watch as the reflector path's, the same transform, and an
+   * internal handler that settles `whenResourceVersion` waiters as events are stored.
+   */
+  #informerOf(kind: Kind, resyncMs: number): SharedIndexInformer<KubeObjectLike> {
+    const indexers: Indexers<KubeObjectLike> = {};
+    if (kind.client.namespaced && !(namespaceIndex in kind.store.getIndexers())) {
+      indexers[namespaceIndex] = metaNamespaceIndexFunc;
+    }
+    const informer = createSharedIndexInformer<KubeObjectLike>(
+      stoppableWatches(this.#listerWatcherOf(kind), () => kind.controller?.signal),
+      {
+        ...this.#options.reflector,
+        name: kind.name,
+        indexer: kind.store,
+        indexers,
+        resyncPeriodMs: resyncMs,
+        clock: this.#clock,
+        logger: this.#logger,
+        metrics: this.#metrics,
+      },
+    );
+    informer.setTransform(leanTransform(kind.options.transform));
+    const settle = (): void => {
+      if (kind.waiters.size > 0) this.#resolveWaiters(kind);
+    };
+    informer.addEventHandler(
+      { onAdd: settle, onUpdate: settle, onDelete: settle },
+      { name: 'sqlcache-waiters', resyncPeriodMs: 0 },
+    );
+    return informer;
+  }
+
+  #listerWatcherOf(kind: Kind) {
+    return createClientListerWatcher(kind.client, {
+      ...(kind.options.namespace === undefined ? {} : { namespace: kind.options.namespace }),
+      ...(kind.options.tweakList === undefined ? {} : { tweakList: kind.options.tweakList }),
+      logger: this.#logger,
+    });
   }
 
   async stopKind(gvk: GroupVersionKind): Promise<void> {
@@ -339,15 +322,68 @@ class Factory implements SqlCacheFactory {
 
   #startKind(kind: Kind, signal: AbortSignal): void {
     if (kind.running !== undefined) return;
+    if (kind.informer?.isRunning() === true) {
+      this.#logger.warn('the informer of this kind is run elsewhere; the factory leaves it', {
+        gvk: kind.name,
+      });
+      return;
+    }
     const controller = new AbortController();
     kind.controller = controller;
     const onAbort = (): void => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
-    const transform = kind.options.transform;
-    const prepare = (object: KubeObjectLike): KubeObjectLike => {
-      const lean = dropManagedFields(object);
-      return transform === undefined ? lean : transform(lean);
-    };
+    const run =
+      kind.informer === undefined
+        ? this.#runReflector(kind, controller.signal)
+        : this.#runInformer(kind, kind.informer, controller.signal);
+    const running = run
+      .catch((error: unknown) => {
+        this.#logger.error('cache kind stopped on an error', {
+          gvk: kind.name,
+          error: errorMessage(error),
+        });
+      })
+      .finally(() => {
+        signal.removeEventListener('abort', onAbort);
+        kind.running = undefined;
+        kind.controller = undefined;
+        // Buffered watch events are committed before the kind counts as stopped.
+        try {
+          kind.store.flush();
+        } catch {
+          // Logged by the store; the kind's next list replaces everything anyway.
+        }
+        this.#runs.delete(running);
+      });
+    kind.running = running;
+    this.#runs.add(running);
+  }
+
+  #synced(kind: Kind): void {
+    if (!kind.synced) {
+      kind.synced = true;
+      this.#logger.info('cache kind synced', { gvk: kind.name, objects: kind.store.size() });
+    }
+    this.#resolveWaiters(kind);
+  }
+
+  /** The informer path: the DeltaFIFO and handlers in front of the store; waiters settle from its handler. */
+  #runInformer(
+    kind: Kind,
+    informer: SharedIndexInformer<KubeObjectLike>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const running = informer.run({ signal });
+    informer.whenSynced({ signal }).then(
+      () => this.#synced(kind),
+      () => {},
+    );
+    return running;
+  }
+
+  /** The direct path: the reflector writes into the store, the whole list in one write transaction. */
+  #runReflector(kind: Kind, signal: AbortSignal): Promise<void> {
+    const prepare = leanTransform(kind.options.transform);
     let checkQueued = false;
     // After the store's own flush (queued first: microtasks run in order), so waiters see committed data.
     const checkWaiters = (): void => {
@@ -372,22 +408,12 @@ class Factory implements SqlCacheFactory {
         checkWaiters();
       },
       replace: (list, resourceVersion) => {
-        // The whole list in one write transaction.
         kind.store.replace(list.map(prepare), resourceVersion);
-        if (!kind.synced) {
-          kind.synced = true;
-          this.#logger.info('cache kind synced', { gvk: kind.name, objects: list.length });
-        }
-        this.#resolveWaiters(kind);
+        this.#synced(kind);
       },
     };
-    const listerWatcher = createClientListerWatcher(kind.client, {
-      ...(kind.options.namespace === undefined ? {} : { namespace: kind.options.namespace }),
-      ...(kind.options.tweakList === undefined ? {} : { tweakList: kind.options.tweakList }),
-      logger: this.#logger,
-    });
     const reflector = new Reflector<KubeObjectLike>(
-      stoppableWatches(listerWatcher, controller.signal),
+      stoppableWatches(this.#listerWatcherOf(kind), () => signal),
       store,
       {
         ...this.#options.reflector,
@@ -397,28 +423,7 @@ class Factory implements SqlCacheFactory {
         metrics: this.#metrics,
       },
     );
-    const running = reflector
-      .run({ signal: controller.signal })
-      .catch((error: unknown) => {
-        this.#logger.error('cache kind stopped on an error', {
-          gvk: kind.name,
-          error: errorMessage(error),
-        });
-      })
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort);
-        kind.running = undefined;
-        kind.controller = undefined;
-        // Buffered watch events are committed before the kind counts as stopped.
-        try {
-          kind.store.flush();
-        } catch {
-          // Logged by the store; the kind's next list replaces everything anyway.
-        }
-        this.#runs.delete(running);
-      });
-    kind.running = running;
-    this.#runs.add(running);
+    return reflector.run({ signal });
   }
 
   async #settle(run: AbortController): Promise<void> {
@@ -491,63 +496,4 @@ function reached(kind: Kind, resourceVersion: string | undefined): boolean {
   if (resourceVersion === undefined) return true;
   const current = kind.store.resourceVersion();
   return /^\d+$/.test(current) && BigInt(current) >= BigInt(resourceVersion);
-}
-
-/**
- * `listerWatcher` whose watches also end when `stop` aborts. The reflector links its own watch signal to the
- * run signal only once the watch has started, so an abort landing between the end of a list and the start of
- * the watch would leave the watch open until its inactivity deadline (minutes).
- */
-function stoppableWatches<T extends KubeObjectLike>(
-  listerWatcher: ListerWatcher<T>,
-  stop: AbortSignal,
-): ListerWatcher<T> {
-  return {
-    list: (options) => listerWatcher.list(options),
-    watch: (options) => ({
-      [Symbol.asyncIterator]: (): AsyncIterator<WatchEvent<T>> => {
-        const combined = anySignal([options.signal, stop]);
-        const iterator = listerWatcher
-          .watch({ ...options, signal: combined.signal })
-          [Symbol.asyncIterator]();
-        return {
-          next: async () => {
-            try {
-              const result = await iterator.next();
-              if (result.done) combined.dispose();
-              return result;
-            } catch (error) {
-              combined.dispose();
-              throw error;
-            }
-          },
-          return: async (value?: unknown) => {
-            combined.dispose();
-            return (await iterator.return?.(value)) ?? { done: true, value: undefined };
-          },
-        };
-      },
-    }),
-  };
-}
-
-/** A frozen read-only view of a store. */
-function readerOf<T>(store: SqlStore<T>): SqlStoreReader<T> {
-  return Object.freeze({
-    gvk: store.gvk,
-    tableName: store.tableName,
-    indexedFields: store.indexedFields,
-    get: (object: T) => store.get(object),
-    getByKey: (key: string) => store.getByKey(key),
-    list: () => store.list(),
-    listKeys: () => store.listKeys(),
-    size: () => store.size(),
-    index: (indexName: string, object: T) => store.index(indexName, object),
-    indexKeys: (indexName: string, value: string) => store.indexKeys(indexName, value),
-    listIndexFuncValues: (indexName: string) => store.listIndexFuncValues(indexName),
-    byIndex: (indexName: string, value: string) => store.byIndex(indexName, value),
-    getIndexers: () => store.getIndexers(),
-    listByOptions: (options?: ListOptions) => store.listByOptions(options),
-    resourceVersion: () => store.resourceVersion(),
-  });
 }

@@ -26,13 +26,15 @@ export {
   ResourceVersionTooNewError,
   StorageError,
 } from './errors.ts';
-export {
-  createSqlCacheFactory,
-  type SqlCache,
-  type SqlCacheFactory,
-  type SqlCacheFactoryOptions,
-  type SqlCacheOptions,
-} from './factory.ts';
+export { createSqlCacheFactory } from './factory.ts';
+export type {
+  SqlCache,
+  SqlCacheFactory,
+  SqlCacheFactoryOptions,
+  SqlCacheOptions,
+  SqlInformerCache,
+  SqlInformerOptions,
+} from './factory-types.ts';
 export {
   canonicalFieldPath,
   type FieldSegment,
