@@ -925,21 +925,6 @@ describe('leadership fencing', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
-  it('with strictFencing, aborts before work that falls due ahead of the next renewal', async () => {
-    const clock = new PausableClock();
-    // The work's next step (3 s) falls due before the elector's next renewal (4 s).
-    const { store, timeline, a } = leaderWithWork(clock, 3_000, { strictFencing: true });
-    await clock.advance(2_500);
-    const before = timeline.length;
-    store.seed({ ...store.lease?.spec, holderIdentity: 'b', leaseTransitions: 1 });
-    await clock.pause(30_000);
-    expect(timeline.slice(before)).toEqual(['aborted@32500']);
-    await clock.advance(10_000);
-    expect(timeline.slice(before)).toEqual(['aborted@32500']);
-    await a.done;
-    expect(clock.pendingTimers()).toBe(0);
-  });
-
   it('does not trust a renewal answered after the deadline (paused with it in flight)', async () => {
     const clock = new PausableClock();
     const store = new FakeLeaseStore(clock);

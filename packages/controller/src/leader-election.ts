@@ -49,18 +49,6 @@ export interface LeaderElectionOptions {
    */
   gracefulShutdownTimeoutMs?: number | undefined;
   /**
-   * Fence at the first callback after a pause, not only at the elector's own timers (default false). While
-   * leading, an async hook compares the renew deadline with the clock before the runtime enters any callback
-   * (timer, I/O, promise reaction); past it, leadership is aborted before any timer due before the elector's
-   * next renewal can continue into a client call with a live signal: when the first callback on waking is a
-   * timer, right after its synchronous part (before its promise continuations); when it is a socket read or
-   * anything else, at the end of that event-loop phase (`setImmediate`), because aborting inside a socket read
-   * (where undici destroys the socket being read) crashes Node 20's TLS read loop. A response that arrived
-   * during the pause can therefore still continue into a client call, as without this option. Costs about
-   * 0.2 µs per `await` in the whole process while leading.
-   */
-  strictFencing?: boolean | undefined;
-  /**
    * Ends the election: stops acquiring, or stops leading (see `releaseOnCancel`). Used by `run()`; a campaign
    * begun with `start(signal)` ends when either signal aborts.
    */
@@ -128,9 +116,6 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
   if (options.releaseOnCancel !== undefined && typeof options.releaseOnCancel !== 'boolean') {
     throw new TypeError('createLeaderElector: releaseOnCancel must be a boolean');
   }
-  if (options.strictFencing !== undefined && typeof options.strictFencing !== 'boolean') {
-    throw new TypeError('createLeaderElector: strictFencing must be a boolean');
-  }
   if (
     options.signal !== undefined &&
     (typeof options.signal !== 'object' ||
@@ -178,7 +163,6 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
     retryPeriodMs,
     releaseOnCancel: options.releaseOnCancel ?? false,
     gracefulShutdownTimeoutMs,
-    strictFencing: options.strictFencing ?? false,
     signal: options.signal,
     clock: options.clock ?? systemClock,
     logger: guardLogger(options.logger ?? defaultLogger),
@@ -201,8 +185,7 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
  *   cannot renew within `renewDeadlineMs` aborts the signal it gave `onStartedLeading` before that.
  * - Fencing: leadership loss aborts that signal synchronously, before anything else runs. A leader whose
  *   process was paused past its deadline (blocked event loop, SIGSTOP) aborts it from the first of its
- *   timers that runs on waking, without trying a renewal first; `isLeader()` reads the clock too, and
- *   `strictFencing` checks before every callback.
+ *   timers that runs on waking, without trying a renewal first; `isLeader()` reads the clock too.
  * - Writes are conditional on the Lease's resourceVersion: of two candidates racing, one gets a 409 and
  *   keeps waiting.
  * - The leader renews every `retryPeriodMs`; a waiting candidate retries every `retryPeriodMs` plus up to

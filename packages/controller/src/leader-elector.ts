@@ -1,6 +1,5 @@
 // The state machine of one leader election candidate: acquire, renew, release, and the observed-time expiry
 // of a rival's lease. Ports the behaviour of client-go tools/leaderelection/leaderelection.go (not in lasso).
-import { createHook, executionAsyncResource } from 'node:async_hooks';
 import { isNotFound } from '@lasso/client';
 import {
   anySignal,
@@ -111,7 +110,6 @@ export interface ElectorConfig {
   readonly retryPeriodMs: number;
   readonly releaseOnCancel: boolean;
   readonly gracefulShutdownTimeoutMs: number;
-  readonly strictFencing: boolean;
   readonly signal: AbortSignal | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -124,56 +122,6 @@ interface Observation {
   readonly key: string;
   /** Our monotonic time when this record was first seen: expiry counts from here, never from renewTime. */
   readonly atMs: number;
-}
-
-// The classes of the runtime's own timers, whose callbacks run from JavaScript (lib/internal/timers.js), each
-// followed by the nextTick queue, never from inside a native read loop.
-const timerClasses: ReadonlySet<unknown> = (() => {
-  const timeout = setTimeout(() => {}, 0);
-  clearTimeout(timeout);
-  const immediate = setImmediate(() => {});
-  clearImmediate(immediate);
-  return new Set([timeout.constructor, immediate.constructor]);
-})();
-
-/**
- * @internal How `strictFencing` defers the abort from the hook that noticed the deadline: `tick`
- * (`process.nextTick`, right after the entered callback's synchronous part) only for the runtime's timers and
- * immediates; `immediate` (`setImmediate`) for everything else. A socket read callback (TLSWrap, TCP, pipe) and
- * the promise reactions and ticks that run when it returns run INSIDE the native read loop: TLSWrap::ClearOut
- * emits one read per TLS record and checks only its own SSL state in between. An abort there runs undici's
- * listener, which destroys the socket being read; the next record then reaches `onStreamRead` with a positive
- * byte count on a destroyed stream, which Node 20 passes to `ErrnoException` as an error code: RangeError
- * ERR_OUT_OF_RANGE ("err" ... Received 479) kills the process. After a setImmediate the loop has returned.
- */
-export function fenceDeferral(resource: unknown): 'tick' | 'immediate' {
-  const type = typeof resource === 'object' && resource !== null ? resource.constructor : undefined;
-  return timerClasses.has(type) ? 'tick' : 'immediate';
-}
-
-/**
- * `strictFencing`: check the deadline before every callback the runtime enters (timers, I/O, promise
- * reactions) while leading. Past it, leadership is aborted from a deferral queued by the hook (see
- * {@link fenceDeferral}): after a timer, in a `process.nextTick`, before the timer's promise continuations;
- * after anything else (a socket read above all), in a `setImmediate`, once the poll phase is over and before
- * any timer runs. Not in the hook itself: abort listeners that clear the very timer being entered crash Node
- * (it reads the timer's callback after the hook). The hook never throws (a throw in a hook ends the process).
- */
-function watchEveryCallback(pastDeadline: () => boolean, fence: () => void): { disable(): void } {
-  const hook = createHook({
-    before: () => {
-      try {
-        if (!pastDeadline()) return;
-        hook.disable();
-        if (fenceDeferral(executionAsyncResource()) === 'tick') process.nextTick(fence);
-        else setImmediate(fence);
-      } catch {
-        // Nothing may escape an async hook.
-      }
-    },
-  });
-  hook.enable();
-  return { disable: () => hook.disable() };
 }
 
 /** One campaign: from `start` (or `run`) until leadership was lost or its signal aborted. */
@@ -193,7 +141,6 @@ export class LeaseElector implements LeaderElector {
   readonly #retryPeriodMs: number;
   readonly #releaseOnCancel: boolean;
   readonly #gracefulShutdownTimeoutMs: number;
-  readonly #strictFencing: boolean;
   readonly #signal: AbortSignal | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -221,7 +168,6 @@ export class LeaseElector implements LeaderElector {
     this.#retryPeriodMs = config.retryPeriodMs;
     this.#releaseOnCancel = config.releaseOnCancel;
     this.#gracefulShutdownTimeoutMs = config.gracefulShutdownTimeoutMs;
-    this.#strictFencing = config.strictFencing;
     this.#signal = config.signal;
     this.#clock = config.clock;
     this.#random = config.random;
@@ -387,7 +333,6 @@ export class LeaseElector implements LeaderElector {
       return true;
     };
     this.#fence = fence;
-    const watch = this.#strictFencing ? watchEveryCallback(pastDeadline, fence) : undefined;
     const armDeadline = () => this.#clock.schedule(deadlineAt - this.#clock.monotonic(), expire);
     let deadline = armDeadline();
     const onAbort = (): void => stop(signal.reason);
@@ -414,7 +359,6 @@ export class LeaseElector implements LeaderElector {
         }
       }
     } finally {
-      watch?.disable();
       deadline.cancel();
       signal.removeEventListener('abort', onAbort);
       // The loop ends only after leading aborted; this covers an unexpected throw out of it.

@@ -4,8 +4,8 @@
 // only while leading (`factory.start(leaderSignal, workers)` in onStartedLeading), so a standby's queue is
 // filled before it leads; `cold`: everything starts once leading. Reports over IPC, with epoch-ms timestamps
 // (performance.timeOrigin + performance.now(), comparable across processes): `synced` (warm caches),
-// `standby` (campaigning), `leading`, and `reconcile` for the first reconcile after it leads. `pause` and
-// `pause-strict` (warm, the latter with `strictFencing`): the leader keeps writing one ConfigMap (a merge patch
+// `standby` (campaigning), `leading`, and `reconcile` for the first reconcile after it leads. `pause`
+// (warm): the leader keeps writing one ConfigMap (a merge patch
 // every ~100 ms, with the reconcile's signal) and reports each write the server accepted (`write`, at the time
 // it was sent) and the loss of leadership (`lost`), for the fencing probe; `pause-unfenced` writes without the
 // signal (the probe's control).
@@ -95,7 +95,6 @@ async function main(): Promise<void> {
       renewDeadlineMs,
       retryPeriodMs,
       logger: noopLogger,
-      strictFencing: mode === 'pause-strict',
     },
     {
       onStartedLeading: async (signal) => {

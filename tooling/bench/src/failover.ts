@@ -4,7 +4,7 @@
 // per round: kill -> b leads, b leads -> b's first reconcile, and kill -> first reconcile (the failover), with
 // the lease settings printed. Then the fencing probe: the leader, writing one ConfigMap every ~100 ms with its
 // reconcile's signal, is SIGSTOPped until the standby has taken over, then SIGCONTed: counted are the writes it
-// sent after waking that the server accepted (goal: none), with default fencing, with `strictFencing`, and, as
+// sent after waking that the server accepted (goal: none), with the elector's fencing and, as
 // the control, with writes that ignore the signal. Sizes: --lease MS --renew MS --retry MS (client-go defaults 15000/10000/2000)
 // --rounds N (per mode) --objects N (ConfigMaps the controllers cache).
 import { type ChildProcess, fork } from 'node:child_process';
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
       'fencing probe: leader SIGSTOPped until the standby leads, then SIGCONTed\n' +
         'mode            round  paused     wake->leadership aborted  writes before pause  writes sent after waking, accepted\n',
     );
-    for (const mode of ['pause', 'pause-strict', 'pause-unfenced']) {
+    for (const mode of ['pause', 'pause-unfenced']) {
       for (let index = 1; index <= sizes.pauses; index++) {
         const result = await pauseRound(server.kubeconfigPath, server.namespace, mode, index);
         process.stdout.write(

@@ -22,13 +22,11 @@ export interface SoakOptions {
   leader: boolean;
   /** Run the informer soak. */
   informers: boolean;
-  /** The replicas' fencing: `strict` (`strictFencing: true`, the default) or `loose` (the elector's timers only). */
-  fencing: 'strict' | 'loose';
   verbose: boolean;
 }
 
 const usage = `usage: soak [--duration S] [--seed N] [--writers N] [--rate N] [--namespaces N] [--cap N]
-            [--converge-within S] [--quiet-timeout S] [--heap-bound MiB] [--no-leader] [--leader-only] [--loose-fencing] [--verbose]
+            [--converge-within S] [--quiet-timeout S] [--heap-bound MiB] [--no-leader] [--leader-only] [--verbose]
 The seed also comes from LASSO_SOAK_SEED.`;
 
 /** Parse `argv` (a bare `--` from `pnpm test:soak -- ...` is skipped); throws a RangeError with the usage. */
@@ -46,7 +44,6 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
     heapBoundMiB: 16,
     leader: true,
     informers: true,
-    fencing: 'strict',
     verbose: false,
   };
   const numbers: Record<string, keyof SoakOptions> = {
@@ -66,7 +63,6 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
     if (arg === '--no-leader') options.leader = false;
     else if (arg === '--leader-only') options.informers = false;
     else if (arg === '--verbose') options.verbose = true;
-    else if (arg === '--loose-fencing') options.fencing = 'loose';
     else if (arg === '--help') throw new RangeError(usage);
     else {
       const [flag, inline] = arg.split('=', 2) as [string, string | undefined];

@@ -60,14 +60,7 @@ async function main(): Promise<number> {
     await transport.close();
     if (options.informers) await runInformerSoak(options, random, server, kubeconfigPath, report);
     if (options.leader)
-      await runLeaderSoak(
-        random,
-        kubeconfigPath,
-        directory,
-        leaderNamespace,
-        report,
-        options.fencing,
-      );
+      await runLeaderSoak(random, kubeconfigPath, directory, leaderNamespace, report);
   } catch (error) {
     report.check('the soak ran to the end', false, String((error as Error)?.stack ?? error));
   } finally {
