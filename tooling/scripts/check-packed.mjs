@@ -2,14 +2,18 @@
 // Checks the packages as users get them, not as the workspace sees them: packs every publishable package,
 // installs the tarballs into a scratch project outside the workspace, type-checks a program importing every
 // entry point (strict, NodeNext, skipLibCheck: false) in ESM and CJS, and runs it with import and require().
+// A package depending on better-sqlite3 gets the native driver installed in the scratch project and a database
+// opened through its public API, so a driver that does not load fails here and not at a user's.
 // Run after `pnpm build`. LASSO_KEEP_PACKED=1 keeps the scratch directory for a look.
 import { spawnSync } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -163,7 +167,8 @@ try {
           '@types/node': versionOf('@types/node'),
           'kubernetes-types': versionOf('kubernetes-types'),
         },
-        pnpm: { overrides: lasso },
+        // onlyBuiltDependencies: pnpm 10 builds a dependency only when allowed (the fallback rebuild below).
+        pnpm: { overrides: lasso, onlyBuiltDependencies: ['better-sqlite3'] },
       },
       null,
       2,
@@ -183,6 +188,48 @@ try {
   if (install.status !== 0)
     fail(`pnpm install exited ${install.status}:\n${install.stderr}${install.stdout}`);
   step('installed the tarballs into a scratch project');
+
+  // 3b. The native driver. The install above ran no install script, so better-sqlite3 has no binary yet, and a
+  // package that loads it lazily (as @lasso/sqlcache does) would still pass steps 4 and 5. Compiling it from source
+  // again costs about 2 CPU-minutes: when the scratch project got the same better-sqlite3 version as the
+  // workspace and the workspace's build exists, its build/Release/better_sqlite3.node is copied in (same version,
+  // same Node binary running both, so the same ABI); otherwise `pnpm rebuild better-sqlite3` runs its install
+  // script (prebuild-install, else node-gyp). Step 6 then opens a database through the package's public API.
+  const sqlitePackages = packages.filter(
+    ({ manifest }) => manifest.dependencies?.['better-sqlite3'] !== undefined,
+  );
+  for (const { dir, manifest } of sqlitePackages) {
+    const installed = realpathSync(join(consumer, 'node_modules', ...manifest.name.split('/')));
+    const scratchDriver = realpathSync(
+      join(
+        createRequire(join(installed, 'package.json')).resolve('better-sqlite3/package.json'),
+        '..',
+      ),
+    );
+    const binary = join('build', 'Release', 'better_sqlite3.node');
+    if (existsSync(join(scratchDriver, binary))) continue;
+    const workspaceDriver = realpathSync(
+      join(createRequire(join(dir, 'package.json')).resolve('better-sqlite3/package.json'), '..'),
+    );
+    const version = (driver) =>
+      JSON.parse(readFileSync(join(driver, 'package.json'), 'utf8')).version;
+    if (
+      version(scratchDriver) === version(workspaceDriver) &&
+      existsSync(join(workspaceDriver, binary))
+    ) {
+      mkdirSync(join(scratchDriver, 'build', 'Release'), { recursive: true });
+      copyFileSync(join(workspaceDriver, binary), join(scratchDriver, binary));
+      step(`better-sqlite3 ${version(scratchDriver)}: reused the workspace's native binary`);
+    } else {
+      const rebuild = run('pnpm', ['rebuild', 'better-sqlite3'], { cwd: consumer });
+      if (rebuild.status !== 0 || !existsSync(join(scratchDriver, binary))) {
+        fail(
+          `pnpm rebuild better-sqlite3 exited ${rebuild.status} without ${binary}:\n${rebuild.stderr}${rebuild.stdout}`,
+        );
+      }
+      step(`better-sqlite3 ${version(scratchDriver)}: built by its install script`);
+    }
+  }
 
   // 4. Type-check as a strict consumer would, both module kinds, every entry point.
   const specifiers = packages.flatMap(({ manifest }) => entryPoints(manifest).specifiers);
@@ -264,6 +311,50 @@ try {
       problems.push(`${specifier}: import and require() give different exports`);
   }
   if (problems.length > 0) fail(problems.join('\n'));
+
+  // 6. The native driver loads: a :memory: database through the driver seam, then a store in a database file
+  // (created and removed by openSqlDatabase), with import and with require().
+  if (sqlitePackages.some(({ manifest }) => manifest.name === '@lasso/sqlcache')) {
+    const body = [
+      "const connection = sqlcache.betterSqlite3Driver().open(':memory:');",
+      "const { version } = connection.prepare('SELECT sqlite_version() AS version').get();",
+      "connection.exec('CREATE TABLE t (k TEXT)');",
+      "connection.prepare('INSERT INTO t (k) VALUES (?)').run('a');",
+      "const rows = connection.prepare('SELECT k FROM t').all();",
+      'connection.close();',
+      'const database = sqlcache.openSqlDatabase();',
+      "const store = sqlcache.createSqlStore(database, { gvk: { group: '', version: 'v1', kind: 'Secret' } });",
+      "store.add({ metadata: { namespace: 'default', name: 's' }, data: { token: 'dG9rZW4=' } });",
+      "const listed = store.listByOptions({ namespace: 'default' });",
+      'database.close();',
+      'process.stdout.write(JSON.stringify({ version, rows, total: listed.total, data: listed.items[0]?.data }));',
+      '',
+    ].join('\n');
+    writeFileSync(
+      join(consumer, 'sqlite.mjs'),
+      `import * as sqlcache from '@lasso/sqlcache';\n${body}`,
+    );
+    writeFileSync(
+      join(consumer, 'sqlite.cjs'),
+      `const sqlcache = require('@lasso/sqlcache');\n${body}`,
+    );
+    for (const file of ['sqlite.mjs', 'sqlite.cjs']) {
+      const result = run(process.execPath, [file], { cwd: consumer });
+      if (result.status !== 0) fail(`node ${file} (the native driver) failed:\n${result.stderr}`);
+      const out = JSON.parse(result.stdout);
+      if (
+        !/^3\.\d+/.test(out.version) ||
+        JSON.stringify(out.rows) !== '[{"k":"a"}]' ||
+        out.total !== 1 ||
+        out.data?.token !== 'dG9rZW4='
+      ) {
+        fail(`node ${file}: unexpected answers from the native driver: ${result.stdout}`);
+      }
+    }
+    step(
+      '@lasso/sqlcache opened a :memory: database and a store with better-sqlite3 (import, require)',
+    );
+  }
   step(
     `passed: ${packages.length} packages, ${specifiers.length} entry points loaded with import and require()`,
   );
