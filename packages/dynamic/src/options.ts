@@ -1,5 +1,9 @@
 // Checks of the dynamic controller's options and registrations (TypeError/RangeError naming the option).
-import type { DynamicControllerOptions, DynamicMatcher, GvkMatcher } from './dynamic-controller.ts';
+import type {
+  DynamicControllerOptions,
+  DynamicMatcher,
+  GvkMatcher,
+} from './dynamic-controller-api.ts';
 
 /** @internal A matcher as `onChange` takes it. */
 export type DynamicMatcherInput = GvkMatcher | DynamicMatcher;
