@@ -689,6 +689,28 @@ describe('SharedIndexInformer', () => {
       expect(t.clock.pendingTimers()).toBe(0);
     });
 
+    it('close() ends the running run, refuses later runs and is idempotent; asyncDispose closes', async () => {
+      const t = setup(['a']);
+      const stop = new AbortController();
+      await t.informer.start(stop.signal);
+      await t.informer.whenSynced();
+      await t.informer.close();
+      expect(t.informer.isRunning()).toBe(false);
+      expect(stop.signal.aborted).toBe(false);
+      await expect(t.informer.start(new AbortController().signal)).rejects.toMatchObject({
+        code: 'LASSO_CONFIG_INVALID',
+        message: expect.stringContaining('is closed'),
+      });
+      await expect(t.informer.run({ signal: new AbortController().signal })).rejects.toMatchObject({
+        code: 'LASSO_CONFIG_INVALID',
+      });
+      await t.informer.close();
+      const other = setup(['b']);
+      await other.informer[Symbol.asyncDispose]();
+      await expect(other.informer.start(new AbortController().signal)).rejects.toThrow('is closed');
+      expect(t.clock.pendingTimers()).toBe(0);
+    });
+
     it('runs again after a stop: relists, and the new list replaces the store (deletions and updates delivered)', async () => {
       const t = setup(['a', 'b']);
       const seen: Seen = [];

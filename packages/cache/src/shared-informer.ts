@@ -3,6 +3,7 @@
 import type { KubeObject, KubeObjectLike } from '@lasso/client';
 import {
   abortReason,
+  anySignal,
   type Clock,
   type Counter,
   defaultLogger,
@@ -122,6 +123,13 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
   /** True from the start of a run until it has ended. */
   isRunning(): boolean;
   /**
+   * Stop the current run (if any) and refuse further runs; resolves once the run has ended. The informer owns
+   * no client (the lister-watcher's client belongs to its creator), so nothing else is released. Idempotent.
+   */
+  close(): Promise<void>;
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /**
    * True once the list of the current run (or, once stopped, of the last run) has been stored and delivered
    * to the handlers' buffers. A restarted informer is not synced again until its relist.
    */
@@ -238,6 +246,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   #stopped = false;
   // The run in progress (from its first line to the end of its cleanup).
   #running: Promise<void> | undefined;
+  readonly #closer = new AbortController();
   #handlerCount = 0;
   #syncWaiters = new Set<{ resolve(): void; reject(error: unknown): void }>();
   readonly #staleness: StalenessTracker;
@@ -395,10 +404,24 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
         `informer ${this.name}: start needs an AbortSignal, got ${typeof signal}`,
       );
     }
+    if (this.#closer.signal.aborted) throw this.#closedError();
     if (this.#running !== undefined || signal.aborted) return;
     void this.run({ signal }).catch((error: unknown) => {
-      this.#logger.error('informer failed', { error: errorMessage(error) });
+      this.#logger.error('informer failed', { error: errorMessage(error), stack: stackOf(error) });
     });
+  }
+
+  async close(): Promise<void> {
+    this.#closer.abort(this.#closedError());
+    await this.#running?.catch(() => {});
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #closedError(): LassoError {
+    return new LassoError('LASSO_CONFIG_INVALID', `informer ${this.name} is closed`);
   }
 
   async stopped(): Promise<StopResult> {
@@ -413,12 +436,16 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
         new TypeError(`informer ${this.name}: run needs { signal: AbortSignal }`),
       );
     }
+    if (this.#closer.signal.aborted) return Promise.reject(this.#closedError());
     if (this.#running !== undefined) {
       return Promise.reject(
         new LassoError('LASSO_CONFIG_INVALID', `informer ${this.name} is already running`),
       );
     }
-    const running = this.#runOnce(signal).finally(() => {
+    // close() ends the run as its caller's signal would.
+    const combined = anySignal([signal, this.#closer.signal]);
+    const running = this.#runOnce(combined.signal).finally(() => {
+      combined.dispose();
       if (this.#running === running) this.#running = undefined;
     });
     this.#running = running;
@@ -765,4 +792,13 @@ function indexerView<T extends KubeObjectLike>(indexer: Indexer<T>): IndexerRead
     byIndex: (indexName: string, value: string) => indexer.byIndex(indexName, value),
     getIndexers: () => indexer.getIndexers(),
   });
+}
+
+// The stack of a thrown value for error logs, never throwing (a hostile value's getter may).
+function stackOf(error: unknown): string | undefined {
+  try {
+    return error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
+  } catch {
+    return undefined;
+  }
 }
