@@ -67,6 +67,8 @@ export function createTestInformer(name = 'v1, Kind=ConfigMap'): TestInformer {
     run: async () => {},
     start: async () => {},
     stopped: async () => drainedResult,
+    close: async () => {},
+    [Symbol.asyncDispose]: async () => {},
     isRunning: () => synced,
     hasSynced: () => synced,
     whenSynced: (options = {}) => {
