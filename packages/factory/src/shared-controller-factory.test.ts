@@ -439,16 +439,19 @@ describe('createSharedControllerFactory', () => {
       });
       await clock.advance(0);
       expect(cluster.pings).toBe(1);
-      await clock.advance(15_000);
+      // The gate retries 800 ms later, plus up to 25 % jitter.
+      await clock.advance(1_000);
       expect(cluster.pings).toBe(2);
       expect(started).toBe(false);
       expect(cluster.touched()).toEqual([]);
       cluster.healthy = true;
-      await clock.advance(15_000);
+      // Then 1.6 s plus jitter.
+      await clock.advance(2_000);
       await starting;
       await seen.called(1);
       expect(cluster.pings).toBe(3);
-      expect(logger.find('API server is not healthy')).toHaveLength(2);
+      // Loud once per state change, not once per ping.
+      expect(logger.find('API server is not healthy')).toHaveLength(1);
       // Later starts do not ping again.
       await factory.start(signal, 1);
       expect(cluster.pings).toBe(3);
