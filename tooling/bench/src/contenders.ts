@@ -1,6 +1,9 @@
-// The two informers compared by W2 and W3, behind one small interface: @lasso/cache's `createCache` on a
-// @lasso/client `Client`, and @kubernetes/client-node's `makeInformer` (its ListWatch) on `CoreV1Api`.
-import { CoreV1Api, KubeConfig, makeInformer } from '@kubernetes/client-node';
+// The informers compared by W2, W3 and W5, behind one small interface: @lasso/cache's `createCache` on a
+// @lasso/client `Client`, and @kubernetes/client-node's `makeInformer` (its ListWatch) on `CoreV1Api`, in the
+// version users install today (2.0.x, aliased `@kubernetes/client-node-2` with its undici overridden to 7.x in
+// pnpm-workspace.yaml, since undici 8 does not load on Node 20) and in 1.4.x.
+import * as clientNode14 from '@kubernetes/client-node';
+import * as clientNode2 from '@kubernetes/client-node-2';
 import { createCache } from '@lasso/cache';
 import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
 
@@ -83,31 +86,55 @@ export const lassoContender: Contender = {
   },
 };
 
-/** `makeInformer` from @kubernetes/client-node with `listNamespacedConfigMap` as its list function. */
-export const clientNodeContender: Contender = {
-  name: 'client-node',
-  async prepare(kubeconfigPath, namespace, handlers) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(kubeconfigPath);
-    const api = kubeConfig.makeApiClient(CoreV1Api);
-    return () => {
-      const informer = makeInformer(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, () =>
-        api.listNamespacedConfigMap({ namespace }),
-      );
-      const failure = failurePromise();
-      informer.on('error', (error) => failure.fail(error));
-      informer.on('add', handlers.onAdd);
-      informer.on('update', handlers.onUpdate);
-      // start() rejects when the first list fails; the error handlers only hear of later failures.
-      const synced = Promise.race([informer.start(), failure.promise]);
-      synced.catch((error: unknown) => failure.fail(error));
-      return {
-        synced,
-        failed: failure.promise,
-        size: () => informer.list(namespace).length,
-        resourceVersionOf: (name) => informer.get(name, namespace)?.metadata?.resourceVersion,
-        stop: () => informer.stop(),
+/** The part of @kubernetes/client-node's module the contender uses (the same in 1.4 and 2.0). */
+interface ClientNodeModule {
+  readonly KubeConfig: typeof clientNode2.KubeConfig;
+  readonly CoreV1Api: typeof clientNode2.CoreV1Api;
+  readonly makeInformer: typeof clientNode2.makeInformer;
+}
+
+/** `makeInformer` from a version of @kubernetes/client-node with `listNamespacedConfigMap` as its list function. */
+function clientNodeContenderOf(name: string, module: ClientNodeModule): Contender {
+  const { CoreV1Api, KubeConfig, makeInformer } = module;
+  return {
+    name,
+    async prepare(kubeconfigPath, namespace, handlers) {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(kubeconfigPath);
+      const api = kubeConfig.makeApiClient(CoreV1Api);
+      return () => {
+        const informer = makeInformer(
+          kubeConfig,
+          `/api/v1/namespaces/${namespace}/configmaps`,
+          () => api.listNamespacedConfigMap({ namespace }),
+        );
+        const failure = failurePromise();
+        informer.on('error', (error) => failure.fail(error));
+        informer.on('add', handlers.onAdd);
+        informer.on('update', handlers.onUpdate);
+        // start() rejects when the first list fails; the error handlers only hear of later failures.
+        const synced = Promise.race([informer.start(), failure.promise]);
+        synced.catch((error: unknown) => failure.fail(error));
+        return {
+          synced,
+          failed: failure.promise,
+          size: () => informer.list(namespace).length,
+          resourceVersionOf: (name) => informer.get(name, namespace)?.metadata?.resourceVersion,
+          stop: () => informer.stop(),
+        };
       };
-    };
-  },
-};
+    },
+  };
+}
+
+/** @kubernetes/client-node 2.0.x, the version users install today. */
+export const clientNodeContender: Contender = clientNodeContenderOf(
+  'client-node 2.0',
+  clientNode2 as unknown as ClientNodeModule,
+);
+
+/** @kubernetes/client-node 1.4.x, the last version whose own dependencies load on Node 20. */
+export const clientNode14Contender: Contender = clientNodeContenderOf(
+  'client-node 1.4',
+  clientNode14 as unknown as ClientNodeModule,
+);
