@@ -2,15 +2,88 @@
 // streamed as fast as the socket allows, by a loopback HTTP server in a child process (stream-server.ts: the
 // same bytes for every contender). Events/s from start to the 200,000th event counted by a handler, for
 // @lasso/cache, client-node's informer and the limit (undici read + JSON.parse of each line, no cache); each
-// several rounds (median), one at a time. Sizes: --objects N --events N --rounds N.
+// several rounds (median), one at a time. Sizes: --objects N --events N --rounds N. `--baseline DIR` adds a second
+// lasso build for A/B runs in one process: DIR holds `node_modules/@lasso/{core,workqueue,client,cache}` (each a
+// package.json and its dist, e.g. copied before a change), and the peer is skipped.
 import { performance } from 'node:perf_hooks';
+import type { KubeObject } from '@lasso/client';
 import { Agent, request } from 'undici';
 import { startServerChild } from './child.ts';
 import { type Contender, clientNodeContender, lassoContender } from './contenders.ts';
 import { configMapName } from './fixtures.ts';
 import { machineNote, median, mib, parseSizes, settledHeapUsed } from './measure.ts';
 
-const sizes = parseSizes(process.argv.slice(2), { objects: 1_000, events: 200_000, rounds: 5 });
+const { baselineDir, rest: sizeArgs } = takeBaseline(process.argv.slice(2));
+const sizes = parseSizes(sizeArgs, { objects: 1_000, events: 200_000, rounds: 5 });
+
+/** `--baseline DIR` (or `--baseline=DIR`) out of the arguments; the rest are sizes. */
+function takeBaseline(argv: string[]): { baselineDir: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let baselineDir: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] as string;
+    if (arg === '--baseline') baselineDir = argv[++index];
+    else if (arg.startsWith('--baseline=')) baselineDir = arg.slice('--baseline='.length);
+    else rest.push(arg);
+  }
+  return { baselineDir, rest };
+}
+
+/** The lasso contender built from the packages under `dir` (see `--baseline`). */
+async function baselineContender(dir: string): Promise<Contender> {
+  const { resolve } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const load = (pkg: string): Promise<Record<string, unknown>> =>
+    import(pathToFileURL(resolve(dir, 'node_modules/@lasso', pkg, 'dist/index.js')).href);
+  const cache = await load('cache');
+  const client = await load('client');
+  const createCache = cache.createCache as typeof import('@lasso/cache').createCache;
+  const ClientClass = client.Client as typeof import('@lasso/client').Client;
+  const loadConfig = client.loadKubeConfig as typeof import('@lasso/client').loadKubeConfig;
+  const transportFor = client.restTransportFor as typeof import('@lasso/client').restTransportFor;
+  return {
+    name: 'baseline',
+    async prepare(kubeconfigPath, namespace, handlers) {
+      const rest = await loadConfig({ path: kubeconfigPath });
+      return () => {
+        const informer = createCache<KubeObject>(
+          new ClientClass({
+            gvr: { group: '', version: 'v1', resource: 'configmaps' },
+            kind: 'ConfigMap',
+            namespaced: true,
+            rest,
+          }),
+          { namespace, resyncMs: 0 },
+        );
+        let fail: (error: unknown) => void = () => undefined;
+        const failed = new Promise<never>((_, reject) => {
+          fail = reject;
+        });
+        failed.catch(() => undefined);
+        informer.setWatchErrorHandler((error) => fail(error));
+        informer.addEventHandler({ onAdd: handlers.onAdd, onUpdate: handlers.onUpdate });
+        const controller = new AbortController();
+        const running = informer.run({ signal: controller.signal });
+        running.catch((error: unknown) => fail(error));
+        const store = informer.getStore();
+        const synced = Promise.race([informer.whenSynced(), failed]);
+        synced.catch((error: unknown) => fail(error));
+        return {
+          synced,
+          failed,
+          size: () => store.size(),
+          resourceVersionOf: (name) =>
+            store.getByKey(`${namespace}/${name}`)?.metadata?.resourceVersion,
+          stop: async () => {
+            controller.abort();
+            await running;
+            await transportFor(rest).close();
+          },
+        };
+      };
+    },
+  };
+}
 
 interface RunResult {
   eventsPerSecond: number;
@@ -169,7 +242,9 @@ async function main(): Promise<void> {
         'the socket drains (plain HTTP, same bytes for every contender); time = start to last event counted',
     );
     const lasso = informerRunner(lassoContender);
-    const peer = informerRunner(clientNodeContender);
+    const peer = informerRunner(
+      baselineDir === undefined ? clientNodeContender : await baselineContender(baselineDir),
+    );
     const limit = rawRunner('limit', true);
     const floor = rawRunner('socket', false);
     const runners = [lasso, peer, limit];
@@ -202,7 +277,7 @@ async function main(): Promise<void> {
     const floorSummary = summary(floor.name);
     for (const [name, s] of [
       ['@lasso/cache', lassoSummary],
-      ['client-node', peerSummary],
+      [peer.name, peerSummary],
       ['limit', limitSummary],
     ] as const) {
       console.log(
@@ -210,7 +285,7 @@ async function main(): Promise<void> {
       );
     }
     console.log(
-      `ratios: client-node / lasso ${(peerSummary.rate / lassoSummary.rate).toFixed(2)}x, ` +
+      `ratios: ${peer.name} / lasso ${(peerSummary.rate / lassoSummary.rate).toFixed(2)}x, ` +
         `limit / lasso ${(limitSummary.rate / lassoSummary.rate).toFixed(2)}x (events/s; above 1: lasso is slower)`,
     );
     console.log(
