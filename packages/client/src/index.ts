@@ -75,6 +75,7 @@ export {
   type RestMapper,
   type RestMapping,
 } from './rest-mapper.ts';
+export { servedGroupOf } from './served-group.ts';
 export { restTransportFor } from './transport/registry.ts';
 export {
   DEFAULT_MAX_RESPONSE_BYTES,

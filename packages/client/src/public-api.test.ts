@@ -47,6 +47,7 @@ describe('public API', () => {
         "reasonForStatus",
         "redactRestConfig",
         "restTransportFor",
+        "servedGroupOf",
       ]
     `);
     expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`

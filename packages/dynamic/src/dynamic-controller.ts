@@ -1,13 +1,18 @@
 // The dynamic controller: handlers for every kind the server serves, chosen by matcher, with kinds found through
 // discovery (refreshed when CRDs or APIServices change) and asked for on demand by GVK. Ports rancher/lasso
 // pkg/dynamic/controller.go and gvks.go, without its faults (see the README's porting notes).
-import type { EventHandlerRegistration, SharedIndexInformer } from '@lasso/cache';
+import {
+  type EventHandlerRegistration,
+  isDeletedFinalStateUnknown,
+  type SharedIndexInformer,
+} from '@lasso/cache';
 import {
   ApiError,
   DiscoveryClient,
   type GroupVersionKind,
   type KubeObject,
   type KubeObjectLike,
+  servedGroupOf,
   type WriteOptions,
 } from '@lasso/client';
 import { HandlerError, type HandlerFailure, type ReconcileContext } from '@lasso/controller';
@@ -330,10 +335,13 @@ class DynamicControllerImpl implements DynamicController {
           informer.addEventHandler(
             {
               onAdd: (object, initial) => {
-                if (!initial) run.refresher.markDirty(groupOf(object));
+                if (!initial) run.refresher.markDirty(servedGroupOf(object));
               },
-              onUpdate: (_old, object) => run.refresher.markDirty(groupOf(object)),
-              onDelete: (object) => run.refresher.markDirty(groupOf(object)),
+              onUpdate: (_old, object) => run.refresher.markDirty(servedGroupOf(object)),
+              onDelete: (object) =>
+                run.refresher.markDirty(
+                  servedGroupOf(isDeletedFinalStateUnknown(object) ? object.object : object),
+                ),
             },
             { name: 'dynamic-types' },
           ),
@@ -495,14 +503,6 @@ class DynamicControllerImpl implements DynamicController {
       return result;
     });
   }
-}
-
-/** The group a CRD or APIService (or the tombstone of one) is about, when it says. */
-function groupOf(object: unknown): string | undefined {
-  const spec = (object as { spec?: { group?: unknown } } | undefined)?.spec;
-  if (typeof spec?.group === 'string') return spec.group;
-  const last = (object as { object?: unknown } | undefined)?.object;
-  return last !== undefined && last !== object ? groupOf(last) : undefined;
 }
 
 /**

@@ -2,14 +2,21 @@
 // retried with backoff (and at once when CRDs or APIServices change) when not; a kind no longer served has its
 // informer stopped. Split from shared-cache-factory.ts, which owns the runs and the informers.
 import type { Backoff } from '@lasso/cache';
-import { createBackoff, type SharedIndexInformer, type WatchError } from '@lasso/cache';
+import {
+  createBackoff,
+  isDeletedFinalStateUnknown,
+  type SharedIndexInformer,
+  type WatchError,
+} from '@lasso/cache';
 import {
   builtinKinds,
   type GroupVersionKind,
   type GroupVersionResource,
+  groupOfApiVersion,
   isNotFound,
   type KubeObject,
   type KubeObjectLike,
+  servedGroupOf,
 } from '@lasso/client';
 import {
   type Clock,
@@ -81,11 +88,7 @@ const apiServiceKind = {
   gvr: { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' },
   kind: 'APIService',
 };
-const builtinGroups = new Set(
-  Object.keys(builtinKinds).map((apiVersion) =>
-    apiVersion.includes('/') ? (apiVersion.split('/')[0] as string) : '',
-  ),
-);
+const builtinGroups = new Set(Object.keys(builtinKinds).map(groupOfApiVersion));
 
 /** @internal What a {@link KindSupervisor} needs from its factory. */
 export interface KindSupervisorDeps {
@@ -279,8 +282,11 @@ export class KindSupervisor {
           onAdd: (_object, initial) => {
             if (!initial) this.#onDiscoveryChange(undefined);
           },
-          onUpdate: (_old, object) => this.#onDiscoveryChange(groupOf(object)),
-          onDelete: (object) => this.#onDiscoveryChange(groupOf(object)),
+          onUpdate: (_old, object) => this.#onDiscoveryChange(servedGroupOf(object)),
+          onDelete: (object) =>
+            this.#onDiscoveryChange(
+              servedGroupOf(isDeletedFinalStateUnknown(object) ? object.object : object),
+            ),
         },
         { name: 'lasso-factory-discovery' },
       );
@@ -340,13 +346,4 @@ export class KindSupervisor {
     this.#setState(entry, 'unserved', why);
     void this.#check(entry, active);
   }
-}
-
-function groupOf(object: unknown): string | undefined {
-  const spec = (object as { spec?: { group?: unknown } } | undefined)?.spec;
-  if (typeof spec?.group === 'string') return spec.group;
-  // A tombstone: its last known object.
-  const last = (object as { object?: unknown } | undefined)?.object;
-  if (last !== undefined && last !== object) return groupOf(last);
-  return undefined;
 }
