@@ -1,11 +1,6 @@
 // One watched kind of the dynamic controller: its informer (the factory's when that one runs and has synced, else
 // its own, full or metadata-only, behind a health check) and its controller (5 workers, default rate limiter).
-import {
-  createCache,
-  createMetadataCache,
-  type SharedIndexInformer,
-  type WaitHealthyFunc,
-} from '@lasso/cache';
+import { createCache, createMetadataCache, type SharedIndexInformer } from '@lasso/cache';
 import type { Client, KubeObject, KubeObjectLike } from '@lasso/client';
 import { type Controller, createController, type Handler } from '@lasso/controller';
 import {
@@ -14,16 +9,11 @@ import {
   errorMessage,
   type Logger,
   type MetricsProvider,
-  sleep,
 } from '@lasso/core';
-import {
-  gvkString,
-  healthCheckIntervalMs,
-  type SharedClientFactory,
-  type SharedControllerFactory,
-} from '@lasso/factory';
+import { gvkString, type SharedClientFactory, type SharedControllerFactory } from '@lasso/factory';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { ServedKind } from './discovery-refresher.ts';
+import { healthWaiter } from './health-waiter.ts';
 
 /** @internal What a watcher is built with. */
 export interface WatcherDeps {
@@ -86,8 +76,13 @@ export class Watcher {
         clock: deps.clock,
         logger: deps.logger,
         ...(deps.metrics !== undefined ? { metrics: deps.metrics } : {}),
-        // lasso's own informers skip the factory's health gate; these wait for /version after a failed list.
-        waitHealthy: healthWaiter(deps.clients, deps.clock),
+        // lasso's own informers skip the factory's health gate; these wait for /version after a failed list,
+        // retrying with backoff as the gate does.
+        waitHealthy: healthWaiter({
+          clients: deps.clients,
+          clock: deps.clock,
+          logger: this.#logger,
+        }),
       };
       informer = (metadataOnly
         ? createMetadataCache(this.client, options)
@@ -162,13 +157,4 @@ export class Watcher {
     })();
     return this.#done;
   }
-}
-
-/** Pings `/version` until it answers (every `healthCheckIntervalMs`), as the factory's health gate does. */
-function healthWaiter(clients: SharedClientFactory, clock: Clock): WaitHealthyFunc {
-  return async ({ signal }) => {
-    while (!(await clients.isHealthy({ signal }))) {
-      await sleep(clock, healthCheckIntervalMs, { signal });
-    }
-  };
 }
