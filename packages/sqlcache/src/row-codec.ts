@@ -1,0 +1,155 @@
+// The row codec of a SQL store: an object to the row written for it (indexed field columns, labels, index values,
+// JSON payload, encrypted when the kind is) and a stored row back to a fresh object.
+import type { Indexers, IndexFunc } from '@lasso/cache';
+import type { KubeObject } from '@lasso/client';
+import { errorMessage } from '@lasso/core';
+import type { SqlValue } from './driver.ts';
+import type { Encryptor } from './encryption.ts';
+import {
+  canonicalFieldPath,
+  extractField,
+  type FieldSegment,
+  type FieldValue,
+  fieldText,
+  parseFieldPath,
+} from './fields.ts';
+
+/** @internal The row of one object, ready to write. */
+export interface Row {
+  readonly payload: string | Uint8Array;
+  readonly nonce: Uint8Array | null;
+  readonly keyId: number | null;
+  readonly fields: readonly string[];
+  /** The labels as one JSON object, null when there are none. */
+  readonly labels: string | null;
+  readonly indices: readonly (readonly [string, string])[];
+}
+
+/** @internal One indexed field column: its canonical path and how to read it from an object. */
+export interface Column<T> {
+  readonly path: string;
+  readonly extract: (object: T) => string;
+}
+
+const fieldsOf = (segments: FieldSegment[]) => (object: unknown) => extractField(object, segments);
+
+/**
+ * @internal The indexed columns of a kind, in column order: `metadata.name`, `metadata.namespace` (namespaced kinds),
+ * `metadata.creationTimestamp`, then `fields` and `computedFields`. Throws a TypeError naming the option for a
+ * malformed path, a repeated computed field or a computed field that is not a function.
+ */
+export function indexedColumns<T>(options: {
+  readonly namespaced: boolean;
+  readonly fields?: readonly string[] | undefined;
+  readonly computedFields?: Readonly<Record<string, (object: T) => FieldValue>> | undefined;
+}): Column<T>[] {
+  const columns: Column<T>[] = [];
+  const add = (path: string, extract: (object: T) => string, option: string): void => {
+    if (columns.some((column) => column.path === path)) {
+      throw new TypeError(`createSqlStore: ${option} repeats the indexed field ${path}`);
+    }
+    columns.push({ path, extract });
+  };
+  add('metadata.name', fieldsOf(parseFieldPath('metadata.name')), 'fields');
+  if (options.namespaced)
+    add('metadata.namespace', fieldsOf(parseFieldPath('metadata.namespace')), 'fields');
+  const created = parseFieldPath('metadata.creationTimestamp');
+  add('metadata.creationTimestamp', fieldsOf(created), 'fields');
+  for (const path of options.fields ?? []) {
+    let segments: FieldSegment[];
+    try {
+      segments = parseFieldPath(path);
+    } catch (error) {
+      throw new TypeError(`createSqlStore: fields: ${errorMessage(error)}`);
+    }
+    const canonical = canonicalFieldPath(segments);
+    if (columns.some((column) => column.path === canonical)) continue;
+    add(canonical, fieldsOf(segments), 'fields');
+  }
+  for (const [name, compute] of Object.entries(options.computedFields ?? {})) {
+    if (typeof compute !== 'function') {
+      throw new TypeError(`createSqlStore: computedFields.${name} is not a function`);
+    }
+    add(canonicalFieldPath(name), (object) => fieldText(compute(object)), 'computedFields');
+  }
+  return columns;
+}
+
+/** @internal Encodes objects to rows and decodes stored rows of one kind. */
+export class RowCodec<T> {
+  readonly #tableName: string;
+  readonly #columns: readonly Column<T>[];
+  /** The store's indexers (the live record: indexers added later are applied to later rows). */
+  readonly #indexers: Indexers<T>;
+  readonly #encryptor: Encryptor | undefined;
+
+  constructor(
+    tableName: string,
+    columns: readonly Column<T>[],
+    indexers: Indexers<T>,
+    encryptor: Encryptor | undefined,
+  ) {
+    this.#tableName = tableName;
+    this.#columns = columns;
+    this.#indexers = indexers;
+    this.#encryptor = encryptor;
+  }
+
+  /** The row of `object` stored under `key`; throws (writing nothing) when a field, index or label is bad. */
+  encode(key: string, object: T): Row {
+    const fields = this.#columns.map((column) => column.extract(object));
+    const indices: [string, string][] = [];
+    for (const name in this.#indexers) {
+      for (const value of (this.#indexers[name] as IndexFunc<T>)(object))
+        indices.push([name, value]);
+    }
+    const objectLabels = (object as KubeObject)?.metadata?.labels;
+    let labels: string | null = null;
+    if (typeof objectLabels === 'object' && objectLabels !== null) {
+      for (const label in objectLabels) {
+        if (typeof objectLabels[label] !== 'string') {
+          throw new TypeError(`label ${JSON.stringify(label)} of ${key} is not a string`);
+        }
+        labels = JSON.stringify(objectLabels);
+        break;
+      }
+    }
+    const json = JSON.stringify(object);
+    if (this.#encryptor === undefined) {
+      return { payload: json, nonce: null, keyId: null, fields, labels, indices };
+    }
+    const sealed = this.#encryptor.encrypt(Buffer.from(json, 'utf8'), this.#aad(key));
+    return {
+      payload: sealed.ciphertext,
+      nonce: sealed.nonce,
+      keyId: sealed.keyId,
+      fields,
+      labels,
+      indices,
+    };
+  }
+
+  /** A fresh object from a stored row (`key`, `object`, `nonce`, `keyid`). */
+  decode(row: Record<string, SqlValue>): T {
+    const payload = row.object;
+    if (this.#encryptor === undefined || row.nonce === null) {
+      return JSON.parse(
+        typeof payload === 'string' ? payload : Buffer.from(payload as Uint8Array).toString('utf8'),
+      ) as T;
+    }
+    const plain = this.#encryptor.decrypt(
+      {
+        ciphertext: payload as Uint8Array,
+        nonce: row.nonce as Uint8Array,
+        keyId: Number(row.keyid),
+      },
+      this.#aad(row.key as string),
+    );
+    return JSON.parse(plain.toString('utf8')) as T;
+  }
+
+  // The additional data binding a ciphertext to its table and key: a row copied elsewhere does not decrypt.
+  #aad(key: string): string {
+    return `${this.#tableName}\u0000${key}`;
+  }
+}

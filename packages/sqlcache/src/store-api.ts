@@ -1,0 +1,85 @@
+// The public shapes of a SQL store: its options, its read side and the full store (an Indexer over SQLite).
+import type { Indexer, IndexerReader, Indexers, KeyFunc } from '@lasso/cache';
+import type { Logger, MetricsProvider } from '@lasso/core';
+import type { Encryptor } from './encryption.ts';
+import type { FieldValue } from './fields.ts';
+import type { ListOptions, ListResult } from './list-options.ts';
+import type { GroupVersionKind } from './schema.ts';
+
+/**
+ * Options of {@link createSqlStore}.
+ *
+ * @example
+ * ```ts
+ * const options: SqlStoreOptions<KubeObject> = {
+ *   gvk: { group: 'example.com', version: 'v1', kind: 'Token' },
+ *   fields: ['spec.owner'],
+ *   indexers: { namespace: (object) => [object.metadata?.namespace ?? ''] },
+ *   encrypt: true,
+ * };
+ * const store = createSqlStore(openSqlDatabase(), options);
+ * ```
+ */
+export interface SqlStoreOptions<T> {
+  readonly gvk: GroupVersionKind;
+  /** Default true: `metadata.namespace` is an indexed column and the default sort. */
+  readonly namespaced?: boolean;
+  /** Extra indexed field paths (`spec.nodeName`, `metadata.annotations[example.com/owner]`, `spec.ports.port`). */
+  readonly fields?: readonly string[];
+  /** Computed fields, indexed like the others under their names (lasso's transform-made virtual fields). */
+  readonly computedFields?: Readonly<Record<string, (object: T) => FieldValue>>;
+  /** Default `metaNamespaceKeyFunc`. */
+  readonly keyFunc?: KeyFunc;
+  readonly indexers?: Indexers<T>;
+  /** Encrypt stored objects. Default: true for core `v1 Secret` only. */
+  readonly encrypt?: boolean;
+  /** The encryptor of encrypted kinds (share one per database). Default: a new one. */
+  readonly encryptor?: Encryptor;
+  readonly logger?: Logger;
+  readonly metrics?: MetricsProvider;
+}
+
+/**
+ * The read side of a {@link SqlStore}: the Indexer readers plus SQL list queries. What a factory's caches hand
+ * out.
+ *
+ * @example
+ * ```ts
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
+ * const reader: SqlStoreReader<KubeObject> = store;
+ * const page = reader.listByOptions({ namespace: 'default', pageSize: 50 });
+ * ```
+ */
+export interface SqlStoreReader<T> extends IndexerReader<T> {
+  readonly gvk: GroupVersionKind;
+  /** The objects table (unquoted), for logs. */
+  readonly tableName: string;
+  /** The canonical paths of the indexed fields, in column order. */
+  readonly indexedFields: readonly string[];
+  /** A filtered, sorted, paginated, counted, partition-scoped list (see {@link ListOptions}). */
+  listByOptions(options?: ListOptions): ListResult<T>;
+  /** The newest resourceVersion stored (from `replace` and the objects' own); `''` before any. */
+  resourceVersion(): string;
+}
+
+/**
+ * An {@link Indexer} whose objects live in SQLite, plus SQL list queries. Writes are buffered and committed
+ * together at the end of the current task (one transaction per burst, never one per object); every read sees
+ * every earlier write. Objects read back are fresh copies. A failed commit is rolled back, logged, kept and
+ * retried by the next write or read (which then throws `StorageError` if it fails again).
+ *
+ * @example
+ * ```ts
+ * const store: SqlStore<KubeObject> = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
+ * store.add({ metadata: { namespace: 'default', name: 'a' } });
+ * console.log(store.getByKey('default/a'), store.listByOptions({ namespace: 'default' }).total);
+ * ```
+ */
+export interface SqlStore<T> extends Indexer<T>, SqlStoreReader<T> {
+  /** Commit buffered writes now. */
+  flush(): void;
+  /** Buffered writes not committed yet. */
+  pendingWrites(): number;
+  /** Drop the tables; every later call throws `StorageError`. */
+  drop(): void;
+}
