@@ -10,112 +10,28 @@ import {
   errorMessage,
   type Gauge,
   LassoError,
-  type Lifecycle,
   type Logger,
-  type MetricsProvider,
   type StopResult,
   sleep,
   timeoutSignal,
 } from '@lasso/core';
 import {
-  type LeaderElectionRecord,
-  type LeaseClient,
-  LeaseLock,
-  microTime,
-  recordKey,
-} from './lease-lock.ts';
+  type ElectorConfig,
+  jitterFactor,
+  type LeaderCallbacks,
+  type LeaderElector,
+  LeadershipLostError,
+} from './leader-elector-api.ts';
+import { RenewDeadline, renewTick } from './leader-elector-fence.ts';
+import { type LeaderElectionRecord, LeaseLock, microTime, recordKey } from './lease-lock.ts';
 
-/** client-go's `JitterFactor`: a failed acquire waits `retryPeriodMs * (1 + random() * 1.2)`. */
-export const jitterFactor = 1.2;
-
-/** What a {@link LeaderElector} calls as leadership comes and goes (client-go's `LeaderCallbacks`). */
-export interface LeaderCallbacks {
-  /**
-   * Called once leadership is acquired. `signal` aborts when leadership ends: with a
-   * {@link LeadershipLostError} when renewal failed or another candidate took the lease, with the
-   * reason of `options.signal` when it aborted. Stop all work guarded by the lease when it aborts. A
-   * throw or rejection is logged; it does not end leadership.
-   */
-  onStartedLeading(signal: AbortSignal): void | Promise<void>;
-  /** Called once after leading ends (not when the election ends without ever leading). */
-  onStoppedLeading(): void;
-  /** Called when the observed holder changes to another non-empty identity, this candidate's included. */
-  onNewLeader?(identity: string): void;
-}
-
-/**
- * A candidate in a leader election; see {@link createLeaderElector}. It has the lifecycle shape of every
- * long-lived lasso object ({@link Lifecycle}): `start(signal)` campaigns until `signal` aborts or leadership
- * is lost, `stopped()` settles once that campaign and the work `onStartedLeading` started have ended, and a
- * later `start` campaigns again on the same object.
- */
-export interface LeaderElector extends Lifecycle {
-  /**
-   * Campaign: acquire the lease, lead while renewing it, stop when `signal` (or the `signal` option) aborts or
-   * leadership is lost. Resolves once the campaign has begun (not when leading); a no-op while a campaign
-   * runs. Rejects when the elector was closed.
-   */
-  start(signal: AbortSignal): Promise<void>;
-  /**
-   * Settles once the current campaign has ended: leadership lost or its signal aborted, `onStoppedLeading`
-   * returned, and `onStartedLeading`'s promise settled, or `gracefulShutdownTimeoutMs` passed since leading
-   * ended (then `drained: false`, `pending: ['onStartedLeading']`). At once when not campaigning. Never rejects.
-   */
-  stopped(): Promise<StopResult>;
-  /** True from `start` (or `run`) until the campaign has ended. */
-  isRunning(): boolean;
-  /** End the campaign (as an abort of its signal), wait for {@link LeaderElector.stopped}; no `start` after. */
-  close(): Promise<void>;
-  /** `close()`, for `await using`. */
-  [Symbol.asyncDispose](): Promise<void>;
-  /**
-   * Run one campaign on the `signal` option, as client-go's `RunOrDie`: resolves once leadership was lost or
-   * the signal aborted, after `onStoppedLeading` returned and `onStartedLeading`'s promise settled (or the
-   * drain bound passed); never rejects. Calling it again returns the same promise.
-   */
-  run(): Promise<void>;
-  /**
-   * True while leading: from `onStartedLeading` until the signal it was given aborts. It reads the clock:
-   * past the renew deadline (the process was paused, its timers have not run yet) it aborts that signal at
-   * once and returns false, so a check right before a write is a fence.
-   */
-  isLeader(): boolean;
-  /** Identity of the last observed holder of the lease; undefined when none was observed or it was released. */
-  getLeader(): string | undefined;
-}
-
-/**
- * The abort reason of the signal given to `onStartedLeading` when leadership is lost: the lease could not
- * be renewed within `renewDeadlineMs`, or another candidate holds it.
- */
-export class LeadershipLostError extends LassoError {
-  /** Identity of the candidate that lost leadership. */
-  readonly identity: string;
-
-  constructor(identity: string, message: string) {
-    super('LASSO_LEADERSHIP_LOST', message);
-    this.identity = identity;
-  }
-}
-
-/** Checked options with defaults applied (see `LeaderElectionOptions`). */
-export interface ElectorConfig {
-  readonly client: LeaseClient;
-  readonly namespace: string;
-  readonly name: string;
-  readonly identity: string;
-  readonly callbacks: LeaderCallbacks;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
-  readonly releaseOnCancel: boolean;
-  readonly gracefulShutdownTimeoutMs: number;
-  readonly signal: AbortSignal | undefined;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics: MetricsProvider;
-  readonly random: () => number;
-}
+export {
+  type ElectorConfig,
+  jitterFactor,
+  type LeaderCallbacks,
+  type LeaderElector,
+  LeadershipLostError,
+} from './leader-elector-api.ts';
 
 interface Observation {
   readonly record: LeaderElectionRecord;
@@ -318,23 +234,13 @@ export class LeaseElector implements LeaderElector {
       this.#logger.warn(message);
       stop(new LeadershipLostError(this.#identity, message));
     };
-    // The deadline runs from the moment our last successful write was SENT: a rival counts its wait from
-    // when it saw that write, which is later, so with renewDeadlineMs < leaseDurationMs we always stop
-    // first. (client-go counts from the start of each renew round, up to retryPeriod later.)
-    let deadlineAt = acquiredAt + this.#renewDeadlineMs;
-    const expire = (): void => lose(`leader lease not renewed within ${this.#renewDeadlineMs} ms`);
-    // Fencing: a timer only fires once the process runs again. A process paused past its deadline (event
-    // loop blocked, SIGSTOP, a VM frozen) wakes with every timer overdue; whichever elector code runs first
-    // compares the deadline with the clock and aborts leadership synchronously, before any renewal or await.
-    const pastDeadline = (): boolean => this.#clock.monotonic() >= deadlineAt;
-    const fence = (): boolean => {
-      if (!pastDeadline()) return false;
-      expire();
-      return true;
-    };
+    // The deadline runs from the moment our last successful write was SENT (see RenewDeadline); its check is
+    // the fence that isLeader() and every step of the loop run first.
+    const deadline = new RenewDeadline(this.#clock, this.#renewDeadlineMs, acquiredAt, () =>
+      lose(`leader lease not renewed within ${this.#renewDeadlineMs} ms`),
+    );
+    const fence = (): boolean => deadline.check();
     this.#fence = fence;
-    const armDeadline = () => this.#clock.schedule(deadlineAt - this.#clock.monotonic(), expire);
-    let deadline = armDeadline();
     const onAbort = (): void => stop(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     this.#masterStatus.set(1);
@@ -342,15 +248,13 @@ export class LeaseElector implements LeaderElector {
     const work = this.#startWork(leading.signal);
     try {
       while (!leading.signal.aborted) {
-        if (!(await this.#renewTick(leading.signal, fence))) break;
+        if (!(await renewTick(this.#clock, this.#retryPeriodMs, leading.signal, fence))) break;
         const writtenAt = await this.#tryAcquireOrRenew(leading.signal);
         this.#reportTransition();
         // An answer that arrives past the deadline (paused while the renewal was in flight) is not trusted.
         if (leading.signal.aborted || fence()) break;
         if (writtenAt !== undefined) {
-          deadline.cancel();
-          deadlineAt = writtenAt + this.#renewDeadlineMs;
-          deadline = armDeadline();
+          deadline.extend(writtenAt);
           continue;
         }
         const holder = this.#observed?.record.holderIdentity ?? '';
@@ -390,29 +294,6 @@ export class LeaseElector implements LeaderElector {
       );
     }
     return result;
-  }
-
-  /**
-   * Wait `retryPeriodMs` for the next renewal; false when leadership ended meanwhile. The timer's callback
-   * checks the deadline synchronously: a timer that fires late after a pause must not start a renewal.
-   */
-  #renewTick(leading: AbortSignal, fence: () => boolean): Promise<boolean> {
-    if (leading.aborted) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const onAbort = (): void => {
-        timer.cancel();
-        resolve(false);
-      };
-      const timer = this.#clock.schedule(
-        this.#retryPeriodMs,
-        () => {
-          leading.removeEventListener('abort', onAbort);
-          resolve(!fence() && !leading.aborted);
-        },
-        { keepAlive: true },
-      );
-      leading.addEventListener('abort', onAbort, { once: true });
-    });
   }
 
   /** Call onStartedLeading; the promise settles with its work and never rejects. */
