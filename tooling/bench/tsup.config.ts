@@ -9,11 +9,13 @@ export default defineConfig({
     'end-to-end': 'src/end-to-end.ts',
     sqlcache: 'src/sqlcache.ts',
     failover: 'src/failover.ts',
+    scale: 'src/scale.ts',
     // Forked by the scripts above (child.ts, end-to-end.ts), so they must sit next to them in dist.
     'server-process': 'src/server-process.ts',
     'writer-process': 'src/writer-process.ts',
     'consumer-process': 'src/consumer-process.ts',
     'failover-replica': 'src/failover-replica.ts',
+    'scale-child': 'src/scale-child.ts',
   },
   format: ['esm'],
   sourcemap: true,
