@@ -109,9 +109,18 @@ export interface ControllerOptions {
  */
 export const setEventFilter: unique symbol = Symbol('lasso.controller.setEventFilter') as never;
 
+/**
+ * @internal The filter of a shared controller's informer events. `active()` is false while `accepts` could only
+ * say yes (no live handler has predicates): the controller then builds no event object for it.
+ */
+export interface EventFilter<T> {
+  active(): boolean;
+  accepts(event: PredicateEvent<T>): boolean;
+}
+
 /** @internal A controller of this package, which takes an event filter. */
 export interface FilterableController<T extends KubeObjectLike> extends Controller<T> {
-  [setEventFilter](filter: (event: PredicateEvent<T>) => boolean): void;
+  [setEventFilter](filter: EventFilter<T>): void;
 }
 
 /** @internal Throws a RangeError naming the option for a bad `reconcileTimeoutMs` or `gracefulShutdownTimeoutMs`. */

@@ -304,6 +304,35 @@ describe('createController', () => {
     expect(seen.slice(4).sort()).toEqual(['ns/a', 'ns/b', 'ns/c']);
   });
 
+  it('fails (and retries) a reconcile whose handler returns a value whose then cannot be read', async () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwingThen = {
+      // biome-ignore lint/suspicious/noThenProperty: the hostile value under test
+      get then(): never {
+        throw new Error('then getter');
+      },
+    };
+    const seen: string[] = [];
+    const t = setup((key) => {
+      seen.push(key);
+      if (seen.length === 1) return proxy as never;
+      if (seen.length === 2) return throwingThen as never;
+    });
+    await t.start(1);
+    for (const name of ['a', 'b', 'c']) t.controller.enqueueKey(`ns/${name}`);
+    for (let round = 0; round < 5 && seen.length < 3; round++) await t.settle();
+    expect(seen).toEqual(['ns/a', 'ns/b', 'ns/c']);
+    const errors = t.logger.entries.filter((entry) => entry.level === 'error');
+    expect(errors.map((entry) => entry.message)).toEqual([
+      "error syncing 'ns/a', requeuing",
+      "error syncing 'ns/b', requeuing",
+    ]);
+    await t.clock.advance(5);
+    for (let round = 0; round < 5 && seen.length < 5; round++) await t.settle();
+    expect(seen.slice(3).sort()).toEqual(['ns/a', 'ns/b']);
+  });
+
   it('requeues the key before logging the outcome, so a throwing logger loses no key', async () => {
     let calls = 0;
     const logger = createTestLogger();

@@ -35,6 +35,7 @@ import {
   type Controller,
   type ControllerOptions,
   checkControllerOptions,
+  type EventFilter,
   type FilterableController,
   type Handler,
   type StartCacheFunc,
@@ -57,8 +58,9 @@ interface Run {
   readonly stop: AbortController;
   /** Releases the link from the start signal to `stop`. */
   readonly unlink: () => void;
-  /** Keys being reconciled by this run's workers, with when they started (monotonic ms). */
-  readonly inFlight: Map<string, number>;
+  /** By worker: the key it is reconciling (undefined when idle) and when it started (monotonic ms). */
+  readonly inFlight: Array<string | undefined>;
+  readonly startedAt: number[];
   /** Settles when the last worker returned. */
   readonly done: Promise<void>;
   /** Settles with the stop's outcome once the stop finished or its bound passed. */
@@ -90,7 +92,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   readonly #registration: EventHandlerRegistration;
   // Aborted by close(): stops an informer this controller runs itself.
   readonly #closing = new AbortController();
-  #eventFilter: ((event: PredicateEvent<T>) => boolean) | undefined;
+  #eventFilter: EventFilter<T> | undefined;
   // Present from a successful start until its stop finished (or its bound passed).
   #run: Run | undefined;
   // The last run of the informer the controller runs itself (no startCache given).
@@ -133,30 +135,49 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     });
     this.#taker = new QueueTaker(this.#queue);
     const syncOnlyChanged = options.syncOnlyChangedObjects === true;
+    // The predicate event is built only when a filter may refuse it (a handler has predicates).
     this.#registration = informer.addEventHandler(
       {
-        onAdd: (object) => this.#onEvent(object, { type: 'create', object }),
+        onAdd: (object) => {
+          const key = this.#keyOf(object);
+          if (key === undefined) return;
+          if (this.#filtering() && !this.#accepts({ type: 'create', object })) return;
+          this.#queue.add(key);
+        },
         onUpdate: (oldObject, object) => {
           if (syncOnlyChanged && resourceVersionOf(oldObject) === resourceVersionOf(object)) return;
-          this.#onEvent(object, { type: 'update', object, oldObject });
+          const key = this.#keyOf(object);
+          if (key === undefined) return;
+          if (this.#filtering() && !this.#accepts({ type: 'update', object, oldObject })) return;
+          this.#queue.add(key);
         },
         onDelete: (object) => {
           if (isDeletedFinalStateUnknown<T>(object)) {
-            this.#onEvent(object.key, {
+            const event = {
               type: 'delete',
               object: object.object,
               finalStateUnknown: true,
-            });
-          } else {
-            this.#onEvent(object, { type: 'delete', object, finalStateUnknown: false });
+            } as const;
+            if (this.#filtering() && !this.#accepts(event)) return;
+            this.#queue.add(object.key);
+            return;
           }
+          const key = this.#keyOf(object);
+          if (key === undefined) return;
+          if (
+            this.#filtering() &&
+            !this.#accepts({ type: 'delete', object, finalStateUnknown: false })
+          ) {
+            return;
+          }
+          this.#queue.add(key);
         },
       },
       { name: `controller ${name}` },
     );
   }
 
-  [setEventFilter](filter: (event: PredicateEvent<T>) => boolean): void {
+  [setEventFilter](filter: EventFilter<T>): void {
     this.#eventFilter = filter;
   }
 
@@ -283,7 +304,8 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     const run: Run = {
       stop,
       unlink: () => signal.removeEventListener('abort', onAbort),
-      inFlight: new Map(),
+      inFlight: new Array<string | undefined>(workers).fill(undefined),
+      startedAt: new Array<number>(workers).fill(0),
       done: new Promise<void>((resolve) => {
         finish = resolve;
       }),
@@ -294,7 +316,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     this.#run = run;
     this.#logger.info('controller started', { workers, queued: this.#queue.len() });
     const running: Array<Promise<void>> = [];
-    for (let index = 0; index < workers; index++) running.push(this.#worker(run));
+    for (let index = 0; index < workers; index++) running.push(this.#worker(run, index));
     // Workers never reject (#worker catches everything), so this settles exactly when the last one returned.
     void Promise.all(running).then(finish);
     stop.signal.addEventListener(
@@ -329,14 +351,17 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   // Called once the shutdown bound passed: names (and logs) every reconcile of `run` still running.
   #stillRunning(run: Run): string[] {
     const now = this.#clock.monotonic();
-    return [...run.inFlight].map(([key, startedAt]) => {
+    const pending: string[] = [];
+    run.inFlight.forEach((key, slot) => {
+      if (key === undefined) return;
       this.#logger.error(`reconcile of '${key}' still running after the graceful shutdown bound`, {
         key,
-        runningMs: now - startedAt,
+        runningMs: now - (run.startedAt[slot] as number),
         gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
       });
-      return `${this.name} ${key}`;
+      pending.push(`${this.name} ${key}`);
     });
+    return pending;
   }
 
   // The default startCache: the informer runs with each start's signal (and stops with it, or with close()). A
@@ -356,28 +381,37 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       .finally(() => linked.dispose());
   }
 
-  #onEvent(object: unknown, event: PredicateEvent<T>): void {
-    let key: string;
+  // The informer object's key; undefined (logged) when it has none.
+  #keyOf(object: unknown): string | undefined {
     try {
-      key = typeof object === 'string' ? object : metaNamespaceKeyFunc(object);
+      return metaNamespaceKeyFunc(object);
     } catch (error) {
       this.#logger.error('dropping informer event without a key', { error: errorMessage(error) });
-      return;
+      return undefined;
     }
-    const filter = this.#eventFilter;
-    if (filter !== undefined && !filter(event)) return;
-    this.#queue.add(key);
   }
 
-  async #worker(run: Run): Promise<void> {
+  // Whether the event filter may refuse an event now: only then is the event object built.
+  #filtering(): boolean {
+    return this.#eventFilter?.active() === true;
+  }
+
+  #accepts(event: PredicateEvent<T>): boolean {
+    return (this.#eventFilter as EventFilter<T>).accepts(event);
+  }
+
+  async #worker(run: Run, slot: number): Promise<void> {
     const signal = run.stop.signal;
     for (;;) {
       // Undefined once the run stopped (a key handed out meanwhile went back into the queue) or at close.
       const key = await this.#taker.take(signal);
       if (key === undefined) return;
-      run.inFlight.set(key, this.#clock.monotonic());
+      run.inFlight[slot] = key;
+      run.startedAt[slot] = this.#clock.monotonic();
       try {
-        await this.#process(run, key);
+        // Awaited only when the handler returned a promise.
+        const processing = this.#process(run, key);
+        if (processing !== undefined) await processing;
       } catch (error) {
         // #process handles every handler outcome; this is a broken rate limiter, and the worker must survive it.
         this.#logger.error('controller worker failed', {
@@ -386,33 +420,45 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
           stack: stackOf(error),
         });
       } finally {
-        run.inFlight.delete(key);
+        run.inFlight[slot] = undefined;
         this.#queue.done(key);
       }
     }
   }
 
-  async #process(run: Run, key: string): Promise<void> {
+  // One reconcile of `key`: synchronous while the handler returns a plain value, a promise when it returns one.
+  #process(run: Run, key: string): Promise<void> | undefined {
     const context = new LazyReconcileContext(key, this.#logger, run.stop.signal);
-    let timer: TimerHandle | undefined;
     const timeoutMs = this.#reconcileTimeoutMs;
-    if (timeoutMs !== undefined) {
-      timer = this.#clock.schedule(timeoutMs, () => {
-        this.#timeouts?.inc();
-        this.#logger.warn('reconcile timed out', { key, timeoutMs });
-        context.timeOut(
-          new TimeoutError(
-            `controller ${this.name}: reconcile of '${key}' timed out after ${timeoutMs} ms`,
-            timeoutMs,
-          ),
-        );
-      });
+    const timer =
+      timeoutMs === undefined ? undefined : this.#scheduleTimeout(context, key, timeoutMs);
+    let result: void | Promise<void>;
+    try {
+      const object = this.#informer.getStore().getByKey(key);
+      result = this.#handler(key, object, context);
+    } catch (error) {
+      timer?.cancel();
+      context.finish();
+      this.#afterReconcile(key, true, error);
+      return undefined;
     }
+    if (isThenable(result)) return this.#settleAsync(key, result, timer, context);
+    timer?.cancel();
+    context.finish();
+    this.#afterReconcile(key, false, undefined);
+    return undefined;
+  }
+
+  async #settleAsync(
+    key: string,
+    pending: PromiseLike<void>,
+    timer: TimerHandle | undefined,
+    context: LazyReconcileContext,
+  ): Promise<void> {
     let error: unknown;
     let failed = false;
     try {
-      const object = this.#informer.getStore().getByKey(key);
-      await this.#handler(key, object, context);
+      await pending;
     } catch (caught) {
       failed = true;
       error = caught;
@@ -420,6 +466,24 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       timer?.cancel();
       context.finish();
     }
+    this.#afterReconcile(key, failed, error);
+  }
+
+  #scheduleTimeout(context: LazyReconcileContext, key: string, timeoutMs: number): TimerHandle {
+    return this.#clock.schedule(timeoutMs, () => {
+      this.#timeouts?.inc();
+      this.#logger.warn('reconcile timed out', { key, timeoutMs });
+      context.timeOut(
+        new TimeoutError(
+          `controller ${this.name}: reconcile of '${key}' timed out after ${timeoutMs} ms`,
+          timeoutMs,
+        ),
+      );
+    });
+  }
+
+  // Forget the key's backoff after a success (or an ignored error), requeue it after a failure.
+  #afterReconcile(key: string, failed: boolean, error: unknown): void {
     if (!failed || isIgnoreError(error)) {
       this.#queue.forget(key);
       return;
@@ -442,6 +506,17 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       error: errorMessage(error),
       stack: stackOf(error),
     });
+  }
+}
+
+// True for a value `await` would treat as a thenable, and for one whose `then` cannot be read (a revoked proxy, a
+// throwing getter): awaiting it then rejects with that error, as it did when every result was awaited.
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return true;
   }
 }
 

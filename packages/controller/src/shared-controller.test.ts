@@ -303,6 +303,32 @@ describe('createSharedController: predicates', () => {
     expect(ran).toEqual(['web ns/db-1', 'all ns/db-1']);
   });
 
+  it('filters again once the last handler without predicates is gone, and not before one joins', async () => {
+    const t = setup();
+    const ran: string[] = [];
+    t.shared.registerHandler(t.signal, 'web', (key) => void ran.push(`web ${key}`), {
+      predicates: [webOnly],
+    });
+    t.informer.sync();
+    await t.shared.start(t.signal, 1);
+    t.informer.add(labelled('db-1', 'db'));
+    await t.settle();
+    expect(ran).toEqual([]);
+    const all = new AbortController();
+    t.shared.registerHandler(all.signal, 'all', (key) => void ran.push(`all ${key}`));
+    await t.settle();
+    ran.length = 0; // the replay of the cached keys to the late handler
+    t.informer.add(labelled('db-2', 'db'));
+    await t.settle();
+    expect(ran).toEqual(['web ns/db-2', 'all ns/db-2']);
+    all.abort();
+    ran.length = 0;
+    t.informer.add(labelled('db-3', 'db'));
+    t.informer.add(labelled('web-1', 'web'));
+    await t.settle();
+    expect(ran).toEqual(['web ns/web-1']);
+  });
+
   it('lets an event in when a predicate throws, and warns', async () => {
     const t = setup();
     const ran: string[] = [];

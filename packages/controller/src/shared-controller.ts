@@ -29,7 +29,9 @@ import type { LabelSelectorInput } from './label-selector.ts';
 import { createLister, type Lister } from './lister.ts';
 import {
   createSharedHandler,
+  eventFilterOf,
   type RegisterHandlerOptions,
+  runSharedHandler,
   type SharedControllerHandler,
   type SharedHandler,
 } from './shared-handler.ts';
@@ -133,13 +135,13 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
   #build(): Built<T> {
     if (this.#built !== undefined) return this.#built;
     try {
+      // Without a promise while the handlers return plain values: the controller awaits only what needs it.
+      const handler = this.#handler;
       const controller = this.#create((key, object, context) =>
-        this.#handler.onChange(key, object, context),
+        runSharedHandler(handler, key, object, context),
       );
       if (setEventFilter in controller) {
-        (controller as FilterableController<T>)[setEventFilter]((event) =>
-          this.#handler.accepts(event),
-        );
+        (controller as FilterableController<T>)[setEventFilter](eventFilterOf(handler));
       }
       this.#built = { controller };
     } catch (error) {

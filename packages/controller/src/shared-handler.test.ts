@@ -95,6 +95,56 @@ describe('createSharedHandler', () => {
     expect((error as HandlerError).message).toMatch(/^handler hostile: /);
   });
 
+  it('fails a handler whose returned value cannot be read, and still runs the next one', async () => {
+    const t = setup();
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const unreadable = {
+      get metadata(): never {
+        throw new Error('metadata getter');
+      },
+    };
+    const ran: string[] = [];
+    t.shared.register(t.signal, 'revoked', () => {
+      ran.push('revoked');
+      return proxy as never;
+    });
+    t.shared.register(t.signal, 'getter', () => {
+      ran.push('getter');
+      return unreadable as never;
+    });
+    t.shared.register(t.signal, 'next', (_key, object) => {
+      ran.push(`next ${object?.metadata?.name}`);
+    });
+    const error = await t.shared
+      .onChange('ns/x', configMap('x'))
+      .catch((caught: unknown) => caught);
+    expect(ran).toEqual(['revoked', 'getter', 'next x']);
+    expect((error as HandlerError).failures.map((failure) => failure.handler)).toEqual([
+      'revoked',
+      'getter',
+    ]);
+  });
+
+  it('passes returned objects along sync and async handlers alike, in order', async () => {
+    const t = setup();
+    const seen: string[] = [];
+    const step = (name: string, from: string) => (_key: string, object: KubeObject | undefined) => {
+      seen.push(`${name} got ${object?.metadata?.name}`);
+      return configMap(from);
+    };
+    t.shared.register(t.signal, 'sync-1', step('sync-1', 'one'));
+    t.shared.register(t.signal, 'async-2', async (key, object) =>
+      step('async-2', 'two')(key, object),
+    );
+    t.shared.register(t.signal, 'sync-3', step('sync-3', 'three'));
+    t.shared.register(t.signal, 'last', (_key, object) => {
+      seen.push(`last got ${object?.metadata?.name}`);
+    });
+    await t.shared.onChange('ns/x', configMap('x'));
+    expect(seen).toEqual(['sync-1 got x', 'async-2 got one', 'sync-3 got two', 'last got three']);
+  });
+
   it('does not count ErrIgnore (or errors caused by it) as a failure', async () => {
     const t = setup();
     t.shared.register(t.signal, 'a', () => {

@@ -14,6 +14,7 @@ import {
   noopMetricsProvider,
   systemClock,
 } from '@lasso/core';
+import type { EventFilter } from './controller-types.ts';
 import { HandlerError, type HandlerFailure, isIgnoreError, retryAfter } from './errors.ts';
 import { acceptsAll, checkPredicates, type Predicate, type PredicateEvent } from './predicates.ts';
 import { LazyReconcileContext, type ReconcileContext } from './reconcile-context.ts';
@@ -94,6 +95,12 @@ export const recentDeletionMemoryMs = 60_000;
 /** When a stale copy of a finalized object is retried (lasso: 10 s). */
 export const recentDeletionRetryMs = 10_000;
 
+// What a run carries from handler to handler.
+interface RunState<T> {
+  current: T | undefined;
+  failures: HandlerFailure[] | undefined;
+}
+
 interface Entry<T> {
   readonly name: string;
   readonly handler: SharedControllerHandler<T>;
@@ -108,6 +115,17 @@ function metadataOf(object: unknown): KubeObjectLike['metadata'] {
     : undefined;
 }
 
+// True for a value `await` would treat as a thenable, and for one whose `then` cannot be read (a revoked proxy, a
+// throwing getter): awaiting it then rejects with that error, as it did when every result was awaited.
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  try {
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return true;
+  }
+}
+
 class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
   readonly #controllerName: string;
   readonly #clock: Clock;
@@ -115,6 +133,10 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
   readonly #metrics: MetricsProvider;
   // Replaced, never mutated: a run iterates the array it read, so (un)registering during a run is safe.
   #handlers: ReadonlyArray<Entry<T>> = [];
+  // True when `accepts` can refuse an event: there is a live handler and every live one has predicates.
+  #filtering = false;
+  // False with the no-op provider: the handler metrics then cost no clock read and no series lookup per run.
+  readonly #timed: boolean;
   // uid -> monotonic expiry of objects whose last finalizer a run saw removed. Purged as it is read, so no
   // timer outlives the controller.
   readonly #finalized = new Map<string, number>();
@@ -124,6 +146,7 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics ?? noopMetricsProvider;
+    this.#timed = this.#metrics !== noopMetricsProvider;
   }
 
   register(
@@ -162,15 +185,25 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
       removed: false,
       executions: new Map(),
     };
-    this.#handlers = [...this.#handlers, entry];
+    this.#setHandlers([...this.#handlers, entry]);
     signal.addEventListener(
       'abort',
       () => {
         entry.removed = true;
-        this.#handlers = this.#handlers.filter((other) => other !== entry);
+        this.#setHandlers(this.#handlers.filter((other) => other !== entry));
       },
       { once: true },
     );
+  }
+
+  #setHandlers(handlers: ReadonlyArray<Entry<T>>): void {
+    this.#handlers = handlers;
+    this.#filtering = handlers.length > 0 && handlers.every((entry) => entry.predicates.length > 0);
+  }
+
+  /** @internal See {@link EventFilter.active}. */
+  filtering(): boolean {
+    return this.#filtering;
   }
 
   names(): string[] {
@@ -178,8 +211,8 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
   }
 
   accepts(event: PredicateEvent<T>): boolean {
+    if (!this.#filtering) return true;
     const handlers = this.#handlers;
-    if (handlers.length === 0) return true;
     return handlers.some((entry) =>
       acceptsAll(entry.predicates, event, (predicate, error) => {
         this.#logger.warn('predicate threw; the event passes', {
@@ -196,34 +229,109 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
     object: T | undefined,
     context: ReconcileContext = new LazyReconcileContext(key, this.#logger),
   ): Promise<void> {
+    await this.run(key, object, context);
+  }
+
+  /**
+   * @internal {@link SharedHandler.onChange} without a promise while every handler returns a plain value: runs
+   * the handlers synchronously up to the first that returns a thenable, then the rest asynchronously (the
+   * returned promise). Throws (or rejects) as `onChange` rejects.
+   */
+  run(key: string, object: T | undefined, context: ReconcileContext): Promise<void> | undefined {
     const uid = metadataOf(object)?.uid;
     if (uid && metadataOf(object)?.deletionTimestamp && this.#wasFinalized(uid)) {
       // The informer still holds a copy from before the last finalizer was removed; running the handlers on
       // it would redo finalization against an object that is gone (lasso PR #160).
       throw retryAfter(recentDeletionRetryMs, `${key} was finalized, waiting for its deletion`);
     }
-    const failures: HandlerFailure[] = [];
-    let current = object;
-    for (const entry of this.#handlers) {
+    const handlers = this.#handlers;
+    const state: RunState<T> = { current: object, failures: undefined };
+    for (let index = 0; index < handlers.length; index++) {
+      const entry = handlers[index] as Entry<T>;
       if (entry.removed) continue;
-      const started = this.#clock.monotonic();
-      let hasError = false;
+      const started = this.#timed ? this.#clock.monotonic() : 0;
+      let result: SharedHandlerResult<T> | Promise<SharedHandlerResult<T>>;
       try {
-        const result = await entry.handler(key, current, context);
-        if (metadataOf(result)?.uid) current = result as T;
+        result = entry.handler(key, state.current, context);
       } catch (error) {
-        if (!isIgnoreError(error)) {
-          hasError = true;
-          failures.push({ handler: entry.name, error });
-        }
+        this.#settled(entry, state, started, undefined, error, true);
+        continue;
       }
-      this.#record(entry, hasError, (this.#clock.monotonic() - started) / 1000);
+      if (isThenable(result)) {
+        return this.#runAsync(key, context, handlers, index, result, started, state);
+      }
+      this.#settled(entry, state, started, result, undefined, false);
     }
-    const metadata = metadataOf(current);
+    this.#finish(state);
+    return undefined;
+  }
+
+  // The rest of a run once handlers[index] returned `pending` (started at `started`).
+  async #runAsync(
+    key: string,
+    context: ReconcileContext,
+    handlers: ReadonlyArray<Entry<T>>,
+    index: number,
+    pending: PromiseLike<SharedHandlerResult<T>>,
+    started: number,
+    state: RunState<T>,
+  ): Promise<void> {
+    const first = handlers[index] as Entry<T>;
+    try {
+      this.#settled(first, state, started, await pending, undefined, false);
+    } catch (error) {
+      this.#settled(first, state, started, undefined, error, true);
+    }
+    for (let next = index + 1; next < handlers.length; next++) {
+      const entry = handlers[next] as Entry<T>;
+      if (entry.removed) continue;
+      const begun = this.#timed ? this.#clock.monotonic() : 0;
+      try {
+        const result = await entry.handler(key, state.current, context);
+        this.#settled(entry, state, begun, result, undefined, false);
+      } catch (error) {
+        this.#settled(entry, state, begun, undefined, error, true);
+      }
+    }
+    this.#finish(state);
+  }
+
+  // One handler's outcome: pass its returned object on, note its failure, record its metrics.
+  #settled(
+    entry: Entry<T>,
+    state: RunState<T>,
+    started: number,
+    result: SharedHandlerResult<T>,
+    error: unknown,
+    threw: boolean,
+  ): void {
+    let failed = threw;
+    let failure = error;
+    if (!threw) {
+      try {
+        if (metadataOf(result)?.uid) state.current = result as T;
+      } catch (caught) {
+        // A result whose metadata cannot be read fails its handler, as it did inside the handler's try.
+        failed = true;
+        failure = caught;
+      }
+    }
+    let hasError = false;
+    if (failed && !isIgnoreError(failure)) {
+      hasError = true;
+      state.failures ??= [];
+      state.failures.push({ handler: entry.name, error: failure });
+    }
+    if (this.#timed) this.#record(entry, hasError, (this.#clock.monotonic() - started) / 1000);
+  }
+
+  // After the last handler: remember a finalized object, throw the aggregated failures.
+  #finish(state: RunState<T>): void {
+    const metadata = metadataOf(state.current);
     if (metadata?.uid && metadata.deletionTimestamp && (metadata.finalizers?.length ?? 0) === 0) {
       this.#finalized.set(metadata.uid, this.#clock.monotonic() + recentDeletionMemoryMs);
     }
-    if (failures.length > 0) throw new HandlerError(this.#controllerName, failures);
+    if (state.failures !== undefined) throw new HandlerError(this.#controllerName, state.failures);
   }
 
   #wasFinalized(uid: string): boolean {
@@ -264,6 +372,30 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
       this.#logger.warn('recording handler metrics failed', { error: errorMessage(error) });
     }
   }
+}
+
+/**
+ * @internal Run `handler` for `key` as {@link SharedHandler.onChange} does, without a promise while its handlers
+ * return plain values (this package's handler; any other one through `onChange`).
+ */
+export function runSharedHandler<T extends KubeObjectLike>(
+  handler: SharedHandler<T>,
+  key: string,
+  object: T | undefined,
+  context: ReconcileContext,
+): Promise<void> | undefined {
+  return handler instanceof SharedHandlerImpl
+    ? handler.run(key, object, context)
+    : handler.onChange(key, object, context);
+}
+
+/** @internal The informer event filter of `handler`'s predicates. */
+export function eventFilterOf<T extends KubeObjectLike>(handler: SharedHandler<T>): EventFilter<T> {
+  if (handler instanceof SharedHandlerImpl) {
+    const impl = handler as SharedHandlerImpl<T>;
+    return { active: () => impl.filtering(), accepts: (event) => impl.accepts(event) };
+  }
+  return { active: () => true, accepts: (event) => handler.accepts(event) };
 }
 
 /**
