@@ -20,20 +20,30 @@ import {
   type StopResult,
   systemClock,
 } from '@lasso/core';
-import { checkSignal, checkTimeout, kindMap } from './checks.ts';
+import { checkSignal, kindMap } from './checks.ts';
 import { FactoryClosedError } from './errors.ts';
 import { HealthGate } from './health-gate.ts';
 import { type KindRef, resolveKindRef } from './kind.ts';
 import {
   checkResourceKind,
-  type KindLookups,
   KindLookupsBase,
   type LookupOptions,
   ProductRegistry,
   type ResolvedKind,
 } from './kind-lookups.ts';
-import { type Entry, type FactoryRun, type KindState, KindSupervisor } from './kind-supervisor.ts';
+import { type Entry, type FactoryRun, KindSupervisor } from './kind-supervisor.ts';
 import { gvkKey } from './names.ts';
+import type {
+  KindStatus,
+  SharedCacheFactory,
+  SharedCacheFactoryOptions,
+} from './shared-cache-factory-api.ts';
+import {
+  checkNamespaceOption,
+  checkResyncOption,
+  checkSharedCacheFactoryArgs,
+  checkTweakOption,
+} from './shared-cache-factory-options.ts';
 import type { SharedClientFactory } from './shared-client-factory.ts';
 import { followSignal } from './signals.ts';
 
@@ -41,108 +51,11 @@ import { followSignal } from './signals.ts';
 export const defaultGracefulShutdownTimeoutMs = 30_000;
 
 export type { KindState } from './kind-supervisor.ts';
-
-/** Options of {@link createSharedCacheFactory} (lasso `SharedCacheFactoryOptions`). */
-export interface SharedCacheFactoryOptions {
-  /** Namespace every informer watches; `''`/undefined = all. Ignored for cluster-scoped kinds. */
-  defaultNamespace?: string | undefined;
-  /** Resync period of every informer; `0` = never. Default 10 hours (lasso's 600 minutes). */
-  defaultResyncMs?: number | undefined;
-  /** Applied to every list and watch (label/field selectors). */
-  defaultTweakList?: TweakListOptionsFunc | undefined;
-  /** Per-kind namespace, e.g. `new Map([[{ apiVersion: 'v1', kind: 'Secret' }, 'cattle-system']])`. */
-  kindNamespace?: Iterable<readonly [KindRef, string]> | undefined;
-  /** Per-kind resync period in ms (`0` = never). */
-  kindResyncMs?: Iterable<readonly [KindRef, number]> | undefined;
-  /** Per-kind list/watch tweak; replaces `defaultTweakList` for that kind. */
-  kindTweakList?: Iterable<readonly [KindRef, TweakListOptionsFunc]> | undefined;
-  /** Told the outcome of every health ping (lasso's `HealthCallback`). */
-  healthCallback?: ((healthy: boolean) => void) | undefined;
-  /**
-   * How long {@link SharedCacheFactory.stopped} waits, after the start signal aborted, for the informers
-   * (and the handler calls in progress) to end before it settles with `drained: false`. Default 30 000.
-   */
-  gracefulShutdownTimeoutMs?: number | undefined;
-  /**
-   * Backoff between retries of a kind the server does not serve (a CRD not installed yet). Default: 1 s
-   * doubling to 60 s.
-   */
-  unservedRetry?: { initialMs?: number | undefined; maxMs?: number | undefined } | undefined;
-  /**
-   * Watch CustomResourceDefinitions and APIServices (through this factory's own informers) while a kind is not
-   * served or a custom kind runs, to retry at once when they change and to stop the informer of a kind no
-   * longer served. Needs list/watch on both; without it, unserved kinds are still retried with backoff.
-   * Default true.
-   */
-  watchDiscovery?: boolean | undefined;
-  /** Time source of the informers, retries, shutdown bound and the health gate. Default `systemClock`. */
-  clock?: Clock | undefined;
-  /** Where the factory, its informers and the health gate log. Default `defaultLogger`. */
-  logger?: Logger | undefined;
-  /** Where the informers count. */
-  metrics?: MetricsProvider | undefined;
-}
-
-/** One kind in {@link SharedCacheFactory.status}. */
-export interface KindStatus {
-  /** The kind. */
-  readonly gvk: GroupVersionKind;
-  /** {@link gvkString} of the kind, e.g. `apps/v1, Kind=Deployment`. */
-  readonly key: string;
-  /** Where it is. */
-  readonly state: KindState;
-  /** Why it is unserved, or the last list/watch failure of its informer; undefined when none. */
-  readonly lastError: unknown;
-  /** True for the factory's own CRD and APIService informers (see `watchDiscovery`). */
-  readonly internal: boolean;
-}
-
-/**
- * One informer per kind over a {@link SharedClientFactory} (lasso `SharedCacheFactory`), with the lifecycle
- * shape of `@lasso/core`'s `Lifecycle`. Informers are created deferred: none lists or watches before the
- * factory runs. While it runs, every informer created is started at once.
- */
-export interface SharedCacheFactory extends KindLookups<'informer'> {
-  /**
-   * Run every informer created, and every one created later, until `signal` aborts. The first start waits
-   * until the API server answers `/version` (pinging every 15 s, logging each failure; rejects with the
-   * signal's reason when it aborts first). Resolves once every kind was checked against discovery: the
-   * served ones run (not necessarily synced: see {@link waitForCacheSync}), the others are `unserved` in
-   * {@link status} and start once served. Idempotent while running (the running signal stays in charge);
-   * after a stop, runs again (each informer relists). Rejects with a `LASSO_FACTORY_CLOSED` error after
-   * `close()`.
-   */
-  start(signal: AbortSignal): Promise<void>;
-  /**
-   * Settles once the run's informers have ended after its signal aborted (at once when not running), bounded
-   * by `gracefulShutdownTimeoutMs`: `drained: false` names the informers still ending.
-   */
-  stopped(): Promise<StopResult>;
-  /** True from a start until the stop that follows its signal's abort has finished. */
-  isRunning(): boolean;
-  /**
-   * Stop (aborting the run) and release what the factory created: its timers, and the client factory when
-   * this factory created it. A closed factory cannot start again. Idempotent.
-   */
-  close(): Promise<void>;
-  /** `close()`, for `await using`. */
-  [Symbol.asyncDispose](): Promise<void>;
-  /**
-   * Start the informer of one kind if it was created (lasso `StartGVK`): starts the factory with `signal` when
-   * it does not run. Resolves once that informer runs; for a kind the server does not serve yet, once it is
-   * served. Rejects with the signal's reason when it aborts first.
-   */
-  startGVK(signal: AbortSignal, kind: KindRef): Promise<void>;
-  /**
-   * Wait until every running informer has synced, or `signal` aborts: the result maps each kind
-   * ({@link gvkString}, e.g. `apps/v1, Kind=Deployment`) to whether it synced. Never rejects on abort.
-   */
-  waitForCacheSync(signal?: AbortSignal | undefined): Promise<Map<string, boolean>>;
-  /** Every kind of the factory and where it is: a health/readiness report. */
-  status(): KindStatus[];
-  /** The client factory the informers list and watch through. */
-  sharedClientFactory(): SharedClientFactory;
-}
+export type {
+  KindStatus,
+  SharedCacheFactory,
+  SharedCacheFactoryOptions,
+} from './shared-cache-factory-api.ts';
 
 class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements SharedCacheFactory {
   readonly #clients: SharedClientFactory;
@@ -447,58 +360,13 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
   }
 }
 
-function checkNamespaceOption(value: unknown, name: string): void {
-  if (typeof value !== 'string') throw new TypeError(`${name} must be a string ('' = all)`);
-}
-
-function checkResyncOption(value: unknown, name: string): void {
-  if (typeof value !== 'number' || !(value >= 0)) {
-    throw new RangeError(`${name} must be a number of ms >= 0 (0 = never), got ${String(value)}`);
-  }
-}
-
-function checkTweakOption(value: unknown, name: string): void {
-  if (typeof value !== 'function') throw new TypeError(`${name} must be a function`);
-}
-
 /** @internal {@link createSharedCacheFactory}, owning (closing) `clientFactory` when `ownsClients`. */
 export function newSharedCacheFactory(
   clientFactory: SharedClientFactory,
   options: SharedCacheFactoryOptions,
   ownsClients: boolean,
 ): SharedCacheFactory {
-  if (typeof clientFactory?.forResourceKind !== 'function') {
-    throw new TypeError('createSharedCacheFactory: clientFactory must be a SharedClientFactory');
-  }
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createSharedCacheFactory: options must be an object');
-  }
-  if (options.defaultNamespace !== undefined)
-    checkNamespaceOption(options.defaultNamespace, 'defaultNamespace');
-  if (options.defaultResyncMs !== undefined)
-    checkResyncOption(options.defaultResyncMs, 'defaultResyncMs');
-  if (options.defaultTweakList !== undefined)
-    checkTweakOption(options.defaultTweakList, 'defaultTweakList');
-  if (options.healthCallback !== undefined && typeof options.healthCallback !== 'function') {
-    throw new TypeError('createSharedCacheFactory: healthCallback must be a function');
-  }
-  if (options.gracefulShutdownTimeoutMs !== undefined) {
-    checkTimeout(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs');
-  }
-  const retry = options.unservedRetry;
-  if (retry !== undefined) {
-    for (const name of ['initialMs', 'maxMs'] as const) {
-      const value = retry[name];
-      if (
-        value !== undefined &&
-        !(typeof value === 'number' && value > 0 && Number.isFinite(value))
-      ) {
-        throw new RangeError(
-          `unservedRetry.${name} must be a finite number of ms > 0, got ${String(value)}`,
-        );
-      }
-    }
-  }
+  checkSharedCacheFactoryArgs(clientFactory, options);
   return new SharedCacheFactoryImpl(clientFactory, options, ownsClients);
 }
 
@@ -506,7 +374,8 @@ export function newSharedCacheFactory(
  * Create a {@link SharedCacheFactory} (lasso `NewSharedCachedFactory`): one informer per GVK (never two
  * under concurrent calls), created deferred so only kinds somebody asked for are ever listed or watched.
  * Every informer waits on one shared health gate after a failed list: one `/version` ping loop (15 s timeout,
- * 15 s between pings) however many informers fail, ending when nobody waits any more.
+ * retries after 800 ms doubling to 3.2 s, +0..25 % jitter) however many informers fail, ending when nobody waits
+ * any more.
  *
  * @example
  * ```ts

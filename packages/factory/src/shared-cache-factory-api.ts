@@ -1,0 +1,110 @@
+// The public shapes of a shared cache factory: its options, the status of one kind, and the factory itself.
+import type { TweakListOptionsFunc } from '@lasso/cache';
+import type { GroupVersionKind } from '@lasso/client';
+import type { Clock, Logger, MetricsProvider, StopResult } from '@lasso/core';
+import type { KindRef } from './kind.ts';
+import type { KindLookups } from './kind-lookups.ts';
+import type { KindState } from './kind-supervisor.ts';
+import type { SharedClientFactory } from './shared-client-factory.ts';
+
+/** Options of {@link createSharedCacheFactory} (lasso `SharedCacheFactoryOptions`). */
+export interface SharedCacheFactoryOptions {
+  /** Namespace every informer watches; `''`/undefined = all. Ignored for cluster-scoped kinds. */
+  defaultNamespace?: string | undefined;
+  /** Resync period of every informer; `0` = never. Default 10 hours (lasso's 600 minutes). */
+  defaultResyncMs?: number | undefined;
+  /** Applied to every list and watch (label/field selectors). */
+  defaultTweakList?: TweakListOptionsFunc | undefined;
+  /** Per-kind namespace, e.g. `new Map([[{ apiVersion: 'v1', kind: 'Secret' }, 'cattle-system']])`. */
+  kindNamespace?: Iterable<readonly [KindRef, string]> | undefined;
+  /** Per-kind resync period in ms (`0` = never). */
+  kindResyncMs?: Iterable<readonly [KindRef, number]> | undefined;
+  /** Per-kind list/watch tweak; replaces `defaultTweakList` for that kind. */
+  kindTweakList?: Iterable<readonly [KindRef, TweakListOptionsFunc]> | undefined;
+  /** Told the outcome of every health ping (lasso's `HealthCallback`). */
+  healthCallback?: ((healthy: boolean) => void) | undefined;
+  /**
+   * How long {@link SharedCacheFactory.stopped} waits, after the start signal aborted, for the informers
+   * (and the handler calls in progress) to end before it settles with `drained: false`. Default 30 000.
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /**
+   * Backoff between retries of a kind the server does not serve (a CRD not installed yet). Default: 1 s
+   * doubling to 60 s.
+   */
+  unservedRetry?: { initialMs?: number | undefined; maxMs?: number | undefined } | undefined;
+  /**
+   * Watch CustomResourceDefinitions and APIServices (through this factory's own informers) while a kind is not
+   * served or a custom kind runs, to retry at once when they change and to stop the informer of a kind no
+   * longer served. Needs list/watch on both; without it, unserved kinds are still retried with backoff.
+   * Default true.
+   */
+  watchDiscovery?: boolean | undefined;
+  /** Time source of the informers, retries, shutdown bound and the health gate. Default `systemClock`. */
+  clock?: Clock | undefined;
+  /** Where the factory, its informers and the health gate log. Default `defaultLogger`. */
+  logger?: Logger | undefined;
+  /** Where the informers count. */
+  metrics?: MetricsProvider | undefined;
+}
+
+/** One kind in {@link SharedCacheFactory.status}. */
+export interface KindStatus {
+  /** The kind. */
+  readonly gvk: GroupVersionKind;
+  /** {@link gvkString} of the kind, e.g. `apps/v1, Kind=Deployment`. */
+  readonly key: string;
+  /** Where it is. */
+  readonly state: KindState;
+  /** Why it is unserved, or the last list/watch failure of its informer; undefined when none. */
+  readonly lastError: unknown;
+  /** True for the factory's own CRD and APIService informers (see `watchDiscovery`). */
+  readonly internal: boolean;
+}
+
+/**
+ * One informer per kind over a {@link SharedClientFactory} (lasso `SharedCacheFactory`), with the lifecycle
+ * shape of `@lasso/core`'s `Lifecycle`. Informers are created deferred: none lists or watches before the
+ * factory runs. While it runs, every informer created is started at once.
+ */
+export interface SharedCacheFactory extends KindLookups<'informer'> {
+  /**
+   * Run every informer created, and every one created later, until `signal` aborts. The first start waits
+   * until the API server answers `/version` (retrying with backoff, 800 ms doubling to 3.2 s, logging a warning
+   * once per outage; rejects with the signal's reason when it aborts first). Resolves once every kind was checked against discovery: the
+   * served ones run (not necessarily synced: see {@link waitForCacheSync}), the others are `unserved` in
+   * {@link status} and start once served. Idempotent while running (the running signal stays in charge);
+   * after a stop, runs again (each informer relists). Rejects with a `LASSO_FACTORY_CLOSED` error after
+   * `close()`.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /**
+   * Settles once the run's informers have ended after its signal aborted (at once when not running), bounded
+   * by `gracefulShutdownTimeoutMs`: `drained: false` names the informers still ending.
+   */
+  stopped(): Promise<StopResult>;
+  /** True from a start until the stop that follows its signal's abort has finished. */
+  isRunning(): boolean;
+  /**
+   * Stop (aborting the run) and release what the factory created: its timers, and the client factory when
+   * this factory created it. A closed factory cannot start again. Idempotent.
+   */
+  close(): Promise<void>;
+  /** `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+  /**
+   * Start the informer of one kind if it was created (lasso `StartGVK`): starts the factory with `signal` when
+   * it does not run. Resolves once that informer runs; for a kind the server does not serve yet, once it is
+   * served. Rejects with the signal's reason when it aborts first.
+   */
+  startGVK(signal: AbortSignal, kind: KindRef): Promise<void>;
+  /**
+   * Wait until every running informer has synced, or `signal` aborts: the result maps each kind
+   * ({@link gvkString}, e.g. `apps/v1, Kind=Deployment`) to whether it synced. Never rejects on abort.
+   */
+  waitForCacheSync(signal?: AbortSignal | undefined): Promise<Map<string, boolean>>;
+  /** Every kind of the factory and where it is: a health/readiness report. */
+  status(): KindStatus[];
+  /** The client factory the informers list and watch through. */
+  sharedClientFactory(): SharedClientFactory;
+}
