@@ -33,15 +33,58 @@ export interface WatchStreamInit<T> {
 }
 
 /**
+ * @internal The key of a watch iterator's batch view (shared by every copy of `@lasso/client` through
+ * `Symbol.for`; `@lasso/cache`'s reflector looks it up by the same name). `iterator[watchBatchesKey]()` returns an
+ * AsyncIterator over the same events, each value the events of one body chunk, in order, never empty: a consumer
+ * that applies every event of a chunk synchronously pays one promise turn per chunk instead of one per event.
+ * Errors and their order are the events view's: the events decoded before a malformed line, an ERROR event or
+ * an oversized line are yielded as one batch, and the error is thrown by the next call. A consumer uses one view
+ * only; the batch iterator's `return()` releases the request (the event iterator's does not once the batch view
+ * is in use).
+ */
+export const watchBatchesKey: unique symbol = Symbol.for('lasso.client.watchBatches') as never;
+
+/** @internal A watch event iterator with its batch view (see {@link watchBatchesKey}). */
+export interface BatchedWatchIterator<T extends KubeObjectLike>
+  extends AsyncGenerator<WatchEvent<T>> {
+  [watchBatchesKey](): AsyncGenerator<WatchEvent<T>[]>;
+}
+
+/**
  * @internal The events of one watch request. An HTTP error answer throws its ApiError from the first
  * `next()`; a line over `maxWatchEventBytes` throws `LASSO_RESPONSE_TOO_LARGE`; a malformed line
  * `LASSO_WATCH_DECODE`; a stream ending inside an event `LASSO_WATCH_TRUNCATED`; no bytes for the
  * inactivity timeout a TimeoutError; a cut connection `LASSO_CONNECTION_FAILED`. The body is destroyed
- * whenever the generator ends.
+ * whenever the generator ends. The iterator also offers the events chunk by chunk ({@link watchBatchesKey}).
  */
-export async function* watchStream<T extends KubeObjectLike>(
+export function watchStream<T extends KubeObjectLike>(
   init: WatchStreamInit<T>,
+): BatchedWatchIterator<T> {
+  const batches = watchBatches(init);
+  const events = eventsOf(batches) as BatchedWatchIterator<T>;
+  Object.defineProperty(events, watchBatchesKey, { value: () => batches });
+  return events;
+}
+
+/** The events of `batches` one by one; ending early (return, throw) ends `batches`, which releases the body. */
+async function* eventsOf<T extends KubeObjectLike>(
+  batches: AsyncGenerator<WatchEvent<T>[]>,
 ): AsyncGenerator<WatchEvent<T>> {
+  try {
+    for (;;) {
+      const result = await batches.next();
+      if (result.done === true) return;
+      for (const event of result.value) yield event;
+    }
+  } finally {
+    await batches.return(undefined);
+  }
+}
+
+/** The events of one watch request, one array per body chunk (see {@link watchStream}). */
+async function* watchBatches<T extends KubeObjectLike>(
+  init: WatchStreamInit<T>,
+): AsyncGenerator<WatchEvent<T>[]> {
   const { options, clock, resource } = init;
   const inactivityMs =
     options.inactivityTimeoutMs ??
@@ -97,17 +140,29 @@ export async function* watchStream<T extends KubeObjectLike>(
     try {
       for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
         deadline.touch();
-        for (const line of bounded(() => decoder.push(chunk))) {
-          if (line === '') continue;
-          const event = decodeWatchEvent<T>(line);
-          init.fill(event.object);
+        // Every whole event of the chunk, decoded before it is handed over; the first failure (an oversized, a
+        // malformed line, an ERROR event) is thrown after the events before it, as one event at a time would.
+        const batch: WatchEvent<T>[] = [];
+        let failure: { error: unknown } | undefined;
+        try {
+          for (const line of bounded(() => decoder.push(chunk))) {
+            if (line === '') continue;
+            const event = decodeWatchEvent<T>(line);
+            init.fill(event.object);
+            batch.push(event);
+          }
+        } catch (error) {
+          failure = { error };
+        }
+        if (batch.length > 0) {
           deadline.hold();
           try {
-            yield event;
+            yield batch;
           } finally {
             deadline.release();
           }
         }
+        if (failure !== undefined) throw failure.error;
       }
       const tail = decodeWatchTail<T>(
         bounded(() => decoder.end()),
@@ -115,7 +170,7 @@ export async function* watchStream<T extends KubeObjectLike>(
       );
       if (tail !== undefined) {
         init.fill(tail.object);
-        yield tail;
+        yield [tail];
       }
     } catch (error) {
       if (combined.signal.aborted) throw abortReason(combined.signal);
