@@ -7,9 +7,22 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
 import { Agent, request } from 'undici';
 import { startServerChild } from './child.ts';
-import { type Contender, clientNodeContender, lassoContender } from './contenders.ts';
+import {
+  type Contender,
+  clientNode14Contender,
+  clientNodeContender,
+  lassoContender,
+} from './contenders.ts';
 import { benchConfigMap } from './fixtures.ts';
-import { machineNote, median, mib, parseSizes, settledHeapUsed } from './measure.ts';
+import {
+  type BenchSummary,
+  machineNote,
+  median,
+  mib,
+  parseSizes,
+  recordResults,
+  settledHeapUsed,
+} from './measure.ts';
 
 const sizes = parseSizes(process.argv.slice(2), { objects: 20_000, rounds: 5, parallel: 32 });
 
@@ -125,8 +138,8 @@ const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`.padStart(8
 const floorRounds = 3;
 
 /** Both informers, `sizes.rounds` times each after a warm-up, against one server; prints rounds and medians. */
-async function compare(kubeconfigPath: string, namespace: string): Promise<void> {
-  const contenders = [lassoContender, clientNodeContender];
+async function compare(kubeconfigPath: string, namespace: string, server: string): Promise<void> {
+  const contenders = [lassoContender, clientNodeContender, clientNode14Contender];
   const results = new Map<string, SyncResult[]>(contenders.map((c) => [c.name, []]));
   const floors = { paged: [] as number[], single: [] as number[] };
   for (const contender of contenders) await syncOnce(contender, kubeconfigPath, namespace); // warm-up
@@ -152,26 +165,44 @@ async function compare(kubeconfigPath: string, namespace: string): Promise<void>
     console.log(`  round ${round}: ${line.join('   ')}`);
   }
   const lasso = results.get(lassoContender.name) ?? [];
-  const peer = results.get(clientNodeContender.name) ?? [];
   const lassoMs = median(lasso.map((r) => r.syncMs));
-  const peerMs = median(peer.map((r) => r.syncMs));
   const lassoHeap = median(lasso.map((r) => r.heapBytes));
-  const peerHeap = median(peer.map((r) => r.heapBytes));
   const pagedMs = median(floors.paged);
   const singleMs = median(floors.single);
-  console.log(`  @lasso/cache  median sync ${seconds(lassoMs)}, heap after sync ${mib(lassoHeap)}`);
-  console.log(`  client-node   median sync ${seconds(peerMs)}, heap after sync ${mib(peerHeap)}`);
-  console.log(
-    `  ratio (client-node / lasso): sync time ${(peerMs / lassoMs).toFixed(2)}x, heap ${(peerHeap / lassoHeap).toFixed(2)}x (above 1: lasso is faster / smaller)`,
-  );
+  for (const contender of contenders) {
+    const runs = results.get(contender.name) ?? [];
+    const ms = median(runs.map((r) => r.syncMs));
+    const heap = median(runs.map((r) => r.heapBytes));
+    console.log(
+      `  ${contender.name.padEnd(15)} median sync ${seconds(ms)}, heap after sync ${mib(heap)}`,
+    );
+    summary.contenders[`${server} ${contender.name}`] = {
+      syncMs: Math.round(ms),
+      heapBytes: heap,
+      bytesPerObject: Math.round(heap / sizes.objects),
+    };
+    if (contender === lassoContender) continue;
+    console.log(
+      `  ratio (${contender.name} / lasso): sync time ${(ms / lassoMs).toFixed(2)}x, heap ${(heap / lassoHeap).toFixed(2)}x (above 1: lasso is faster / smaller)`,
+    );
+    const ratios = summary.ratios as Record<string, number>;
+    ratios[`${server} sync time ${contender.name} / lasso`] = Number((ms / lassoMs).toFixed(3));
+    ratios[`${server} heap ${contender.name} / lasso`] = Number((heap / lassoHeap).toFixed(3));
+  }
+  summary.contenders[`${server} floor 500 per page`] = { syncMs: Math.round(pagedMs) };
+  summary.contenders[`${server} floor one page`] = { syncMs: Math.round(singleMs) };
   console.log(
     `  (floor) raw undici list + JSON.parse, no cache: 500 per page (as lasso lists) ${seconds(pagedMs)}, ` +
       `one page (as client-node lists) ${seconds(singleMs)}`,
   );
+  const peerMs = median((results.get(clientNodeContender.name) ?? []).map((r) => r.syncMs));
   console.log(
-    `  above its floor: lasso ${seconds(lassoMs - pagedMs)}, client-node ${seconds(peerMs - singleMs)}`,
+    `  above its floor: lasso ${seconds(lassoMs - pagedMs)}, client-node 2.0 ${seconds(peerMs - singleMs)}`,
   );
 }
+
+/** What this run appends to results/<date>.json (recordResults). */
+const summary: BenchSummary = { sizes, contenders: {}, ratios: {} };
 
 async function main(): Promise<void> {
   console.log(
@@ -186,7 +217,7 @@ async function main(): Promise<void> {
     console.log(
       `  seeded ${sizes.objects} ConfigMaps through POST (${sizes.parallel} in flight) in ${seconds(seedMs).trim()}`,
     );
-    await compare(envtest.kubeconfigPath, envtest.namespace);
+    await compare(envtest.kubeconfigPath, envtest.namespace, 'A envtest');
   } finally {
     await envtest.stop();
   }
@@ -197,10 +228,11 @@ async function main(): Promise<void> {
     console.log(
       `B. ${stream.description} in a child process: the same objects from a pre-built list, pages by slicing`,
     );
-    await compare(stream.kubeconfigPath, stream.namespace);
+    await compare(stream.kubeconfigPath, stream.namespace, 'B stream');
   } finally {
     await stream.stop();
   }
+  recordResults('W2', summary);
 }
 
 main().catch((error: unknown) => {
