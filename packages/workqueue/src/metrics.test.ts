@@ -161,6 +161,31 @@ describe('workqueue metrics', () => {
     expect(reads).not.toHaveBeenCalled();
   });
 
+  it('reads the system clock through process.hrtime, once per transition', async () => {
+    // [seconds, nanoseconds] of CLOCK_MONOTONIC at the add, the hand-out and the done.
+    const readings: Array<[number, number]> = [
+      [5, 0],
+      [5, 50_000_000],
+      [6, 25_000_000],
+    ];
+    const hrtime = vi
+      .spyOn(process, 'hrtime')
+      .mockImplementation((() => readings.shift() ?? [0, 0]) as typeof process.hrtime);
+    try {
+      const metrics = createTestMetricsProvider();
+      const queue = createQueue<string>({ name: 'test', metrics }); // systemClock
+      queue.add('a');
+      expect(await queue.get()).toEqual({ item: 'a', shutdown: false });
+      queue.done('a');
+      expect(hrtime).toHaveBeenCalledTimes(3);
+      expect(metrics.observations(n.queueDuration, labels)).toEqual([0.05]);
+      expect(metrics.observations(n.workDuration, labels)).toEqual([0.975]);
+      queue.shutDown();
+    } finally {
+      hrtime.mockRestore();
+    }
+  });
+
   it('sums unfinished work and reports the longest running item', async () => {
     const clock = new FakeClock();
     const metrics = createTestMetricsProvider();
