@@ -161,6 +161,42 @@ describe('workqueue metrics', () => {
     expect(reads).not.toHaveBeenCalled();
   });
 
+  it('shares the reading of an add or done with a direct hand-off to a waiting worker', async () => {
+    const clock = new FakeClock();
+    const reads = vi.spyOn(clock, 'monotonic');
+    const metrics = createTestMetricsProvider();
+    const queue = createQueue<string>({ name: 'test', metrics, clock });
+    reads.mockClear();
+    // A worker waits; the add hands 'a' straight to it: one reading, no time in the queue.
+    const first = queue.get();
+    await clock.advance(10);
+    queue.add('a');
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(await first).toEqual({ item: 'a', shutdown: false });
+    expect(metrics.observations(n.queueDuration, labels)).toEqual([0]);
+    expect(metrics.value(n.depth, labels)).toBe(0);
+    // Re-added at t=30 while processed, done at t=100 while another worker waits: the done's reading ends
+    // both its work (90 ms) and its second wait in the queue (70 ms).
+    await clock.advance(20);
+    queue.add('a');
+    expect(reads).toHaveBeenCalledTimes(2);
+    const second = queue.get();
+    await clock.advance(70);
+    queue.done('a');
+    expect(reads).toHaveBeenCalledTimes(3);
+    expect(await second).toEqual({ item: 'a', shutdown: false });
+    expect(metrics.observations(n.workDuration, labels)).toEqual([0.09]);
+    expect(metrics.observations(n.queueDuration, labels)).toEqual([0, 0.07]);
+    expect(metrics.value(n.depth, labels)).toBe(0);
+    // The second processing started at t=100.
+    await clock.advance(400);
+    expect(metrics.value(n.longestRunningProcessor, labels)).toBe(0.4);
+    await clock.advance(5);
+    queue.done('a');
+    expect(metrics.observations(n.workDuration, labels)).toEqual([0.09, 0.405]);
+    queue.shutDown();
+  });
+
   it('reads the system clock through process.hrtime, once per transition', async () => {
     // [seconds, nanoseconds] of CLOCK_MONOTONIC at the add, the hand-out and the done.
     const readings: Array<[number, number]> = [

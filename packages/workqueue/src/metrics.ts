@@ -65,6 +65,8 @@ export class QueueMetrics {
   // it is not being processed: client-go's processingStartTimes).
   #addedAt = new Float64Array(initialSlots);
   #startedAt = new Float64Array(initialSlots).fill(Number.NaN);
+  // The latest clock reading of an add or done (see `handedOut`).
+  #lastReading = 0;
   // One past the highest slot ever used: the refresh scans no further.
   #slotsInUse = 0;
   #timer: TimerHandle | undefined;
@@ -122,9 +124,12 @@ export class QueueMetrics {
     this.#addedAt[slot] = this.#now();
   }
 
-  /** The item in `slot` was handed to a worker. */
-  handedOut(slot: number): void {
-    const now = this.#now();
+  /**
+   * The item in `slot` was handed to a worker. `sameInstant`: within the add or done that queued it, so the
+   * clock reading of that transition is this one's too (a direct hand-off to a waiting worker).
+   */
+  handedOut(slot: number, sameInstant = false): void {
+    const now = sameInstant ? this.#lastReading : this.#now();
     this.#depth.dec();
     this.#startedAt[slot] = now;
     this.#latency.observe((now - (this.#addedAt[slot] as number)) / 1000);
@@ -132,7 +137,8 @@ export class QueueMetrics {
 
   /** The item in `slot` is done. */
   done(slot: number): void {
-    this.#workDuration.observe((this.#now() - (this.#startedAt[slot] as number)) / 1000);
+    const now = this.#now();
+    this.#workDuration.observe((now - (this.#startedAt[slot] as number)) / 1000);
     this.#startedAt[slot] = Number.NaN;
   }
 
@@ -164,9 +170,11 @@ export class QueueMetrics {
     this.#timer = undefined;
   }
 
-  /** The clock, once per transition. */
+  /** The clock, once per transition; kept for a direct hand-off that follows it (see `handedOut`). */
   #now(): number {
-    return this.#hrtime ? hrtimeMs() : this.#clock.monotonic();
+    const now = this.#hrtime ? hrtimeMs() : this.#clock.monotonic();
+    this.#lastReading = now;
+    return now;
   }
 
   /** Make room for `slot` (the queue hands out slots 0, 1, 2, ... and reuses freed ones). */

@@ -138,7 +138,7 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
 
   get(): Promise<GetResult<T>> {
     // Fast path: no executor, no waiter bookkeeping when an item is ready now.
-    if (this.#head < this.#queue.length) return Promise.resolve(this.#handOut(this.#pop()));
+    if (this.#head < this.#queue.length) return Promise.resolve(this.#handOut(this.#pop(), false));
     if (this.#shuttingDown) return Promise.resolve(shutdownResult);
     return new Promise<GetResult<T>>((resolve) => {
       this.#waiters.push(resolve);
@@ -237,11 +237,15 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
     this.#freeSlots.push(slot);
   }
 
-  /** Queue a DIRTY, not-processing slot, or hand its item straight to a waiting worker. */
+  /**
+   * Queue a DIRTY, not-processing slot, or hand its item straight to a waiting worker. Called only right after
+   * the transition that made it DIRTY and not processing (an add, a done), whose clock reading the metrics reuse
+   * for a direct hand-off: no code runs in between.
+   */
   #enqueue(slot: number): void {
     if (this.#waiters.length > 0) {
       const waiter = this.#waiters.shift() as Waiter<T>;
-      waiter(this.#handOut(slot));
+      waiter(this.#handOut(slot, true));
       return;
     }
     this.#queue.push(slot);
@@ -261,10 +265,11 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
     return slot;
   }
 
-  #handOut(slot: number): GetResult<T> {
+  /** `sameInstant`: handed off within the add or done that queued it (see `#enqueue`). */
+  #handOut(slot: number, sameInstant: boolean): GetResult<T> {
     this.#slotStates[slot] = PROCESSING;
     this.#processingCount++;
-    this.metrics?.handedOut(slot);
+    this.metrics?.handedOut(slot, sameInstant);
     return { item: this.#slotItems[slot] as T, shutdown: false };
   }
 }
