@@ -1,27 +1,20 @@
 // The dynamic controller: handlers for every kind the server serves, chosen by matcher, with kinds found through
 // discovery (refreshed when CRDs or APIServices change) and asked for on demand by GVK. Ports rancher/lasso
 // pkg/dynamic/controller.go and gvks.go, without its faults (see the README's porting notes).
-import {
-  type EventHandlerRegistration,
-  isDeletedFinalStateUnknown,
-  type SharedIndexInformer,
-} from '@lasso/cache';
+import type { EventHandlerRegistration, SharedIndexInformer } from '@lasso/cache';
 import {
   ApiError,
   DiscoveryClient,
   type GroupVersionKind,
   type KubeObject,
   type KubeObjectLike,
-  servedGroupOf,
   type WriteOptions,
 } from '@lasso/client';
-import { HandlerError, type HandlerFailure, type ReconcileContext } from '@lasso/controller';
 import {
   type Clock,
   defaultLogger,
   drainedResult,
   drainWithin,
-  errorMessage,
   guardLogger,
   type Logger,
   type StopResult,
@@ -33,6 +26,7 @@ import {
   type SharedClientFactory,
   type SharedControllerFactory,
 } from '@lasso/factory';
+import { watchDiscoveryChanges } from './discovery-changes.ts';
 import {
   DiscoveryRefresher,
   type DiscoverySnapshot,
@@ -45,13 +39,13 @@ import type {
   DynamicControllerOptions,
   DynamicHandler,
   DynamicListOptions,
-  DynamicMatcher,
   DynamicReadOptions,
   WatchedKind,
 } from './dynamic-controller-api.ts';
 import { DynamicClosedError, DynamicNotRunningError } from './errors.ts';
+import { HandlerRegistry, type WatchMode } from './handler-registry.ts';
 import { IncrementalDiscovery } from './incremental-discovery.ts';
-import { checkOptions, checkRegistration, type DynamicMatcherInput, toMatcher } from './options.ts';
+import { checkOptions, checkRegistration, type DynamicMatcherInput } from './options.ts';
 import { Watcher } from './watcher.ts';
 
 export type {
@@ -64,12 +58,6 @@ export type {
   GvkMatcher,
   WatchedKind,
 } from './dynamic-controller-api.ts';
-
-interface Registration {
-  readonly name: string;
-  readonly matcher: DynamicMatcher;
-  readonly handler: DynamicHandler;
-}
 
 interface Run {
   readonly signal: AbortSignal;
@@ -84,9 +72,6 @@ interface Run {
   ended: boolean;
 }
 
-const crdKind = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' };
-const apiServiceKind = { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService' };
-
 class DynamicControllerImpl implements DynamicController {
   readonly #factory: SharedControllerFactory;
   readonly #clients: SharedClientFactory;
@@ -98,7 +83,7 @@ class DynamicControllerImpl implements DynamicController {
     readonly workers: number;
     readonly gracefulShutdownTimeoutMs: number;
   };
-  readonly #registrations = new Set<Registration>();
+  readonly #handlers: HandlerRegistry;
   #run: Run | undefined;
   #closed = false;
 
@@ -118,6 +103,7 @@ class DynamicControllerImpl implements DynamicController {
       gracefulShutdownTimeoutMs:
         options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs,
     };
+    this.#handlers = new HandlerRegistry(this.#logger);
   }
 
   onChange(
@@ -128,17 +114,10 @@ class DynamicControllerImpl implements DynamicController {
   ): void {
     checkRegistration(signal, name, matcher, handler);
     if (this.#closed || signal.aborted) return;
-    const registration: Registration = { name, matcher: toMatcher(matcher), handler };
-    this.#registrations.add(registration);
-    signal.addEventListener(
-      'abort',
-      () => {
-        this.#registrations.delete(registration);
-        const run = this.#liveRun();
-        if (run !== undefined) this.#reconcile(run);
-      },
-      { once: true },
-    );
+    this.#handlers.add(signal, name, matcher, handler, () => {
+      const run = this.#liveRun();
+      if (run !== undefined) this.#reconcile(run);
+    });
     // lasso waits for the next refresh; matching kinds are watched at once here.
     const run = this.#liveRun();
     if (run !== undefined) this.#reconcile(run);
@@ -192,7 +171,14 @@ class DynamicControllerImpl implements DynamicController {
       },
       { once: true },
     );
-    await this.#watchDiscoveryChanges(run, signal);
+    await watchDiscoveryChanges(
+      this.#factory.sharedCacheFactory(),
+      run.refresher,
+      run.discoveryHandlers,
+      run.signal,
+      signal,
+      this.#logger,
+    );
     await run.refresher.refresh();
   }
 
@@ -324,47 +310,6 @@ class DynamicControllerImpl implements DynamicController {
     return run !== undefined && !run.signal.aborted ? run : undefined;
   }
 
-  // lasso's `dynamic-types` handler: every CRD/APIService event marks discovery dirty (one refresh per burst).
-  async #watchDiscoveryChanges(run: Run, signal: AbortSignal): Promise<void> {
-    const caches = this.#factory.sharedCacheFactory();
-    for (const kind of [crdKind, apiServiceKind]) {
-      try {
-        const informer = await caches.forKind(kind, { signal: run.signal });
-        if (run.signal.aborted) return;
-        run.discoveryHandlers.push(
-          informer.addEventHandler(
-            {
-              onAdd: (object, initial) => {
-                if (!initial) run.refresher.markDirty(servedGroupOf(object));
-              },
-              onUpdate: (_old, object) => run.refresher.markDirty(servedGroupOf(object)),
-              onDelete: (object) =>
-                run.refresher.markDirty(
-                  servedGroupOf(isDeletedFinalStateUnknown(object) ? object.object : object),
-                ),
-            },
-            { name: 'dynamic-types' },
-          ),
-        );
-        // Starts the cache factory with this signal when it does not run yet.
-        caches.startGVK(signal, kind).catch((error: unknown) => {
-          if (!run.signal.aborted) {
-            this.#logger.warn('could not watch for discovery changes', {
-              kind: kind.kind,
-              error: errorMessage(error),
-            });
-          }
-        });
-      } catch (error) {
-        if (run.signal.aborted) return;
-        this.#logger.warn('could not watch for discovery changes; refreshing with backoff only', {
-          kind: kind.kind,
-          error: errorMessage(error),
-        });
-      }
-    }
-  }
-
   // Brings the watchers in line with what is served and wanted. Synchronous: no lock, lookups never wait on it.
   #reconcile(run: Run): void {
     if (run.signal.aborted) return;
@@ -390,28 +335,8 @@ class DynamicControllerImpl implements DynamicController {
     }
   }
 
-  #wanted(run: Run, key: string, gvk: GroupVersionKind): 'full' | 'metadata' | undefined {
-    if (run.onDemand.has(key)) return 'full';
-    let wanted: 'full' | 'metadata' | undefined;
-    for (const registration of this.#registrations) {
-      if (!this.#matches(registration, gvk)) continue;
-      if (registration.matcher.metadataOnly !== true) return 'full';
-      wanted = 'metadata';
-    }
-    return wanted;
-  }
-
-  #matches(registration: Registration, gvk: GroupVersionKind): boolean {
-    try {
-      return registration.matcher.gvk(gvk) === true;
-    } catch (error) {
-      this.#logger.error('matcher threw; treating the kind as not matched', {
-        handler: registration.name,
-        gvk: gvkString(gvk),
-        error: errorMessage(error),
-      });
-      return false;
-    }
+  #wanted(run: Run, key: string, gvk: GroupVersionKind): WatchMode {
+    return run.onDemand.has(key) ? 'full' : this.#handlers.wanted(gvk);
   }
 
   #watch(run: Run, kind: ServedKind, metadataOnly: boolean): Watcher {
@@ -429,7 +354,8 @@ class DynamicControllerImpl implements DynamicController {
       },
       kind,
       metadataOnly,
-      (key, object, context) => this.#dispatch(gvk, key, object as KubeObject | undefined, context),
+      (key, object, context) =>
+        this.#handlers.dispatch(gvk, key, object as KubeObject | undefined, context),
       run.signal,
     );
     run.watchers.set(watcher.key, watcher);
@@ -441,26 +367,6 @@ class DynamicControllerImpl implements DynamicController {
     const ending = watcher.cancel(reason);
     run.ending.add(ending);
     void ending.finally(() => run.ending.delete(ending));
-  }
-
-  // lasso's shared handler: every registration whose matcher accepts the kind, in registration order.
-  async #dispatch(
-    gvk: GroupVersionKind,
-    key: string,
-    object: KubeObject | undefined,
-    context: ReconcileContext,
-  ): Promise<void> {
-    const failures: HandlerFailure[] = [];
-    for (const registration of [...this.#registrations]) {
-      if (!this.#matches(registration, gvk)) continue;
-      try {
-        await registration.handler(gvk, key, object, context);
-      } catch (error) {
-        failures.push({ handler: registration.name, error });
-      }
-    }
-    if (failures.length === 1) throw failures[0]?.error;
-    if (failures.length > 1) throw new HandlerError(gvkString(gvk), failures);
   }
 
   // The watcher of a kind asked for on demand: lazily created after checking the server serves the kind.
