@@ -1,4 +1,5 @@
-// Ports the intent of rancher/lasso pkg/cache/cache.go behaviours (deferred lister-watcher, RV "0" rewrite, resync).
+// Ports the intent of rancher/lasso pkg/cache/cache.go behaviours (deferred lister-watcher, resync); its RV "0" rewrite
+// is now the reflector's `initialList: 'consistent'` (list-strategy.test.ts).
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -78,6 +79,7 @@ describe('createCache', () => {
     expect(
       client.calls.map((call) => [call.verb, call.namespace, call.options?.labelSelector]),
     ).toEqual([
+      ['watch', 'team', 'app=web'], // the streaming list, refused by the fake
       ['list', 'team', 'app=web'],
       ['watch', 'team', 'app=web'],
     ]);
@@ -94,7 +96,7 @@ describe('createCache', () => {
     const controller = new AbortController();
     const running = informer.run({ signal: controller.signal });
     await client.backend.nextWatch();
-    expect(client.calls.map((call) => call.namespace)).toEqual([undefined, undefined]);
+    expect(client.calls.map((call) => call.namespace)).toEqual([undefined, undefined, undefined]);
     controller.abort();
     await running;
   });
@@ -159,15 +161,19 @@ describe('createCache', () => {
 });
 
 describe('createClientListerWatcher', () => {
-  it('rewrites a list at resourceVersion "0" to ""', async () => {
+  it('passes a list at resourceVersion "0" through (the watch cache answers it; no Lasso Go rewrite to "")', async () => {
     const client = fakeClient(true);
-    const listerWatcher = createClientListerWatcher(client);
-    await listerWatcher.list({
-      resourceVersion: '0',
-      resourceVersionMatch: 'NotOlderThan',
-      limit: 500,
+    const listerWatcher = createClientListerWatcher(client, {
+      tweakList: (options) => {
+        options.labelSelector = 'a=b';
+      },
     });
-    expect(client.calls[0]?.options).toEqual({ resourceVersion: '', limit: 500 });
+    await listerWatcher.list({ resourceVersion: '0', limit: 500 });
+    expect(client.calls[0]?.options).toEqual({
+      resourceVersion: '0',
+      limit: 500,
+      labelSelector: 'a=b',
+    });
   });
 
   it('waits for the API to be healthy after a failed list, then reports the failure', async () => {
@@ -242,6 +248,8 @@ describe('Reflector over a Client', () => {
     const reflector = new Reflector(createClientListerWatcher(client, { namespace: 'ns' }), store, {
       clock,
       random: () => 0,
+      // This loopback serves any watch as a plain one: these tests pin the watch, after a list.
+      initialList: 'cached',
       watchErrorHandler: (error) => {
         errors.push(error);
         reported(error);

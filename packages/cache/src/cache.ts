@@ -62,8 +62,9 @@ export const defaultCacheResyncMs = 600 * 60 * 1000;
 
 /**
  * Create an informer for `client`'s resource: lasso's `NewCache`. The lister-watcher is deferred: no API
- * call happens before `run`. A namespaced kind gets the {@link namespaceIndex} index. Lists at
- * resourceVersion `"0"` are rewritten to `""` (servers ignore `limit` at `"0"`).
+ * call happens before `run`. A namespaced kind gets the {@link namespaceIndex} index. How it lists is the
+ * reflector's `initialList` (default: a streaming list, falling back to client-go's list at `"0"`; Lasso Go's
+ * rewrite of `"0"` to `""` is `initialList: 'consistent'`).
  *
  * @example
  * ```ts
@@ -110,7 +111,7 @@ export function createCache<T extends KubeObjectLike = KubeObject>(
 
 /**
  * The lister-watcher `createCache` uses: `client.list`/`client.watch` in `namespace` (none for cluster-scoped
- * kinds) with `tweakList` applied, `"0"` lists rewritten to `""`, and `waitHealthy` awaited after a failed list
+ * kinds) with `tweakList` applied, and `waitHealthy` awaited after a failed list
  * (the list error is thrown afterwards even when `waitHealthy` rejects; that rejection is logged).
  */
 export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>(
@@ -124,10 +125,6 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
     async list(listOptions) {
       const tweaked: ListOptions = { ...listOptions };
       tweakList?.(tweaked);
-      if (tweaked.resourceVersion === '0') {
-        tweaked.resourceVersion = '';
-        delete tweaked.resourceVersionMatch;
-      }
       try {
         return await client.list(namespace, tweaked);
       } catch (error) {

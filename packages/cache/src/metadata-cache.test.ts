@@ -50,7 +50,12 @@ describe('createMetadataCache', () => {
     await informer.start(stop.signal);
     await informer.whenSynced();
     expect(informer.getStore().getByKey('team/token')?.metadata?.labels).toEqual({ a: 'b' });
-    expect(client.calls[0]).toMatchObject({ verb: 'list', options: { asMetadata: true } });
+    // The streaming list (refused by the fake, as by servers without the WatchList feature), then the list.
+    expect(client.calls[0]).toMatchObject({
+      verb: 'watch',
+      options: { asMetadata: true, sendInitialEvents: true },
+    });
+    expect(client.calls[1]).toMatchObject({ verb: 'list', options: { asMetadata: true } });
     stop.abort();
     await informer.stopped();
     expect(client.calls.every((call) => call.options?.asMetadata === true)).toBe(true);

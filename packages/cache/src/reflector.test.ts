@@ -77,11 +77,12 @@ const gone = () =>
   new ApiError({ status: 410, reason: 'Expired', message: 'too old resource version' });
 
 describe('Reflector', () => {
-  it('lists at resourceVersion "" in pages of 500, then watches from the list version with bookmarks', async () => {
+  it('lists at resourceVersion "0" in pages of 500 where streaming is refused, then watches from the list version with bookmarks', async () => {
     const t = setup(1200);
     const watch = await t.fake.nextWatch();
+    expect(t.fake.streamingCalls).toHaveLength(1);
     expect(t.fake.listCalls).toHaveLength(3);
-    expect(t.fake.listCalls[0]).toMatchObject({ limit: 500, resourceVersion: '' });
+    expect(t.fake.listCalls[0]).toMatchObject({ limit: 500, resourceVersion: '0' });
     expect(t.fake.listCalls[0]).not.toHaveProperty('resourceVersionMatch');
     expect(t.fake.listCalls[1]).toMatchObject({ limit: 500, continue: expect.any(String) });
     expect(t.fake.listCalls[1]).not.toHaveProperty('resourceVersion');
@@ -244,7 +245,7 @@ describe('Reflector', () => {
     watch.fail(gone());
     await t.clock.advance(800);
     await t.fake.nextWatch();
-    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
+    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['0', '2', '']);
     expect(t.errors.map((error) => error.phase)).toEqual(['watch-start', 'list']);
     await t.stop();
   });
@@ -255,7 +256,7 @@ describe('Reflector', () => {
     t.fake.failNextList(tooLarge());
     watch.fail(gone());
     await t.fake.nextWatch();
-    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2', '']);
+    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['0', '2', '']);
     expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
       ['watch-start', true, 0],
       ['list', true, 0],
@@ -273,7 +274,7 @@ describe('Reflector', () => {
     expect(t.errors[0]?.retryInMs).toBe(1_000); // the server's Retry-After beats the 800 ms backoff
     await t.clock.advance(1_000);
     await t.fake.nextWatch();
-    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['', '2']);
+    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['0', '2']);
     await t.stop();
   });
 
@@ -712,7 +713,7 @@ describe('Reflector', () => {
     await t.fake.nextWatch();
     expect(t.store.size()).toBe(6);
     expect(t.fake.listCalls.map((call) => call.continue ?? call.resourceVersion)).toEqual([
-      '',
+      '0',
       '6:2',
       '',
       '7:2',

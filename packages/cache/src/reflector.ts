@@ -1,5 +1,5 @@
 // Reflector: keeps a store in step with the API server through list + watch, as an explicit state machine.
-// Ports client-go tools/cache reflector.go with lasso's list fix (first list at resourceVersion "").
+// Ports client-go tools/cache reflector.go; how it lists is list-strategy.ts (streaming lists, client-go's list rules).
 import {
   ApiError,
   isApiError,
@@ -14,7 +14,6 @@ import {
 } from '@lasso/client';
 import {
   abortReason,
-  anySignal,
   type Clock,
   type Counter,
   defaultLogger,
@@ -26,14 +25,18 @@ import {
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
-  raceSignal,
   sleep,
   systemClock,
   TimeoutError,
-  timeoutSignal,
 } from '@lasso/core';
 import { createBackoff } from './backoff.ts';
 import { WatchError, type WatchErrorPhase } from './errors.ts';
+import {
+  type InitialListStrategy,
+  isTooLargeResourceVersion,
+  ListStrategy,
+} from './list-strategy.ts';
+import type { OpenWatch } from './watch-list.ts';
 
 /**
  * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
@@ -68,8 +71,18 @@ export type WatchErrorHandler = (error: WatchError) => void;
 export interface ReflectorOptions {
   /** Name in logs, metrics (`name` label) and errors; usually the GVK. Default `'reflector'`. */
   name?: string;
-  /** Page size of lists. Default 500. */
+  /**
+   * Page size of lists. Default 500, used as client-go uses it: lists at `"0"` and `""` ask for pages, a relist at
+   * a specific resourceVersion does not (so the watch cache answers it) unless this option is set or the first
+   * list at `"0"` came back paginated (the watch cache is off for the resource: etcd serves, in pages).
+   */
   pageSize?: number;
+  /**
+   * How the state is read before watching: `'streaming'` (default; falls back to `'cached'` when the server
+   * refuses), `'cached'` (client-go: first list at `"0"`) or `'consistent'` (Lasso Go: at `""`, always paged).
+   * See {@link InitialListStrategy} and the cache README's "Lists".
+   */
+  initialList?: InitialListStrategy;
   /** First backoff delay. Default 800 ms. */
   initialBackoffMs?: number;
   /** Cap of the un-jittered backoff delay. Default 3.2 s (client-go: 30 s; see the cache README's policy). */
@@ -117,7 +130,8 @@ type WatchOutcome =
       durationMs: number;
     };
 
-type Next = { kind: 'list'; resourceVersion: string } | { kind: 'watch' };
+// resourceVersion undefined: the first list (no version known yet).
+type Next = { kind: 'list'; resourceVersion: string | undefined } | { kind: 'watch' };
 
 /**
  * Lists, then watches, forever: the list replaces the store and gives the resourceVersion the watch starts
@@ -130,8 +144,12 @@ type Next = { kind: 'list'; resourceVersion: string } | { kind: 'watch' };
  * watch (open 10 s, or ended normally after something newer) restarts the backoff. Every failure goes to the
  * watch error handler, the logger and metrics.
  *
- * **Gotchas**: the first list is at resourceVersion `""` (a consistent, paginated read), not client-go's `"0"`,
- * which makes servers ignore `limit`. A watch that ends normally within 10 s without delivering anything newer
+ * **Gotchas**: by default the state comes from a streaming list (a watch with `sendInitialEvents`, ended by the
+ * `k8s.io/initial-events-end` bookmark, then kept as the watch); a server that refuses it (kube-apiserver before
+ * 1.27, or with the `WatchList` gate off) gets client-go's lists instead: the first at resourceVersion `"0"`,
+ * served whole by the watch cache (`limit` is ignored there: one big response; `initialList: 'consistent'` lists
+ * at `""` in pages, as Lasso Go does). A 410 or a too-large resourceVersion on a list makes the next one at `""`.
+ * A watch that ends normally within 10 s without delivering anything newer
  * than what the reflector had counts as a failure (client-go's "very short watch", widened from "no event in
  * a second"), so a server that closes watches at once, or replays an old event and closes, is not hammered.
  *
@@ -150,6 +168,9 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   /** Name in logs, metrics and errors. */
   readonly name: string;
   readonly #listerWatcher: ListerWatcher<T>;
+  readonly #lists: ListStrategy<T>;
+  /** The open watch of the last streaming list, taken over by the next watch. */
+  #handoff: OpenWatch<T> | undefined;
   readonly #store: ReflectorStore<T>;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -187,7 +208,10 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     options: ReflectorOptions = {},
   ) {
     this.name = options.name ?? 'reflector';
-    this.#listerWatcher = listerWatcher;
+    this.#listerWatcher = {
+      list: (listOptions) => listerWatcher.list(listOptions),
+      watch: (watchOptions) => this.#takeOver(watchOptions) ?? listerWatcher.watch(watchOptions),
+    };
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger).child({ reflector: this.name });
@@ -214,6 +238,25 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     };
     this.#watchErrorHandler = options.watchErrorHandler;
     const metrics = options.metrics ?? noopMetricsProvider;
+    const initialList = options.initialList ?? 'streaming';
+    if (!['streaming', 'cached', 'consistent'].includes(initialList)) {
+      throw new TypeError(
+        `Reflector: initialList must be 'streaming', 'cached' or 'consistent', got ${JSON.stringify(initialList)}`,
+      );
+    }
+    this.#lists = new ListStrategy<T>({
+      name: this.name,
+      listerWatcher,
+      strategy: initialList,
+      pageSize: this.#pageSize,
+      pageSizeSet: options.pageSize !== undefined,
+      listPageTimeoutMs: this.#listPageTimeoutMs,
+      minWatchTimeoutMs: this.#minWatchTimeoutMs,
+      clock: this.#clock,
+      logger: this.#logger,
+      metrics,
+      random: this.#random,
+    });
     const labels = { name: this.name };
     this.#metrics = {
       lists: metrics.counter({
@@ -283,7 +326,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       clock: this.#clock,
       random: this.#random,
     });
-    let next: Next = { kind: 'list', resourceVersion: '' };
+    let next: Next = { kind: 'list', resourceVersion: undefined };
     // 410s since the last healthy watch.
     let goneStreak = 0;
     const wait = async (delayMs: number): Promise<boolean> => {
@@ -304,6 +347,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           try {
             await this.#list(listAt, signal);
             next = { kind: 'watch' };
+            // A list that completed as the signal aborted: do not start a watch that would miss the abort.
+            if (signal.aborted) break;
           } catch (error) {
             if (signal.aborted) break;
             // The server forgot that version, or has not reached it (a lagging watch cache, an etcd restored
@@ -372,9 +417,51 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         if (delayMs > 0 && !(await wait(delayMs))) break;
       }
     } finally {
+      this.#releaseHandoff();
       this.#state = 'stopped';
       this.#running = false;
     }
+  }
+
+  /** The streaming list's open watch, for the watch that follows it (undefined: open a new one). */
+  #takeOver(options: WatchOptions): AsyncIterable<WatchEvent<T>> | undefined {
+    const open = this.#handoff;
+    this.#handoff = undefined;
+    if (open === undefined) return undefined;
+    if (options.sendInitialEvents !== undefined || options.signal === undefined) {
+      open.controller.abort(new LassoError('LASSO_ABORTED', 'streaming list not taken over'));
+      return undefined;
+    }
+    const { signal } = options;
+    const { iterator, controller } = open;
+    const onAbort = (): void => controller.abort(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const release = (): void => {
+      signal.removeEventListener('abort', onAbort);
+      if (!controller.signal.aborted)
+        controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
+    };
+    // A plain iterator (no batch view): the client's generator was already read event by event up to the bookmark.
+    const events: AsyncIterator<WatchEvent<T>> = {
+      next: () => iterator.next(),
+      return: async () => {
+        release();
+        await iterator.return?.();
+        return { done: true, value: undefined };
+      },
+    };
+    return { [Symbol.asyncIterator]: () => events };
+  }
+
+  #releaseHandoff(): void {
+    const open = this.#handoff;
+    this.#handoff = undefined;
+    if (open === undefined) return;
+    open.controller.abort(new LassoError('LASSO_ABORTED', 'reflector stopped'));
+    Promise.resolve()
+      .then(() => open.iterator.return?.())
+      .catch(() => {});
   }
 
   /**
@@ -387,64 +474,31 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     return Math.max(backoffMs - attemptMs, retryAfterMs, 0);
   }
 
-  async #list(resourceVersion: string, signal: AbortSignal): Promise<void> {
-    let restarts = 0;
-    let atVersion = resourceVersion;
-    for (;;) {
-      const items: T[] = [];
-      let listVersion = '';
-      let continueToken: string | undefined;
-      try {
-        do {
-          const deadline = timeoutSignal(
-            this.#clock,
-            this.#listPageTimeoutMs,
-            `list page not answered within ${this.#listPageTimeoutMs} ms`,
-          );
-          const pageSignal = anySignal([signal, deadline.signal]);
-          const options: ListOptions = { limit: this.#pageSize, signal: pageSignal.signal };
-          if (continueToken !== undefined) {
-            options.continue = continueToken;
-          } else {
-            options.resourceVersion = atVersion;
-            if (atVersion !== '') options.resourceVersionMatch = 'NotOlderThan';
-          }
-          let page: ObjectList<T>;
-          try {
-            page = await raceSignal(this.#listerWatcher.list(options), pageSignal.signal);
-          } finally {
-            deadline.clear();
-            pageSignal.dispose();
-          }
-          if (typeof page !== 'object' || page === null || !Array.isArray(page.items)) {
-            throw new LassoError('LASSO_WATCH_DECODE', 'list response has no items array');
-          }
-          for (const item of page.items) items.push(item);
-          listVersion = page.metadata?.resourceVersion ?? '';
-          continueToken = page.metadata?.continue || undefined;
-        } while (continueToken !== undefined);
-      } catch (error) {
-        // An expired continue token: the snapshot is gone, start a fresh consistent list.
-        if (continueToken !== undefined && isGone(error) && restarts < 3 && !signal.aborted) {
-          restarts++;
-          atVersion = '';
-          this.#logger.info('list continuation expired, listing again', { attempt: restarts });
-          continue;
-        }
-        throw error;
-      }
-      if (listVersion === '') {
-        throw new LassoError('LASSO_WATCH_DECODE', 'list response has no metadata.resourceVersion');
-      }
+  async #list(resourceVersion: string | undefined, signal: AbortSignal): Promise<void> {
+    this.#releaseHandoff();
+    const {
+      items,
+      resourceVersion: listVersion,
+      kind,
+      stream,
+    } = await this.#lists.list(resourceVersion, signal);
+    try {
       this.#store.replace(items, listVersion);
-      this.#lastSyncResourceVersion = listVersion;
-      if (this.#listsDone > 0) this.#metrics.relists.inc();
-      this.#listsDone++;
-      this.#metrics.lists.inc();
-      this.#metrics.lastEvent.set(this.#clock.now() / 1000);
-      this.#logger.debug('listed', { items: items.length, resourceVersion: listVersion });
-      return;
+    } catch (error) {
+      stream?.controller.abort(new LassoError('LASSO_ABORTED', 'streaming list not taken over'));
+      throw error;
     }
+    this.#lastSyncResourceVersion = listVersion;
+    this.#handoff = stream;
+    if (this.#listsDone > 0) this.#metrics.relists.inc();
+    this.#listsDone++;
+    this.#metrics.lists.inc();
+    this.#metrics.lastEvent.set(this.#clock.now() / 1000);
+    this.#logger.debug('listed', {
+      items: items.length,
+      resourceVersion: listVersion,
+      strategy: kind,
+    });
   }
 
   async #watch(signal: AbortSignal): Promise<WatchOutcome> {
@@ -709,20 +763,6 @@ function errorEventStatus(event: unknown): Status | undefined {
   const { type, object } = event as { type?: unknown; object?: unknown };
   if (type !== 'ERROR' || typeof object !== 'object' || object === null) return undefined;
   return object as Status;
-}
-
-/**
- * kube-apiserver's answer to a request at a resourceVersion it has not reached yet: 504 Timeout with cause
- * `ResourceVersionTooLarge` (older servers only say so in the message), as client-go's
- * isTooLargeResourceVersionError detects it.
- */
-function isTooLargeResourceVersion(error: unknown): boolean {
-  if (!isApiError(error)) return false;
-  // On the wire the cause type is `reason` (Go's `Type CauseType \`json:"reason"\``); accept `type` too.
-  const causes = error.causes as ReadonlyArray<{ reason?: unknown; type?: unknown }>;
-  if (causes.some((cause) => (cause.reason ?? cause.type) === 'ResourceVersionTooLarge'))
-    return true;
-  return error.status === 504 && error.message.includes('Too large resource version');
 }
 
 function positiveInteger(value: number, name: string): number {

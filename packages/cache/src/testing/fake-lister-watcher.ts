@@ -83,6 +83,18 @@ export class FakeWatch<T extends KubeObjectLike = KubeObject> {
 export interface FakeListerWatcherOptions<T> {
   /** Objects present at the start (resourceVersions are assigned). */
   objects?: T[];
+  /**
+   * How a watch with `sendInitialEvents` (a streaming list) is answered: `'refuse'` (default) with 422 Invalid, as
+   * kube-apiserver before 1.27 or with the `WatchList` feature gate off does; `'serve'` as KEP-3157 says (the
+   * objects as ADDED, then with bookmarks the `k8s.io/initial-events-end` bookmark, then changes); `'ignore'` as a
+   * server that does not know the option (a plain watch: history replayed, no end bookmark).
+   */
+  streamingLists?: 'refuse' | 'serve' | 'ignore';
+  /**
+   * Serve lists at resourceVersion `"0"` whole, ignoring `limit`, as kube-apiserver's watch cache does. Default
+   * false (every list honours `limit`, as when etcd serves).
+   */
+  watchCache?: boolean;
 }
 
 /**
@@ -106,6 +118,10 @@ export class FakeListerWatcher<T extends KubeObjectLike = KubeObject> implements
   readonly listCalls: ListOptions[] = [];
   /** Every watch call, in order (recorded when iteration starts, as the real client sends the request). */
   readonly watchCalls: WatchOptions[] = [];
+  /** Every watch call with `sendInitialEvents` (a streaming list), refused or not, in order. */
+  readonly streamingCalls: WatchOptions[] = [];
+  readonly #streamingLists: 'refuse' | 'serve' | 'ignore';
+  readonly #watchCache: boolean;
   #resourceVersion = 1;
   #expiredBefore = 0;
   readonly #objects = new Map<string, T>();
@@ -117,6 +133,8 @@ export class FakeListerWatcher<T extends KubeObjectLike = KubeObject> implements
   #unclaimed: FakeWatch<T>[] = [];
 
   constructor(options: FakeListerWatcherOptions<T> = {}) {
+    this.#streamingLists = options.streamingLists ?? 'refuse';
+    this.#watchCache = options.watchCache ?? false;
     for (const object of options.objects ?? []) this.create(object);
   }
 
@@ -208,7 +226,8 @@ export class FakeListerWatcher<T extends KubeObjectLike = KubeObject> implements
       offset = start;
     }
     const keys = [...this.#objects.keys()].sort();
-    const limit = options.limit && options.limit > 0 ? options.limit : keys.length;
+    const cached = this.#watchCache && !options.continue && options.resourceVersion === '0';
+    const limit = options.limit && options.limit > 0 && !cached ? options.limit : keys.length;
     const page = keys.slice(offset, offset + limit);
     const next = offset + page.length;
     const metadata: ObjectList<T>['metadata'] = { resourceVersion: String(snapshot) };
@@ -232,13 +251,38 @@ export class FakeListerWatcher<T extends KubeObjectLike = KubeObject> implements
 
   #startWatch(options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
     const { signal, ...recorded } = options;
+    const streaming = options.sendInitialEvents !== undefined;
+    if (streaming) {
+      this.streamingCalls.push(recorded);
+      if (this.#streamingLists === 'refuse') return refuseStreaming();
+    }
     this.watchCalls.push(recorded);
     const watch = new FakeWatch<T>(options);
     const fault = this.#watchFaults.shift();
+    const from = Number(options.resourceVersion || '0');
     if (fault !== undefined) {
       watch.fail(fault);
+    } else if (streaming && this.#streamingLists === 'serve' && options.sendInitialEvents) {
+      if (options.resourceVersion && from < this.#expiredBefore) {
+        watch.fail(gone(`too old resource version: ${from} (${this.#expiredBefore})`));
+      } else {
+        for (const key of [...this.#objects.keys()].sort()) {
+          watch.push({ type: 'ADDED', object: structuredClone(this.#objects.get(key) as T) });
+        }
+        if (options.allowWatchBookmarks) {
+          watch.push({
+            type: 'BOOKMARK',
+            object: {
+              metadata: {
+                resourceVersion: this.resourceVersion(),
+                annotations: { 'k8s.io/initial-events-end': 'true' },
+              },
+            } as unknown as T,
+          });
+        }
+        this.#open.add(watch);
+      }
     } else {
-      const from = Number(options.resourceVersion ?? '0');
       if (options.resourceVersion && from < this.#expiredBefore) {
         watch.fail(gone(`too old resource version: ${from} (${this.#expiredBefore})`));
       } else {
@@ -279,6 +323,17 @@ function withResourceVersion<T extends KubeObjectLike>(object: T, resourceVersio
   const copy = structuredClone(object);
   copy.metadata = { ...copy.metadata, resourceVersion: String(resourceVersion) };
   return copy;
+}
+
+/** kube-apiserver 1.27+ with the WatchList feature gate off (the same 422 Invalid ListOptions shape). */
+// biome-ignore lint/correctness/useYield: refuses before the first event
+async function* refuseStreaming(): AsyncGenerator<never> {
+  throw new ApiError({
+    status: 422,
+    reason: 'Invalid',
+    message:
+      'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+  });
 }
 
 function gone(message: string): ApiError {

@@ -1,0 +1,202 @@
+// A streaming list (KEP-3157, client-go's reflector watchList): one watch with sendInitialEvents=true sends the state
+// as events up to the `k8s.io/initial-events-end` bookmark; the same watch then goes on as the reflector's watch.
+import {
+  ApiError,
+  isApiError,
+  type KubeObjectLike,
+  type Status,
+  type WatchEvent,
+  type WatchOptions,
+} from '@lasso/client';
+import { abortReason, type Clock, LassoError, TimeoutError } from '@lasso/core';
+import type { ListerWatcher } from './reflector.ts';
+import { metaNamespaceKeyFunc } from './store.ts';
+
+/** The annotation of the bookmark that ends a streaming list's initial events. */
+export const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
+
+/** @internal What a streaming list hands over: its state and the open watch, to be consumed as the next watch. */
+export interface StreamedList<T extends KubeObjectLike> {
+  items: T[];
+  resourceVersion: string;
+  /** The rest of the stream, after the initial-events-end bookmark. */
+  stream: OpenWatch<T>;
+}
+
+/** @internal An open watch request whose iteration a later consumer takes over. */
+export interface OpenWatch<T extends KubeObjectLike> {
+  iterator: AsyncIterator<WatchEvent<T>>;
+  /** Aborting it releases the request. */
+  controller: AbortController;
+}
+
+/**
+ * @internal Thrown when the server does not serve the streaming list as KEP-3157 says (it ended or stayed silent
+ * before the initial-events-end bookmark): the reflector falls back to lists for good.
+ */
+export class StreamingUnsupportedError extends LassoError {
+  constructor(message: string) {
+    super('LASSO_WATCH_FAILED', message);
+    this.name = 'StreamingUnsupportedError';
+  }
+}
+
+/** @internal Options of {@link streamList}. */
+export interface StreamListOptions<T extends KubeObjectLike> {
+  listerWatcher: ListerWatcher<T>;
+  /** `""` (a consistent read) or the last synced resourceVersion (not older than). */
+  resourceVersion: string;
+  timeoutSeconds: number;
+  /** Give up when nothing but plain bookmarks arrived for this long before the initial-events-end bookmark. */
+  silenceMs: number;
+  clock: Clock;
+  signal: AbortSignal;
+}
+
+/**
+ * @internal Opens a streaming list and reads it up to the initial-events-end bookmark. Events before the bookmark
+ * (ADDED for the state; kube-apiserver may also send changes committed meanwhile) build the state by key, as
+ * client-go's temporary store does. Throws the watch's error (an `ApiError` for a refusal or an ERROR event), a
+ * {@link StreamingUnsupportedError} when the stream ends or stays silent before the bookmark, or the abort
+ * reason; the request is released on every throw.
+ */
+export async function streamList<T extends KubeObjectLike>(
+  options: StreamListOptions<T>,
+): Promise<StreamedList<T>> {
+  const { clock, signal, silenceMs } = options;
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  // A lazy silence deadline, as the reflector's watch keeps one: events record their time, the one timer re-arms.
+  let lastProgress = clock.monotonic();
+  const check = (): void => {
+    const silent = clock.monotonic() - lastProgress;
+    if (silent < silenceMs) {
+      timer = clock.schedule(silenceMs - silent, check);
+      return;
+    }
+    controller.abort(
+      new TimeoutError(
+        `no initial event for ${silenceMs} ms before the initial-events-end bookmark`,
+        silenceMs,
+      ),
+    );
+  };
+  let timer = clock.schedule(silenceMs, check);
+  let rejectNext: ((reason: Error) => void) | undefined;
+  const onStop = (): void => rejectNext?.(abortReason(controller.signal));
+  controller.signal.addEventListener('abort', onStop, { once: true });
+  const request: WatchOptions = {
+    resourceVersion: options.resourceVersion,
+    resourceVersionMatch: 'NotOlderThan',
+    sendInitialEvents: true,
+    allowWatchBookmarks: true,
+    timeoutSeconds: options.timeoutSeconds,
+    // The reflector's watch runs the inactivity deadline once it takes the stream over.
+    inactivityTimeoutMs: 0,
+    signal: controller.signal,
+  };
+  let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+  let pending = false;
+  let handedOver = false;
+  const state = new Map<string, T>();
+  try {
+    iterator = options.listerWatcher.watch(request)[Symbol.asyncIterator]();
+    const source = iterator;
+    for (;;) {
+      if (controller.signal.aborted) throw abortReason(controller.signal);
+      pending = true;
+      const result = await new Promise<IteratorResult<WatchEvent<T>>>((resolve, reject) => {
+        rejectNext = reject;
+        source.next().then(resolve, reject);
+      });
+      pending = false;
+      if (result.done) {
+        throw new StreamingUnsupportedError(
+          `the streaming list ended after ${state.size} objects without the ${initialEventsEndAnnotation} bookmark`,
+        );
+      }
+      const event = result.value as { type?: unknown; object?: unknown };
+      if (typeof event !== 'object' || event === null) {
+        throw new LassoError('LASSO_WATCH_DECODE', 'watch event is not an object');
+      }
+      const { type } = event;
+      if (type === 'ERROR' && typeof event.object === 'object' && event.object !== null) {
+        throw ApiError.fromStatus(event.object as Status);
+      }
+      const object = event.object as T;
+      if (typeof object !== 'object' || object === null) {
+        throw new LassoError('LASSO_WATCH_DECODE', `watch event ${String(type)} has no object`);
+      }
+      switch (type) {
+        case 'ADDED':
+        case 'MODIFIED':
+          state.set(metaNamespaceKeyFunc(object), object);
+          break;
+        case 'DELETED':
+          state.delete(metaNamespaceKeyFunc(object));
+          break;
+        case 'BOOKMARK': {
+          const annotations = object.metadata?.annotations;
+          if (annotations?.[initialEventsEndAnnotation] !== 'true') continue; // not progress
+          const resourceVersion = object.metadata?.resourceVersion;
+          if (typeof resourceVersion !== 'string' || resourceVersion === '') {
+            throw new LassoError(
+              'LASSO_WATCH_DECODE',
+              'the initial-events-end bookmark has no metadata.resourceVersion',
+            );
+          }
+          handedOver = true;
+          return {
+            items: [...state.values()],
+            resourceVersion,
+            stream: { iterator: source, controller },
+          };
+        }
+        default:
+          throw new LassoError(
+            'LASSO_WATCH_DECODE',
+            `unknown watch event type ${JSON.stringify(type)}`,
+          );
+      }
+      lastProgress = clock.monotonic();
+    }
+  } catch (error) {
+    // The silence deadline aborted the request: say why, as a sign the server ignores sendInitialEvents.
+    if (
+      !signal.aborted &&
+      controller.signal.aborted &&
+      controller.signal.reason instanceof TimeoutError
+    ) {
+      throw new StreamingUnsupportedError(
+        `${controller.signal.reason.message} (after ${state.size} objects)`,
+      );
+    }
+    throw error;
+  } finally {
+    timer.cancel();
+    signal.removeEventListener('abort', onAbort);
+    controller.signal.removeEventListener('abort', onStop);
+    if (!handedOver) {
+      if (!controller.signal.aborted)
+        controller.abort(new LassoError('LASSO_ABORTED', 'streaming list released'));
+      const closing = Promise.resolve()
+        .then(() => iterator?.return?.())
+        .catch(() => {});
+      if (!pending) await closing;
+    }
+  }
+}
+
+/**
+ * @internal True when a streaming-list error says the server does not offer streaming lists for this resource:
+ * an HTTP refusal (4xx other than 408, 409, 410, 429) or a stream that does not follow KEP-3157. Anything else
+ * (network, 5xx, 429, timeouts) falls back to a list once and tries streaming again on the next list.
+ */
+export function isStreamingRefusal(error: unknown): boolean {
+  if (error instanceof StreamingUnsupportedError) return true;
+  if (!isApiError(error)) return false;
+  const { status } = error;
+  return status >= 400 && status < 500 && ![408, 409, 410, 429].includes(status);
+}
