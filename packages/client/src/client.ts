@@ -6,6 +6,7 @@ import { isResourceExpired } from './errors.ts';
 import { checkPathSegment } from './path-segment.ts';
 import { checkList, checkObject } from './response-shape.ts';
 import type { RestMapper } from './rest-mapper.ts';
+import { requestClassOf, TIMEOUT_POLICY } from './timeout-policy.ts';
 import { restTransportFor } from './transport/registry.ts';
 import { DEFAULT_MAX_WATCH_EVENT_BYTES } from './transport/response-body.ts';
 import { type QueryParams, type RestRequest, RestTransport } from './transport.ts';
@@ -30,7 +31,11 @@ export interface ClientOptions {
   namespaced: boolean;
   /** A config (its shared transport is used) or a transport. */
   rest: RestConfig | RestTransport;
-  /** Per-request timeout of every call but watch (default: the config's `timeoutMs`). */
+  /**
+   * Total deadline of each short call: every call but list, listAll and watch (default: the config's
+   * `timeoutMs`, 30 s). Lists and watches never take it: they run under progress and inactivity
+   * deadlines ({@link TIMEOUT_POLICY}); a call's own `timeoutMs` still sets a total deadline on a list.
+   */
   defaultTimeoutMs?: number | undefined;
   /** User-Agent of this client's requests (see {@link Client.withUserAgent}). */
   userAgent?: string | undefined;
@@ -45,7 +50,10 @@ export interface ClientOptions {
 /** Options shared by the calls of a {@link Client}. */
 export interface RequestOptions {
   signal?: AbortSignal | undefined;
-  /** Overrides the client's default per-request timeout (0 disables). */
+  /**
+   * Total deadline of this call, in ms (0: none): replaces the client's `defaultTimeoutMs` and the
+   * config's `timeoutMs`. On a list it adds a total deadline to the progress deadline.
+   */
   timeoutMs?: number | undefined;
 }
 
@@ -480,11 +488,19 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     return guardLogger(this.transport.config.logger ?? defaultLogger);
   }
 
-  #json<R>(request: RestRequest, options: RequestOptions): Promise<R> {
+  #json<R>(
+    request: RestRequest,
+    options: RequestOptions & { progressTimeoutMs?: number | undefined },
+  ): Promise<R> {
+    // The client's default total deadline goes only to the requests the policy gives one.
+    const rule = TIMEOUT_POLICY[requestClassOf(request.method, request.path, request.query)];
     return this.transport.requestJson<R>({
       ...request,
       signal: options.signal,
-      timeoutMs: options.timeoutMs ?? this.#options.defaultTimeoutMs,
+      timeoutMs:
+        options.timeoutMs ??
+        (rule.deadline === 'request' ? this.#options.defaultTimeoutMs : undefined),
+      progressTimeoutMs: options.progressTimeoutMs,
       userAgent: this.#options.userAgent,
       impersonation: this.#options.impersonation,
       maxResponseBytes: this.#options.maxResponseBytes,

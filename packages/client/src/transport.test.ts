@@ -131,7 +131,7 @@ describe('RestTransport', () => {
         json(response, 429, status(429, 'TooManyRequests', 'slow'), { 'retry-after': '1' });
       else json(response, 200, {});
     });
-    const t = open({ clock, metrics, timeoutMs: 0 }, server);
+    const t = open({ clock, metrics, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     const host = new URL(server.url).host;
     const result = t.requestJson({ method: 'PUT', path: '/a', body: {} });
     await clock.untilPending();
@@ -171,7 +171,7 @@ describe('RestTransport', () => {
         json(response, 429, status(429, 'TooManyRequests', 'slow'), { 'retry-after': '2' });
       else json(response, 200, { done: true });
     });
-    const t = open({ clock, timeoutMs: 0 }, server);
+    const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     const result = t.requestJson({
       method: 'POST',
       path: '/api/v1/namespaces/a/configmaps',
@@ -199,7 +199,7 @@ describe('RestTransport', () => {
         });
       } else json(response, 200, { done: true });
     });
-    const t = open({ clock, timeoutMs: 0 }, server);
+    const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     const result = t.requestJson({ method: 'GET', path: '/x' });
     await clock.untilPending();
     expect(clock.nextTimerAt()).toBe(clock.monotonic() + 5000);
@@ -218,7 +218,7 @@ describe('RestTransport', () => {
       else if (request.url === '/with') json(response, 200, {});
       else json(response, 503, status(503, 'ServiceUnavailable', 'down'));
     });
-    const t = open({ clock, timeoutMs: 0 }, server);
+    const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     await expect(t.requestJson({ method: 'GET', path: '/without' })).rejects.toMatchObject({
       status: 503,
       reason: 'ServiceUnavailable',
@@ -236,7 +236,7 @@ describe('RestTransport', () => {
     server = await startLoopback((_request, response) =>
       json(response, 429, status(429, 'TooManyRequests', 'still slow'), { 'retry-after': '1' }),
     );
-    const t = open({ clock, timeoutMs: 0 }, server);
+    const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     const result = t.requestJson({ method: 'GET', path: '/api' });
     result.catch(() => {});
     for (let i = 0; i < 10; i++) {
@@ -255,7 +255,7 @@ describe('RestTransport', () => {
     server = await startLoopback((_request, response) =>
       json(response, 429, status(429, 'TooManyRequests', 'slow'), { 'retry-after': '60' }),
     );
-    const t = open({ clock, timeoutMs: 0 }, server);
+    const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     const controller = new AbortController();
     const result = t.requestJson({ method: 'GET', path: '/api', signal: controller.signal });
     await clock.untilPending();
@@ -266,17 +266,18 @@ describe('RestTransport', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
-  it('times out a request that gets no answer, on the injected clock', async () => {
+  it('times out a short request that gets no answer, on the injected clock', async () => {
     const clock = new EventClock();
     server = await startLoopback(() => {});
+    // A get: the config's timeoutMs is its total deadline (a list has a progress deadline instead).
     const t = open({ clock, timeoutMs: 5000 }, server);
-    const result = t.requestJson({ method: 'GET', path: '/api/v1/pods' });
+    const result = t.requestJson({ method: 'GET', path: '/api/v1/namespaces/d/pods/p' });
     result.catch(() => {});
     await clock.untilPending();
     await clock.advance(4999);
     await clock.advance(1);
     await expect(result).rejects.toBeInstanceOf(TimeoutError);
-    await expect(result).rejects.toThrow('/api/v1/pods');
+    await expect(result).rejects.toThrow('/api/v1/namespaces/d/pods/p');
   });
 
   it('keeps a conflict as an ApiError and never retries it', async () => {
@@ -353,7 +354,7 @@ describe('RestTransport', () => {
           else if (fault === 'close') raw.socket.destroy();
           else cutBody(response, 200);
         });
-        const t = open({ clock, metrics, logger, timeoutMs: 0 }, server);
+        const t = open({ clock, metrics, logger, timeoutMs: 0, progressTimeoutMs: 0 }, server);
         const result = t.requestJson({ method: 'GET', path: '/api/v1/configmaps' });
         await clock.untilPending();
         expect(calls).toBe(1);
@@ -382,7 +383,7 @@ describe('RestTransport', () => {
           raw.socket.resetAndDestroy();
         });
         const clock = new EventClock();
-        const t = open({ clock, timeoutMs: 0 }, server);
+        const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
         const error = await t
           .requestJson({ method, path: '/x', body: {} })
           .catch((e: unknown) => e);
@@ -397,7 +398,7 @@ describe('RestTransport', () => {
         raw.socket.resetAndDestroy();
       });
       const clock = new EventClock();
-      const t = open({ clock, timeoutMs: 0 }, server);
+      const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
       const error = await t
         .stream({ method: 'GET', path: '/api/v1/pods', query: { watch: 'true' } })
         .catch((e: unknown) => e);
@@ -410,7 +411,7 @@ describe('RestTransport', () => {
       server = await startLoopback((_request, _response, raw) => {
         raw.socket.destroy();
       });
-      const t = open({ clock, timeoutMs: 0 }, server);
+      const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
       const result = t.requestJson({ method: 'GET', path: '/api' });
       result.catch(() => {});
       for (let i = 0; i < 10; i++) {
@@ -426,7 +427,7 @@ describe('RestTransport', () => {
       server = await startLoopback((_request, _response, raw) => {
         raw.socket.destroy();
       });
-      const t = open({ clock, timeoutMs: 0 }, server);
+      const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
       const controller = new AbortController();
       const result = t.requestJson({ method: 'GET', path: '/api', signal: controller.signal });
       await clock.untilPending();
@@ -489,7 +490,7 @@ describe('RestTransport', () => {
         close: async () => {},
       } as unknown as Dispatcher;
       transport = new RestTransport(
-        createRestConfig({ server: 'https://cluster.invalid', clock, dispatcher, timeoutMs: 0 }),
+        createRestConfig({ server: 'https://cluster.invalid', clock, dispatcher, timeoutMs: 0, progressTimeoutMs: 0 }),
       );
       const result = transport.requestJson({ method: 'GET', path: '/x' });
       result.catch(() => {});
@@ -665,7 +666,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   it('limits requests with the client-side token bucket when qps is set', async () => {
     const clock = new EventClock();
     server = await startLoopback((_request, response) => json(response, 200, {}));
-    const t = open({ clock, qps: 1, burst: 2, timeoutMs: 0 }, server);
+    const t = open({ clock, qps: 1, burst: 2, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     const results = [0, 1, 2].map(() => t.requestJson({ method: 'GET', path: '/a' }));
     await Promise.all(results.slice(0, 2));
     await clock.untilPending();
@@ -676,7 +677,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   });
 
   it('never shows the secrets of a plain-object config in util.inspect or JSON of a transport or client', async () => {
-    // A spread copy of a loaded config (`{ ...rest, timeoutMs: 0 }`) loses the redacting hooks.
+    // A spread copy of a loaded config (`{ ...rest, timeoutMs: 0, progressTimeoutMs: 0 }`) loses the redacting hooks.
     for (const auth of [
       { type: 'token', token: 's3cr3t-token' },
       { type: 'basic', username: 'u', password: 's3cr3t-password' },

@@ -14,16 +14,24 @@ import {
   raceSignal,
   sleep,
   systemClock,
-  timeoutSignal,
 } from '@lasso/core';
 import { createTokenBucket } from '@lasso/workqueue';
 import type { Dispatcher } from 'undici';
 import type { ExecCredential, ExecCredentialProvider } from './auth/exec.ts';
 import { defaultServerScheme, type RestConfig, redactRestConfig } from './config/rest-config.ts';
+import {
+  checkTimeoutOption,
+  DEFAULT_PROGRESS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type RequestDeadlines,
+  requestClassOf,
+  resolveDeadlines,
+} from './timeout-policy.ts';
 import { Authenticator } from './transport/authenticator.ts';
 import { isConnectionLoss } from './transport/connection-loss.ts';
 import { apiErrorFrom, requestFailure } from './transport/error-mapping.ts';
 import { ExecCertificateAgent } from './transport/exec-certificate-agent.ts';
+import { RequestDeadline } from './transport/request-deadline.ts';
 import { requestHeaders } from './transport/request-headers.ts';
 import { RequestMetrics } from './transport/request-metrics.ts';
 import {
@@ -50,15 +58,14 @@ export type {
   StreamResponse,
 } from './transport/rest-request.ts';
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 /** The body of Go's `net/http` server's answer to plain HTTP on a TLS port. */
 const GO_HTTP_TO_HTTPS = 'Client sent an HTTP request to an HTTPS server.';
 
 /**
  * The HTTP layer shared by every {@link Client} of one {@link RestConfig}: one undici Agent
  * (keep-alive, HTTP/1.1, the config's TLS), authentication (token, token file, basic, exec plugin,
- * client certificate), User-Agent and impersonation headers, a per-request timeout on the injected
- * clock, retries of 429 and of 5xx carrying Retry-After (up to 10, honouring the signal), and a
+ * client certificate), User-Agent and impersonation headers, the deadlines of {@link TIMEOUT_POLICY}
+ * on the injected clock (a short request's total `timeoutMs`, a list's `progressTimeoutMs`), retries of 429 and of 5xx carrying Retry-After (up to 10, honouring the signal), and a
  * 401 that refreshes a token file or exec credential once before failing. Every response body is
  * read or destroyed.
  *
@@ -79,6 +86,7 @@ export class RestTransport {
   readonly #logger: Logger;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
+  readonly #progressTimeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #plainHttp: boolean;
   #plainHttpConfirmed = false;
@@ -107,7 +115,10 @@ export class RestTransport {
       url.host,
     );
     this.#userAgent = config.userAgent ?? defaultUserAgent();
-    this.#timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    checkTimeoutOption(config.timeoutMs, 'config.timeoutMs', 'RestTransport');
+    checkTimeoutOption(config.progressTimeoutMs, 'config.progressTimeoutMs', 'RestTransport');
+    this.#timeoutMs = config.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#progressTimeoutMs = config.progressTimeoutMs ?? DEFAULT_PROGRESS_TIMEOUT_MS;
     this.#maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.#plainHttp = url.protocol === 'http:' && config.proxyUrl === undefined;
     this.#limiter = options.rateLimiter;
@@ -149,32 +160,54 @@ export class RestTransport {
    * Send a request and parse the JSON answer; a non-2xx answer throws an {@link ApiError}. The
    * body is read whole before anything is returned, so a GET whose connection is lost (even
    * mid-body) is retried; other methods are not.
+   *
+   * Deadlines ({@link TIMEOUT_POLICY}), each attempt its own: a list (a GET of a collection) fails
+   * when no response bytes arrived for `progressTimeoutMs` (the config's, default 30 s) and has no
+   * total deadline; any other request must be answered whole within `timeoutMs` (the config's,
+   * default 30 s). The request's own `timeoutMs` / `progressTimeoutMs` replace those and apply to
+   * any request (0: none); a negative or non-finite one throws a RangeError naming it. A passed
+   * deadline throws a {@link RequestTimeoutError} (`LASSO_TIMEOUT`).
    */
   async requestJson<T>(request: RestRequest): Promise<T> {
-    const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
+    const deadlines = resolveDeadlines(
+      requestClassOf(request.method, request.path, request.query),
+      request,
+      { timeoutMs: this.#timeoutMs, progressTimeoutMs: this.#progressTimeoutMs },
+      `RestTransport: ${request.method} ${request.path}`,
+    );
     const retryConnectionLoss = request.method === 'GET';
     const limit = request.maxResponseBytes ?? this.#maxResponseBytes;
-    return this.#send(request, timeoutMs, retryConnectionLoss, async (response, signal) => {
-      if (response.statusCode >= 200 && response.statusCode < 300) {
-        const bytes = await raceSignal(readBounded(response.body, limit, request), signal);
-        return (await decodeJsonBody(
-          bytes ?? Buffer.alloc(0),
-          response.headers['content-encoding'],
-          response.statusCode,
-          limit,
-          request,
-        )) as T;
-      }
-      throw await this.#errorAnswer(request, response, signal);
-    });
+    return this.#send(
+      request,
+      deadlines,
+      retryConnectionLoss,
+      async (response, signal, progress) => {
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          const bytes = await raceSignal(
+            readBounded(response.body, limit, request, 'throw', progress),
+            signal,
+          );
+          return (await decodeJsonBody(
+            bytes ?? Buffer.alloc(0),
+            response.headers['content-encoding'],
+            response.statusCode,
+            limit,
+            request,
+          )) as T;
+        }
+        throw await this.#errorAnswer(request, response, signal, progress);
+      },
+    );
   }
 
   /**
-   * Send a request whose body is read as a stream (watch). No timeout applies; the caller runs
-   * its own inactivity timer and destroys the body. A non-2xx answer throws an {@link ApiError}.
+   * Send a request whose body is read as a stream (watch). No deadline of the transport applies
+   * (`timeoutMs` and `progressTimeoutMs` are ignored): the caller runs its own inactivity deadline
+   * ({@link TIMEOUT_POLICY}'s `watch` row) and destroys the body. A non-2xx answer throws an
+   * {@link ApiError}.
    */
   async stream(request: RestRequest): Promise<StreamResponse> {
-    return this.#send(request, 0, false, async (response, signal) => {
+    return this.#send(request, NO_DEADLINES, false, async (response, signal) => {
       if (response.statusCode >= 200 && response.statusCode < 300) {
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
@@ -198,9 +231,10 @@ export class RestTransport {
     request: RestRequest,
     response: Dispatcher.ResponseData,
     signal: AbortSignal | undefined,
+    progress?: () => void,
   ): Promise<Error> {
     const bytes = await raceSignal(
-      readBounded(response.body, ERROR_BODY_BYTES, request, 'truncate'),
+      readBounded(response.body, ERROR_BODY_BYTES, request, 'truncate', progress),
       signal,
     );
     const text = bytes === undefined ? '' : bytes.toString('utf8');
@@ -224,9 +258,13 @@ export class RestTransport {
 
   async #send<R>(
     request: RestRequest,
-    timeoutMs: number,
+    deadlines: RequestDeadlines,
     retryConnectionLoss: boolean,
-    handle: (response: Dispatcher.ResponseData, signal: AbortSignal | undefined) => Promise<R>,
+    handle: (
+      response: Dispatcher.ResponseData,
+      signal: AbortSignal | undefined,
+      progress: () => void,
+    ) => Promise<R>,
   ): Promise<R> {
     if (this.#closed) {
       throw new LassoError('LASSO_CONNECTION_FAILED', 'the transport is closed');
@@ -248,11 +286,12 @@ export class RestTransport {
         impersonation: request.impersonation ?? this.config.impersonation,
         accept: request.accept,
       });
-      const timeout = timeoutMs > 0 ? timeoutSignal(this.#clock, timeoutMs) : undefined;
-      // Without a timeout the caller's signal goes to undici as is: a stream's body must keep
+      const timeout = new RequestDeadline(this.#clock, deadlines, request);
+      const progress = (): void => timeout.progress();
+      // Without a deadline the caller's signal goes to undici as is: a stream's body must keep
       // listening to it after this call returned (a disposed combination would not).
       const combined =
-        timeout !== undefined
+        timeout.signal !== undefined
           ? anySignal([userSignal, timeout.signal])
           : { signal: userSignal, dispose: () => {} };
       // Set once the headers arrived: from then on a LassoError is the answer (an ApiError, or a
@@ -265,7 +304,7 @@ export class RestTransport {
         credential = await raceSignal(this.#auth.authorize(headers), combined.signal);
         if (credential !== undefined) this.#agent.use(credential);
       } catch (error) {
-        timeout?.clear();
+        timeout.clear();
         combined.dispose();
         if (combined.signal?.aborted) throw requestFailure(request, error, combined.signal);
         throw error;
@@ -288,6 +327,8 @@ export class RestTransport {
             started,
           );
         }
+        // The headers are response bytes: progress.
+        timeout.progress();
         const status = response.statusCode;
         if (status === 401 && !refreshedAuth && this.#auth.canRefresh) {
           refreshedAuth = true;
@@ -308,11 +349,11 @@ export class RestTransport {
             attempt: attempt + 1,
             delayMs,
           });
-          timeout?.clear();
+          timeout.clear();
           await sleep(this.#clock, delayMs, { signal: userSignal });
           continue;
         }
-        return await handle(response, combined.signal);
+        return await handle(response, combined.signal, progress);
       } catch (error) {
         if (response !== undefined) {
           response.body.destroy();
@@ -345,7 +386,7 @@ export class RestTransport {
         }
         throw thrown;
       } finally {
-        timeout?.clear();
+        timeout.clear();
         combined.dispose();
       }
     }
@@ -370,7 +411,7 @@ export class RestTransport {
     request: RestRequest,
     error: unknown,
     attempt: number,
-    timeout: { clear(): void } | undefined,
+    timeout: { clear(): void },
     userSignal: AbortSignal | undefined,
   ): Promise<boolean> {
     if (attempt >= MAX_RETRIES || !isConnectionLoss(error)) return false;
@@ -383,11 +424,14 @@ export class RestTransport {
       attempt: attempt + 1,
       delayMs: DEFAULT_RETRY_AFTER_MS,
     });
-    timeout?.clear();
+    timeout.clear();
     await sleep(this.#clock, DEFAULT_RETRY_AFTER_MS, { signal: userSignal });
     return true;
   }
 }
+
+/** A streamed request (watch): no deadline of the transport. */
+const NO_DEADLINES: RequestDeadlines = { totalMs: 0, progressMs: 0 };
 
 /** Read and discard a body we do not use, so its connection goes back to the pool. */
 async function drain(response: Dispatcher.ResponseData): Promise<void> {

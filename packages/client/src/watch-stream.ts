@@ -7,10 +7,10 @@ import {
   errorMessage,
   isLassoError,
   LassoError,
-  TimeoutError,
 } from '@lasso/core';
 import type { Impersonation } from './config/rest-config.ts';
 import { InactivityTimer } from './inactivity-timer.ts';
+import { RequestTimeoutError, watchInactivityMs } from './timeout-policy.ts';
 import { describeRequest, tooLargeError } from './transport/response-body.ts';
 import type { RestRequest } from './transport/rest-request.ts';
 import type { RestTransport } from './transport.ts';
@@ -86,9 +86,7 @@ async function* watchBatches<T extends KubeObjectLike>(
   init: WatchStreamInit<T>,
 ): AsyncGenerator<WatchEvent<T>[]> {
   const { options, clock, resource } = init;
-  const inactivityMs =
-    options.inactivityTimeoutMs ??
-    (options.timeoutSeconds !== undefined ? options.timeoutSeconds * 1000 + 30_000 : 0);
+  const inactivityMs = watchInactivityMs(options);
   const stop = new AbortController();
   const combined = anySignal([options.signal, stop.signal]);
   const request: RestRequest = {
@@ -112,10 +110,7 @@ async function* watchBatches<T extends KubeObjectLike>(
   const deadline = new InactivityTimer({
     clock,
     timeoutMs: inactivityMs,
-    onExpire: () =>
-      stop.abort(
-        new TimeoutError(`watch ${resource}: no data for ${inactivityMs} ms`, inactivityMs),
-      ),
+    onExpire: () => stop.abort(RequestTimeoutError.of(request, 'inactivity', inactivityMs)),
   });
   let body: { destroy(): unknown } | undefined;
   try {

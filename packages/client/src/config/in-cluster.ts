@@ -22,7 +22,10 @@ export interface InClusterConfigOptions {
   logger?: Logger | undefined;
   /** Passed into the RestConfig (request counts of the transport). */
   metrics?: MetricsProvider | undefined;
+  /** The RestConfig's `timeoutMs`: total deadline of short requests (default 30 s). */
   timeoutMs?: number | undefined;
+  /** The RestConfig's `progressTimeoutMs`: progress deadline of lists (default 30 s). */
+  progressTimeoutMs?: number | undefined;
 }
 
 /**
@@ -85,6 +88,9 @@ export async function loadInClusterConfig(
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.progressTimeoutMs !== undefined
+      ? { progressTimeoutMs: options.progressTimeoutMs }
+      : {}),
     source: 'in-cluster',
   });
 }

@@ -35,7 +35,10 @@ export interface LoadKubeConfigOptions {
   clock?: Clock | undefined;
   logger?: Logger | undefined;
   metrics?: MetricsProvider | undefined;
+  /** The RestConfig's `timeoutMs`: total deadline of short requests (default 30 s). */
   timeoutMs?: number | undefined;
+  /** The RestConfig's `progressTimeoutMs`: progress deadline of lists (default 30 s). */
+  progressTimeoutMs?: number | undefined;
 }
 
 type Entry = { name: string; value: Record<string, unknown>; file: string };
@@ -357,6 +360,9 @@ async function restConfigFromKubeConfig(
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.progressTimeoutMs !== undefined
+      ? { progressTimeoutMs: options.progressTimeoutMs }
+      : {}),
     source: `kubeconfig:${merged.files.join(delimiter)}#${contextName}`,
   });
 }

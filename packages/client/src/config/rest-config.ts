@@ -91,8 +91,17 @@ export interface RestConfig {
   auth?: AuthConfig | undefined;
   /** Replaces the default User-Agent `lasso/<version> (<platform>/<arch>) <program>`. */
   userAgent?: string | undefined;
-  /** Per-request timeout of everything but watches (default 30 000 ms; 0 disables). */
+  /**
+   * Total deadline of each attempt of a short request: every call but list and watch (get, create,
+   * update, patch, delete, deleteCollection, subresources, discovery). Default 30 000 ms; 0: none.
+   * Lists and watches have no total deadline unless the call sets one (see `TIMEOUT_POLICY`).
+   */
   timeoutMs?: number | undefined;
+  /**
+   * Progress deadline of each list page: it fails when no response bytes arrived for this long (the
+   * wait for the headers included), however long the whole body takes. Default 30 000 ms; 0: none.
+   */
+  progressTimeoutMs?: number | undefined;
   /**
    * The largest response body read, in bytes (default 512 MiB: about V8's longest string; objects
    * are at most 1.5 MiB in etcd, but a list of all of them is not). Past it the request fails with
@@ -256,7 +265,7 @@ function protect<T extends RestConfig>(config: T): T {
 }
 
 /**
- * Check and freeze-by-convention a RestConfig: validates `server`, `timeoutMs`, `qps`, `burst`
+ * Check and freeze-by-convention a RestConfig: validates `server`, `timeoutMs`, `progressTimeoutMs`, `qps`, `burst`
  * and the TLS material (every certificate parses, the key parses and belongs to `tls.certPem`),
  * throwing a TypeError/RangeError naming the option, and attaches redacting `toJSON` /
  * `util.inspect` hooks.
@@ -297,7 +306,7 @@ export function createRestConfig(init: RestConfig): RestConfig {
         })
       : undefined;
   if (problem !== undefined) throw new TypeError(`createRestConfig: ${problem}`);
-  for (const key of ['timeoutMs', 'qps', 'burst'] as const) {
+  for (const key of ['timeoutMs', 'progressTimeoutMs', 'qps', 'burst'] as const) {
     const value = init[key];
     if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
       throw new RangeError(`createRestConfig: ${key} must be a finite number >= 0, got ${value}`);

@@ -2,6 +2,7 @@
 // client-go's transformResponse), or the abort reason, a timeout or a connection failure.
 import { abortReason, errorMessage, LassoError, TimeoutError } from '@lasso/core';
 import { ApiError, reasonForStatus } from '../errors.ts';
+import { RequestTimeoutError } from '../timeout-policy.ts';
 import type { Status } from '../types.ts';
 import { requestInfoFor } from './request-info.ts';
 import type { QueryParams } from './rest-request.ts';
@@ -91,6 +92,18 @@ export function requestFailure(
 ): Error {
   if (signal?.aborted) {
     const reason = abortReason(signal);
+    // A deadline of the request's own: its error already says what was asked and which deadline.
+    if (reason instanceof RequestTimeoutError) {
+      return new RequestTimeoutError(
+        {
+          method: request.method,
+          request: reason.request,
+          deadline: reason.deadline,
+          timeoutMs: reason.timeoutMs,
+        },
+        { cause: error },
+      );
+    }
     if (reason instanceof TimeoutError) {
       return new TimeoutError(
         `${request.method} ${request.path}: ${reason.message}`,

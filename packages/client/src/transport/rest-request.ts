@@ -15,8 +15,18 @@ export interface RestRequest {
   body?: unknown;
   /** Content-Type of the body (default `application/json`). */
   contentType?: string | undefined;
-  /** Per-request timeout; overrides the config's `timeoutMs` (0 disables). Watches take none. */
+  /**
+   * Total deadline of each attempt, in ms (0: none); replaces the policy's default, which is the
+   * config's `timeoutMs` for a short request and none for a list (see `TIMEOUT_POLICY`). Ignored by
+   * `stream` (watch).
+   */
   timeoutMs?: number | undefined;
+  /**
+   * Progress deadline of each attempt, in ms (0: none): fail when no response bytes arrived for this
+   * long. Replaces the policy's default, which is the config's `progressTimeoutMs` for a list and none
+   * for a short request. Ignored by `stream` (watch).
+   */
+  progressTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;
   /** Replaces the User-Agent of the config. */
   userAgent?: string | undefined;
