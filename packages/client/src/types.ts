@@ -114,6 +114,20 @@ export interface WatchOptions {
   timeoutSeconds?: number | undefined;
   allowWatchBookmarks?: boolean | undefined;
   /**
+   * A streaming list (KEP-3157, client-go's WatchList): `true` sends the state at `resourceVersion` (or, from `""`,
+   * a consistent read) as ADDED events first, then, with `allowWatchBookmarks`, a BOOKMARK annotated
+   * `k8s.io/initial-events-end: "true"` whose resourceVersion is that of the state; the watch then goes on.
+   * `false` from `""`/`"0"`: no initial events. Requires `resourceVersionMatch: 'NotOlderThan'` (a TypeError
+   * otherwise). Servers without the feature refuse it (kube-apiserver before 1.27, or with the `WatchList`
+   * feature gate off: 422 Invalid; 1.20.2 refuses the `resourceVersionMatch`).
+   */
+  sendInitialEvents?: boolean | undefined;
+  /**
+   * Only `'NotOlderThan'`, and only with `sendInitialEvents` (kube-apiserver's rule for watches; anything else
+   * throws a TypeError naming both options).
+   */
+  resourceVersionMatch?: 'NotOlderThan' | undefined;
+  /**
    * Client-side inactivity deadline: when no bytes arrive for this long the iterator throws a
    * `LASSO_TIMEOUT` error. Default: `timeoutSeconds` * 1000 + 30 s, or none without `timeoutSeconds`.
    * `0`: none (for a caller that runs its own deadline, as `@lasso/cache`'s reflector does).
