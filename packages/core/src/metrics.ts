@@ -43,6 +43,28 @@ export interface MetricsProvider {
   counter(options: MetricOptions): Counter;
   gauge(options: MetricOptions): Gauge;
   histogram(options: HistogramOptions): Histogram;
+  /**
+   * Optional scrape hook: call `collect` before each scrape (export) of the series, until the returned
+   * function is called. Lasso sets gauges derived from its state there (the workqueue's
+   * `workqueue_unfinished_work_seconds` and `workqueue_longest_running_processor_seconds`), computed when read
+   * instead of refreshed on a timer. Without it, lasso refreshes those gauges on a timer, as client-go does.
+   *
+   * @example
+   * ```ts
+   * declare const base: Omit<MetricsProvider, 'onCollect'>;
+   * const collectors = new Set<() => void>();
+   * const provider: MetricsProvider = {
+   *   ...base,
+   *   onCollect: (collect) => {
+   *     collectors.add(collect);
+   *     return () => collectors.delete(collect);
+   *   },
+   * };
+   * // In the /metrics handler, before serialising the registry:
+   * for (const collect of collectors) collect();
+   * ```
+   */
+  onCollect?(collect: () => void): () => void;
 }
 
 const noop = (): void => {};

@@ -266,6 +266,48 @@ describe('workqueue metrics', () => {
     queue.shutDown();
   });
 
+  it('computes the two gauges at each scrape when the provider has a scrape hook, with no timer', async () => {
+    const clock = new FakeClock();
+    const inner = createTestMetricsProvider();
+    const collectors = new Set<() => void>();
+    const scrape = (): void => {
+      for (const collect of collectors) collect();
+    };
+    const metrics: MetricsProvider = {
+      counter: (options) => inner.counter(options),
+      gauge: (options) => inner.gauge(options),
+      histogram: (options) => inner.histogram(options),
+      onCollect: (collect) => {
+        collectors.add(collect);
+        return () => collectors.delete(collect);
+      },
+    };
+    const queue = createQueue<string>({ name: 'test', metrics, clock });
+    expect(clock.pendingTimers()).toBe(0);
+    expect(collectors.size).toBe(1);
+    queue.add('a');
+    queue.add('b');
+    await queue.get();
+    await clock.advance(100);
+    await queue.get();
+    await clock.advance(30);
+    // Nothing is refreshed between scrapes...
+    expect(inner.value(n.unfinishedWork, labels)).toBe(0);
+    // ...and a scrape sees the slots as they are now: 'a' for 130 ms, 'b' for 30 ms.
+    scrape();
+    expect(inner.value(n.unfinishedWork, labels)).toBeCloseTo(0.16, 12);
+    expect(inner.value(n.longestRunningProcessor, labels)).toBe(0.13);
+    queue.done('a');
+    await clock.advance(20);
+    scrape();
+    expect(inner.value(n.unfinishedWork, labels)).toBe(0.05);
+    expect(inner.value(n.longestRunningProcessor, labels)).toBe(0.05);
+    // Shutdown unregisters the hook: no callback outlives the queue.
+    queue.shutDown();
+    expect(collectors.size).toBe(0);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   // TestMetricShutdown.
   it('stops its refresh timer on shutdown and arms none without metrics', async () => {
     const clock = new FakeClock();
