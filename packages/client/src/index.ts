@@ -76,6 +76,15 @@ export {
   type RestMapping,
 } from './rest-mapper.ts';
 export { servedGroupOf } from './served-group.ts';
+export {
+  DEFAULT_PROGRESS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type RequestClass,
+  RequestTimeoutError,
+  TIMEOUT_POLICY,
+  type TimeoutDeadline,
+  type TimeoutRule,
+} from './timeout-policy.ts';
 export { restTransportFor } from './transport/registry.ts';
 export {
   DEFAULT_MAX_RESPONSE_BYTES,

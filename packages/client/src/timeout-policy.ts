@@ -167,8 +167,9 @@ const OPTION_OF: Record<TimeoutDeadline, TimeoutRule['option']> = {
  *
  * @example
  * ```ts
+ * const configMaps = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
  * try {
- *   await configMaps.list('default');
+ *   await configMaps.list('default', { progressTimeoutMs: 60_000 });
  * } catch (error) {
  *   if (error instanceof RequestTimeoutError && error.deadline === 'progress') console.log(`stalled: ${error.message}`);
  *   else throw error;
