@@ -64,6 +64,8 @@ async function loadBaseline(dir: string): Promise<CreateQueue> {
 
 /** One W1 run with the bytes allocated meanwhile: heap growth plus what each collection freed. */
 interface MeasuredRun extends W1Result {
+  /** Process CPU time (user + system) per add: unlike wall time, not inflated while other processes run. */
+  cpuNsPerAdd: number;
   bytesPerAdd: number;
   gcsPerMillionAdds: number;
 }
@@ -72,7 +74,9 @@ async function measuredRun(queue: BenchQueue<string>): Promise<MeasuredRun> {
   const profiler = new GCProfiler();
   const before = getHeapStatistics().used_heap_size;
   profiler.start();
+  const cpu = process.cpuUsage();
   const result = await runW1(queue); // runW1 shuts the queue down (and its metrics timer)
+  const { user, system } = process.cpuUsage(cpu);
   const after = getHeapStatistics().used_heap_size;
   const { statistics } = profiler.stop();
   let freed = 0;
@@ -82,6 +86,7 @@ async function measuredRun(queue: BenchQueue<string>): Promise<MeasuredRun> {
   const adds = (result.opsPerSecond * result.elapsedMs) / 1000;
   return {
     ...result,
+    cpuNsPerAdd: ((user + system) * 1000) / adds,
     bytesPerAdd: (after - before + freed) / adds,
     gcsPerMillionAdds: (statistics.length / adds) * 1e6,
   };
@@ -136,10 +141,12 @@ async function main(): Promise<void> {
     median((results[name] as MeasuredRun[]).map((r) => r.bytesPerAdd));
   const gcs = (name: string): number =>
     median((results[name] as MeasuredRun[]).map((r) => r.gcsPerMillionAdds));
+  const cpu = (name: string): number =>
+    median((results[name] as MeasuredRun[]).map((r) => r.cpuNsPerAdd));
   for (const name of names) {
     console.log(
-      `${name.padEnd(22)} median ${format(ops(name))}, ${bytes(name).toFixed(1).padStart(6)} B allocated per add, ` +
-        `${gcs(name).toFixed(0)} GCs per 1M adds`,
+      `${name.padEnd(22)} median ${format(ops(name))}, ${cpu(name).toFixed(0).padStart(4)} ns CPU per add, ` +
+        `${bytes(name).toFixed(1).padStart(6)} B allocated per add, ${gcs(name).toFixed(0)} GCs per 1M adds`,
     );
   }
   // The ratio of medians, and the median of each round's ratio (rounds are neighbours in time: steadier under load).
@@ -158,6 +165,7 @@ async function main(): Promise<void> {
   console.log(
     `ratio (lasso / lasso + metrics): ${meteredRatio.toFixed(2)}x (median per round ${roundRatio('metered', 'unmetered').toFixed(2)}x); ` +
       `goal <= ${meteredGoal}x: ${meteredRatio <= meteredGoal ? 'met' : 'NOT met'}; ` +
+      `CPU per add ${(cpu('metered') / cpu('unmetered')).toFixed(2)}x; ` +
       `metrics allocate ${(bytes('metered') - bytes('unmetered')).toFixed(1)} B per add`,
   );
   if (baselineDir !== undefined) {
@@ -166,6 +174,7 @@ async function main(): Promise<void> {
     console.log(
       `baseline ratio (lasso / lasso + metrics): ${(ops(base) / ops(meteredBase)).toFixed(2)}x ` +
         `(median per round ${roundRatio(meteredBase, base).toFixed(2)}x); ` +
+        `CPU per add ${(cpu(meteredBase) / cpu(base)).toFixed(2)}x; ` +
         `metrics allocate ${(bytes(meteredBase) - bytes(base)).toFixed(1)} B per add`,
     );
   }
@@ -188,10 +197,19 @@ async function main(): Promise<void> {
       contenders: Object.fromEntries(
         names.map((name) => [
           name,
-          { opsPerSecond: ops(name), bytesPerAdd: bytes(name), gcsPerMillionAdds: gcs(name) },
+          {
+            opsPerSecond: ops(name),
+            cpuNsPerAdd: cpu(name),
+            bytesPerAdd: bytes(name),
+            gcsPerMillionAdds: gcs(name),
+          },
         ]),
       ),
-      ratios: { 'reference / lasso': ratio, 'lasso / lasso + metrics': meteredRatio },
+      ratios: {
+        'reference / lasso': ratio,
+        'lasso / lasso + metrics': meteredRatio,
+        'CPU per add, lasso + metrics / lasso': cpu('metered') / cpu('unmetered'),
+      },
       goals: {
         [`reference / lasso <= ${goal}`]: ratio <= goal,
         [`metered <= ${meteredGoal}`]: meteredRatio <= meteredGoal,
