@@ -30,10 +30,18 @@ import { isStreamingRefusal, type OpenWatch, streamList } from './watch-list.ts'
  *   (no etcd read; the cache ignores `limit`, so one response carries every object).
  * - `'consistent'`: Lasso (Go)'s lists: the first at `""`, a consistent read from etcd in pages of `pageSize`
  *   (bounded responses, at the price of an etcd read of the whole resource).
+ *
+ * @example
+ * ```ts
+ * declare const configMaps: Client;
+ * // Lasso Go's lists: consistent reads from etcd in pages of 500, no streaming list.
+ * const informer = createCache(configMaps, { initialList: 'consistent', resyncMs: 0 });
+ * void informer.run({ signal });
+ * ```
  */
 export type InitialListStrategy = 'streaming' | 'cached' | 'consistent';
 
-/** The label of `lasso_reflector_lists_by_strategy_total`: how one list was served. */
+/** @internal The label of `lasso_reflector_lists_by_strategy_total`: how one list was served. */
 export type ListKind = 'streaming' | 'cached' | 'consistent' | 'not-older-than';
 
 /** @internal What {@link ListStrategy} needs of its reflector. */
