@@ -11,6 +11,7 @@ export {
   type WaitHealthyFunc,
   waitForCacheSync,
 } from './cache.ts';
+export { createCompactTransform } from './compact.ts';
 export {
   DeletedFinalStateUnknown,
   type Delta,
@@ -23,6 +24,7 @@ export {
   type TransformFunc,
 } from './delta-fifo.ts';
 export { CacheNotSyncedError, WatchError, type WatchErrorPhase } from './errors.ts';
+export { createInternTable, type InternTable, type InternTableOptions } from './intern.ts';
 export {
   createMetadataCache,
   type MetadataCacheClient,

@@ -18,6 +18,7 @@ import {
   systemClock,
   type TimerHandle,
 } from '@lasso/core';
+import { createCompactTransform } from './compact.ts';
 import {
   type DeletedFinalStateUnknown,
   DeltaFIFO,
@@ -168,13 +169,8 @@ export interface SharedIndexInformerOptions<T> extends ReflectorOptions {
   metrics?: MetricsProvider;
 }
 
-/** The default transform: the object without `metadata.managedFields` (a shallow copy; the input is untouched). */
-export function dropManagedFields<T extends KubeObjectLike>(object: T): T {
-  const metadata = object?.metadata;
-  if (metadata === undefined || metadata === null || !('managedFields' in metadata)) return object;
-  const { managedFields: _dropped, ...rest } = metadata;
-  return { ...object, metadata: rest };
-}
+// The default transform (a compact copy without `metadata.managedFields`): compact.ts.
+export { dropManagedFields } from './compact.ts';
 
 /**
  * Create a {@link SharedIndexInformer} over a lister-watcher. Nothing is requested before `run`.
@@ -229,7 +225,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   readonly #indexerView: IndexerReader<T>;
   readonly #keyFunc: KeyFunc;
   readonly #defaultResyncMs: number;
-  #transform: TransformFunc<T> = dropManagedFields;
+  #transform: TransformFunc<T> = createCompactTransform<T>();
   #watchErrorHandler: WatchErrorHandler | undefined;
   // Cleared by a successful list: an informer that syncs no longer has a reason not to.
   #lastError: WatchError | undefined;
