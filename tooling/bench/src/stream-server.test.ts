@@ -63,6 +63,15 @@ describe('startStreamServer', () => {
     expect(events[0].object).toMatchObject({ kind: 'ConfigMap', apiVersion: 'v1' });
   });
 
+  it('refuses a streaming list (sendInitialEvents) with 422 Invalid, as a server without WatchList', async () => {
+    server = await startStreamServer({ namespace: 'ns', objects: 1, events: 1 });
+    const response = await fetch(
+      `${server.url}/api/v1/namespaces/ns/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`,
+    );
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'Invalid', code: 422 });
+  });
+
   it('answers 404 with a Status for other paths', async () => {
     server = await startStreamServer({ namespace: 'ns', objects: 1, events: 1 });
     const response = await fetch(`${server.url}/api/v1/namespaces/other/configmaps`);

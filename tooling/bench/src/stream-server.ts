@@ -56,7 +56,8 @@ function status(code: number, reason: string, message: string): string {
  * Serve `GET /api/v1/namespaces/{namespace}/configmaps` as a (paginated, when `limit` is set) list, and with
  * `watch=true` as a watch: from the list's resourceVersion it streams `events` MODIFIED events (each with the
  * next resourceVersion) and then stays open without events until the client leaves; from any other
- * resourceVersion it only stays open. Every contender of W3 reads the same bytes.
+ * resourceVersion it only stays open. A watch with `sendInitialEvents` (a streaming list) gets 422 Invalid, as from a
+ * kube-apiserver without the WatchList feature. Every contender of W3 reads the same bytes.
  */
 export async function startStreamServer(options: StreamServerOptions): Promise<StreamServer> {
   const { namespace, objects, events } = options;
@@ -129,6 +130,13 @@ export async function startStreamServer(options: StreamServerOptions): Promise<S
     const isWatch = ['true', '1'].includes(url.searchParams.get('watch') ?? '');
     if (!isWatch) {
       list(url.searchParams, response);
+      return;
+    }
+    if (url.searchParams.has('sendInitialEvents')) {
+      // Streaming lists (KEP-3157) are not served: refused as kube-apiserver does without the WatchList feature,
+      // so that an informer falls back to a list at once and every contender reads the same list and events.
+      response.writeHead(422, { 'Content-Type': 'application/json' });
+      response.end(status(422, 'Invalid', 'sendInitialEvents is not supported by this server'));
       return;
     }
     watch(url.searchParams, response).catch((error: unknown) => {

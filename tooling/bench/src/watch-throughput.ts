@@ -9,9 +9,14 @@ import { performance } from 'node:perf_hooks';
 import type { KubeObject } from '@lasso/client';
 import { Agent, request } from 'undici';
 import { startServerChild } from './child.ts';
-import { type Contender, clientNodeContender, lassoContender } from './contenders.ts';
+import {
+  type Contender,
+  clientNode14Contender,
+  clientNodeContender,
+  lassoContender,
+} from './contenders.ts';
 import { configMapName } from './fixtures.ts';
-import { machineNote, median, mib, parseSizes, settledHeapUsed } from './measure.ts';
+import { machineNote, median, mib, parseSizes, recordResults, settledHeapUsed } from './measure.ts';
 
 const { baselineDir, rest: sizeArgs } = takeBaseline(process.argv.slice(2));
 const sizes = parseSizes(sizeArgs, { objects: 1_000, events: 200_000, rounds: 5 });
@@ -247,7 +252,9 @@ async function main(): Promise<void> {
     );
     const limit = rawRunner('limit', true);
     const floor = rawRunner('socket', false);
-    const runners = [lasso, peer, limit];
+    // client-node 1.4 as a second peer row (not in a --baseline A/B run, which replaces the peer).
+    const peer14 = baselineDir === undefined ? [informerRunner(clientNode14Contender)] : [];
+    const runners = [lasso, peer, ...peer14, limit];
     const results = new Map<string, RunResult[]>(
       [...runners, floor].map((runner) => [runner.name, []]),
     );
@@ -275,9 +282,11 @@ async function main(): Promise<void> {
     const peerSummary = summary(peer.name);
     const limitSummary = summary(limit.name);
     const floorSummary = summary(floor.name);
+    const peer14Summary = peer14.map((runner) => [runner.name, summary(runner.name)] as const);
     for (const [name, s] of [
       ['@lasso/cache', lassoSummary],
       [peer.name, peerSummary],
+      ...peer14Summary,
       ['limit', limitSummary],
     ] as const) {
       console.log(
@@ -291,6 +300,34 @@ async function main(): Promise<void> {
     console.log(
       `(info) socket only (lines counted, not parsed): ${rate(floorSummary.rate)}: the server is not the bottleneck when this is well above the limit`,
     );
+    recordResults('W3', {
+      sizes,
+      contenders: Object.fromEntries(
+        [
+          ['@lasso/cache', lassoSummary],
+          [peer.name, peerSummary],
+          ...peer14Summary,
+          ['limit', limitSummary],
+          ['socket only', floorSummary],
+        ].map(([name, s]) => [
+          name as string,
+          {
+            eventsPerSecond: Math.round((s as { rate: number }).rate),
+            peakHeapBytes: (s as { peak: number }).peak,
+          },
+        ]),
+      ),
+      ratios: Object.fromEntries(
+        [[peer.name, peerSummary], ...peer14Summary, ['limit', limitSummary]].map(([name, s]) => [
+          `${name as string} / lasso events/s`,
+          Number(((s as { rate: number }).rate / lassoSummary.rate).toFixed(3)),
+        ]),
+      ),
+      goals: {
+        'lasso >= 1.15x client-node 2.0': lassoSummary.rate >= 1.15 * peerSummary.rate,
+        'lasso >= 0.8x the limit': lassoSummary.rate >= 0.8 * limitSummary.rate,
+      },
+    });
   } finally {
     await server.stop();
   }
