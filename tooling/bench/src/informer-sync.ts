@@ -150,7 +150,8 @@ async function compare(kubeconfigPath: string, namespace: string, server: string
       const result = await syncOnce(contender, kubeconfigPath, namespace);
       results.get(contender.name)?.push(result);
       line.push(
-        `${contender.name} ${seconds(result.syncMs)} ${mib(result.heapBytes).padStart(10)}`,
+        `${contender.name} ${seconds(result.syncMs)} ${mib(result.heapBytes).padStart(10)} ` +
+          `(${Math.round(result.heapBytes / sizes.objects)} B/object)`,
       );
     }
     if (round <= floorRounds) {
@@ -174,7 +175,8 @@ async function compare(kubeconfigPath: string, namespace: string, server: string
     const ms = median(runs.map((r) => r.syncMs));
     const heap = median(runs.map((r) => r.heapBytes));
     console.log(
-      `  ${contender.name.padEnd(15)} median sync ${seconds(ms)}, heap after sync ${mib(heap)}`,
+      `  ${contender.name.padEnd(15)} median sync ${seconds(ms)}, heap after sync ${mib(heap)} ` +
+        `(${Math.round(heap / sizes.objects).toLocaleString('en-US')} B per object)`,
     );
     summary.contenders[`${server} ${contender.name}`] = {
       syncMs: Math.round(ms),
