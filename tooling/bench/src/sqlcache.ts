@@ -10,6 +10,7 @@ import { createIndexer, metaNamespaceIndexFunc, namespaceIndex } from '@lasso/ca
 import { createSqlStore, openSqlDatabase, type SqlDatabase, type SqlStore } from '@lasso/sqlcache';
 import { type BenchConfigMap, benchConfigMap } from './fixtures.ts';
 import {
+  type BenchSummary,
   forceGc,
   machineNote,
   median,
@@ -17,7 +18,16 @@ import {
   monotonicMs,
   parseSizes,
   percentile,
+  recordResults,
 } from './measure.ts';
+
+/** What the run appends to results/<date>.json, filled by each part. */
+const summary: BenchSummary & { contenders: Record<string, Record<string, number>> } = {
+  contenders: { SqlStore: {}, 'in-memory indexer': {} },
+  ratios: {},
+};
+const sqlRow = summary.contenders.SqlStore as Record<string, number>;
+const memoryRow = summary.contenders['in-memory indexer'] as Record<string, number>;
 
 const gvk = { group: '', version: 'v1', kind: 'ConfigMap' };
 const namespaces = 1_000;
@@ -63,6 +73,9 @@ async function warmUp(count: number, rounds: number): Promise<void> {
     memory.push(monotonicMs() - start);
   }
   const ms = median(sql);
+  sqlRow[`warmUp${count}Ms`] = Math.round(ms);
+  sqlRow[`warmUp${count}ObjectsPerSecond`] = Math.round((count / ms) * 1000);
+  memoryRow[`warmUp${count}Ms`] = Math.round(median(memory));
   console.log(
     `warm-up ${count.toLocaleString('en')}: SqlStore ${ms.toFixed(0)} ms (${Math.round((count / ms) * 1000).toLocaleString('en')} objects/s; rounds ${sql.map((v) => v.toFixed(0)).join(', ')}), in-memory ${median(memory).toFixed(0)} ms`,
   );
@@ -146,12 +159,17 @@ async function listUnderLoad(
     await turn();
   }
   const rate = await load.stop();
+  sqlRow.listP50Ms = Number(percentile(latencies, 0.5).toFixed(2));
+  sqlRow.listP95Ms = Number(percentile(latencies, 0.95).toFixed(2));
+  sqlRow.listP99Ms = Number(percentile(latencies, 0.99).toFixed(2));
+  sqlRow.listUpdatesPerSecond = Math.round(rate);
   console.log(
     `list over ${count.toLocaleString('en')} objects (page 100, 1 filter, 2-field sort, 100 namespaces, ~${total} matches) with ${rate.toFixed(0)} updates/s: ${latencies.length} lists, p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`,
   );
   store.flush();
   database.checkpoint();
   const bytes = statSync(database.path).size;
+  sqlRow.diskBytesPerObject = Math.round(bytes / count);
   console.log(
     `disk: ${mib(bytes)} for ${count.toLocaleString('en')} objects = ${Math.round(bytes / count)} bytes/object (JSON of one object: ${JSON.stringify(objects[0]).length} bytes)`,
   );
@@ -176,6 +194,8 @@ async function walUnderLoad(
     await sleep(5);
   }
   const rate = await load.stop();
+  sqlRow.maxWalMiB = Number((maxWal / 1048576).toFixed(1));
+  sqlRow.walUpdatesPerSecond = Math.round(rate);
   console.log(
     `WAL under ${rate.toFixed(0)} updates/s for ${seconds} s with ${reads} concurrent list queries: max ${mib(maxWal)} (limit 64 MiB), now ${mib(database.walBytes())}`,
   );
@@ -252,6 +272,13 @@ async function main(): Promise<void> {
   console.log(
     `RSS with ${sizes.objects.toLocaleString('en')} objects (growth over an empty process): in-memory indexer ${mib(grown(memory))} (total ${mib(memory.after)}), SqlStore ${mib(grown(sql))} (total ${mib(sql.after)}): ${(grown(sql) / grown(memory)).toFixed(2)}x`,
   );
+  sqlRow.rssGrowthMiB = Number((grown(sql) / 1048576).toFixed(1));
+  memoryRow.rssGrowthMiB = Number((grown(memory) / 1048576).toFixed(1));
+  (summary.ratios as Record<string, number>)['RSS SqlStore / in-memory'] = Number(
+    (grown(sql) / grown(memory)).toFixed(3),
+  );
+  summary.sizes = sizes;
+  recordResults('W6', summary);
 }
 
 const childKind = process.env.W6_CHILD;
