@@ -31,8 +31,18 @@ export function metaNamespaceKeyFunc(object: unknown): string {
     throw new TypeError('metaNamespaceKeyFunc: object has no metadata.name');
   }
   const namespace = metadata?.namespace;
-  return namespace ? `${namespace}/${name}` : name;
+  if (!namespace) return name;
+  // Objects of one namespace come in runs (lists, watches of a namespace): their keys share one "ns/" prefix
+  // string instead of each allocating its own.
+  if (namespace !== lastNamespace) {
+    lastNamespace = namespace;
+    lastPrefix = `${namespace}/`;
+  }
+  return lastPrefix + name;
 }
+
+let lastNamespace = '';
+let lastPrefix = '';
 
 /** Split a `namespace/name` or `name` key. Throws a TypeError for a key with more than one `/`. */
 export function splitMetaNamespaceKey(key: string): { namespace: string; name: string } {
@@ -125,6 +135,8 @@ class MapIndexer<T> implements Indexer<T> {
   readonly #keyFunc: KeyFunc;
   readonly #items = new Map<string, T>();
   readonly #indexers: Indexers<T> = {};
+  // The entries of #indexers, for the per-object loops.
+  readonly #indexFuncs: Array<[string, IndexFunc<T>]> = [];
   // index name -> index value -> keys; empty sets are deleted so values of deleted objects do not leak.
   readonly #indices = new Map<string, Map<string, Set<string>>>();
 
@@ -227,6 +239,7 @@ class MapIndexer<T> implements Indexer<T> {
     );
     for (const [name, indexFunc, index] of built) {
       this.#indexers[name] = indexFunc;
+      this.#indexFuncs.push([name, indexFunc]);
       this.#indices.set(name, index);
     }
   }
@@ -253,8 +266,7 @@ class MapIndexer<T> implements Indexer<T> {
     let computed:
       | Array<[Map<string, Set<string>>, readonly string[], readonly string[]]>
       | undefined;
-    for (const name in this.#indexers) {
-      const indexFunc = this.#indexers[name] as IndexFunc<T>;
+    for (const [name, indexFunc] of this.#indexFuncs) {
       const values = indexFunc(object);
       const oldValues = old === undefined ? noValues : indexFunc(old);
       // Most updates leave every index value as it was (client-go updateIndices): nothing to touch.
@@ -278,7 +290,7 @@ class MapIndexer<T> implements Indexer<T> {
   }
 
   #unindex(key: string, object: T): void {
-    for (const [name, indexFunc] of Object.entries(this.#indexers)) {
+    for (const [name, indexFunc] of this.#indexFuncs) {
       const index = this.#indices.get(name) as Map<string, Set<string>>;
       for (const value of indexFunc(object)) {
         const keys = index.get(value);

@@ -130,6 +130,63 @@ describe('LineDecoder', () => {
     expect(decoder.end()).toBe('c\ufffd');
   });
 
+  it('decodes the whole lines of a chunk at once exactly as line by line (invalid bytes, CR, BOM, limits)', () => {
+    // Bytes rich in newlines, CRs, BOM pieces, multi-byte leads and invalid bytes, cut anywhere.
+    const byte = fc.constantFrom(
+      0x0a,
+      0x0d,
+      0x61,
+      0xef,
+      0xbb,
+      0xbf,
+      0xc3,
+      0xa9,
+      0xe2,
+      0x82,
+      0xff,
+      0xf0,
+      0x9f,
+    );
+    fc.assert(
+      fc.property(
+        fc
+          .uint8Array({ maxLength: 80 })
+          .chain((raw) => fc.tuple(fc.constant(raw), fc.array(byte, { maxLength: 80 }))),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.integer({ min: 1, max: 40 }),
+        ([raw, rich], offsets, maxLineBytes) => {
+          const bytes = Uint8Array.from([...rich, ...raw, ...rich]);
+          // Reference: split at newline bytes, each line decoded alone (BOM dropped from the first only).
+          const expected: string[] = [];
+          let from = 0;
+          for (let i = 0; i < bytes.length; i++) {
+            if (bytes[i] !== 0x0a) continue;
+            const line = Buffer.from(bytes.subarray(from, i));
+            if (i - from > maxLineBytes) break;
+            let text = line.toString(
+              'utf8',
+              0,
+              line.at(-1) === 0x0d ? line.length - 1 : line.length,
+            );
+            if (from === 0 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+            expected.push(text);
+            from = i + 1;
+          }
+          const decoder = new LineDecoder({ maxLineBytes });
+          const lines: string[] = [];
+          try {
+            for (const chunk of cut(bytes, offsets)) lines.push(...decoder.push(chunk));
+            decoder.end();
+          } catch (error) {
+            if (!isLassoError(error, 'LASSO_RESPONSE_TOO_LARGE')) throw error;
+          }
+          expect(lines).toEqual(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('joins a long line spread over many chunks once', () => {
     const decoder = new LineDecoder();
     const piece = 'x'.repeat(1000);

@@ -53,22 +53,45 @@ export class LineDecoder {
     this.#throwIfOverflowed();
     const lines: string[] = [];
     let start = 0;
-    for (let index = bytes.indexOf(NEWLINE); index !== -1; index = bytes.indexOf(NEWLINE, start)) {
-      if (this.#overflows(this.#pendingBytes + index - start, lines)) return lines;
-      let line: Buffer = bytes;
-      let lineStart = start;
-      let lineEnd = index;
-      if (this.#pendingBytes > 0) {
-        this.#pending.push(bytes.subarray(start, index));
-        line = Buffer.concat(this.#pending, this.#pendingBytes + index - start);
-        lineStart = 0;
-        lineEnd = line.length;
-        this.#pending = [];
-        this.#pendingBytes = 0;
-      }
-      if (lineEnd > lineStart && line[lineEnd - 1] === CARRIAGE_RETURN) lineEnd--;
-      lines.push(this.#decode(line, lineStart, lineEnd));
+    let index = bytes.indexOf(NEWLINE);
+    // The line begun in earlier chunks, finished by this one's first newline: joined once.
+    if (index !== -1 && this.#pendingBytes > 0) {
+      if (this.#overflows(this.#pendingBytes + index, lines)) return lines;
+      this.#pending.push(bytes.subarray(0, index));
+      const line = Buffer.concat(this.#pending, this.#pendingBytes + index);
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      let end = line.length;
+      if (end > 0 && line[end - 1] === CARRIAGE_RETURN) end--;
+      lines.push(this.#decode(line, 0, end));
       start = index + 1;
+      index = bytes.indexOf(NEWLINE, start);
+    }
+    if (index !== -1) {
+      const last = bytes.lastIndexOf(NEWLINE);
+      if (last - start <= this.#maxLineBytes) {
+        // The whole lines of the chunk, none of which can pass the limit (each is shorter than their span):
+        // decoded in one call and split on the string. A newline byte is never part of a multi-byte character
+        // nor of what an invalid sequence decodes to, so this yields exactly the lines decoded one by one.
+        const text = this.#decode(bytes, start, last);
+        let from = 0;
+        for (let newline = text.indexOf('\n'); ; newline = text.indexOf('\n', from)) {
+          let end = newline === -1 ? text.length : newline;
+          if (end > from && text.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
+          lines.push(text.slice(from, end));
+          if (newline === -1) break;
+          from = newline + 1;
+        }
+        start = last + 1;
+      } else {
+        for (; index !== -1; index = bytes.indexOf(NEWLINE, start)) {
+          if (this.#overflows(index - start, lines)) return lines;
+          let end = index;
+          if (end > start && bytes[end - 1] === CARRIAGE_RETURN) end--;
+          lines.push(this.#decode(bytes, start, end));
+          start = index + 1;
+        }
+      }
     }
     if (start < bytes.length) {
       if (this.#overflows(this.#pendingBytes + bytes.length - start, lines)) return lines;
