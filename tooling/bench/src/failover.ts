@@ -14,7 +14,7 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { startServerChild } from './child.ts';
 import type { ReplicaReport } from './failover-replica.ts';
 import { benchConfigMap } from './fixtures.ts';
-import { machineNote, median } from './measure.ts';
+import { type BenchSummary, machineNote, median, recordResults } from './measure.ts';
 
 const sizes = parseArgs(process.argv.slice(2));
 
@@ -248,8 +248,14 @@ async function main(): Promise<void> {
         );
       }
     }
+    const summary: BenchSummary = { sizes, contenders: {} };
     for (const mode of ['warm', 'cold']) {
       const rounds = results.filter((result) => result.mode === mode);
+      summary.contenders[mode] = {
+        killToLeadingMs: Math.round(median(rounds.map((r) => r.killToLeadingMs))),
+        leadingToReconcileMs: Math.round(median(rounds.map((r) => r.leadingToReconcileMs))),
+        failoverMs: Math.round(median(rounds.map((r) => r.failoverMs))),
+      };
       process.stdout.write(
         `${mode} median: kill->leading ${ms(median(rounds.map((r) => r.killToLeadingMs)))}, leading->1st reconcile ${ms(median(rounds.map((r) => r.leadingToReconcileMs)))}, failover ${ms(median(rounds.map((r) => r.failoverMs)))}\n`,
       );
@@ -259,14 +265,22 @@ async function main(): Promise<void> {
         'mode            round  paused     wake->leadership aborted  writes before pause  writes sent after waking, accepted\n',
     );
     for (const mode of ['pause', 'pause-unfenced']) {
+      const late: number[] = [];
+      summary.contenders[mode] = {};
       for (let index = 1; index <= sizes.pauses; index++) {
         const result = await pauseRound(server.kubeconfigPath, server.namespace, mode, index);
+        late.push(result.lateWrites);
+        (summary.contenders[mode] as Record<string, number>).lateWritesAccepted = late.reduce(
+          (sum, n) => sum + n,
+          0,
+        );
         process.stdout.write(
           `${mode.padEnd(15)} ${String(index).padStart(5)}  ${ms(result.pausedMs).padStart(9)}  ${ms(result.resumeToLostMs).padStart(24)}  ${String(result.writesBefore).padStart(19)}  ${String(result.lateWrites).padStart(34)}\n`,
         );
       }
     }
     await restTransportFor(rest).close();
+    recordResults('failover', summary);
   } finally {
     await server.stop();
   }
