@@ -162,6 +162,43 @@ describe('the request-timeout policy', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it.for([
+    { name: 'a metadata list', kind: 'asMetadata' },
+    { name: 'the second page of listAll', kind: 'listAll' },
+  ] as const)('never cuts $name whose body keeps arriving past 2 minutes', async ({ kind }) => {
+    const clock = new ReadClock();
+    const trickle = await startTrickle();
+    server = trickle.loopback;
+    const client = configMaps(server, { clock });
+    const result: Promise<unknown[]> =
+      kind === 'asMetadata'
+        ? client.list('d', { asMetadata: true }).then((list) => list.items)
+        : (async () => {
+            const items: unknown[] = [];
+            for await (const object of client.listAll('d', { limit: 1 })) items.push(object);
+            return items;
+          })();
+    result.catch(() => {});
+    let response = await trickle.nextResponse();
+    if (kind === 'listAll') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c1"},"items":[${item(0)}]}`,
+      );
+      response = await trickle.nextResponse();
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    await feed(clock, response, LIST_HEAD, result);
+    for (let i = 1; i <= 30; i++) {
+      await clock.advance(5000);
+      await feed(clock, response, item(i).slice(i === 1 ? 1 : 0), result);
+    }
+    response.end(']}');
+    expect(await result).toHaveLength(kind === 'listAll' ? 31 : 30);
+    expect(clock.monotonic()).toBeGreaterThan(120_000);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   it('fails a list that stalls for 30 s with LASSO_TIMEOUT naming the list and the progress deadline', async () => {
     const clock = new ReadClock();
     const trickle = await startTrickle();
