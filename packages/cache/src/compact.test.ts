@@ -31,10 +31,10 @@ const configMap = (name: string): Loose => ({
 
 const fixtures: Record<string, Loose> = {
   'a ConfigMap from the wire': JSON.parse(JSON.stringify(configMap('a'))) as Loose,
-  'an object without managedFields': {
+  'managedFields first and null': {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: 's' },
+    metadata: { managedFields: null, name: 's' },
     type: 'Opaque',
   },
   'metadata keys in an unusual order': {
@@ -54,10 +54,14 @@ const fixtures: Record<string, Loose> = {
       namespace: 7,
       creationTimestamp: { at: 0 },
       labels: { a: 1, b: null, c: ['x'] },
+      managedFields: 'not-a-list',
     },
   },
   'many metadata fields (more than the inline slots)': {
-    metadata: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field${i}`, i])),
+    metadata: {
+      ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`field${i}`, i])),
+      managedFields: [],
+    },
   },
 };
 
@@ -93,7 +97,7 @@ describe('the default transform (createCompactTransform, dropManagedFields)', ()
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
-  it('returns objects without an object metadata as they are', () => {
+  it('returns objects without an object metadata or without managedFields as they are', () => {
     const transform = createCompactTransform();
     for (const input of [
       null,
@@ -103,6 +107,12 @@ describe('the default transform (createCompactTransform, dropManagedFields)', ()
       { metadata: 'x' },
       { metadata: ['managedFields'] },
       { kind: 'X', metadata: 3 },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'team-a' },
+        type: 'Opaque',
+      },
     ]) {
       expect(transform(input as never)).toBe(input);
     }
