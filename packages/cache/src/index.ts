@@ -25,6 +25,7 @@ export {
 } from './delta-fifo.ts';
 export { CacheNotSyncedError, WatchError, type WatchErrorPhase } from './errors.ts';
 export { createInternTable, type InternTable, type InternTableOptions } from './intern.ts';
+export type { InitialListStrategy } from './list-strategy.ts';
 export {
   createMetadataCache,
   type MetadataCacheClient,
