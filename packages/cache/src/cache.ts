@@ -122,6 +122,8 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
   const { tweakList, waitHealthy } = options;
   const logger = guardLogger(options.logger ?? defaultLogger);
   return {
+    // @lasso/client's Client fails a list page only when no bytes arrived for `progressTimeoutMs`.
+    listProgressDeadline: true,
     async list(listOptions) {
       const tweaked: ListOptions = { ...listOptions };
       tweakList?.(tweaked);

@@ -4,7 +4,7 @@ import { ApiError, type KubeObject } from '@lasso/client';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { WatchError } from './errors.ts';
-import { Reflector, type ReflectorOptions } from './reflector.ts';
+import { type ListerWatcher, Reflector, type ReflectorOptions } from './reflector.ts';
 import { createStore } from './store.ts';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing/fake-lister-watcher.ts';
 
@@ -152,6 +152,35 @@ describe('lists (client-go reflector.list rules)', () => {
     await t.stop();
   });
 
+  it('gives list pages a progress deadline, and no total one to a lister-watcher that enforces it', async () => {
+    const t = setup(1, { initialList: 'cached' });
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls[0]).toMatchObject({ progressTimeoutMs: 120_000 });
+    await t.stop();
+    // A lister that answers after 5 minutes (a client streaming a huge list): the reflector does not cut it.
+    const clock = new FakeClock();
+    const slow = new FakeListerWatcher({ objects: [cm('a')] });
+    const list = slow.list.bind(slow);
+    slow.list = async (options) => {
+      await new Promise<void>((resolve) => clock.schedule(300_000, resolve));
+      return list(options);
+    };
+    const store = createStore();
+    const progressing: ListerWatcher = {
+      list: (options) => slow.list(options),
+      watch: (options) => slow.watch(options),
+      listProgressDeadline: true,
+    };
+    const reflector = new Reflector(progressing, store, { clock, initialList: 'cached' });
+    const controller = new AbortController();
+    const running = reflector.run({ signal: controller.signal });
+    await clock.advance(300_000);
+    await slow.nextWatch();
+    expect(store.size()).toBe(1);
+    controller.abort();
+    await running;
+  });
+
   it('rejects an unknown initialList with a TypeError naming it', () => {
     expect(
       () =>
@@ -285,7 +314,7 @@ describe('streaming lists (client-go reflector.watchList, KEP-3157)', () => {
   });
 
   it('never waits forever for a bookmark a server that ignores sendInitialEvents does not send', async () => {
-    const t = setup(2, { listPageTimeoutMs: 60_000 }, { streamingLists: 'ignore' });
+    const t = setup(2, { streamingListSilenceMs: 60_000 }, { streamingLists: 'ignore' });
     const streaming = await t.fake.nextWatch();
     await t.clock.advance(0);
     expect(t.reflector.state()).toBe('listing');
@@ -303,6 +332,18 @@ describe('streaming lists (client-go reflector.watchList, KEP-3157)', () => {
     expect(t.logger.find('the server refused the streaming list')[0]?.attributes).toMatchObject({
       error: expect.stringContaining('initial-events-end'),
     });
+    await t.stop();
+  });
+
+  it('gives up on a silent streaming list after 10 s by default', async () => {
+    const t = setup(0, {}, { streamingLists: 'ignore' });
+    const streaming = await t.fake.nextWatch();
+    await t.clock.advance(9_999);
+    expect(streaming.closed).toBe(false);
+    await t.clock.advance(1);
+    await t.fake.nextWatch();
+    expect(streaming.closed).toBe(true);
+    expect(t.fake.listCalls).toHaveLength(1);
     await t.stop();
   });
 

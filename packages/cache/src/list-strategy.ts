@@ -53,6 +53,7 @@ export interface ListStrategyInit<T extends KubeObjectLike> {
   /** True when the user set `pageSize`: relists at a resourceVersion page too (client-go's WatchListPageSize). */
   pageSizeSet: boolean;
   listPageTimeoutMs: number;
+  streamingListSilenceMs: number;
   minWatchTimeoutMs: number;
   clock: Clock;
   logger: Logger;
@@ -124,7 +125,7 @@ export class ListStrategy<T extends KubeObjectLike> {
           timeoutSeconds: Math.floor(
             (this.#init.minWatchTimeoutMs / 1000) * (1 + this.#init.random()),
           ),
-          silenceMs: this.#init.listPageTimeoutMs,
+          silenceMs: this.#init.streamingListSilenceMs,
           clock: this.#init.clock,
           signal,
         });
@@ -184,13 +185,22 @@ export class ListStrategy<T extends KubeObjectLike> {
       let pages = 0;
       try {
         do {
-          const deadline = timeoutSignal(
-            this.#init.clock,
-            this.#init.listPageTimeoutMs,
-            `list page not answered within ${this.#init.listPageTimeoutMs} ms`,
-          );
-          const pageSignal = anySignal([signal, deadline.signal]);
-          const options: ListOptions = { signal: pageSignal.signal };
+          // A progress deadline, not a total one: a page (at "0", the whole list) still arriving is never cut; the
+          // client fails it only when no bytes arrived for this long (@lasso/client's list timeout policy).
+          // A lister-watcher that cannot tell progress gets a total deadline per page instead.
+          const deadline = this.#init.listerWatcher.listProgressDeadline
+            ? undefined
+            : timeoutSignal(
+                this.#init.clock,
+                this.#init.listPageTimeoutMs,
+                `list page not answered within ${this.#init.listPageTimeoutMs} ms`,
+              );
+          const pageSignal =
+            deadline === undefined ? undefined : anySignal([signal, deadline.signal]);
+          const options: ListOptions = {
+            signal: pageSignal?.signal ?? signal,
+            progressTimeoutMs: this.#init.listPageTimeoutMs,
+          };
           if (paged) options.limit = pageSize;
           if (continueToken !== undefined) {
             options.continue = continueToken;
@@ -201,10 +211,13 @@ export class ListStrategy<T extends KubeObjectLike> {
           }
           let page: ObjectList<T>;
           try {
-            page = await raceSignal(this.#init.listerWatcher.list(options), pageSignal.signal);
+            page = await raceSignal(
+              this.#init.listerWatcher.list(options),
+              options.signal ?? signal,
+            );
           } finally {
-            deadline.clear();
-            pageSignal.dispose();
+            deadline?.clear();
+            pageSignal?.dispose();
           }
           if (typeof page !== 'object' || page === null || !Array.isArray(page.items)) {
             throw new LassoError('LASSO_WATCH_DECODE', 'list response has no items array');

@@ -51,6 +51,13 @@ export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
    * An ERROR event yielded instead of thrown is handled as if it had been thrown.
    */
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /**
+   * True when `list` enforces `options.progressTimeoutMs` itself (a page fails only when no bytes of it arrived for
+   * that long), as `createClientListerWatcher` over `@lasso/client` does: the reflector then puts no total deadline
+   * on a page, so a page still arriving (a big list at `"0"`) is never cut. Otherwise each page gets
+   * `listPageTimeoutMs` in total.
+   */
+  readonly listProgressDeadline?: boolean;
 }
 
 /** What a reflector writes to (a `DeltaFIFO` in an informer, or any `Store`). */
@@ -105,10 +112,19 @@ export interface ReflectorOptions {
    */
   inactivityMarginMs?: number;
   /**
-   * Give up on one list page after this long (kube-apiserver ends requests after 60 s itself; this catches a
-   * server or proxy that never answers). Default 2 min.
+   * Give up on a list page when no bytes of it arrived for this long (passed to the lister-watcher as
+   * `progressTimeoutMs`: a page still arriving, like a big list at `"0"`, is never cut; this catches a server or
+   * proxy that stopped answering). A lister-watcher without `listProgressDeadline` gets it as a total deadline
+   * per page. Default 2 min.
    */
   listPageTimeoutMs?: number;
+  /**
+   * A streaming list that receives nothing but plain bookmarks for this long before its
+   * `k8s.io/initial-events-end` bookmark is taken as a server that ignores `sendInitialEvents`: the reflector
+   * lists instead, for good. kube-apiserver sends the first initial event, or the end bookmark of an empty
+   * resource, within a few seconds. Default 10 s.
+   */
+  streamingListSilenceMs?: number;
   /** Called with every failure (also logged and counted). */
   watchErrorHandler?: WatchErrorHandler;
   clock?: Clock;
@@ -251,6 +267,10 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       pageSize: this.#pageSize,
       pageSizeSet: options.pageSize !== undefined,
       listPageTimeoutMs: this.#listPageTimeoutMs,
+      streamingListSilenceMs: positiveNumber(
+        options.streamingListSilenceMs ?? 10_000,
+        'streamingListSilenceMs',
+      ),
       minWatchTimeoutMs: this.#minWatchTimeoutMs,
       clock: this.#clock,
       logger: this.#logger,
