@@ -6,7 +6,6 @@ import type { TableNames } from './schema.ts';
 /** @internal The statements that write rows, prepared in one write transaction. */
 export interface WriteStatements {
   readonly upsert: SqlStatement;
-  readonly insert: SqlStatement;
   readonly fields: SqlStatement;
   readonly deleteLabels: SqlStatement;
   readonly labels: SqlStatement;
@@ -38,7 +37,6 @@ export function storeSql(n: TableNames, columnCount: number): StoreSql {
     deleteLabels: `DELETE FROM ${n.labels} WHERE id = ?`,
     // All labels of an object in one statement: one call instead of one per label.
     labels: `INSERT INTO ${n.labels} (id, label, value) SELECT ?, key, value FROM json_each(?)`,
-    insert: `INSERT INTO ${n.objects} (key, object, nonce, keyid) VALUES (?, ?, ?, ?)`,
     deleteIndices: `DELETE FROM ${n.indices} WHERE id = ?`,
     index: `INSERT OR IGNORE INTO ${n.indices} (name, value, id) VALUES (?, ?, ?)`,
     delete: `DELETE FROM ${n.objects} WHERE key = ?`,
@@ -61,7 +59,6 @@ export function prepareWriteStatements(
 ): WriteStatements {
   return {
     upsert: prepare(sql.upsert),
-    insert: prepare(sql.insert),
     fields: prepare(sql.fields),
     deleteLabels: prepare(sql.deleteLabels),
     labels: prepare(sql.labels),
@@ -71,16 +68,11 @@ export function prepareWriteStatements(
   };
 }
 
-/** @internal Write one row; `fresh` when the tables are known not to hold `key` (a replace). */
-export function writeRow(statements: WriteStatements, key: string, row: Row, fresh = false): void {
-  let id: number | bigint;
-  if (fresh) {
-    id = statements.insert.run(key, row.payload, row.nonce, row.keyId).lastInsertRowid;
-  } else {
-    id = (statements.upsert.get(key, row.payload, row.nonce, row.keyId) as { id: number }).id;
-    statements.deleteLabels.run(id);
-    statements.deleteIndices.run(id);
-  }
+/** @internal Write (insert or replace) the row of `key`; a replace's rows go through `BulkInsert` instead. */
+export function writeRow(statements: WriteStatements, key: string, row: Row): void {
+  const id = (statements.upsert.get(key, row.payload, row.nonce, row.keyId) as { id: number }).id;
+  statements.deleteLabels.run(id);
+  statements.deleteIndices.run(id);
   statements.fields.run(id, ...row.fields);
   if (row.labels !== null) statements.labels.run(id, row.labels);
   for (const [name, value] of row.indices) statements.index.run(name, value, id);

@@ -10,6 +10,7 @@ import {
   type Logger,
   noopMetricsProvider,
 } from '@lasso/core';
+import { BulkInsert } from './bulk-insert.ts';
 import type { SqlDatabase } from './database.ts';
 import type { SqlValue } from './driver.ts';
 import { createEncryptor } from './encryption.ts';
@@ -177,10 +178,9 @@ class Store<T> implements SqlStore<T> {
       // grown row by row. In the same transaction: a failed replace rolls their drop back too.
       const rebuild = last.size >= bulkIndexThreshold ? this.#secondaryIndexes : [];
       for (const index of rebuild) prepare(`DROP INDEX ${index.name}`).run();
-      const statements = prepareWriteStatements(this.#sql, prepare);
-      for (const [key, i] of last) {
-        writeRow(statements, key, this.#codec.encode(key, list[i] as T), true);
-      }
+      const bulk = new BulkInsert(prepare, this.#names, this.indexedFields.length);
+      for (const [key, i] of last) bulk.add(key, this.#codec.encode(key, list[i] as T));
+      bulk.finish();
       for (const index of rebuild) prepare(index.create).run();
     });
     this.#pending = new Map();
