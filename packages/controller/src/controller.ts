@@ -43,7 +43,7 @@ import {
 } from './controller-types.ts';
 import { isConflictError, isIgnoreError, retryAfterDelay, stackOf } from './errors.ts';
 import type { PredicateEvent } from './predicates.ts';
-import { QueueTaker } from './queue-taker.ts';
+import { QueueTaker, wakeUp } from './queue-taker.ts';
 import { LazyReconcileContext } from './reconcile-context.ts';
 
 // The types live in controller-types.ts; importers of this file keep finding them here.
@@ -403,8 +403,11 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   async #worker(run: Run, slot: number): Promise<void> {
     const signal = run.stop.signal;
     for (;;) {
-      // Undefined once the run stopped (a key handed out meanwhile went back into the queue) or at close.
-      const key = await this.#taker.take(signal);
+      // QueueTaker.take inlined (one async frame less per key). Undefined once the run stopped (a key handed out
+      // meanwhile went back into the queue) or at close.
+      if (signal.aborted) return;
+      const key = this.#taker.accept(await this.#taker.get(), signal);
+      if (key === wakeUp) continue;
       if (key === undefined) return;
       run.inFlight[slot] = key;
       run.startedAt[slot] = this.#clock.monotonic();

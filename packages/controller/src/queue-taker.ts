@@ -2,7 +2,10 @@
 // A workqueue `get()` cannot be withdrawn, so a stop wakes each waiting worker with a wake-up item of its own
 // (never handed to a handler); the queue then holds no waiting get while the controller is stopped, and keys
 // added meanwhile stay queued in order for the next start.
-import type { WorkQueue } from '@lasso/workqueue';
+import type { GetResult, WorkQueue } from '@lasso/workqueue';
+
+/** What {@link QueueTaker.accept} returns for a wake-up item: the worker asks again. */
+export const wakeUp: unique symbol = Symbol('lasso.controller.wakeUp') as never;
 
 /** Takes keys from `queue` for workers that stop when their signal aborts. */
 export class QueueTaker {
@@ -18,34 +21,41 @@ export class QueueTaker {
   }
 
   /**
-   * The next key, or undefined once `signal` has aborted (call {@link QueueTaker.wake} when it does) or the queue
-   * shut down. A key returned was handed out by the queue: the caller must `done` it.
+   * Wait for the next item: a worker checks its signal, then calls `accept(await get(), signal)`, which returns
+   * the key (the caller must `done` it), undefined once `signal` has aborted (call {@link QueueTaker.wake} when it
+   * does) or the queue shut down, or {@link wakeUp} to ask again. Two calls in place of one async `take`: one
+   * promise less per key.
    */
-  async take(signal: AbortSignal): Promise<string | undefined> {
-    for (;;) {
-      if (signal.aborted) return undefined;
-      this.#waiting++;
-      let result: Awaited<ReturnType<WorkQueue<string>['get']>>;
-      try {
-        result = await this.#queue.get();
-      } finally {
-        this.#waiting--;
-      }
-      if (result.shutdown) return undefined;
-      const key = result.item;
-      if (this.#wakeUps.delete(key)) {
-        this.#queue.done(key);
-        continue;
-      }
-      if (signal.aborted) {
-        // Handed out as the signal aborted: not this worker's any more. Added while being processed, the key is
-        // marked dirty, and done() queues it again.
-        this.#queue.add(key);
-        this.#queue.done(key);
-        return undefined;
-      }
-      return key;
+  get(): Promise<GetResult<string>> {
+    this.#waiting++;
+    try {
+      return this.#queue.get();
+    } catch (error) {
+      this.#waiting--;
+      throw error;
     }
+  }
+
+  /**
+   * What a `get` result means (call it once per `get`, as soon as the get settled): the key, undefined
+   * to stop, or {@link wakeUp} to get again.
+   */
+  accept(result: GetResult<string>, signal: AbortSignal): string | undefined | typeof wakeUp {
+    this.#waiting--;
+    if (result.shutdown) return undefined;
+    const key = result.item;
+    if (this.#wakeUps.delete(key)) {
+      this.#queue.done(key);
+      return wakeUp;
+    }
+    if (signal.aborted) {
+      // Handed out as the signal aborted: not this worker's any more. Added while being processed, the key is
+      // marked dirty, and done() queues it again.
+      this.#queue.add(key);
+      this.#queue.done(key);
+      return undefined;
+    }
+    return key;
   }
 
   /** Wake every worker waiting in {@link QueueTaker.take}, so those whose signal aborted return. */

@@ -1,9 +1,17 @@
 // Entry of a W4 consumer child process: one of e2e-consumers.ts's consumers, in its own process (its own event
 // loop and heap, as a separate operator would be) so that the three can watch the same stream of creates at
-// once. Args: consumer name, kubeconfig path, workers, objects. Over the fork IPC channel: `start` (a namespace)
+// once. Args: consumer name, kubeconfig path, workers, objects (and the baseline's directory, for `baseline`). Over the fork IPC channel: `start` (a namespace)
 // -> `started` once synced, then `seen` once every key's handler has seen its object; `stop` -> `stopped`. The
-// process exits when the parent disconnects.
-import { type Consumer, consumers, Recorder, type RunningConsumer } from './e2e-consumers.ts';
+// process exits when the parent disconnects. With LASSO_BENCH_CPU_PROF=<dir> in the environment, each round's
+// measured window (`started` -> `seen`) is profiled into <dir>/<consumer>-<pid>-<n>.cpuprofile (the inspector
+// session is opened before `started`, so its own cost stays out of the window's first samples). With
+// LASSO_BENCH_ALLOC_PROF=<dir>, the window's allocations are sampled (every 4 KiB, garbage included) into
+// <dir>/<consumer>-<pid>-<n>.heapprofile. With LASSO_BENCH_THREADS=1, each round's CPU is also printed per thread (Linux /proc: main, V8 workers, libuv).
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { type Consumer, consumerNamed, Recorder, type RunningConsumer } from './e2e-consumers.ts';
 
 /** What the parent sends. */
 export type ConsumerRequest = { type: 'start'; namespace: string } | { type: 'stop' };
@@ -31,14 +39,118 @@ function send(message: ConsumerReply): void {
 const failed = (error: unknown): void =>
   send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
 
-const [name, kubeconfigPath = '', workers = '5', objects = '5000'] = process.argv.slice(2);
-const consumer: Consumer | undefined = consumers.find((candidate) => candidate.name === name);
+const [name = '', kubeconfigPath = '', workers = '5', objects = '5000', baselineDir] =
+  process.argv.slice(2);
+const consumer: Consumer | undefined = consumerNamed(name, baselineDir);
 if (consumer === undefined) {
   console.error(`consumer-process: unknown consumer ${String(name)}`);
   process.exit(1);
 }
 
 let running: RunningConsumer | undefined;
+
+const cpuProfileDir = process.env.LASSO_BENCH_CPU_PROF || undefined;
+const allocProfileDir = process.env.LASSO_BENCH_ALLOC_PROF || undefined;
+let profileSession: Session | undefined;
+let profiles = 0;
+
+/** CPU ms (user + system) per thread name (`main` for the main thread), from /proc (Linux only; empty elsewhere). */
+function threadCpu(): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tasks: string[];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return byName;
+  }
+  for (const task of tasks) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const threadName =
+        Number(task) === process.pid ? 'main' : stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      // utime and stime are fields 14 and 15 of stat (11 and 12 after the name), in clock ticks (100 Hz).
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+      byName.set(threadName, (byName.get(threadName) ?? 0) + ms);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return byName;
+}
+
+/** Garbage collections seen by the main thread since `gcStats` was last reset: count and pause ms by kind. */
+const gcStats = new Map<string, { count: number; ms: number }>();
+const gcKinds: Record<number, string> = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weakcb' };
+let gcObserver: PerformanceObserver | undefined;
+
+function watchGc(): void {
+  gcStats.clear();
+  gcObserver ??= new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const detail = (entry as { detail?: { kind?: number } }).detail;
+      const kind = gcKinds[detail?.kind ?? 0] ?? 'other';
+      const stats = gcStats.get(kind) ?? { count: 0, ms: 0 };
+      stats.count++;
+      stats.ms += entry.duration;
+      gcStats.set(kind, stats);
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+}
+
+function printThreadCpu(before: Map<string, number>, cpu: NodeJS.CpuUsage): void {
+  const after = threadCpu();
+  const parts = [...after]
+    .map(([thread, ms]) => [thread, ms - (before.get(thread) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .map(([thread, ms]) => `${thread} ${ms} ms`);
+  const gc = [...gcStats].map(([kind, { count, ms }]) => `${kind} ${count} (${ms.toFixed(1)} ms)`);
+  console.error(
+    `  ${String(name)}: user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms; ` +
+      `threads: ${parts.join(', ')}; gc: ${gc.join(', ')}`,
+  );
+}
+
+async function startProfile(): Promise<void> {
+  if (cpuProfileDir === undefined && allocProfileDir === undefined) return;
+  if (profileSession === undefined) {
+    profileSession = new Session();
+    profileSession.connect();
+    if (cpuProfileDir !== undefined) {
+      mkdirSync(cpuProfileDir, { recursive: true });
+      await profileSession.post('Profiler.enable');
+      await profileSession.post('Profiler.setSamplingInterval', { interval: 200 });
+    }
+    if (allocProfileDir !== undefined) {
+      mkdirSync(allocProfileDir, { recursive: true });
+      await profileSession.post('HeapProfiler.enable');
+    }
+  }
+  if (cpuProfileDir !== undefined) await profileSession.post('Profiler.start');
+  if (allocProfileDir !== undefined) {
+    // The two include flags (V8 11+) keep what the young and old GC collected: the window's garbage is the point.
+    await profileSession.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as { samplingInterval: number });
+  }
+}
+
+async function stopProfile(): Promise<void> {
+  if (profileSession === undefined) return;
+  const base = `${String(name).replace(/[^\w.-]+/g, '_')}-${process.pid}-${++profiles}`;
+  if (cpuProfileDir !== undefined) {
+    const { profile } = await profileSession.post('Profiler.stop');
+    writeFileSync(join(cpuProfileDir, `${base}.cpuprofile`), JSON.stringify(profile));
+  }
+  if (allocProfileDir !== undefined) {
+    const { profile } = await profileSession.post('HeapProfiler.stopSampling');
+    writeFileSync(join(allocProfileDir, `${base}.heapprofile`), JSON.stringify(profile));
+  }
+}
 
 async function start(namespace: string): Promise<void> {
   const recorder = new Recorder(Number(objects));
@@ -48,10 +160,15 @@ async function start(namespace: string): Promise<void> {
     Number(workers),
     recorder,
   );
+  await startProfile();
+  const threadsBefore = process.env.LASSO_BENCH_THREADS === '1' ? threadCpu() : undefined;
+  if (threadsBefore !== undefined) watchGc();
   const cpuBefore = process.cpuUsage();
   send({ type: 'started' });
   await Promise.race([recorder.all, running.failed]);
   const cpu = process.cpuUsage(cpuBefore);
+  if (threadsBefore !== undefined) printThreadCpu(threadsBefore, cpu);
+  await stopProfile();
   send({
     type: 'seen',
     seenMs: Array.from(recorder.seenMs),

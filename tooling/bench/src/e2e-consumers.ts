@@ -1,8 +1,12 @@
-// W4's three consumers of a namespace of ConfigMaps, each calling a handler once per key: a @lasso/factory
-// SharedControllerFactory, the natural hand-rolled operator on client-node (informer + work queue + workers),
-// and the limit (one raw watch: undici + JSON.parse, no cache, no queue). A `Recorder` notes, per object, when a
-// handler first saw it and how long after the timestamp the writer put into its data.
-import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
+// W4's consumers of a namespace of ConfigMaps, each calling a handler once per key: a @lasso/factory
+// SharedControllerFactory, the natural hand-rolled operator on client-node (informer + work queue + workers) in
+// 2.0.x (what users install today) and optionally 1.4.x, the limit (one raw watch: undici + JSON.parse, no cache,
+// no queue), and optionally a second @lasso/factory build (`baseline`, for A/B runs). A `Recorder` notes, per
+// object, when a handler first saw it and how long after the timestamp the writer put into its data.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as clientNode14 from '@kubernetes/client-node';
+import * as clientNode2 from '@kubernetes/client-node-2';
 import { loadKubeConfig, restTransportFor } from '@lasso/client';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
 import { Agent, request } from 'undici';
@@ -72,36 +76,79 @@ function failurePromise(): { promise: Promise<never>; fail(error: unknown): void
   return { promise, fail };
 }
 
+/** The @lasso/client and @lasso/factory functions a factory consumer uses (this build's, or a baseline's). */
+interface LassoModules {
+  readonly loadKubeConfig: typeof loadKubeConfig;
+  readonly restTransportFor: typeof restTransportFor;
+  readonly createSharedControllerFactoryFromConfig: typeof createSharedControllerFactoryFromConfig;
+}
+
 /**
  * @lasso/factory: `createSharedControllerFactoryFromConfig` watching the namespace (resync off), a handler
  * registered on the ConfigMap controller, `start(signal, workers)`.
  */
-export const lassoConsumer: Consumer = {
-  name: '@lasso/factory',
-  async start(kubeconfigPath, namespace, workers, recorder) {
-    const rest = await loadKubeConfig({ path: kubeconfigPath });
-    const factory = createSharedControllerFactoryFromConfig(rest, {
-      cache: { defaultNamespace: namespace, defaultResyncMs: 0 },
-    });
-    const configMaps = await factory.forKind({ group: '', version: 'v1', kind: 'ConfigMap' });
-    const stop = new AbortController();
-    configMaps.registerHandler(stop.signal, 'bench', (key, configMap) => {
-      if (configMap !== undefined) recorder.see(key, configMap.data?.[writtenAtKey]);
-      return undefined;
-    });
-    await factory.start(stop.signal, workers);
+function factoryConsumerOf(name: string, modules: () => Promise<LassoModules>): Consumer {
+  return {
+    name,
+    async start(kubeconfigPath, namespace, workers, recorder) {
+      const lasso = await modules();
+      const rest = await lasso.loadKubeConfig({ path: kubeconfigPath });
+      const factory = lasso.createSharedControllerFactoryFromConfig(rest, {
+        cache: { defaultNamespace: namespace, defaultResyncMs: 0 },
+      });
+      const configMaps = await factory.forKind({ group: '', version: 'v1', kind: 'ConfigMap' });
+      const stop = new AbortController();
+      configMaps.registerHandler(stop.signal, 'bench', (key, configMap) => {
+        if (configMap !== undefined) recorder.see(key, configMap.data?.[writtenAtKey]);
+        return undefined;
+      });
+      await factory.start(stop.signal, workers);
+      return {
+        // The factory retries and logs handler and watch errors; a stuck run ends by the round's timeout.
+        failed: failurePromise().promise,
+        stop: async () => {
+          stop.abort();
+          await configMaps.stopped();
+          await factory.sharedCacheFactory().sharedClientFactory().close();
+          await lasso.restTransportFor(rest).close();
+        },
+      };
+    },
+  };
+}
+
+/** This build's @lasso/factory. */
+export const lassoConsumer: Consumer = factoryConsumerOf('@lasso/factory', async () => ({
+  loadKubeConfig,
+  restTransportFor,
+  createSharedControllerFactoryFromConfig,
+}));
+
+/**
+ * The @lasso/factory build under `dir` (`--baseline DIR`): DIR holds `node_modules/@lasso/<package>` for factory,
+ * controller, cache, client, workqueue and core (each a package.json and its dist, copied before a change, or a
+ * link to the workspace package), so that its factory resolves its own controller.
+ */
+export function baselineConsumer(dir: string): Consumer {
+  const load = (pkg: string): Promise<Record<string, unknown>> =>
+    import(pathToFileURL(resolve(dir, 'node_modules/@lasso', pkg, 'dist/index.js')).href);
+  return factoryConsumerOf('baseline', async () => {
+    const [client, factory] = await Promise.all([load('client'), load('factory')]);
     return {
-      // The factory retries and logs handler and watch errors; a stuck run ends by the round's timeout.
-      failed: failurePromise().promise,
-      stop: async () => {
-        stop.abort();
-        await configMaps.stopped();
-        await factory.sharedCacheFactory().sharedClientFactory().close();
-        await restTransportFor(rest).close();
-      },
+      loadKubeConfig: client.loadKubeConfig as typeof loadKubeConfig,
+      restTransportFor: client.restTransportFor as typeof restTransportFor,
+      createSharedControllerFactoryFromConfig:
+        factory.createSharedControllerFactoryFromConfig as typeof createSharedControllerFactoryFromConfig,
     };
-  },
-};
+  });
+}
+
+/** The part of @kubernetes/client-node's module the consumer uses (the same in 1.4 and 2.0). */
+interface ClientNodeModule {
+  readonly KubeConfig: typeof clientNode2.KubeConfig;
+  readonly CoreV1Api: typeof clientNode2.CoreV1Api;
+  readonly makeInformer: typeof clientNode2.makeInformer;
+}
 
 /**
  * The natural hand-rolled operator on client-node: `makeInformer` (its ListWatch) whose add/update/delete
@@ -109,56 +156,74 @@ export const lassoConsumer: Consumer = {
  * (`ReferenceQueue`, W1's limit), and `workers` async loops that take a key, read the object from the
  * informer's cache and await the handler.
  */
-export const clientNodeConsumer: Consumer = {
-  name: 'client-node',
-  async start(kubeconfigPath, namespace, workers, recorder) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(kubeconfigPath);
-    const api = kubeConfig.makeApiClient(CoreV1Api);
-    const informer = makeInformer(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, () =>
-      api.listNamespacedConfigMap({ namespace }),
-    );
-    const failure = failurePromise();
-    let stopping = false;
-    informer.on('error', (error) => {
-      if (!stopping) failure.fail(error);
-    });
-    const queue = new ReferenceQueue<string>();
-    const enqueue = (configMap: V1ConfigMap): void =>
-      queue.add(`${configMap.metadata?.namespace}/${configMap.metadata?.name}`);
-    informer.on('add', enqueue);
-    informer.on('update', enqueue);
-    informer.on('delete', enqueue);
-    const handler = async (key: string, configMap: V1ConfigMap | undefined): Promise<void> => {
-      if (configMap !== undefined) recorder.see(key, configMap.data?.[writtenAtKey]);
-    };
-    await Promise.race([informer.start(), failure.promise]);
-    const loops = Array.from({ length: workers }, async () => {
-      for (;;) {
-        const next = await queue.get();
-        if (next.shutdown) return;
-        const key = next.item;
-        const slash = key.indexOf('/');
-        try {
-          await handler(key, informer.get(key.slice(slash + 1), key.slice(0, slash)));
-        } catch (error) {
-          failure.fail(error);
-        } finally {
-          queue.done(key);
+function clientNodeConsumerOf(name: string, module: ClientNodeModule): Consumer {
+  const { CoreV1Api, KubeConfig, makeInformer } = module;
+  return {
+    name,
+    async start(kubeconfigPath, namespace, workers, recorder) {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(kubeconfigPath);
+      const api = kubeConfig.makeApiClient(CoreV1Api);
+      const informer = makeInformer(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, () =>
+        api.listNamespacedConfigMap({ namespace }),
+      );
+      const failure = failurePromise();
+      let stopping = false;
+      informer.on('error', (error) => {
+        if (!stopping) failure.fail(error);
+      });
+      const queue = new ReferenceQueue<string>();
+      const enqueue = (configMap: clientNode2.V1ConfigMap): void =>
+        queue.add(`${configMap.metadata?.namespace}/${configMap.metadata?.name}`);
+      informer.on('add', enqueue);
+      informer.on('update', enqueue);
+      informer.on('delete', enqueue);
+      const handler = async (
+        key: string,
+        configMap: clientNode2.V1ConfigMap | undefined,
+      ): Promise<void> => {
+        if (configMap !== undefined) recorder.see(key, configMap.data?.[writtenAtKey]);
+      };
+      await Promise.race([informer.start(), failure.promise]);
+      const loops = Array.from({ length: workers }, async () => {
+        for (;;) {
+          const next = await queue.get();
+          if (next.shutdown) return;
+          const key = next.item;
+          const slash = key.indexOf('/');
+          try {
+            await handler(key, informer.get(key.slice(slash + 1), key.slice(0, slash)));
+          } catch (error) {
+            failure.fail(error);
+          } finally {
+            queue.done(key);
+          }
         }
-      }
-    });
-    return {
-      failed: failure.promise,
-      stop: async () => {
-        stopping = true;
-        queue.shutDown();
-        await informer.stop();
-        await Promise.all(loops);
-      },
-    };
-  },
-};
+      });
+      return {
+        failed: failure.promise,
+        stop: async () => {
+          stopping = true;
+          queue.shutDown();
+          await informer.stop();
+          await Promise.all(loops);
+        },
+      };
+    },
+  };
+}
+
+/** @kubernetes/client-node 2.0.x, the version users install today (its undici overridden to 7.x for Node 20). */
+export const clientNodeConsumer: Consumer = clientNodeConsumerOf(
+  'client-node 2.0',
+  clientNode2 as unknown as ClientNodeModule,
+);
+
+/** @kubernetes/client-node 1.4.x (`--legacy 1`). */
+export const clientNode14Consumer: Consumer = clientNodeConsumerOf(
+  'client-node 1.4',
+  clientNode14 as unknown as ClientNodeModule,
+);
 
 /** The limit: a list, then one watch read through undici, each line JSON.parsed and handled inline. */
 export const limitConsumer: Consumer = {
@@ -220,8 +285,15 @@ export const limitConsumer: Consumer = {
   },
 };
 
-/** The consumers by name. */
+/** The consumers every run has, in report order: lasso first, then its peer and the limit. */
 export const consumers: readonly Consumer[] = [lassoConsumer, clientNodeConsumer, limitConsumer];
+
+/** A consumer by name: those above, `client-node 1.4`, or `baseline` (the build under `baselineDir`). */
+export function consumerNamed(name: string, baselineDir?: string): Consumer | undefined {
+  if (name === 'baseline') return baselineDir ? baselineConsumer(baselineDir) : undefined;
+  if (name === clientNode14Consumer.name) return clientNode14Consumer;
+  return consumers.find((candidate) => candidate.name === name);
+}
 
 /** An undici agent with the kubeconfig's TLS material, its auth header and server URL. */
 function rawAccess(kubeconfigPath: string): {
@@ -229,7 +301,7 @@ function rawAccess(kubeconfigPath: string): {
   headers: Record<string, string>;
   server: string;
 } {
-  const config = new KubeConfig();
+  const config = new clientNode2.KubeConfig();
   config.loadFromFile(kubeconfigPath);
   const cluster = config.getCurrentCluster();
   const user = config.getCurrentUser();

@@ -5,20 +5,41 @@
 // cache, no queue). Per consumer: the time from the first create to the moment every key's handler has seen its
 // object, and the p50/p99 latency from each create (a timestamp written into the object's data just before its
 // request) to its handler. Several rounds (median), each on a fresh namespace, the consumers' start order
-// rotated. Sizes: --objects N --rounds N --workers N --parallel N.
+// rotated. Sizes: --objects N --rounds N --workers N --parallel N. `--legacy 1` adds client-node 1.4 as a fourth
+// consumer. `--baseline DIR` adds a second @lasso/factory build (see e2e-consumers.ts `baselineConsumer`) for A/B
+// runs side by side; such a run is an experiment and is not recorded in results/. Profiling and per-thread CPU
+// of the consumers: consumer-process.ts (LASSO_BENCH_CPU_PROF, LASSO_BENCH_ALLOC_PROF, LASSO_BENCH_THREADS).
+import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forkMessageChild, type MessageChild, startServerChild } from './child.ts';
 import type { ConsumerReply } from './consumer-process.ts';
-import { consumers } from './e2e-consumers.ts';
-import { machineNote, median, parseSizes, percentile } from './measure.ts';
+import { clientNode14Consumer, consumers } from './e2e-consumers.ts';
+import { machineNote, median, parseSizes, percentile, recordResults } from './measure.ts';
 import type { WriterReply, WriterRequest } from './writer-process.ts';
 
-const sizes = parseSizes(process.argv.slice(2), {
+const { baselineDir, rest: sizeArgs } = takeBaseline(process.argv.slice(2));
+const sizes = parseSizes(sizeArgs, {
   objects: 5_000,
   rounds: 5,
   workers: 5,
   parallel: 16,
+  legacy: 1,
 });
+// --legacy takes 1 to add client-node 1.4 (parseSizes only takes positive integers: absent means off).
+const withLegacy = sizeArgs.some((arg) => arg === '--legacy' || arg.startsWith('--legacy='));
+
+/** `--baseline DIR` (or `--baseline=DIR`) out of the arguments; the rest are sizes. */
+function takeBaseline(argv: string[]): { baselineDir: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let dir: string | undefined;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] as string;
+    if (arg === '--baseline') dir = argv[++index];
+    else if (arg.startsWith('--baseline=')) dir = arg.slice('--baseline='.length);
+    else rest.push(arg);
+  }
+  return { baselineDir: dir, rest };
+}
 
 /** Idle time between the last consumer reporting synced and the first create, so that every watch is open. */
 const settleMs = 300;
@@ -148,21 +169,27 @@ async function main(): Promise<void> {
     const writer = forkMessageChild<WriterReply>('writer-process.js', [server.kubeconfigPath]);
     children.push(writer);
     await expectReply(writer, 'writer');
-    const running: ConsumerChild[] = consumers.map(({ name }) => {
+    const names = [
+      ...consumers.map(({ name }) => name),
+      ...(withLegacy ? [clientNode14Consumer.name] : []),
+      ...(baselineDir !== undefined ? ['baseline'] : []),
+    ];
+    const running: ConsumerChild[] = names.map((name) => {
       const child = forkMessageChild<ConsumerReply>('consumer-process.js', [
         name,
         server.kubeconfigPath,
         String(sizes.workers),
         String(sizes.objects),
+        ...(name === 'baseline' ? [baselineDir as string] : []),
       ]);
       children.push(child);
       return { name, child };
     });
     console.log(
-      `method: ${server.description}, the writer and each consumer in its own process; the three consumers ` +
-        'watch the same creates at once, each on a fresh namespace per round; total = first create issued -> ' +
-        "last key first seen by that consumer's handler; latency = timestamp in the object before its create " +
-        '-> its handler (process.hrtime, CLOCK_MONOTONIC)',
+      `method: ${server.description}, the writer and each consumer in its own process; the ${running.length} ` +
+        'consumers watch the same creates at once, each on a fresh namespace per round; total = first create ' +
+        "issued -> last key first seen by that consumer's handler; latency = timestamp in the object before its " +
+        'create -> its handler (process.hrtime, CLOCK_MONOTONIC)',
     );
     await round(writer, running); // warm-up
     const rounds: RoundResult[] = [];
@@ -174,7 +201,7 @@ async function main(): Promise<void> {
         const r = result.byConsumer.get(name) as ConsumerResult;
         return (
           `${name} ${seconds(r.totalMs)} p50 ${millis(r.p50Ms)} p99 ${millis(r.p99Ms)} ` +
-          `(after response ${millis(r.responseP50Ms)} / ${millis(r.responseP99Ms)})`
+          `(after response ${millis(r.responseP50Ms)} / ${millis(r.responseP99Ms)}) CPU ${seconds(r.cpuMs)}`
         );
       });
       console.log(`  round ${index} (writes ${seconds(result.writeMs)}): ${line.join('   ')}`);
@@ -195,26 +222,61 @@ async function main(): Promise<void> {
       `writes: median ${seconds(writeMs)} (${Math.round(sizes.objects / (writeMs / 1000))} creates/s), ` +
         'first create issued -> last create answered',
     );
-    const [lasso, peer, limit] = running.map(({ name }) => summary(name)) as [
-      ConsumerResult,
-      ConsumerResult,
-      ConsumerResult,
-    ];
-    running.forEach(({ name }, index) => {
-      const s = [lasso, peer, limit][index] as ConsumerResult;
+    const summaries = new Map(names.map((name) => [name, summary(name)]));
+    for (const [name, s] of summaries) {
       console.log(
-        `${name.padEnd(14)} median total ${seconds(s.totalMs)}, p50 ${millis(s.p50Ms)}, ` +
+        `${name.padEnd(16)} median total ${seconds(s.totalMs)}, p50 ${millis(s.p50Ms)}, ` +
           `p99 ${millis(s.p99Ms)}; after the create's response p50 ${millis(s.responseP50Ms)}, ` +
           `p99 ${millis(s.responseP99Ms)}; process CPU ${seconds(s.cpuMs)}`,
       );
-    });
+    }
+    const lassoName = consumers[0]?.name as string;
+    const lasso = summaries.get(lassoName) as ConsumerResult;
     const ratios = (other: ConsumerResult): string =>
       `total ${(lasso.totalMs / other.totalMs).toFixed(2)}x, p50 ${(lasso.p50Ms / other.p50Ms).toFixed(2)}x, ` +
       `p99 ${(lasso.p99Ms / other.p99Ms).toFixed(2)}x, CPU ${(lasso.cpuMs / other.cpuMs).toFixed(2)}x`;
+    const others = names.filter((name) => name !== lassoName);
     console.log(
-      `ratios lasso / client-node: ${ratios(peer)}; lasso / limit: ${ratios(limit)} ` +
+      `ratios ${others.map((name) => `lasso / ${name}: ${ratios(summaries.get(name) as ConsumerResult)}`).join('; ')} ` +
         '(above 1: lasso takes longer)',
     );
+    // The CPU ratios per round (side by side, so the machine's load hits each consumer of a round alike).
+    for (const name of others) {
+      const perRound = rounds.map((r) => {
+        const own = r.byConsumer.get(lassoName) as ConsumerResult;
+        return (own.cpuMs / (r.byConsumer.get(name) as ConsumerResult).cpuMs).toFixed(2);
+      });
+      console.log(`CPU lasso / ${name} per round: ${perRound.join(', ')}`);
+    }
+    console.log(
+      `load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
+    );
+    if (baselineDir === undefined) {
+      const peer = summaries.get(consumers[1]?.name as string) as ConsumerResult;
+      const limit = summaries.get(consumers[2]?.name as string) as ConsumerResult;
+      recordResults('W4', {
+        sizes: {
+          objects: sizes.objects,
+          rounds: sizes.rounds,
+          workers: sizes.workers,
+          parallel: sizes.parallel,
+        },
+        contenders: Object.fromEntries(
+          [...summaries].map(([name, s]) => [
+            name,
+            { totalMs: s.totalMs, p50Ms: s.p50Ms, p99Ms: s.p99Ms, cpuMs: s.cpuMs },
+          ]),
+        ),
+        ratios: {
+          [`CPU lasso / ${consumers[1]?.name}`]: lasso.cpuMs / peer.cpuMs,
+          [`CPU lasso / ${consumers[2]?.name}`]: lasso.cpuMs / limit.cpuMs,
+        },
+        goals: { [`CPU lasso <= ${consumers[1]?.name}`]: lasso.cpuMs <= peer.cpuMs },
+        notes: `writes: median ${Math.round(writeMs)} ms; the envtest API server; consumers side by side`,
+      });
+    }
   } finally {
     for (const child of children.reverse()) await child.stop();
     await server.stop();
