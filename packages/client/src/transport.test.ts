@@ -490,7 +490,13 @@ describe('RestTransport', () => {
         close: async () => {},
       } as unknown as Dispatcher;
       transport = new RestTransport(
-        createRestConfig({ server: 'https://cluster.invalid', clock, dispatcher, timeoutMs: 0, progressTimeoutMs: 0 }),
+        createRestConfig({
+          server: 'https://cluster.invalid',
+          clock,
+          dispatcher,
+          timeoutMs: 0,
+          progressTimeoutMs: 0,
+        }),
       );
       const result = transport.requestJson({ method: 'GET', path: '/x' });
       result.catch(() => {});
