@@ -230,6 +230,8 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   // Cleared by a successful list: an informer that syncs no longer has a reason not to.
   #lastError: WatchError | undefined;
   readonly #listeners = new Set<Listener<T>>();
+  // #listeners as an array, rebuilt when a handler is added or removed: the per-notification loop.
+  #listenerList: Listener<T>[] = [];
   readonly #removed = new Set<Listener<T>>();
   // Listeners whose resync was due at the last resync check: updates with an unchanged resourceVersion go
   // only to them (client-go's syncingListeners).
@@ -303,6 +305,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       errors,
     );
     this.#listeners.add(listener);
+    this.#listenerList = [...this.#listeners];
     if (this.#started) {
       // Synthetic adds for what is already stored; objects still queued arrive as normal adds later. A stopped
       // informer keeps them for its next run, whose relist then brings them up to date.
@@ -320,6 +323,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       hasSynced: () => this.hasSynced() && listener.pendingInitial === 0,
       remove: () => {
         if (this.#listeners.delete(listener)) this.#removed.add(listener);
+        this.#listenerList = [...this.#listeners];
         this.#syncingListeners.delete(listener);
         listener.stop();
         const forget = (): void => void this.#removed.delete(listener);
@@ -575,8 +579,13 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   }
 
   #distribute(notification: Notification<T>, sync: boolean): void {
-    for (const listener of sync ? this.#syncingListeners : this.#listeners)
-      listener.add(notification);
+    if (sync) {
+      for (const listener of this.#syncingListeners) listener.add(notification);
+      return;
+    }
+    const listeners = this.#listenerList;
+    for (let index = 0; index < listeners.length; index++)
+      (listeners[index] as Listener<T>).add(notification);
   }
 
   #notSynced(): CacheNotSyncedError {
@@ -660,7 +669,11 @@ class Listener<T> {
     if (this.#stopped) return;
     if (notification.type === 'add' && notification.initial) this.pendingInitial++;
     this.#buffer.push(notification);
-    this.#wake?.();
+    // Once per wake-up: the rest of a chunk's notifications find the loop already woken.
+    const wake = this.#wake;
+    if (wake === undefined) return;
+    this.#wake = undefined;
+    wake();
   }
 
   start(): void {
