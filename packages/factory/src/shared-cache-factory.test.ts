@@ -321,8 +321,10 @@ describe('createSharedCacheFactory', () => {
       const widgets = await caches.forKind(widgetGvk);
       await caches.start(signal);
       await widgets.whenSynced();
+      // The watch is open before the kind goes away (synced means listed, not yet watching).
+      const watch = await widgetKind.store.nextWatch();
       cluster.unserve(widgetGvk);
-      (await widgetKind.store.nextWatch()).fail(new ApiError({ status: 404 }));
+      watch.fail(new ApiError({ status: 404 }));
       await waitFor(() => statusOf(caches, widgetGvk)?.state === 'unserved', clock);
       expect(widgets.isRunning()).toBe(false);
       expect(

@@ -155,7 +155,9 @@ export class FakeCluster {
       },
       watch(namespace: string | undefined, options: WatchOptions = {}) {
         const state = served();
-        state.watches.push({ ...options, signal: undefined });
+        // The reflector's streaming-list attempt (refused by the FakeListerWatcher, as by servers without the
+        // WatchList feature) is not a watch of the kind.
+        if (options.sendInitialEvents === undefined) state.watches.push({ ...options, signal: undefined });
         return state.store.watch(options);
       },
     };
