@@ -18,6 +18,7 @@ import {
   type SharedIndexInformer,
   type SharedIndexInformerOptions,
 } from './shared-informer.ts';
+import { createSharedPrefixKeyFunc } from './shared-key.ts';
 import { metaNamespaceIndexFunc, namespaceIndex } from './store.ts';
 
 /** The part of `@lasso/client`'s `Client` a cache uses (structural, so fakes and wrappers fit). */
@@ -105,6 +106,8 @@ export function createCache<T extends KubeObjectLike = KubeObject>(
     name,
     indexers,
     gvk: informerOptions.gvk ?? { group, version, kind: client.kind },
+    // metaNamespaceKeyFunc's keys, sharing the `namespace/` prefix: 32 bytes less per cached object.
+    keyFunc: informerOptions.keyFunc ?? createSharedPrefixKeyFunc(),
     resyncPeriodMs: resyncMs ?? defaultCacheResyncMs,
   });
 }
