@@ -43,6 +43,7 @@ import {
   type Indexers,
   type KeyFunc,
   metaNamespaceKeyFunc,
+  putByKey,
   type StoreReader,
 } from './store.ts';
 
@@ -208,6 +209,8 @@ export function lastWatchErrorOf(informer: object): WatchError | undefined {
   return lastErrors.get(informer)?.();
 }
 
+type PutByKey<T> = (key: string, object: T) => void;
+
 type Notification<T> =
   | { type: 'add'; object: T; initial: boolean }
   | { type: 'update'; oldObject: T; newObject: T }
@@ -224,6 +227,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   // The read-only view getStore/getIndexer hand out: built once (controllers ask for it per key).
   readonly #indexerView: IndexerReader<T>;
   readonly #keyFunc: KeyFunc;
+  readonly #putByKey: PutByKey<T> | undefined;
   readonly #defaultResyncMs: number;
   #transform: TransformFunc<T> = createCompactTransform<T>();
   #watchErrorHandler: WatchErrorHandler | undefined;
@@ -258,10 +262,15 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#handlerErrors = options.metrics ?? noopMetricsProvider;
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
     if (options.indexer === undefined) {
-      this.#indexer = createIndexer<T>({
+      const indexer = createIndexer<T>({
         keyFunc: this.#keyFunc,
         indexers: options.indexers ?? {},
       });
+      this.#indexer = indexer;
+      // Its own indexer keys objects with the FIFO's key function: store under the key the FIFO computed.
+      this.#putByKey = (indexer as unknown as Record<typeof putByKey, PutByKey<T>>)[putByKey].bind(
+        indexer,
+      );
     } else {
       this.#indexer = checkedIndexer(options.indexer);
       if (options.indexers !== undefined) this.#indexer.addIndexers(options.indexers);
@@ -538,7 +547,8 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
             error: errorMessage(error),
           });
         }
-        if (signal.aborted) return;
+        // An abort closes the FIFO (the listener above): a field read per key instead of the signal's getter.
+        if (fifo.isClosed() && signal.aborted) return;
         popped = fifo.tryPop();
       }
       this.#staleness.stored();
@@ -564,7 +574,10 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
         // A Sync delta carries what the indexer held when the resync queued it, and nothing has changed the key
         // since (a resync skips keys with pending deltas; later ones queue behind it): writing it back is a
         // no-op for the in-memory indexer and a rewrite of every object for a store that serialises them.
-        if (delta.type !== 'Sync') this.#indexer.update(object);
+        if (delta.type !== 'Sync') {
+          if (this.#putByKey !== undefined) this.#putByKey(popped.key, object);
+          else this.#indexer.update(object);
+        }
         // A resync, or a relist of an unchanged object, is a sync: it goes only to handlers whose resync is
         // due. Watch events never are, even when the resourceVersion is absent or repeated (client-go).
         const isSync =
@@ -572,7 +585,8 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
           (delta.type === 'Replaced' && resourceVersionOf(old) === resourceVersionOf(object));
         this.#distribute({ type: 'update', oldObject: old, newObject: object }, isSync);
       } else {
-        this.#indexer.add(object);
+        if (this.#putByKey !== undefined) this.#putByKey(popped.key, object);
+        else this.#indexer.add(object);
         this.#distribute({ type: 'add', object, initial: popped.isInInitialList }, false);
       }
     }

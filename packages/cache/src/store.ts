@@ -131,6 +131,12 @@ export function createStore<T = KubeObject>(options: { keyFunc?: KeyFunc } = {})
   return createIndexer<T>(options);
 }
 
+/**
+ * @internal A `createIndexer` indexer's store-under-this-key method: the informer, which has just computed the key
+ * of what it stores with the same key function, stores without computing (and hashing) it again.
+ */
+export const putByKey: unique symbol = Symbol('lasso.cache.putByKey') as never;
+
 class MapIndexer<T> implements Indexer<T> {
   readonly #keyFunc: KeyFunc;
   readonly #items = new Map<string, T>();
@@ -151,6 +157,10 @@ class MapIndexer<T> implements Indexer<T> {
 
   update(object: T): void {
     this.#put(this.#keyFunc(object), object);
+  }
+
+  [putByKey](key: string, object: T): void {
+    this.#put(key, object);
   }
 
   delete(object: T): void {

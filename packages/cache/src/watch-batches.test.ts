@@ -91,7 +91,11 @@ class BatchListerWatcher implements ListerWatcher<KubeObject> {
   readonly watches: BatchWatch[] = [];
   #watchWaiters: Array<(watch: BatchWatch) => void> = [];
 
-  constructor(private readonly objects: KubeObject[]) {}
+  readonly #objects: KubeObject[];
+
+  constructor(objects: KubeObject[]) {
+    this.#objects = objects;
+  }
 
   async list(_options: ListOptions): Promise<ObjectList<KubeObject>> {
     this.lists++;
@@ -99,7 +103,7 @@ class BatchListerWatcher implements ListerWatcher<KubeObject> {
       apiVersion: 'v1',
       kind: 'List',
       metadata: { resourceVersion: '10' },
-      items: this.objects,
+      items: this.#objects,
     };
   }
 
