@@ -7,6 +7,7 @@ import { failure } from '../apimachinery/status.ts';
 import {
   checkResourceVersion,
   matches,
+  requireReached,
   selectorsOf,
   validateListOptions,
 } from '../endpoints/list-options.ts';
@@ -59,6 +60,10 @@ export class WatchFanout {
     const bookmarks = truthy(query.get('allowWatchBookmarks'));
     const initialEventsOption = query.get('sendInitialEvents');
     const sendInitialEvents = truthy(initialEventsOption);
+    // A streaming list is a not-older-than read: the state (and its end bookmark) must be at least as new as
+    // resourceVersion. kube-apiserver's watch cache waits up to 3 s for it, then answers 504 with cause
+    // ResourceVersionTooLarge; a single in-process store never catches up, so this answers at once.
+    if (sendInitialEvents) requireReached(context, rvText);
     // sendInitialEvents defaults to true from resourceVersion "" or "0" (the state, then changes); set to
     // false there, the watch starts at the current resourceVersion with no initial events (KEP-3157).
     const fromNow =
