@@ -17,7 +17,9 @@ import { machineNote, mib, parseSizes, recordResults } from './measure.ts';
 import type { ScaleResult } from './scale-child.ts';
 
 /** The contenders scale-child.ts knows (a type-only import of it: importing its values would run it here). */
-const syncContenders = ['limit', '@lasso/cache', 'client-node 2.0', 'client-node 1.4'];
+// The limit runs first and last, and its faster run is the floor: right after seeding a real server may still
+// be busy (etcd compaction, the watch cache catching up), which would flatter whoever runs next.
+const syncContenders = ['limit', '@lasso/cache', 'client-node 2.0', 'client-node 1.4', 'limit'];
 const streamContenders = ['@lasso/cache', 'client-node 2.0', 'client-node 1.4', 'producer'];
 
 const sizes = parseSizes(process.argv.slice(2), {
@@ -139,13 +141,28 @@ async function syncPart(): Promise<void> {
         `${thousands(sizes.objects / (seedMs / 1000))} creates/s; ${load()}`,
     );
     summary.notes = `sync on ${server.description.replace(/ at .*/, '')}`;
-    const rows = await runAll(syncContenders, (name) => [
+    const runs = await runAll(syncContenders, (name) => [
       'sync',
       name,
       server.kubeconfigPath,
       server.namespace,
       String(sizes.objects),
     ]);
+    const rows: Row[] = [];
+    for (const run of runs) {
+      const earlier = rows.findIndex((row) => row.name === run.name);
+      if (earlier === -1) rows.push(run);
+      else if (
+        (run.result?.ms ?? Number.POSITIVE_INFINITY) <
+        (rows[earlier]?.result?.ms ?? Number.POSITIVE_INFINITY)
+      ) {
+        rows[earlier] = run;
+      }
+    }
+    const limits = runs.filter((run) => run.name === 'limit' && run.result !== undefined);
+    console.log(
+      `  limit runs: ${limits.map((run) => seconds(run.result?.ms ?? 0)).join(', ')} (the faster one below)`,
+    );
     console.log(
       `  ${'contender'.padEnd(16)} ${'sync'.padStart(9)} ${'objects/s'.padStart(10)} ${'bytes/object'.padStart(13)} ` +
         `${'peak heap'.padStart(11)} ${'RSS'.padStart(11)} ${'max RSS'.padStart(11)}`,
