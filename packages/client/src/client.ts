@@ -20,7 +20,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from './types.ts';
-import { watchStream } from './watch-stream.ts';
+import { validateWatchOptions, watchStream } from './watch-stream.ts';
 
 /** Options of the {@link Client} constructor. */
 export interface ClientOptions {
@@ -264,10 +264,12 @@ export class Client<T extends KubeObjectLike = KubeObject> {
    * `LASSO_TIMEOUT` TimeoutError; a broken connection throws `LASSO_CONNECTION_FAILED` (undici's
    * error as `cause`). The stream ending normally ends the iteration, also in the middle of an event
    * (that partial event is dropped, as client-go drops one cut by an unexpected EOF). Breaking out,
-   * throwing or aborting `signal` destroys the HTTP body.
+   * throwing or aborting `signal` destroys the HTTP body. Bad `sendInitialEvents`/`resourceVersionMatch`
+   * combinations throw a TypeError at once.
    */
   watch(namespace: string | undefined, options: WatchOptions = {}): AsyncIterable<WatchEvent<T>> {
     const path = this.#path('watch', namespace);
+    validateWatchOptions(options);
     return { [Symbol.asyncIterator]: () => this.#watch(path, options) };
   }
 

@@ -17,6 +17,35 @@ import type { RestTransport } from './transport.ts';
 import type { KubeObjectLike, WatchEvent, WatchOptions } from './types.ts';
 import { decodeWatchEvent, decodeWatchTail, LineDecoder } from './watch.ts';
 
+/**
+ * @internal Throws a TypeError naming the options when a watch's streaming-list options form a combination
+ * kube-apiserver refuses (its ValidateListOptions for watches): `sendInitialEvents` without
+ * `resourceVersionMatch: 'NotOlderThan'`, `resourceVersionMatch` without `sendInitialEvents` or with another value.
+ */
+export function validateWatchOptions(options: WatchOptions): void {
+  const { sendInitialEvents, resourceVersionMatch } = options;
+  if (sendInitialEvents !== undefined && typeof sendInitialEvents !== 'boolean') {
+    throw new TypeError(
+      `Client.watch: sendInitialEvents must be true, false or undefined, got ${JSON.stringify(sendInitialEvents)}`,
+    );
+  }
+  if (resourceVersionMatch !== undefined && resourceVersionMatch !== 'NotOlderThan') {
+    throw new TypeError(
+      `Client.watch: resourceVersionMatch must be 'NotOlderThan' on a watch, got ${JSON.stringify(resourceVersionMatch)}`,
+    );
+  }
+  if (sendInitialEvents !== undefined && resourceVersionMatch === undefined) {
+    throw new TypeError(
+      "Client.watch: sendInitialEvents requires resourceVersionMatch: 'NotOlderThan'",
+    );
+  }
+  if (resourceVersionMatch !== undefined && sendInitialEvents === undefined) {
+    throw new TypeError(
+      'Client.watch: resourceVersionMatch is only allowed on a watch with sendInitialEvents',
+    );
+  }
+}
+
 /** @internal What {@link watchStream} needs of its Client. */
 export interface WatchStreamInit<T> {
   transport: RestTransport;
@@ -99,6 +128,8 @@ async function* watchBatches<T extends KubeObjectLike>(
       fieldSelector: options.fieldSelector,
       timeoutSeconds: options.timeoutSeconds,
       allowWatchBookmarks: options.allowWatchBookmarks ? true : undefined,
+      sendInitialEvents: options.sendInitialEvents,
+      resourceVersionMatch: options.resourceVersionMatch,
     },
     // Each event's object is one PartialObjectMetadata (client-go's metadata client watches with this type).
     accept:
