@@ -29,7 +29,8 @@ export const stalenessMetricNames = Object.freeze({
 });
 
 // The reflector sets this gauge (clock.now() / 1000) after every list and every step of the watch (one event or
-// bookmark, or every event of one body chunk from a Client), with its resourceVersion already advanced: the one moment the informer can observe bookmarks without a wrapper around
+// bookmark, or every event of one body chunk from a Client), with its resourceVersion already advanced: the one
+// moment the informer can observe bookmarks without a wrapper around
 // every watch event. Pinned by the bookmark test in staleness.test.ts.
 const reflectorLastEvent = 'lasso_reflector_last_event_timestamp_seconds';
 
