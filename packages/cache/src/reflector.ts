@@ -36,7 +36,7 @@ import {
   isTooLargeResourceVersion,
   ListStrategy,
 } from './list-strategy.ts';
-import type { OpenWatch } from './watch-list.ts';
+import { type OpenWatch, releaseWatch, resumeWatch } from './watch-list.ts';
 
 /**
  * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
@@ -447,41 +447,13 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   #takeOver(options: WatchOptions): AsyncIterable<WatchEvent<T>> | undefined {
     const open = this.#handoff;
     this.#handoff = undefined;
-    if (open === undefined) return undefined;
-    if (options.sendInitialEvents !== undefined || options.signal === undefined) {
-      open.controller.abort(new LassoError('LASSO_ABORTED', 'streaming list not taken over'));
-      return undefined;
-    }
-    const { signal } = options;
-    const { iterator, controller } = open;
-    const onAbort = (): void => controller.abort(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    const release = (): void => {
-      signal.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted)
-        controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
-    };
-    // A plain iterator (no batch view): the client's generator was already read event by event up to the bookmark.
-    const events: AsyncIterator<WatchEvent<T>> = {
-      next: () => iterator.next(),
-      return: async () => {
-        release();
-        await iterator.return?.();
-        return { done: true, value: undefined };
-      },
-    };
-    return { [Symbol.asyncIterator]: () => events };
+    return open === undefined ? undefined : resumeWatch(open, options);
   }
 
   #releaseHandoff(): void {
     const open = this.#handoff;
     this.#handoff = undefined;
-    if (open === undefined) return;
-    open.controller.abort(new LassoError('LASSO_ABORTED', 'reflector stopped'));
-    Promise.resolve()
-      .then(() => open.iterator.return?.())
-      .catch(() => {});
+    if (open !== undefined) releaseWatch(open, 'reflector stopped');
   }
 
   /**
@@ -505,7 +477,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     try {
       this.#store.replace(items, listVersion);
     } catch (error) {
-      stream?.controller.abort(new LassoError('LASSO_ABORTED', 'streaming list not taken over'));
+      if (stream !== undefined) releaseWatch(stream, 'streaming list not taken over');
       throw error;
     }
     this.#lastSyncResourceVersion = listVersion;

@@ -200,3 +200,43 @@ export function isStreamingRefusal(error: unknown): boolean {
   const { status } = error;
   return status >= 400 && status < 500 && ![408, 409, 410, 429].includes(status);
 }
+
+/**
+ * @internal The rest of a streaming list's watch as the iterable of the watch that takes it over: `options.signal`
+ * (that watch's) releases the request; `return()` releases it too. Undefined, and the request released, when
+ * `options` ask for another stream (a streaming list again) or carry no signal.
+ */
+export function resumeWatch<T extends KubeObjectLike>(
+  open: OpenWatch<T>,
+  options: WatchOptions,
+): AsyncIterable<WatchEvent<T>> | undefined {
+  const { signal } = options;
+  if (options.sendInitialEvents !== undefined || signal === undefined) {
+    releaseWatch(open, 'streaming list not taken over');
+    return undefined;
+  }
+  const { iterator, controller } = open;
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  // A plain iterator (no batch view): the client's generator was already read event by event up to the bookmark.
+  const events: AsyncIterator<WatchEvent<T>> = {
+    next: () => iterator.next(),
+    return: async () => {
+      signal.removeEventListener('abort', onAbort);
+      if (!controller.signal.aborted)
+        controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
+      await iterator.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+  return { [Symbol.asyncIterator]: () => events };
+}
+
+/** @internal Releases a streaming list's watch nobody takes over. */
+export function releaseWatch<T extends KubeObjectLike>(open: OpenWatch<T>, why: string): void {
+  open.controller.abort(new LassoError('LASSO_ABORTED', why));
+  Promise.resolve()
+    .then(() => open.iterator.return?.())
+    .catch(() => {});
+}
