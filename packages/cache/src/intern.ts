@@ -24,7 +24,7 @@ export interface InternTable {
  * generations: new strings enter the young one; when it is full it becomes the old one and the previous old one is
  * dropped; a string found in the old generation moves back to the young one. So what keeps recurring stays, hostile
  * input (a stream of unique values) can never grow the table past its bound, and the worst case it retains is
- * about `maxEntries * (maxLength + 40)` bytes.
+ * about `maxEntries * (maxLength + 80)` bytes (strings are held as copies, never as slices of a larger string).
  *
  * @example
  * ```ts
@@ -66,8 +66,11 @@ export function createInternTable(options: InternTableOptions = {}): InternTable
         admit(aged);
         return aged;
       }
-      admit(value);
-      return value;
+      // A copy: a string cut from a larger one (a slice of a response body) would keep that whole body alive for
+      // as long as the table holds it. The copy holds `value`'s characters only (JSON.parse's strings already do).
+      const copy = ` ${value}`.slice(1);
+      admit(copy);
+      return copy;
     },
     has(value) {
       return young.has(value) || old.has(value);
