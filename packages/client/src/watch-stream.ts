@@ -170,8 +170,10 @@ async function* watchBatches<T extends KubeObjectLike>(
         // malformed line, an ERROR event) is thrown after the events before it, as one event at a time would.
         const batch: WatchEvent<T>[] = [];
         let failure: { error: unknown } | undefined;
+        let lines: string[] = [];
         try {
-          for (const line of bounded(() => decoder.push(chunk))) {
+          lines = bounded(() => decoder.push(chunk));
+          for (const line of lines) {
             if (line === '') continue;
             const event = decodeWatchEvent<T>(line);
             init.fill(event.object);
@@ -180,12 +182,17 @@ async function* watchBatches<T extends KubeObjectLike>(
         } catch (error) {
           failure = { error };
         }
+        // Emptied once read: V8 may allocate these arrays in the old generation (they often outlive a scavenge),
+        // and a dead old array still keeps what it points to alive through every scavenge until a full GC, which
+        // would promote every event's objects (a heap several times larger).
+        lines.length = 0;
         if (batch.length > 0) {
           deadline.hold();
           try {
             yield batch;
           } finally {
             deadline.release();
+            batch.length = 0;
           }
         }
         if (failure !== undefined) throw failure.error;
