@@ -357,6 +357,65 @@ describe('streaming lists (client-go reflector.watchList, KEP-3157)', () => {
     await t.stop();
   });
 
+  it("reads the client's batch view and hands the rest of the bookmark's chunk to the watch", async () => {
+    const clock = new FakeClock();
+    const chunks: unknown[][] = [
+      [
+        {
+          type: 'ADDED',
+          object: { ...cm('a'), metadata: { namespace: 'ns', name: 'a', resourceVersion: '2' } },
+        },
+        initialEventsEnd('2'),
+        {
+          type: 'ADDED',
+          object: { ...cm('b'), metadata: { namespace: 'ns', name: 'b', resourceVersion: '3' } },
+        },
+      ],
+      [
+        {
+          type: 'DELETED',
+          object: { ...cm('a'), metadata: { namespace: 'ns', name: 'a', resourceVersion: '4' } },
+        },
+      ],
+    ];
+    let returned = false;
+    let release: () => void = () => {};
+    const batched: ListerWatcher = {
+      list: () => Promise.reject(new Error('no list expected')),
+      watch: () => ({
+        [Symbol.asyncIterator]: () => ({
+          next: () => Promise.reject(new Error('the batch view must be read')),
+          [Symbol.for('lasso.client.watchBatches')]: () => ({
+            next: () => {
+              const chunk = chunks.shift();
+              if (chunk !== undefined) return Promise.resolve({ done: false, value: chunk });
+              return new Promise((resolve) => {
+                release = () => resolve({ done: true, value: undefined });
+              });
+            },
+            return: async () => {
+              returned = true;
+              release();
+              return { done: true, value: undefined };
+            },
+          }),
+        }),
+      }),
+    };
+    const store = createStore();
+    const reflector = new Reflector(batched, store, { clock, random: () => 0 });
+    const controller = new AbortController();
+    const running = reflector.run({ signal: controller.signal });
+    await clock.advance(0);
+    await clock.advance(0);
+    expect(store.listKeys()).toEqual(['ns/b']);
+    expect(reflector.lastSyncResourceVersion()).toBe('4');
+    expect(reflector.state()).toBe('watching');
+    controller.abort();
+    await running;
+    expect(returned).toBe(true);
+  });
+
   it('releases the streamed watch when stopped right after the end bookmark', async () => {
     const t = setup(1, {}, { streamingLists: 'serve' });
     const watch = await t.fake.nextWatch();

@@ -25,9 +25,33 @@ export interface StreamedList<T extends KubeObjectLike> {
 
 /** @internal An open watch request whose iteration a later consumer takes over. */
 export interface OpenWatch<T extends KubeObjectLike> {
-  iterator: AsyncIterator<WatchEvent<T>>;
+  /** The rest of the stream, a body chunk's events at a time (the events after the bookmark first). */
+  batches: AsyncIterator<WatchEvent<T>[]>;
   /** Aborting it releases the request. */
   controller: AbortController;
+}
+
+/** @lasso/client's batch view of a watch iterator (`watchBatchesKey` there). */
+const watchBatchesKey = Symbol.for('lasso.client.watchBatches');
+
+/** The events of `iterator` a body chunk at a time: the client's batch view, else one event per batch. */
+function batchesOf<T extends KubeObjectLike>(
+  iterator: AsyncIterator<WatchEvent<T>>,
+): AsyncIterator<WatchEvent<T>[]> {
+  const view = (iterator as unknown as Record<symbol, unknown>)[watchBatchesKey];
+  if (typeof view === 'function') return view.call(iterator) as AsyncIterator<WatchEvent<T>[]>;
+  return {
+    next: async () => {
+      const result = await iterator.next();
+      return result.done
+        ? { done: true, value: undefined }
+        : { done: false, value: [result.value] };
+    },
+    return: async () => {
+      await iterator.return?.();
+      return { done: true, value: undefined };
+    },
+  };
 }
 
 /**
@@ -97,17 +121,17 @@ export async function streamList<T extends KubeObjectLike>(
     inactivityTimeoutMs: 0,
     signal: controller.signal,
   };
-  let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+  let batches: AsyncIterator<WatchEvent<T>[]> | undefined;
   let pending = false;
   let handedOver = false;
   const state = new Map<string, T>();
   try {
-    iterator = options.listerWatcher.watch(request)[Symbol.asyncIterator]();
-    const source = iterator;
+    batches = batchesOf(options.listerWatcher.watch(request)[Symbol.asyncIterator]());
+    const source = batches;
     for (;;) {
       if (controller.signal.aborted) throw abortReason(controller.signal);
       pending = true;
-      const result = await new Promise<IteratorResult<WatchEvent<T>>>((resolve, reject) => {
+      const result = await new Promise<IteratorResult<WatchEvent<T>[]>>((resolve, reject) => {
         rejectNext = reject;
         source.next().then(resolve, reject);
       });
@@ -117,50 +141,55 @@ export async function streamList<T extends KubeObjectLike>(
           `the streaming list ended after ${state.size} objects without the ${initialEventsEndAnnotation} bookmark`,
         );
       }
-      const event = result.value as { type?: unknown; object?: unknown };
-      if (typeof event !== 'object' || event === null) {
-        throw new LassoError('LASSO_WATCH_DECODE', 'watch event is not an object');
-      }
-      const { type } = event;
-      if (type === 'ERROR' && typeof event.object === 'object' && event.object !== null) {
-        throw ApiError.fromStatus(event.object as Status);
-      }
-      const object = event.object as T;
-      if (typeof object !== 'object' || object === null) {
-        throw new LassoError('LASSO_WATCH_DECODE', `watch event ${String(type)} has no object`);
-      }
-      switch (type) {
-        case 'ADDED':
-        case 'MODIFIED':
-          state.set(metaNamespaceKeyFunc(object), object);
-          break;
-        case 'DELETED':
-          state.delete(metaNamespaceKeyFunc(object));
-          break;
-        case 'BOOKMARK': {
-          const annotations = object.metadata?.annotations;
-          if (annotations?.[initialEventsEndAnnotation] !== 'true') continue; // not progress
-          const resourceVersion = object.metadata?.resourceVersion;
-          if (typeof resourceVersion !== 'string' || resourceVersion === '') {
+      const batch = result.value;
+      let progressed = false;
+      for (let index = 0; index < batch.length; index++) {
+        const event = batch[index] as { type?: unknown; object?: unknown };
+        if (typeof event !== 'object' || event === null) {
+          throw new LassoError('LASSO_WATCH_DECODE', 'watch event is not an object');
+        }
+        const { type } = event;
+        if (type === 'ERROR' && typeof event.object === 'object' && event.object !== null) {
+          throw ApiError.fromStatus(event.object as Status);
+        }
+        const object = event.object as T;
+        if (typeof object !== 'object' || object === null) {
+          throw new LassoError('LASSO_WATCH_DECODE', `watch event ${String(type)} has no object`);
+        }
+        switch (type) {
+          case 'ADDED':
+          case 'MODIFIED':
+            state.set(metaNamespaceKeyFunc(object), object);
+            break;
+          case 'DELETED':
+            state.delete(metaNamespaceKeyFunc(object));
+            break;
+          case 'BOOKMARK': {
+            const annotations = object.metadata?.annotations;
+            if (annotations?.[initialEventsEndAnnotation] !== 'true') continue; // not progress
+            const resourceVersion = object.metadata?.resourceVersion;
+            if (typeof resourceVersion !== 'string' || resourceVersion === '') {
+              throw new LassoError(
+                'LASSO_WATCH_DECODE',
+                'the initial-events-end bookmark has no metadata.resourceVersion',
+              );
+            }
+            handedOver = true;
+            return {
+              items: [...state.values()],
+              resourceVersion,
+              stream: { batches: withLeftover(source, batch.slice(index + 1)), controller },
+            };
+          }
+          default:
             throw new LassoError(
               'LASSO_WATCH_DECODE',
-              'the initial-events-end bookmark has no metadata.resourceVersion',
+              `unknown watch event type ${JSON.stringify(type)}`,
             );
-          }
-          handedOver = true;
-          return {
-            items: [...state.values()],
-            resourceVersion,
-            stream: { iterator: source, controller },
-          };
         }
-        default:
-          throw new LassoError(
-            'LASSO_WATCH_DECODE',
-            `unknown watch event type ${JSON.stringify(type)}`,
-          );
+        progressed = true;
       }
-      lastProgress = clock.monotonic();
+      if (progressed) lastProgress = clock.monotonic();
     }
   } catch (error) {
     // The silence deadline aborted the request: say why, as a sign the server ignores sendInitialEvents.
@@ -182,7 +211,7 @@ export async function streamList<T extends KubeObjectLike>(
       if (!controller.signal.aborted)
         controller.abort(new LassoError('LASSO_ABORTED', 'streaming list released'));
       const closing = Promise.resolve()
-        .then(() => iterator?.return?.())
+        .then(() => batches?.return?.())
         .catch(() => {});
       if (!pending) await closing;
     }
@@ -201,10 +230,31 @@ export function isStreamingRefusal(error: unknown): boolean {
   return status >= 400 && status < 500 && ![408, 409, 410, 429].includes(status);
 }
 
+/** `batches`, with `leftover` (the events after the end bookmark in its chunk) first. */
+function withLeftover<T extends KubeObjectLike>(
+  batches: AsyncIterator<WatchEvent<T>[]>,
+  leftover: WatchEvent<T>[],
+): AsyncIterator<WatchEvent<T>[]> {
+  let first: WatchEvent<T>[] | undefined = leftover.length > 0 ? leftover : undefined;
+  return {
+    next: () => {
+      if (first === undefined) return batches.next();
+      const value = first;
+      first = undefined;
+      return Promise.resolve({ done: false, value });
+    },
+    return: async () => {
+      await batches.return?.();
+      return { done: true, value: undefined };
+    },
+  };
+}
+
 /**
  * @internal The rest of a streaming list's watch as the iterable of the watch that takes it over: `options.signal`
- * (that watch's) releases the request; `return()` releases it too. Undefined, and the request released, when
- * `options` ask for another stream (a streaming list again) or carry no signal.
+ * (that watch's) releases the request; `return()` releases it too. It offers the client's batch view as well (one
+ * view per consumer). Undefined, and the request released, when `options` ask for another stream (a streaming list
+ * again) or carry no signal.
  */
 export function resumeWatch<T extends KubeObjectLike>(
   open: OpenWatch<T>,
@@ -215,20 +265,30 @@ export function resumeWatch<T extends KubeObjectLike>(
     releaseWatch(open, 'streaming list not taken over');
     return undefined;
   }
-  const { iterator, controller } = open;
+  const { batches, controller } = open;
   const onAbort = (): void => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
-  // A plain iterator (no batch view): the client's generator was already read event by event up to the bookmark.
-  const events: AsyncIterator<WatchEvent<T>> = {
-    next: () => iterator.next(),
-    return: async () => {
-      signal.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted)
-        controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
-      await iterator.return?.();
-      return { done: true, value: undefined };
+  const release = async (): Promise<IteratorReturnResult<undefined>> => {
+    signal.removeEventListener('abort', onAbort);
+    if (!controller.signal.aborted)
+      controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
+    await batches.return?.();
+    return { done: true, value: undefined };
+  };
+  const view: AsyncIterator<WatchEvent<T>[]> = { next: () => batches.next(), return: release };
+  let queue: WatchEvent<T>[] = [];
+  const events: AsyncIterator<WatchEvent<T>> & Record<symbol, unknown> = {
+    next: async () => {
+      while (queue.length === 0) {
+        const result = await batches.next();
+        if (result.done) return { done: true, value: undefined };
+        queue = result.value;
+      }
+      return { done: false, value: queue.shift() as WatchEvent<T> };
     },
+    return: release,
+    [watchBatchesKey]: () => view,
   };
   return { [Symbol.asyncIterator]: () => events };
 }
@@ -237,6 +297,6 @@ export function resumeWatch<T extends KubeObjectLike>(
 export function releaseWatch<T extends KubeObjectLike>(open: OpenWatch<T>, why: string): void {
   open.controller.abort(new LassoError('LASSO_ABORTED', why));
   Promise.resolve()
-    .then(() => open.iterator.return?.())
+    .then(() => open.batches.return?.())
     .catch(() => {});
 }
