@@ -70,7 +70,7 @@ describe('streaming lists against the API server', () => {
       const bookmark = events[1]?.object as KubeObject;
       expect(bookmark.metadata?.annotations).toEqual({ 'k8s.io/initial-events-end': 'true' });
       expect(bookmark.metadata?.resourceVersion).toBe(
-        (events[0]?.object as KubeObject).metadata?.resourceVersion,
+        (events[0]?.object as KubeObject | undefined)?.metadata?.resourceVersion,
       );
     }
   });
