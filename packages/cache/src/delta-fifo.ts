@@ -75,7 +75,14 @@ export class DeltaFIFO<T> {
   readonly #keyFunc: KeyFunc;
   readonly #knownObjects: KnownObjects<T> | undefined;
   readonly #transform: TransformFunc<T> | undefined;
-  readonly #items = new Map<string, Delta<T>[]>();
+  // Replaced by a new Map (and `#queue` by a new array) whenever a pop empties the FIFO. V8 allocates a Map's
+  // next hash table in the generation of its current one and leaves the old table pointing at the new one with
+  // its entries still in it: once a full GC has moved the table of a long-lived Map to the old generation, every
+  // table after it is old too, and each dead table keeps the deltas it held (and their objects) alive through
+  // every scavenge until the next full GC. A FIFO that fills and drains once per watch body chunk rebuilds its
+  // table several times per chunk, so after any full GC every event's objects were promoted (W3: peak heap
+  // 50-200 MiB instead of ~20). A new Map per drained FIFO starts in the young generation.
+  #items = new Map<string, Delta<T>[]>();
   // Keys in FIFO order; a key is in `#queue` exactly when it is in `#items`. `#head` avoids O(n) shift.
   #queue: string[] = [];
   #head = 0;
@@ -204,7 +211,14 @@ export class DeltaFIFO<T> {
       this.#head = 0;
     }
     const deltas = this.#items.get(key) as Delta<T>[];
-    this.#items.delete(key);
+    if (this.#head < this.#queue.length) {
+      this.#items.delete(key);
+    } else {
+      // Drained: new storage instead of the emptied one (see `#items`).
+      this.#items = new Map();
+      this.#queue = [];
+      this.#head = 0;
+    }
     const isInInitialList = this.#initialPopulationCount > 0;
     if (isInInitialList) this.#initialPopulationCount--;
     return { key, deltas, isInInitialList };

@@ -36,7 +36,7 @@ import {
   isTooLargeResourceVersion,
   ListStrategy,
 } from './list-strategy.ts';
-import { type OpenWatch, releaseWatch, resumeWatch } from './watch-list.ts';
+import { batchViewOf, type OpenWatch, releaseWatch, resumeWatch } from './watch-list.ts';
 
 /**
  * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
@@ -522,7 +522,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     let rejectNext: ((reason: Error) => void) | undefined;
     const onWatchAbort = (): void => rejectNext?.(abortReason(controller.signal));
     controller.signal.addEventListener('abort', onWatchAbort, { once: true });
-    const next = (source: AsyncIterator<WatchEvent<T>>): Promise<IteratorResult<WatchEvent<T>>> => {
+    const next = <V>(source: AsyncIterator<V>): Promise<IteratorResult<V>> => {
       const result = source.next();
       if (controller.signal.aborted) {
         result.catch(() => {});
@@ -534,16 +534,50 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       });
     };
     let events = 0;
+    // Events applied to the store: the last-event gauge and the inactivity deadline are updated once per step (one
+    // event, or every event of one body chunk from the client's batch view) that applied any.
+    let applied = 0;
     const startVersion = this.#lastSyncResourceVersion;
     const progressed = (): boolean => this.#lastSyncResourceVersion !== startVersion;
     const elapsed = (): number => this.#clock.monotonic() - started;
-    let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+    // One event: undefined once applied, else the outcome that ends the watch.
+    const apply = (event: WatchEvent<T>): WatchOutcome | undefined => {
+      // An ERROR event yielded instead of thrown is the failure of the watch, not progress: counting it as an
+      // event would reset the 410 streak, so a server answering every watch with 410 could never be backed off.
+      const status = errorEventStatus(event);
+      if (status !== undefined) {
+        return {
+          kind: 'failed',
+          phase: events === 0 ? 'watch-start' : 'watch',
+          error: ApiError.fromStatus(status),
+          events,
+          progressed: progressed(),
+          durationMs: elapsed(),
+        };
+      }
+      events++;
+      try {
+        this.#handleEvent(event);
+      } catch (error) {
+        return {
+          kind: 'failed',
+          phase: 'event',
+          error,
+          events,
+          progressed: progressed(),
+          durationMs: elapsed(),
+        };
+      }
+      applied++;
+      return undefined;
+    };
+    let iterator: AsyncIterator<unknown> | undefined;
     let pending = false;
     if (this.#watchesStarted > 0) this.#metrics.restarts.inc();
     this.#watchesStarted++;
     this.#metrics.watches.inc();
     try {
-      iterator = this.#listerWatcher
+      const eventIterator = this.#listerWatcher
         .watch({
           resourceVersion: this.#lastSyncResourceVersion,
           allowWatchBookmarks: true,
@@ -552,6 +586,10 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           signal: controller.signal,
         })
         [Symbol.asyncIterator]();
+      // @lasso/client's batch view: the events of one body chunk per step, applied in order without a promise turn
+      // between them. Any other lister-watcher is read event by event.
+      const batches = batchViewOf(eventIterator);
+      iterator = batches ?? eventIterator;
       for (;;) {
         pending = true;
         const result = await next(iterator);
@@ -559,33 +597,22 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         if (result.done) {
           return { kind: 'ended', events, progressed: progressed(), durationMs: elapsed() };
         }
-        // An ERROR event yielded instead of thrown is the failure of the watch, not progress: counting it as an
-        // event would reset the 410 streak, so a server answering every watch with 410 could never be backed off.
-        const status = errorEventStatus(result.value);
-        if (status !== undefined) {
-          return {
-            kind: 'failed',
-            phase: events === 0 ? 'watch-start' : 'watch',
-            error: ApiError.fromStatus(status),
-            events,
-            progressed: progressed(),
-            durationMs: elapsed(),
-          };
+        const appliedBefore = applied;
+        let failure: WatchOutcome | undefined;
+        if (batches === undefined) {
+          failure = apply(result.value as WatchEvent<T>);
+        } else {
+          const batch = result.value as WatchEvent<T>[];
+          for (let index = 0; index < batch.length && failure === undefined; index++) {
+            failure = apply(batch[index] as WatchEvent<T>);
+          }
         }
-        events++;
-        lastEventAt = this.#clock.monotonic();
-        try {
-          this.#handleEvent(result.value);
-        } catch (error) {
-          return {
-            kind: 'failed',
-            phase: 'event',
-            error,
-            events,
-            progressed: progressed(),
-            durationMs: elapsed(),
-          };
+        if (applied !== appliedBefore) {
+          lastEventAt = this.#clock.monotonic();
+          // After the step's last event, with the resourceVersion already advanced (the staleness tracker reads it).
+          this.#metrics.lastEvent.set(this.#clock.now() / 1000);
         }
+        if (failure !== undefined) return failure;
       }
     } catch (error) {
       if (signal.aborted) return { kind: 'aborted' };
@@ -659,7 +686,6 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     ) {
       this.#lastSyncResourceVersion = resourceVersion;
     }
-    this.#metrics.lastEvent.set(this.#clock.now() / 1000);
   }
 
   #report(phase: WatchErrorPhase, cause: unknown, willRelist: boolean, retryInMs: number): void {

@@ -28,9 +28,10 @@ export const stalenessMetricNames = Object.freeze({
   cachedObjects: 'lasso_controller_total_cached_object',
 });
 
-// The reflector sets this gauge (clock.now() / 1000) after every list, watch event and bookmark, with its
-// resourceVersion already advanced: the one moment the informer can observe bookmarks without a wrapper around
-// every watch event. Pinned by the bookmark test in staleness.test.ts.
+// The reflector sets this gauge (clock.now() / 1000) after every list and every step of the watch (one event or
+// bookmark, or every event of one body chunk from a Client), with its resourceVersion already advanced: the one
+// moment the informer can observe bookmarks without a wrapper around every watch event. Pinned by the bookmark test
+// in staleness.test.ts.
 const reflectorLastEvent = 'lasso_reflector_last_event_timestamp_seconds';
 
 const trackers = new WeakMap<object, StalenessTracker>();

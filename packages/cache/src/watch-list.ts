@@ -34,12 +34,25 @@ export interface OpenWatch<T extends KubeObjectLike> {
 /** @lasso/client's batch view of a watch iterator (`watchBatchesKey` there). */
 const watchBatchesKey = Symbol.for('lasso.client.watchBatches');
 
+/**
+ * @internal The client's batch view of a watch iterator (its events a body chunk at a time, never an empty batch),
+ * or undefined when `iterator` offers none. Once it is taken, the batches are the iterator's only view.
+ */
+export function batchViewOf<T extends KubeObjectLike>(
+  iterator: AsyncIterator<WatchEvent<T>>,
+): AsyncIterator<WatchEvent<T>[]> | undefined {
+  const view = (iterator as unknown as Record<symbol, unknown>)[watchBatchesKey];
+  return typeof view === 'function'
+    ? (view.call(iterator) as AsyncIterator<WatchEvent<T>[]>)
+    : undefined;
+}
+
 /** The events of `iterator` a body chunk at a time: the client's batch view, else one event per batch. */
 function batchesOf<T extends KubeObjectLike>(
   iterator: AsyncIterator<WatchEvent<T>>,
 ): AsyncIterator<WatchEvent<T>[]> {
-  const view = (iterator as unknown as Record<symbol, unknown>)[watchBatchesKey];
-  if (typeof view === 'function') return view.call(iterator) as AsyncIterator<WatchEvent<T>[]>;
+  const view = batchViewOf(iterator);
+  if (view !== undefined) return view;
   return {
     next: async () => {
       const result = await iterator.next();
