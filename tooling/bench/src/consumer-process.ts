@@ -6,11 +6,17 @@
 // measured window (`started` -> `seen`) is profiled into <dir>/<consumer>-<pid>-<n>.cpuprofile (the inspector
 // session is opened before `started`, so its own cost stays out of the window's first samples). With
 // LASSO_BENCH_ALLOC_PROF=<dir>, the window's allocations are sampled (every 4 KiB, garbage included) into
-// <dir>/<consumer>-<pid>-<n>.heapprofile. With LASSO_BENCH_THREADS=1, each round's CPU is also printed per thread (Linux /proc: main, V8 workers, libuv).
+// <dir>/<consumer>-<pid>-<n>.heapprofile. With LASSO_BENCH_THREADS=1, each round's CPU is also printed per thread (Linux /proc: main, V8 workers, libuv),
+// with the CPU spent before the first object was seen, the GCs and the heap in use at the end.
+// LASSO_BENCH_V8_FLAGS='--trace-deopt ...' sets V8 flags at the consumer's start (v8.setFlagsFromString), in every
+// consumer or only those named in LASSO_BENCH_V8_FOR (comma-separated); each round's window is then marked on stdout.
+// LASSO_BENCH_HEAP=1 forces a full GC before each window and prints the heap then in use (what earlier rounds retain).
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { type Consumer, consumerNamed, Recorder, type RunningConsumer } from './e2e-consumers.ts';
 
 /** What the parent sends. */
@@ -48,6 +54,12 @@ if (consumer === undefined) {
 }
 
 let running: RunningConsumer | undefined;
+
+const v8Flags = process.env.LASSO_BENCH_V8_FLAGS || undefined;
+const v8For = process.env.LASSO_BENCH_V8_FOR?.split(',');
+const tracing = v8Flags !== undefined && (v8For === undefined || v8For.includes(String(name)));
+if (tracing) setFlagsFromString(v8Flags as string);
+let rounds = 0;
 
 const cpuProfileDir = process.env.LASSO_BENCH_CPU_PROF || undefined;
 const allocProfileDir = process.env.LASSO_BENCH_ALLOC_PROF || undefined;
@@ -100,7 +112,11 @@ function watchGc(): void {
   gcObserver.observe({ entryTypes: ['gc'] });
 }
 
-function printThreadCpu(before: Map<string, number>, cpu: NodeJS.CpuUsage): void {
+function printThreadCpu(
+  before: Map<string, number>,
+  cpu: NodeJS.CpuUsage,
+  toFirst: NodeJS.CpuUsage | undefined,
+): void {
   const after = threadCpu();
   const parts = [...after]
     .map(([thread, ms]) => [thread, ms - (before.get(thread) ?? 0)] as const)
@@ -108,8 +124,9 @@ function printThreadCpu(before: Map<string, number>, cpu: NodeJS.CpuUsage): void
     .map(([thread, ms]) => `${thread} ${ms} ms`);
   const gc = [...gcStats].map(([kind, { count, ms }]) => `${kind} ${count} (${ms.toFixed(1)} ms)`);
   console.error(
-    `  ${String(name)}: user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms; ` +
-      `threads: ${parts.join(', ')}; gc: ${gc.join(', ')}`,
+    `  ${String(name)}: user ${(cpu.user / 1000).toFixed(0)} ms, system ${(cpu.system / 1000).toFixed(0)} ms ` +
+      `(${toFirst === undefined ? '?' : ((toFirst.user + toFirst.system) / 1000).toFixed(0)} ms before the first object); ` +
+      `threads: ${parts.join(', ')}; gc: ${gc.join(', ')}; heap used ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MiB`,
   );
 }
 
@@ -160,14 +177,31 @@ async function start(namespace: string): Promise<void> {
     Number(workers),
     recorder,
   );
+  const round = ++rounds;
+  if (process.env.LASSO_BENCH_HEAP === '1') {
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    const used = process.memoryUsage().heapUsed / 2 ** 20;
+    console.error(
+      `  ${String(name)}: window ${round}: heap used after a full GC ${used.toFixed(1)} MiB`,
+    );
+  }
   await startProfile();
   const threadsBefore = process.env.LASSO_BENCH_THREADS === '1' ? threadCpu() : undefined;
   if (threadsBefore !== undefined) watchGc();
+  if (tracing) console.log(`=== ${String(name)} window ${round} start`);
   const cpuBefore = process.cpuUsage();
+  let cpuToFirst: NodeJS.CpuUsage | undefined;
+  if (threadsBefore !== undefined) {
+    void recorder.first.then(() => {
+      cpuToFirst = process.cpuUsage(cpuBefore);
+    });
+  }
   send({ type: 'started' });
   await Promise.race([recorder.all, running.failed]);
   const cpu = process.cpuUsage(cpuBefore);
-  if (threadsBefore !== undefined) printThreadCpu(threadsBefore, cpu);
+  if (tracing) console.log(`=== ${String(name)} window ${round} end`);
+  if (threadsBefore !== undefined) printThreadCpu(threadsBefore, cpu, cpuToFirst);
   await stopProfile();
   send({
     type: 'seen',

@@ -22,14 +22,20 @@ export class Recorder {
   readonly latencyMs: Float64Array;
   /** Resolves once every object was seen. */
   readonly all: Promise<void>;
+  /** Resolves once the first object was seen. */
+  readonly first: Promise<void>;
   #count = 0;
   #resolve: () => void = () => undefined;
+  #resolveFirst: () => void = () => undefined;
 
   constructor(objects: number) {
     this.seenMs = new Float64Array(objects).fill(Number.NaN);
     this.latencyMs = new Float64Array(objects).fill(Number.NaN);
     this.all = new Promise((resolve) => {
       this.#resolve = resolve;
+    });
+    this.first = new Promise((resolve) => {
+      this.#resolveFirst = resolve;
     });
   }
 
@@ -45,6 +51,7 @@ export class Recorder {
     const now = monotonicMs();
     this.seenMs[index] = now;
     this.latencyMs[index] = now - Number(writtenAt) / 1e6;
+    if (this.#count === 0) this.#resolveFirst();
     if (++this.#count === this.seenMs.length) this.#resolve();
   }
 }
