@@ -58,6 +58,12 @@ interface Run {
   readonly stop: AbortController;
   /** Releases the link from the start signal to `stop`. */
   readonly unlink: () => void;
+  /**
+   * Set just before `stop` aborts. The workers test this flag, not `stop.signal.aborted`: an aborted AbortSignal
+   * has another hidden class than a live one, and reading it in the workers' loop deoptimized the loop (then
+   * compiled again) at every stop.
+   */
+  stopping: boolean;
   /** By worker: the key it is reconciling (undefined when idle) and when it started (monotonic ms). */
   readonly inFlight: Array<string | undefined>;
   readonly startedAt: number[];
@@ -304,6 +310,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     const run: Run = {
       stop,
       unlink: () => signal.removeEventListener('abort', onAbort),
+      stopping: false,
       inFlight: new Array<string | undefined>(workers).fill(undefined),
       startedAt: new Array<number>(workers).fill(0),
       done: new Promise<void>((resolve) => {
@@ -344,6 +351,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   #beginStop(run: Run, reason: unknown): void {
     run.unlink();
     if (run.stop.signal.aborted) return;
+    run.stopping = true;
     run.stop.abort(reason);
     this.#taker.wake();
   }
@@ -401,12 +409,11 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   }
 
   async #worker(run: Run, slot: number): Promise<void> {
-    const signal = run.stop.signal;
     for (;;) {
       // QueueTaker.take inlined (one async frame less per key). Undefined once the run stopped (a key handed out
       // meanwhile went back into the queue) or at close.
-      if (signal.aborted) return;
-      const key = this.#taker.accept(await this.#taker.get(), signal);
+      if (run.stopping) return;
+      const key = this.#taker.accept(await this.#taker.get(), run.stopping);
       if (key === wakeUp) continue;
       if (key === undefined) return;
       run.inFlight[slot] = key;

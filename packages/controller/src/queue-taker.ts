@@ -7,7 +7,7 @@ import type { GetResult, WorkQueue } from '@lasso/workqueue';
 /** What {@link QueueTaker.accept} returns for a wake-up item: the worker asks again. */
 export const wakeUp: unique symbol = Symbol('lasso.controller.wakeUp') as never;
 
-/** Takes keys from `queue` for workers that stop when their signal aborts. */
+/** Takes keys from `queue` for workers that stop when told to. */
 export class QueueTaker {
   readonly #queue: WorkQueue<string>;
   // Gets in progress: the workers a stop must wake.
@@ -21,10 +21,10 @@ export class QueueTaker {
   }
 
   /**
-   * Wait for the next item: a worker checks its signal, then calls `accept(await get(), signal)`, which returns
-   * the key (the caller must `done` it), undefined once `signal` has aborted (call {@link QueueTaker.wake} when it
-   * does) or the queue shut down, or {@link wakeUp} to ask again. Two calls in place of one async `take`: one
-   * promise less per key.
+   * Wait for the next item: a worker checks whether it is stopping, then calls `accept(await get(), stopping)`,
+   * which returns the key (the caller must `done` it), undefined once the worker is stopping (call
+   * {@link QueueTaker.wake} when it starts to) or the queue shut down, or {@link wakeUp} to ask again. Two calls in
+   * place of one async `take`: one promise less per key.
    */
   get(): Promise<GetResult<string>> {
     this.#waiting++;
@@ -37,10 +37,10 @@ export class QueueTaker {
   }
 
   /**
-   * What a `get` result means (call it once per `get`, as soon as the get settled): the key, undefined
-   * to stop, or {@link wakeUp} to get again.
+   * What a `get` result means (call it once per `get`, as soon as the get settled, with whether the worker is
+   * stopping now): the key, undefined to stop, or {@link wakeUp} to get again.
    */
-  accept(result: GetResult<string>, signal: AbortSignal): string | undefined | typeof wakeUp {
+  accept(result: GetResult<string>, stopping: boolean): string | undefined | typeof wakeUp {
     this.#waiting--;
     if (result.shutdown) return undefined;
     const key = result.item;
@@ -48,8 +48,8 @@ export class QueueTaker {
       this.#queue.done(key);
       return wakeUp;
     }
-    if (signal.aborted) {
-      // Handed out as the signal aborted: not this worker's any more. Added while being processed, the key is
+    if (stopping) {
+      // Handed out as the worker began to stop: not this worker's any more. Added while being processed, the key is
       // marked dirty, and done() queues it again.
       this.#queue.add(key);
       this.#queue.done(key);
@@ -58,7 +58,7 @@ export class QueueTaker {
     return key;
   }
 
-  /** Wake every worker waiting in {@link QueueTaker.take}, so those whose signal aborted return. */
+  /** Wake every worker waiting in a `get`, so those that are stopping return. */
   wake(): void {
     for (let index = 0; index < this.#waiting; index++) {
       const wakeUp = `\u0000wake-up ${this.#nextWakeUp++}`;
