@@ -62,9 +62,23 @@ export interface RecordingConfig {
   readonly requests: RecordedRequest[];
   /** Notified after every request is recorded. */
   readonly waiter: Waiter;
-  /** `group/version/resource` of every collection listed (GET without `watch`) or watched. */
+  /** `group/version/resource` of every collection listed (a LIST or a streaming list, {@link isListRequest}) or watched. */
   collections(kind: 'list' | 'watch'): Set<string>;
   close(): Promise<void>;
+}
+
+/** A watch request (a streaming list is one too: it goes on as the watch). */
+export function isWatchRequest(path: string): boolean {
+  return /[?&]watch=(1|true)(&|$)/.test(path);
+}
+
+/**
+ * A request that reads the whole collection: a LIST (GET without `watch`), or a streaming list (a watch with
+ * `sendInitialEvents=true`, which the informers send first where the server offers it: the built-in server does,
+ * kube-apiserver 1.20.2 refuses it with 422 and the informer lists instead).
+ */
+export function isListRequest(path: string): boolean {
+  return !isWatchRequest(path) || /[?&]sendInitialEvents=true(&|$)/.test(path);
 }
 
 /**
@@ -144,8 +158,9 @@ export async function startCluster(): Promise<TestCluster> {
           const found = new Set<string>();
           for (const request of requests) {
             if (request.method !== 'GET') continue;
-            const watch = /[?&]watch=(1|true)(&|$)/.test(request.path);
-            if (watch !== (kind === 'watch')) continue;
+            const wanted =
+              kind === 'list' ? isListRequest(request.path) : isWatchRequest(request.path);
+            if (!wanted) continue;
             const collection = collectionOf(request.path);
             if (collection !== undefined) found.add(collection);
           }
