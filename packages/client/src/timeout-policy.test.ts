@@ -123,6 +123,37 @@ async function timeoutOf(promise: Promise<unknown>): Promise<RequestTimeoutError
 
 const LIST_PATH = 'list configmaps in namespace "d" (GET /api/v1/namespaces/d/configmaps)';
 
+/**
+ * Starts a trickle server, sends `call` through a ConfigMap client on it, and returns the pending result with the
+ * server's response to that request (nothing written yet).
+ */
+async function trickled<T>(
+  clock: ReadClock,
+  call: (client: Client) => Promise<T>,
+): Promise<{ result: Promise<T>; response: ServerResponse; loopback: Loopback }> {
+  const trickle = await startTrickle();
+  server = trickle.loopback;
+  const result = call(configMaps(trickle.loopback, { clock }));
+  result.catch(noop);
+  const response = await trickle.nextResponse();
+  return { result, response, loopback: trickle.loopback };
+}
+
+/** Answers 200 with the list head, then `count` items one every 5 s, each read by the client before time moves. */
+async function trickleList(
+  clock: ReadClock,
+  response: ServerResponse,
+  result: Promise<unknown>,
+  count: number,
+): Promise<void> {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  await feed(clock, response, LIST_HEAD, result);
+  for (let i = 0; i < count; i++) {
+    await clock.advance(5000);
+    await feed(clock, response, item(i), result);
+  }
+}
+
 describe('the request-timeout policy', () => {
   it('is one table: short calls a total deadline, lists progress, watches inactivity', () => {
     expect(
@@ -141,18 +172,9 @@ describe('the request-timeout policy', () => {
 
   it('never cuts a list whose body keeps arriving, past 30 s and past 2 minutes', async () => {
     const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const result = configMaps(server, { clock }).list('d');
-    result.catch(() => {});
-    const response = await trickle.nextResponse();
-    response.writeHead(200, { 'content-type': 'application/json' });
-    await feed(clock, response, LIST_HEAD, result);
+    const { result, response } = await trickled(clock, (client) => client.list('d'));
     // 40 objects, one every 5 s: 200 s in all, far past the 30 s of a short call.
-    for (let i = 0; i < 40; i++) {
-      await clock.advance(5000);
-      await feed(clock, response, item(i), result);
-    }
+    await trickleList(clock, response, result, 40);
     await clock.advance(5000);
     response.end(']}');
     const list = await result;
@@ -201,17 +223,8 @@ describe('the request-timeout policy', () => {
 
   it('fails a list that stalls for 30 s with LASSO_TIMEOUT naming the list and the progress deadline', async () => {
     const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const result = configMaps(server, { clock }).list('d');
-    result.catch(() => {});
-    const response = await trickle.nextResponse();
-    response.writeHead(200, { 'content-type': 'application/json' });
-    await feed(clock, response, LIST_HEAD, result);
-    for (let i = 0; i < 3; i++) {
-      await clock.advance(5000);
-      await feed(clock, response, item(i), result);
-    }
+    const { result, response, loopback } = await trickled(clock, (client) => client.list('d'));
+    await trickleList(clock, response, result, 3);
     // The last bytes came at 15 s; the deadline counts from them, not from the start.
     const flag = settledFlag(result);
     await clock.advance(29_999);
@@ -226,17 +239,13 @@ describe('the request-timeout policy', () => {
       `${LIST_PATH}: no response bytes for 30000 ms (progress deadline, progressTimeoutMs)`,
     );
     // The connection was closed, no timer is left.
-    await server.closed[0];
+    await loopback.closed[0];
     expect(clock.pendingTimers()).toBe(0);
   });
 
   it('counts the wait for the headers of a list as no progress', async () => {
     const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const result = configMaps(server, { clock }).list('d');
-    result.catch(() => {});
-    await trickle.nextResponse();
+    const { result, loopback } = await trickled(clock, (client) => client.list('d'));
     const flag = settledFlag(result);
     await clock.advance(29_999);
     expect(flag.settled).toBe(false);
@@ -246,17 +255,13 @@ describe('the request-timeout policy', () => {
     expect(error.message).toBe(
       `${LIST_PATH}: no response bytes for 30000 ms (progress deadline, progressTimeoutMs)`,
     );
-    await server.closed[0];
+    await loopback.closed[0];
     expect(clock.pendingTimers()).toBe(0);
   });
 
   it('still cuts a short call at its total deadline, however its body trickles', async () => {
     const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const result = configMaps(server, { clock }).get('d', 'a');
-    result.catch(() => {});
-    const response = await trickle.nextResponse();
+    const { result, response, loopback } = await trickled(clock, (client) => client.get('d', 'a'));
     response.writeHead(200, { 'content-type': 'application/json' });
     // No progress deadline here, so nothing reads the clock per chunk: bytes go out every 5 s.
     response.write('{"kind":"ConfigMap"');
@@ -274,23 +279,16 @@ describe('the request-timeout policy', () => {
     expect(error.message).toBe(
       'get configmaps "a" in namespace "d" (GET /api/v1/namespaces/d/configmaps/a): no whole answer within 30000 ms (request deadline, timeoutMs)',
     );
-    await server.closed[0];
+    await loopback.closed[0];
     expect(clock.pendingTimers()).toBe(0);
   });
 
   it('sets a total deadline on a list when the call asks for one, progressing or not', async () => {
     const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const result = configMaps(server, { clock }).list('d', { timeoutMs: 60_000 });
-    result.catch(() => {});
-    const response = await trickle.nextResponse();
-    response.writeHead(200, { 'content-type': 'application/json' });
-    await feed(clock, response, LIST_HEAD, result);
-    for (let i = 0; i < 11; i++) {
-      await clock.advance(5000);
-      await feed(clock, response, item(i), result);
-    }
+    const { result, response, loopback } = await trickled(clock, (client) =>
+      client.list('d', { timeoutMs: 60_000 }),
+    );
+    await trickleList(clock, response, result, 11);
     const flag = settledFlag(result);
     await clock.advance(4999);
     expect(flag.settled).toBe(false);
@@ -301,7 +299,7 @@ describe('the request-timeout policy', () => {
     expect(error.message).toBe(
       `${LIST_PATH}: no whole answer within 60000 ms (request deadline, timeoutMs)`,
     );
-    await server.closed[0];
+    await loopback.closed[0];
     expect(clock.pendingTimers()).toBe(0);
   });
 
