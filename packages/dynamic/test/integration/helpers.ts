@@ -3,6 +3,7 @@
 export {
   collectionOf,
   deployment,
+  listsOf,
   type RecordedRequest,
   type RecordingConfig,
   startCluster,

@@ -82,6 +82,26 @@ export function isListRequest(path: string): boolean {
 }
 
 /**
+ * Lists of `collection` among `requests` from index `from` on: LISTs and streaming lists ({@link isListRequest};
+ * a refused streaming list, as on kube-apiserver 1.20.2, is followed by a LIST and counted once).
+ */
+export function listsOf(recording: RecordingConfig, collection: string, from = 0): number {
+  const requests = recording.requests
+    .slice(from)
+    .filter((request) => request.method === 'GET' && collectionOf(request.path) === collection);
+  let lists = 0;
+  for (const [index, request] of requests.entries()) {
+    if (!isListRequest(request.path)) continue;
+    const streaming = isWatchRequest(request.path);
+    const next = requests[index + 1];
+    // A refused streaming list is answered 422 before any event, and the informer lists right after it.
+    if (streaming && next !== undefined && !isWatchRequest(next.path)) continue;
+    lists++;
+  }
+  return lists;
+}
+
+/**
  * The collection a request path addresses (`/api/v1/namespaces/ns/configmaps` -> `v1/configmaps`,
  * `/apis/apps/v1/deployments` -> `apps/v1/deployments`), or undefined for discovery and named objects.
  */

@@ -11,15 +11,7 @@ import {
   createSharedControllerFactoryFromConfig,
   type SharedControllerFactory,
 } from '../../src/shared-controller-factory.ts';
-import {
-  collectionOf,
-  isListRequest,
-  isWatchRequest,
-  type RecordingConfig,
-  startCluster,
-  type TestCluster,
-  Waiter,
-} from './helpers.ts';
+import { listsOf, startCluster, type TestCluster, Waiter } from './helpers.ts';
 
 interface Widget extends KubeObject {
   spec?: { size?: number };
@@ -61,26 +53,6 @@ async function replica(namespace: string): Promise<{
 
 function configMap(namespace: string, name: string): ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: {} };
-}
-
-/**
- * Lists of `collection` among `requests` from index `from` on: LISTs and streaming lists ({@link isListRequest};
- * a refused streaming list, as on kube-apiserver 1.20.2, is followed by a LIST and counted once).
- */
-function listsOf(recording: RecordingConfig, collection: string, from = 0): number {
-  const requests = recording.requests
-    .slice(from)
-    .filter((request) => request.method === 'GET' && collectionOf(request.path) === collection);
-  let lists = 0;
-  for (const [index, request] of requests.entries()) {
-    if (!isListRequest(request.path)) continue;
-    const streaming = isWatchRequest(request.path);
-    const next = requests[index + 1];
-    // A refused streaming list is answered 422 before any event, and the informer lists right after it.
-    if (streaming && next !== undefined && !isWatchRequest(next.path)) continue;
-    lists++;
-  }
-  return lists;
 }
 
 describe('the factory lifecycle against the API server', () => {
