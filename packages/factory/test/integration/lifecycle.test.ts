@@ -11,7 +11,13 @@ import {
   createSharedControllerFactoryFromConfig,
   type SharedControllerFactory,
 } from '../../src/shared-controller-factory.ts';
-import { listsOf, startCluster, type TestCluster, Waiter } from './helpers.ts';
+import {
+  listsOf,
+  type RecordingConfig,
+  startCluster,
+  type TestCluster,
+  Waiter,
+} from './helpers.ts';
 
 interface Widget extends KubeObject {
   spec?: { size?: number };
