@@ -1,8 +1,17 @@
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { createCompactTransform, dropManagedFields } from './compact.ts';
+import { createCompactTransform, dropManagedFields, maxCompactLayouts } from './compact.ts';
 import { createInternTable } from './intern.ts';
 
 type Loose = Record<string, unknown>;
+
+// V8's own test hook: whether two objects have the same hidden class (map). Read at parse time, so the flag is set
+// before the function is compiled.
+setFlagsFromString('--allow-natives-syntax');
+const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (
+  a: unknown,
+  b: unknown,
+) => boolean;
 
 /** What the default transform must return: `object` minus `metadata.managedFields`, nothing else changed. */
 function expected(object: Loose): Loose {
@@ -141,5 +150,54 @@ describe('the default transform (createCompactTransform, dropManagedFields)', ()
     expect(strings.has('19625')).toBe(false);
     expect(strings.has('6421caad-60a7-46e2-8d16-db321b2f8c4e')).toBe(false);
     expect(strings.size).toBe(4);
+  });
+});
+
+describe('the layouts of the compact copies', () => {
+  const served = (kind: string, name: string): Loose => ({
+    ...configMap(name),
+    kind,
+  });
+
+  it('are the same for a kind whichever transform made the copy (one per informer)', () => {
+    const first = createCompactTransform()(served('ConfigMap', 'a') as never) as Loose;
+    const second = createCompactTransform()(served('ConfigMap', 'b') as never) as Loose;
+    const third = dropManagedFields(served('ConfigMap', 'c') as never) as Loose;
+    expect(second).toEqual({ ...first, metadata: { ...(first.metadata as Loose), name: 'b' } });
+    for (const other of [second, third]) {
+      expect(haveSameMap(first, other)).toBe(true);
+      expect(haveSameMap(first.metadata, other.metadata)).toBe(true);
+    }
+  });
+
+  it('are per kind, also within one transform', () => {
+    const transform = createCompactTransform();
+    const configMap = transform(served('ConfigMap', 'a') as never) as Loose;
+    const widget = transform(served('Widget', 'a') as never) as Loose;
+    const again = transform(served('ConfigMap', 'b') as never) as Loose;
+    expect(haveSameMap(configMap, widget)).toBe(false);
+    expect(haveSameMap(configMap.metadata, widget.metadata)).toBe(false);
+    expect(haveSameMap(configMap, again)).toBe(true);
+    expect(widget).toEqual(expected(served('Widget', 'a')));
+  });
+
+  it(`are kept for at most ${maxCompactLayouts} kinds, the kinds past that share one`, () => {
+    const transform = createCompactTransform();
+    const copies = Array.from(
+      { length: maxCompactLayouts + 2 },
+      (_, index) => transform(served(`Kind${index}`, 'a') as never) as Loose,
+    );
+    const [last, beforeLast] = [copies.at(-1), copies.at(-2)];
+    expect(haveSameMap(last, beforeLast)).toBe(true);
+    expect(haveSameMap(copies[0], copies[1])).toBe(false);
+    expect(last).toEqual(expected(served(`Kind${maxCompactLayouts + 1}`, 'a')));
+    // A kind seen before the bound keeps its own.
+    const configMaps = createCompactTransform();
+    expect(
+      haveSameMap(
+        configMaps(served('ConfigMap', 'x') as never),
+        configMaps(served('ConfigMap', 'y') as never),
+      ),
+    ).toBe(true);
   });
 });
