@@ -497,8 +497,18 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     const timeoutSeconds = Math.floor((this.#minWatchTimeoutMs / 1000) * (1 + this.#random()));
     const inactivityTimeoutMs = timeoutSeconds * 1000 + this.#inactivityMarginMs;
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    // The watch tests these flags and never touches an aborted signal: an aborted AbortSignal has another hidden
+    // class than a live one, and reading it here (`aborted`, `removeEventListener`) deoptimized this method at every
+    // stop (V8 then compiled it again for the next run). `stopped`: the caller's signal aborted; `released`: the
+    // watch's own, with `releasedBy` its reason.
+    let stopped = signal.aborted;
+    let released = false;
+    let releasedBy: Error | undefined;
+    const onAbort = (): void => {
+      stopped = true;
+      controller.abort(signal.reason);
+    };
+    if (!stopped) signal.addEventListener('abort', onAbort, { once: true });
     const started = this.#clock.monotonic();
     // The watch's only inactivity deadline: the lister-watcher is asked for none (`inactivityTimeoutMs: 0`), as
     // client-go keeps the client-side timeout in the reflector's watch, so any ListerWatcher gets one and a
@@ -520,13 +530,17 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     // One abort listener for the whole watch rejects whichever next() is pending, instead of a listener added
     // and removed around every event (raceSignal). The pending next() itself is released by the abort.
     let rejectNext: ((reason: Error) => void) | undefined;
-    const onWatchAbort = (): void => rejectNext?.(abortReason(controller.signal));
+    const onWatchAbort = (): void => {
+      released = true;
+      releasedBy = abortReason(controller.signal);
+      rejectNext?.(releasedBy);
+    };
     controller.signal.addEventListener('abort', onWatchAbort, { once: true });
     const next = <V>(source: AsyncIterator<V>): Promise<IteratorResult<V>> => {
       const result = source.next();
-      if (controller.signal.aborted) {
+      if (released) {
         result.catch(() => {});
-        return Promise.reject(abortReason(controller.signal));
+        return Promise.reject(releasedBy);
       }
       return new Promise((resolve, reject) => {
         rejectNext = reject;
@@ -615,7 +629,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         if (failure !== undefined) return failure;
       }
     } catch (error) {
-      if (signal.aborted) return { kind: 'aborted' };
+      if (stopped) return { kind: 'aborted' };
       // The body ended inside an event: the server (or a proxy) closed the stream mid-write. Nothing after the
       // last whole event was lost, so this is the end of the watch (client-go's unexpected EOF), judged like any
       // end by its progress; the dropped part is logged and counted instead of passing silently.
@@ -637,11 +651,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       };
     } finally {
       timer.cancel();
-      signal.removeEventListener('abort', onAbort);
-      controller.signal.removeEventListener('abort', onWatchAbort);
+      // A listener added with `once` is gone once its signal aborted.
+      if (!stopped) signal.removeEventListener('abort', onAbort);
+      if (!released) controller.signal.removeEventListener('abort', onWatchAbort);
       // Aborting releases the HTTP body of the real client even while a next() is still pending.
-      if (!controller.signal.aborted)
-        controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
+      if (!released) controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
       if (iterator?.return !== undefined) {
         const closing = Promise.resolve()
           .then(() => iterator?.return?.())

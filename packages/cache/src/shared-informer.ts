@@ -521,22 +521,29 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
 
   async #processLoop(fifo: DeltaFIFO<T>, signal: AbortSignal): Promise<void> {
     // An abort closes the FIFO, which ends a waiting pop: one listener for the loop instead of one added and
-    // removed by every pop that finds the FIFO empty (most of them, as each event is processed on arrival).
-    const onAbort = (): void => fifo.close();
+    // removed by every pop that finds the FIFO empty (most of them, as each event is processed on arrival). The loop
+    // tests `stop.aborted`, set by that listener, not `signal.aborted`: an aborted AbortSignal has another hidden
+    // class than a live one, and reading it in the loop deoptimized the loop at every stop (V8 then compiled it
+    // again in the next run).
+    const stop = { aborted: signal.aborted };
+    const onAbort = (): void => {
+      stop.aborted = true;
+      fifo.close();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      await this.#drain(fifo, signal);
+      await this.#drain(fifo, stop);
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
   }
 
-  async #drain(fifo: DeltaFIFO<T>, signal: AbortSignal): Promise<void> {
+  async #drain(fifo: DeltaFIFO<T>, stop: { readonly aborted: boolean }): Promise<void> {
     for (;;) {
       // Aborted: listeners stop; what is still queued is dropped with the informer.
-      if (signal.aborted) return;
+      if (stop.aborted) return;
       let popped = await fifo.pop();
-      if (popped === undefined || signal.aborted) return;
+      if (popped === undefined || stop.aborted) return;
       // Drain what is ready without a promise turn per key.
       while (popped !== undefined) {
         try {
@@ -547,8 +554,8 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
             error: errorMessage(error),
           });
         }
-        // An abort closes the FIFO (the listener above): a field read per key instead of the signal's getter.
-        if (fifo.isClosed() && signal.aborted) return;
+        // An abort closes the FIFO (the listener above): a field read per key first.
+        if (fifo.isClosed() && stop.aborted) return;
         popped = fifo.tryPop();
       }
       this.#staleness.stored();
