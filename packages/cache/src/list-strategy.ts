@@ -152,7 +152,12 @@ export class ListStrategy<T extends KubeObjectLike> {
     };
     if (refused) {
       this.#streaming = false;
-      this.#init.logger.warn(
+      // A 4xx answer is the server saying it has no streaming lists (every kube-apiserver before 1.27, and later ones
+      // with the WatchList gate off): expected on most clusters, so info, once per informer; a stream that broke
+      // KEP-3157's protocol is a fault worth a warning.
+      const log = isApiError(error) ? this.#init.logger.info : this.#init.logger.warn;
+      log.call(
+        this.#init.logger,
         'the server refused the streaming list (sendInitialEvents): listing instead, for good',
         attributes,
       );
