@@ -45,6 +45,7 @@ import { isConflictError, isIgnoreError, retryAfterDelay, stackOf } from './erro
 import type { PredicateEvent } from './predicates.ts';
 import { QueueTaker, wakeUp } from './queue-taker.ts';
 import { LazyReconcileContext } from './reconcile-context.ts';
+import { isThenable } from './thenable.ts';
 
 // The types live in controller-types.ts; importers of this file keep finding them here.
 export type { Controller, ControllerOptions, Handler, StartCacheFunc } from './controller-types.ts';
@@ -516,17 +517,6 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       error: errorMessage(error),
       stack: stackOf(error),
     });
-  }
-}
-
-// True for a value `await` would treat as a thenable, and for one whose `then` cannot be read (a revoked proxy, a
-// throwing getter): awaiting it then rejects with that error, as it did when every result was awaited.
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
-  try {
-    return typeof (value as { then?: unknown }).then === 'function';
-  } catch {
-    return true;
   }
 }
 

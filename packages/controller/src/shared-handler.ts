@@ -18,6 +18,7 @@ import type { EventFilter } from './controller-types.ts';
 import { HandlerError, type HandlerFailure, isIgnoreError, retryAfter } from './errors.ts';
 import { acceptsAll, checkPredicates, type Predicate, type PredicateEvent } from './predicates.ts';
 import { LazyReconcileContext, type ReconcileContext } from './reconcile-context.ts';
+import { isThenable } from './thenable.ts';
 
 /**
  * A handler of a shared controller (lasso `SharedControllerHandler`). It gets the key, the object as the
@@ -113,17 +114,6 @@ function metadataOf(object: unknown): KubeObjectLike['metadata'] {
   return typeof object === 'object' && object !== null
     ? (object as KubeObjectLike).metadata
     : undefined;
-}
-
-// True for a value `await` would treat as a thenable, and for one whose `then` cannot be read (a revoked proxy, a
-// throwing getter): awaiting it then rejects with that error, as it did when every result was awaited.
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
-  try {
-    return typeof (value as { then?: unknown }).then === 'function';
-  } catch {
-    return true;
-  }
 }
 
 class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {

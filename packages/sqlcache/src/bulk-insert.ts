@@ -18,7 +18,6 @@ export class BulkInsert {
   #labels: string[] = [];
   #indices: SqlValue[] = [];
   #count = 0;
-  #firstId = 1;
 
   constructor(prepare: (sql: string) => SqlStatement, names: TableNames, columnCount: number) {
     this.#prepare = prepare;
@@ -54,7 +53,7 @@ export class BulkInsert {
     // Every object's labels in one statement: a JSON array of the objects' label objects (null for none).
     this.#prepare(
       `INSERT INTO ${n.labels} (id, label, value) SELECT ? + batch.key, label.key, label.value FROM json_each(?) AS batch, json_each(batch.value) AS label`,
-    ).run(this.#firstId, `[${this.#labels.join(',')}]`);
+    ).run(this.#nextId - count, `[${this.#labels.join(',')}]`);
     const indices = this.#indices;
     for (let start = 0; start < indices.length; start += 3 * bulkBatchSize) {
       const end = Math.min(indices.length, start + 3 * bulkBatchSize);
@@ -62,7 +61,6 @@ export class BulkInsert {
         `INSERT OR IGNORE INTO ${n.indices} (name, value, id) VALUES ${tuples((end - start) / 3, 3)}`,
       ).run(...indices.slice(start, end));
     }
-    this.#firstId = this.#nextId;
     this.#count = 0;
     this.#objects = [];
     this.#fields = [];

@@ -187,7 +187,7 @@ class Store<T> implements SqlStore<T> {
     this.#resourceVersion = this.#pendingResourceVersion = resourceVersion || this.#resourceVersion;
     this.#flushes.inc();
     // A whole list leaves a large WAL behind: truncate it now rather than at the next write.
-    if (last.size >= 1_000) this.#db.checkpoint();
+    if (last.size >= bulkIndexThreshold) this.#db.checkpoint();
   }
 
   resync(): void {}
