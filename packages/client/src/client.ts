@@ -494,14 +494,20 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     request: RestRequest,
     options: RequestOptions & { progressTimeoutMs?: number | undefined },
   ): Promise<R> {
-    // The client's default total deadline goes only to the requests the policy gives one.
-    const rule = TIMEOUT_POLICY[requestClassOf(request.method, request.path, request.query)];
+    // The client's default total deadline goes only to the requests the policy gives one; the request is classified
+    // (a path parse) only when that default applies, since the transport classifies it again.
+    const defaultTimeoutMs = this.#options.defaultTimeoutMs;
+    const timeoutMs =
+      options.timeoutMs ??
+      (defaultTimeoutMs !== undefined &&
+      TIMEOUT_POLICY[requestClassOf(request.method, request.path, request.query)].deadline ===
+        'request'
+        ? defaultTimeoutMs
+        : undefined);
     return this.transport.requestJson<R>({
       ...request,
       signal: options.signal,
-      timeoutMs:
-        options.timeoutMs ??
-        (rule.deadline === 'request' ? this.#options.defaultTimeoutMs : undefined),
+      timeoutMs,
       progressTimeoutMs: options.progressTimeoutMs,
       userAgent: this.#options.userAgent,
       impersonation: this.#options.impersonation,

@@ -152,11 +152,10 @@ export function checkTimeoutOption(value: unknown, option: string, where: string
   }
 }
 
-const OPTION_OF: Record<TimeoutDeadline, TimeoutRule['option']> = {
-  request: 'timeoutMs',
-  progress: 'progressTimeoutMs',
-  inactivity: 'inactivityTimeoutMs',
-};
+/** The option that sets each deadline, read off {@link TIMEOUT_POLICY}'s rows. */
+const OPTION_OF = Object.fromEntries(
+  Object.values(TIMEOUT_POLICY).map((rule) => [rule.deadline, rule.option]),
+) as Record<TimeoutDeadline, TimeoutRule['option']>;
 
 /**
  * A request ran past one of its deadlines ({@link TIMEOUT_POLICY}). `code` is `LASSO_TIMEOUT` (it is a
