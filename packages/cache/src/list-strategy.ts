@@ -105,16 +105,6 @@ export class ListStrategy<T extends KubeObjectLike> {
     });
   }
 
-  /** False once the server refused a streaming list (or when the strategy is not `'streaming'`). */
-  streaming(): boolean {
-    return this.#streaming;
-  }
-
-  /** True once a list at "0" came back paginated (client-go's `paginatedResult`). */
-  paginatedResult(): boolean {
-    return this.#paginatedResult;
-  }
-
   async list(at: string | undefined, signal: AbortSignal): Promise<ListResult<T>> {
     if (this.#streaming) {
       const resourceVersion = at ?? '';

@@ -290,15 +290,18 @@ export function resumeWatch<T extends KubeObjectLike>(
     return { done: true, value: undefined };
   };
   const view: AsyncIterator<WatchEvent<T>[]> = { next: () => batches.next(), return: release };
+  // An index into the current batch, not shift(): a streaming list's first chunk can hold many events.
   let queue: WatchEvent<T>[] = [];
+  let next = 0;
   const events: AsyncIterator<WatchEvent<T>> & Record<symbol, unknown> = {
     next: async () => {
-      while (queue.length === 0) {
+      while (next === queue.length) {
         const result = await batches.next();
         if (result.done) return { done: true, value: undefined };
         queue = result.value;
+        next = 0;
       }
-      return { done: false, value: queue.shift() as WatchEvent<T> };
+      return { done: false, value: queue[next++] as WatchEvent<T> };
     },
     return: release,
     [watchBatchesKey]: () => view,
