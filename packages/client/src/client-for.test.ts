@@ -1,28 +1,18 @@
 import { isLassoError } from '@lasso/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
+import { describe, expect, it } from 'vitest';
+import { useClients } from '../test/helpers/clients.ts';
+import { json, type Loopback, status } from '../test/helpers/loopback.ts';
 import { clientFor, clientForKind } from './client-for.ts';
-import { createRestConfig } from './config/rest-config.ts';
 import { createRestMapper } from './rest-mapper.ts';
-import { RestTransport } from './transport.ts';
+import type { RestTransport } from './transport.ts';
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await server?.close();
-  server = undefined;
-});
+const { serve, transport } = useClients();
 
-function open(url = 'https://k8s.example:6443'): RestTransport {
-  const transport = new RestTransport(createRestConfig({ server: url }));
-  transports.push(transport);
-  return transport;
-}
+const open = (url = 'https://k8s.example:6443'): RestTransport => transport(url);
 
 /** Discovery of the core group and one CRD group, and empty lists for every collection. */
 function apiServer(): Promise<Loopback> {
-  return startLoopback((request, response) => {
+  return serve((request, response) => {
     const path = request.url.split('?')[0];
     switch (path) {
       case '/api':
@@ -87,7 +77,7 @@ describe('clientFor', () => {
   });
 
   it('passes the per-client options on', async () => {
-    server = await apiServer();
+    const server = await apiServer();
     const client = clientFor(open(server.url), {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -128,7 +118,7 @@ describe('clientFor', () => {
 
 describe('clientForKind', () => {
   it('resolves a custom resource through the RESTMapper, scope included', async () => {
-    server = await apiServer();
+    const server = await apiServer();
     const rest = open(server.url);
     const widgets = await clientForKind(rest, createRestMapper(rest), {
       apiVersion: 'example.com/v1',
@@ -142,7 +132,7 @@ describe('clientForKind', () => {
   });
 
   it('resolves a built-in kind from the server, not the table', async () => {
-    server = await apiServer();
+    const server = await apiServer();
     const rest = open(server.url);
     const configMaps = await clientForKind(rest, createRestMapper(rest), {
       apiVersion: 'v1',
@@ -153,7 +143,7 @@ describe('clientForKind', () => {
   });
 
   it('rejects with LASSO_NO_KIND_MATCH when the server does not serve the kind', async () => {
-    server = await apiServer();
+    const server = await apiServer();
     const rest = open(server.url);
     const error = await clientForKind(rest, createRestMapper(rest), {
       apiVersion: 'example.com/v1',

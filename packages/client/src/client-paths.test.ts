@@ -1,28 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { json, type Loopback, startLoopback } from '../test/helpers/loopback.ts';
+import { describe, expect, it } from 'vitest';
+import { useClients } from '../test/helpers/clients.ts';
+import { json, type Loopback } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
-import { createRestConfig } from './config/rest-config.ts';
 import { DiscoveryClient } from './discovery.ts';
 import { checkPathSegment, pathSegmentProblem } from './path-segment.ts';
-import { RestTransport } from './transport.ts';
 import type { KubeObject } from './types.ts';
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await server?.close();
-  server = undefined;
-});
+const clients = useClients();
+const { serve, transport } = clients;
 
 function client(loopback: Loopback, resource = 'configmaps', namespaced = true): Client {
-  const transport = new RestTransport(createRestConfig({ server: loopback.url }));
-  transports.push(transport);
-  return new Client({
+  return clients.client(loopback, {
     gvr: { group: '', version: 'v1', resource },
     kind: resource === 'configmaps' ? 'ConfigMap' : 'Namespace',
     namespaced,
-    rest: transport,
   });
 }
 
@@ -127,14 +118,14 @@ describe('Client path safety', () => {
       message: `Client(configmaps).patch: invalid name ".": may not be '.'`,
     },
   ])('$call throws a TypeError naming the value and sends nothing', async ({ run, message }) => {
-    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const server = await serve((_request, response) => json(response, 200, {}));
     const c = client(server);
     await expect(run(c)).rejects.toThrow(new TypeError(message));
     expect(server.requests).toHaveLength(0);
   });
 
   it('checks a watch namespace when watch() is called, before any request', async () => {
-    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const server = await serve((_request, response) => json(response, 200, {}));
     const c = client(server);
     expect(() => c.watch('..')).toThrow(
       new TypeError(`Client(configmaps).watch: invalid namespace "..": may not be '..'`),
@@ -143,7 +134,7 @@ describe('Client path safety', () => {
   });
 
   it('checks the names of a cluster-scoped resource too', async () => {
-    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const server = await serve((_request, response) => json(response, 200, {}));
     const ns = client(server, 'namespaces', false);
     await expect(ns.get(undefined, '..')).rejects.toThrow(
       `Client(namespaces).get: invalid name "..": may not be '..'`,
@@ -152,15 +143,14 @@ describe('Client path safety', () => {
   });
 
   it('refuses a gvr part that is not a path segment', () => {
-    const transport = new RestTransport(createRestConfig({ server: 'https://k8s.example' }));
-    transports.push(transport);
+    const rest = transport('https://k8s.example');
     expect(
       () =>
         new Client({
           gvr: { group: 'example.com', version: 'v1', resource: '../secrets' },
           kind: 'Widget',
           namespaced: true,
-          rest: transport,
+          rest,
         }),
     ).toThrow(`Client: invalid gvr.resource "../secrets": may not contain '/'`);
     expect(
@@ -169,22 +159,20 @@ describe('Client path safety', () => {
           gvr: { group: '..', version: 'v1', resource: 'widgets' },
           kind: 'Widget',
           namespaced: true,
-          rest: transport,
+          rest,
         }),
     ).toThrow(`Client: invalid gvr.group "..": may not be '..'`);
   });
 
   it('still encodes ordinary names that need escaping', async () => {
-    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const server = await serve((_request, response) => json(response, 200, {}));
     await client(server).get('ns', 'a:b@c');
     expect(server.requests[0]?.url).toBe('/api/v1/namespaces/ns/configmaps/a%3Ab%40c');
   });
 
   it('checks the group and version a discovery request names', async () => {
-    server = await startLoopback((_request, response) => json(response, 200, {}));
-    const transport = new RestTransport(createRestConfig({ server: server.url }));
-    transports.push(transport);
-    const discovery = new DiscoveryClient(transport);
+    const server = await serve((_request, response) => json(response, 200, {}));
+    const discovery = new DiscoveryClient(transport(server));
     expect(() => discovery.serverResourcesForGroupVersion('..', 'v1')).toThrow(
       new TypeError(
         `DiscoveryClient.serverResourcesForGroupVersion: invalid group "..": may not be '..'`,

@@ -1,41 +1,21 @@
 import { isLassoError } from '@lasso/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Loopback, startLoopback } from '../test/helpers/loopback.ts';
-import { Client } from './client.ts';
-import { createRestConfig } from './config/rest-config.ts';
-import { RestTransport } from './transport.ts';
+import { describe, expect, it } from 'vitest';
+import { failure, useClients } from '../test/helpers/clients.ts';
+import type { Client } from './client.ts';
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await server?.close();
-  server = undefined;
-});
+const { serve, client } = useClients();
 
 /** A client of a server answering every request 200 with `body` (raw text). */
 async function answering(body: string): Promise<Client> {
-  server = await startLoopback((_request, response) => {
+  const server = await serve((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(body);
   });
-  const transport = new RestTransport(createRestConfig({ server: server.url }));
-  transports.push(transport);
-  return new Client({
+  return client(server, {
     gvr: { group: 'apps', version: 'v1', resource: 'deployments' },
     kind: 'Deployment',
     namespaced: true,
-    rest: transport,
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const result = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(result instanceof Error)) throw new Error(`expected a rejection, got ${String(result)}`);
-  return result;
 }
 
 const object = { metadata: { name: 'web', namespace: 'prod' } };

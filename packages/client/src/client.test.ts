@@ -1,43 +1,19 @@
 import { isLassoError, TimeoutError } from '@lasso/core';
 import { createTestLogger } from '@lasso/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { NAMESPACES, type TestConfig, useClients } from '../test/helpers/clients.ts';
 import { EventClock } from '../test/helpers/clock.ts';
-import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
+import { json, type Loopback, status } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
-import { createRestConfig, type RestConfig } from './config/rest-config.ts';
 import { isGone, isNotFound, isResourceExpired } from './errors.ts';
-import { RestTransport } from './transport.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await server?.close();
-  server = undefined;
-});
+const { serve, transport, client } = useClients();
 
-function configMaps(loopback: Loopback, extra: Omit<RestConfig, 'server'> = {}): Client {
-  const transport = new RestTransport(createRestConfig({ server: loopback.url, ...extra }));
-  transports.push(transport);
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest: transport,
-  });
-}
+const configMaps = (loopback: Loopback, config: TestConfig = {}): Client =>
+  client(loopback, { config });
 
-function namespaces(loopback: Loopback): Client {
-  const transport = new RestTransport(createRestConfig({ server: loopback.url }));
-  transports.push(transport);
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'namespaces' },
-    kind: 'Namespace',
-    namespaced: false,
-    rest: transport,
-  });
-}
+const namespaces = (loopback: Loopback): Client => client(loopback, NAMESPACES);
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -53,13 +29,11 @@ describe('Client', () => {
     { name: 'namespaced', patch: { namespaced: undefined } },
     { name: 'defaultTimeoutMs', patch: { defaultTimeoutMs: -1 } },
   ])('names $name when the constructor gets a bad one', ({ name, patch }) => {
-    const transport = new RestTransport(createRestConfig({ server: 'https://k8s.example:6443' }));
-    transports.push(transport);
     const options = {
       gvr: { group: '', version: 'v1', resource: 'pods' },
       kind: 'Pod',
       namespaced: true,
-      rest: transport,
+      rest: transport('https://k8s.example:6443'),
       ...patch,
     };
     expect(() => new Client(options as ConstructorParameters<typeof Client>[0])).toThrow(
@@ -69,7 +43,7 @@ describe('Client', () => {
   });
 
   it('builds namespaced, all-namespace and cluster-scoped URLs (cluster scope ignores the namespace)', async () => {
-    server = await startLoopback((request, response) =>
+    const server = await serve((request, response) =>
       json(
         response,
         200,
@@ -103,7 +77,7 @@ describe('Client', () => {
   });
 
   it('fills apiVersion and kind into results and list items the server left bare', async () => {
-    server = await startLoopback((request, response) => {
+    const server = await serve((request, response) => {
       if (request.url.endsWith('/a')) json(response, 200, { metadata: { name: 'a' } });
       else
         json(response, 200, {
@@ -127,7 +101,7 @@ describe('Client', () => {
   });
 
   it('pages through every item with listAll', async () => {
-    server = await startLoopback((request, response) => {
+    const server = await serve((request, response) => {
       const url = new URL(request.url, 'http://x');
       const page = Number(url.searchParams.get('continue') ?? '0');
       json(response, 200, {
@@ -153,7 +127,7 @@ describe('Client', () => {
     );
     /** Page 0 (ns1/a, ns1/b) is served; the continue token then answers 410; a full list has everything now. */
     async function expiringServer(): Promise<Loopback> {
-      return startLoopback((request, response) => {
+      return serve((request, response) => {
         const url = new URL(request.url, 'http://x');
         if (url.searchParams.get('continue') === '1') {
           json(response, 410, expired);
@@ -179,7 +153,7 @@ describe('Client', () => {
     }
 
     it('falls back to one full list at the requested resourceVersion, yielding every object once', async () => {
-      server = await expiringServer();
+      const server = await expiringServer();
       const logger = createTestLogger();
       const items = await collect(
         configMaps(server, { logger }).listAll('', {
@@ -215,7 +189,7 @@ describe('Client', () => {
     });
 
     it('throws the 410 when fullListIfExpired is false', async () => {
-      server = await expiringServer();
+      const server = await expiringServer();
       const names: string[] = [];
       const error = await (async () => {
         for await (const item of configMaps(server).listAll('', {
@@ -231,7 +205,7 @@ describe('Client', () => {
     });
 
     it('throws the 410 of a continue token the caller passed in (nothing to go on from)', async () => {
-      server = await expiringServer();
+      const server = await expiringServer();
       const error = await collect(
         configMaps(server).listAll('', { limit: 2, continue: '1' }),
       ).catch((e: unknown) => e);
@@ -241,7 +215,7 @@ describe('Client', () => {
 
     it('throws a failure of the full list itself', async () => {
       let calls = 0;
-      server = await startLoopback((_request, response) => {
+      const server = await serve((_request, response) => {
         calls++;
         if (calls === 1) json(response, 200, { metadata: { continue: '1' }, items: [] });
         else json(response, 410, expired);
@@ -254,7 +228,7 @@ describe('Client', () => {
     });
 
     it('names fullListIfExpired when it is not a boolean', async () => {
-      server = await expiringServer();
+      const server = await expiringServer();
       await expect(
         collect(
           configMaps(server).listAll('', {
@@ -267,7 +241,7 @@ describe('Client', () => {
   });
 
   it('sends resourceVersion only with the first page of listAll, as the server refuses it with continue', async () => {
-    server = await startLoopback((request, response) => {
+    const server = await serve((request, response) => {
       const url = new URL(request.url, 'http://x');
       const page = Number(url.searchParams.get('continue') ?? '0');
       if (page > 0 && url.searchParams.has('resourceVersion')) {
@@ -307,7 +281,7 @@ describe('Client', () => {
   });
 
   it('sends writes with the right verbs, paths, queries and bodies', async () => {
-    server = await startLoopback((request, response) => {
+    const server = await serve((request, response) => {
       if (request.method === 'DELETE') json(response, 200, { kind: 'Status', status: 'Success' });
       else json(response, request.method === 'POST' ? 201 : 200, { metadata: { name: 'a' } });
     });
@@ -362,7 +336,7 @@ describe('Client', () => {
     { patchType: 'strategic-merge', contentType: 'application/strategic-merge-patch+json' },
     { patchType: 'apply', contentType: 'application/apply-patch+yaml' },
   ] as const)('sends a $patchType patch as $contentType', async ({ patchType, contentType }) => {
-    server = await startLoopback((_request, response) =>
+    const server = await serve((_request, response) =>
       json(response, 200, { metadata: { name: 'a' } }),
     );
     await configMaps(server).patch(
@@ -382,7 +356,7 @@ describe('Client', () => {
   });
 
   it('rejects an apply patch without fieldManager, a namespaced call without namespace and a named call without name', async () => {
-    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const server = await serve((_request, response) => json(response, 200, {}));
     const cms = configMaps(server);
     await expect(cms.patch('d', 'a', 'apply', {})).rejects.toThrow(TypeError);
     await expect(cms.get(undefined, 'a')).rejects.toThrow(/namespace is required/);
@@ -394,7 +368,7 @@ describe('Client', () => {
   });
 
   it('applies an object server-side under its own name', async () => {
-    server = await startLoopback((_request, response) =>
+    const server = await serve((_request, response) =>
       json(response, 200, { metadata: { name: 'a' } }),
     );
     await configMaps(server).apply(
@@ -413,7 +387,7 @@ describe('Client', () => {
   });
 
   it('sends the User-Agent and impersonation of derived clients without changing the original', async () => {
-    server = await startLoopback((_request, response) => json(response, 200, {}));
+    const server = await serve((_request, response) => json(response, 200, {}));
     const cms = configMaps(server);
     await cms.withUserAgent('my-controller/1.0').get('d', 'a');
     await cms.withImpersonation({ user: 'nobody', groups: ['g'] }).get('d', 'a');
@@ -427,7 +401,7 @@ describe('Client', () => {
   });
 
   it('asks for PartialObjectMetadata on a list and a watch with asMetadata, JSON otherwise', async () => {
-    server = await startLoopback((request, response) => {
+    const server = await serve((request, response) => {
       if (request.url?.includes('watch=true')) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(
@@ -463,7 +437,7 @@ describe('Client', () => {
   });
 
   it('throws the ApiError of a 404', async () => {
-    server = await startLoopback((_request, response) =>
+    const server = await serve((_request, response) =>
       json(
         response,
         404,
@@ -487,7 +461,7 @@ describe('Client.watch()', () => {
     `${JSON.stringify({ type, object: { metadata: { name, resourceVersion: rv } } })}\n`;
 
   it('decodes events split across chunked writes and ends when the stream ends', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       const text =
         event('ADDED', 'a', '1') + event('MODIFIED', 'ü-😀', '2') + event('BOOKMARK', '', '3');
@@ -518,7 +492,7 @@ describe('Client.watch()', () => {
   });
 
   it('is lazy and throws the HTTP error answer from the first next()', async () => {
-    server = await startLoopback((_request, response) =>
+    const server = await serve((_request, response) =>
       json(response, 410, status(410, 'Expired', 'too old resource version: 1 (9)')),
     );
     const stream = configMaps(server).watch('d', { resourceVersion: '1' });
@@ -527,7 +501,7 @@ describe('Client.watch()', () => {
   });
 
   it('throws an ERROR event as an ApiError after the events before it', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.end(
         `${event('ADDED', 'a', '1')}${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'gone') })}\n`,
@@ -535,14 +509,14 @@ describe('Client.watch()', () => {
     });
     const seen: WatchEvent<KubeObject>[] = [];
     const error = await (async () => {
-      for await (const e of configMaps(server as Loopback).watch('d')) seen.push(e);
+      for await (const e of configMaps(server).watch('d')) seen.push(e);
     })().catch((e: unknown) => e);
     expect(seen).toHaveLength(1);
     expect(isGone(error)).toBe(true);
   });
 
   it('throws LASSO_WATCH_DECODE for a malformed line instead of skipping it', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.end(`${event('ADDED', 'a', '1')}{not json\n${event('ADDED', 'b', '2')}`);
     });
@@ -566,7 +540,7 @@ describe('Client.watch()', () => {
   ])(
     'yields the whole events, then throws LASSO_WATCH_TRUNCATED when the body ends cleanly $name',
     async ({ tail }) => {
-      server = await startLoopback((_request, response) => {
+      const server = await serve((_request, response) => {
         response.writeHead(200);
         response.end(Buffer.concat([Buffer.from(event('ADDED', 'a', '1')), tail]));
       });
@@ -586,7 +560,7 @@ describe('Client.watch()', () => {
   );
 
   it('decodes a last event whose newline never came', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.end(`${event('ADDED', 'a', '1')}${event('ADDED', 'b', '2').trimEnd()}`);
     });
@@ -595,7 +569,7 @@ describe('Client.watch()', () => {
   });
 
   it('destroys the HTTP body when the consumer breaks out of the loop', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.write(event('ADDED', 'a', '1'));
     });
@@ -604,27 +578,27 @@ describe('Client.watch()', () => {
   });
 
   it('destroys the HTTP body when the loop body throws', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.write(event('ADDED', 'a', '1'));
     });
     const failure = new Error('handler failed');
     const error = await (async () => {
-      for await (const _ of configMaps(server as Loopback).watch('d')) throw failure;
+      for await (const _ of configMaps(server).watch('d')) throw failure;
     })().catch((e: unknown) => e);
     expect(error).toBe(failure);
     await server.closed[0];
   });
 
   it('destroys the HTTP body and rejects with the reason when the signal aborts', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.write(event('ADDED', 'a', '1'));
     });
     const controller = new AbortController();
     const reason = new Error('stop');
     const error = await (async () => {
-      for await (const _ of configMaps(server as Loopback).watch('d', {
+      for await (const _ of configMaps(server).watch('d', {
         signal: controller.signal,
       }))
         controller.abort(reason);
@@ -636,7 +610,7 @@ describe('Client.watch()', () => {
   it('throws a TimeoutError when no bytes arrive for inactivityTimeoutMs', async () => {
     const clock = new EventClock();
     let write: ((text: string) => void) | undefined;
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       write = (text) => response.write(text);
       response.write(event('ADDED', 'a', '1'));
@@ -666,7 +640,7 @@ describe('Client.watch()', () => {
 
   it('runs no inactivity deadline when inactivityTimeoutMs is 0, even with timeoutSeconds', async () => {
     const clock = new EventClock();
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.write(event('ADDED', 'a', '1'));
     });
@@ -681,19 +655,13 @@ describe('Client.watch()', () => {
   it('never applies the per-request timeout to a watch (a quiet watch is not a slow request)', async () => {
     const clock = new EventClock();
     let write: ((text: string) => void) | undefined;
-    server = await startLoopback((request, response) => {
+    const server = await serve((request, response) => {
       if (!request.url.includes('watch=true')) return; // a get that never answers
       response.writeHead(200);
       write = (text) => response.write(text);
       response.write(event('ADDED', 'a', '1'));
     });
-    const cms = new Client({
-      gvr: { group: '', version: 'v1', resource: 'configmaps' },
-      kind: 'ConfigMap',
-      namespaced: true,
-      rest: configMaps(server, { clock, timeoutMs: 1000 }).transport,
-      defaultTimeoutMs: 1000,
-    });
+    const cms = client(server, { config: { clock, timeoutMs: 1000 }, defaultTimeoutMs: 1000 });
     const iterator = cms.watch('d')[Symbol.asyncIterator]();
     expect((await iterator.next()).value?.type).toBe('ADDED');
     // The timeout is armed for ordinary requests: a get on the same client times out.
@@ -710,7 +678,7 @@ describe('Client.watch()', () => {
   it('does not count the time the consumer holds an event as inactivity', async () => {
     const clock = new EventClock();
     let write: ((text: string) => void) | undefined;
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       write = (text) => response.write(text);
       response.write(event('ADDED', 'a', '1'));
@@ -729,7 +697,7 @@ describe('Client.watch()', () => {
   });
 
   it('throws LASSO_CONNECTION_FAILED with undici error as cause when the connection is cut', async () => {
-    server = await startLoopback((_request, response, raw) => {
+    const server = await serve((_request, response, raw) => {
       response.writeHead(200);
       response.write(event('ADDED', 'a', '1'), () => raw.socket.destroy());
     });

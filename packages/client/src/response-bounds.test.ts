@@ -4,51 +4,31 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { isLassoError } from '@lasso/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  CONFIG_MAPS,
+  failure,
+  type TestClientOptions,
+  type TestConfig,
+  useClients,
+} from '../test/helpers/clients.ts';
 import { EventClock } from '../test/helpers/clock.ts';
-import { json, type Loopback, startLoopback } from '../test/helpers/loopback.ts';
+import { json, type Loopback } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
-import { createRestConfig, type RestConfig } from './config/rest-config.ts';
+import { createRestConfig } from './config/rest-config.ts';
 import { isApiError } from './errors.ts';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_WATCH_EVENT_BYTES,
 } from './transport/response-body.ts';
-import { RestTransport } from './transport.ts';
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await server?.close();
-  server = undefined;
-});
+const { serve, transport, client } = useClients();
 
-function configMaps(
+const configMaps = (
   loopback: Loopback | string,
-  extra: Omit<RestConfig, 'server'> = {},
-  options: { maxResponseBytes?: number; maxWatchEventBytes?: number } = {},
-): Client {
-  const url = typeof loopback === 'string' ? loopback : loopback.url;
-  const transport = new RestTransport(createRestConfig({ server: url, ...extra }));
-  transports.push(transport);
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest: transport,
-    ...options,
-  });
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const result = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(result instanceof Error)) throw new Error(`expected a rejection, got ${String(result)}`);
-  return result;
-}
+  config: TestConfig = {},
+  options: Pick<TestClientOptions, 'maxResponseBytes' | 'maxWatchEventBytes'> = {},
+): Client => client(loopback, { config, ...options });
 
 /** Writes 64 KiB chunks forever (until the client closes the connection). */
 function endless(response: import('node:http').ServerResponse, first = ''): void {
@@ -78,22 +58,14 @@ describe('response bounds', () => {
     expect(() => createRestConfig({ server: 'https://x', maxWatchEventBytes: 1.5 })).toThrow(
       'createRestConfig: maxWatchEventBytes must be',
     );
-    const transport = new RestTransport(createRestConfig({ server: 'https://x' }));
-    transports.push(transport);
-    expect(
-      () =>
-        new Client({
-          gvr: { group: '', version: 'v1', resource: 'configmaps' },
-          kind: 'ConfigMap',
-          namespaced: true,
-          rest: transport,
-          maxResponseBytes: Number.NaN,
-        }),
-    ).toThrow('Client: maxResponseBytes must be');
+    const rest = transport('https://x');
+    expect(() => new Client({ ...CONFIG_MAPS, rest, maxResponseBytes: Number.NaN })).toThrow(
+      'Client: maxResponseBytes must be',
+    );
   });
 
   it('stops reading an endless 200 body at maxResponseBytes and closes its connection', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       endless(response, '{"items":["');
     });
@@ -107,7 +79,7 @@ describe('response bounds', () => {
   });
 
   it('takes a Client maxResponseBytes over the config', async () => {
-    server = await startLoopback((_request, response) =>
+    const server = await serve((_request, response) =>
       json(response, 200, { metadata: { name: 'a' }, data: { x: 'y'.repeat(2000) } }),
     );
     const error = await failure(configMaps(server, {}, { maxResponseBytes: 1000 }).get('d', 'a'));
@@ -120,7 +92,7 @@ describe('response bounds', () => {
   });
 
   it('reports an endless error body by its status, reading at most 1 MiB of it', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(500, { 'content-type': 'text/plain' });
       endless(response);
     });
@@ -133,7 +105,7 @@ describe('response bounds', () => {
   });
 
   it('stops an unterminated watch line at maxWatchEventBytes and closes the connection', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.write('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
       endless(response, '{"type":"ADDED","object":{"data":"');
@@ -157,7 +129,7 @@ describe('response bounds', () => {
   });
 
   it('yields the event before an oversized last one, then throws naming the request', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.end(
         `{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n{"type":"ADDED","object":{"data":"${'x'.repeat(2000)}`,
@@ -179,7 +151,7 @@ describe('response bounds', () => {
 
   it('does not bound a watch by maxResponseBytes: many small events pass', async () => {
     const line = `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' }, data: { x: 'y'.repeat(900) } } })}\n`;
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200);
       response.end(line.repeat(50));
     });
@@ -191,7 +163,7 @@ describe('response bounds', () => {
 
 describe('response decoding errors name themselves', () => {
   it('decodes a gzip body the server sent', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       response.end(gzipSync(JSON.stringify({ metadata: { name: 'a' } })));
     });
@@ -202,7 +174,7 @@ describe('response decoding errors name themselves', () => {
   });
 
   it('says gzip for a gzip body that does not decompress', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       response.end('{"metadata":{"name":"s3cret"}}');
     });
@@ -215,7 +187,7 @@ describe('response decoding errors name themselves', () => {
 
   it('says gzip for a gzip body cut short', async () => {
     const zipped = gzipSync(JSON.stringify({ metadata: { name: 'a' } }));
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-encoding': 'gzip' });
       response.end(zipped.subarray(0, zipped.length - 10));
     });
@@ -226,7 +198,7 @@ describe('response decoding errors name themselves', () => {
   });
 
   it('bounds the decompressed size of a gzip body (a zip bomb)', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-encoding': 'gzip' });
       response.end(gzipSync(Buffer.alloc(8 * 1024 * 1024, ' ')));
     });
@@ -241,7 +213,7 @@ describe('response decoding errors name themselves', () => {
 
   it('says "cut short" for truncated JSON and "not JSON" for other text, quoting neither', async () => {
     let body = '';
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(body);
     });
@@ -259,7 +231,7 @@ describe('response decoding errors name themselves', () => {
   });
 
   it('refuses a Content-Encoding it did not ask for, naming it', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-encoding': 'br' });
       response.end('xx');
     });
@@ -295,7 +267,7 @@ describe('http:// to a TLS port', () => {
   });
 
   it("says so for Go's answer to plain HTTP on a TLS port (kube-apiserver)", async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(400);
       response.end('Client sent an HTTP request to an HTTPS server.\n');
     });
@@ -308,7 +280,7 @@ describe('http:// to a TLS port', () => {
 
   it('still retries a lost connection of a plain-HTTP server (probed once)', async () => {
     let calls = 0;
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       calls++;
       if (calls === 1) response.socket?.destroy();
       else json(response, 200, { metadata: { name: 'a' } });

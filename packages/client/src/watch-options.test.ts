@@ -1,29 +1,9 @@
 // The streaming-list options of a watch (KEP-3157): sent as query parameters, and bad combinations refused at once.
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Loopback, startLoopback } from '../test/helpers/loopback.ts';
-import { Client } from './client.ts';
-import { createRestConfig } from './config/rest-config.ts';
-import { RestTransport } from './transport.ts';
+import { describe, expect, it } from 'vitest';
+import { useClients } from '../test/helpers/clients.ts';
 import type { WatchOptions } from './types.ts';
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const transport of transports.splice(0)) await transport.close();
-  await server?.close();
-  server = undefined;
-});
-
-function configMaps(url: string): Client {
-  const transport = new RestTransport(createRestConfig({ server: url }));
-  transports.push(transport);
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest: transport,
-  });
-}
+const { serve, client: configMaps } = useClients();
 
 describe('Client.watch() streaming-list options', () => {
   it('sends sendInitialEvents and resourceVersionMatch as query parameters', async () => {
@@ -33,7 +13,7 @@ describe('Client.watch() streaming-list options', () => {
         metadata: { resourceVersion: '7', annotations: { 'k8s.io/initial-events-end': 'true' } },
       },
     };
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(`${JSON.stringify(bookmark)}\n`);
     });
@@ -79,7 +59,7 @@ describe('Client.watch() streaming-list options', () => {
   );
 
   it('sends neither option for a plain watch', async () => {
-    server = await startLoopback((_request, response) => {
+    const server = await serve((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end();
     });

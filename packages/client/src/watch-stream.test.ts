@@ -2,33 +2,15 @@
 // event view's errors and their order.
 import type { ServerResponse } from 'node:http';
 import { isLassoError } from '@lasso/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
-import { Client } from './client.ts';
-import { createRestConfig } from './config/rest-config.ts';
+import { describe, expect, it } from 'vitest';
+import { useClients } from '../test/helpers/clients.ts';
+import { type Loopback, status } from '../test/helpers/loopback.ts';
+import type { Client } from './client.ts';
 import { isGone } from './errors.ts';
-import { RestTransport } from './transport.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
 import { watchBatchesKey } from './watch-stream.ts';
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await server?.close();
-  server = undefined;
-});
-
-function configMaps(loopback: Loopback): Client {
-  const transport = new RestTransport(createRestConfig({ server: loopback.url }));
-  transports.push(transport);
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest: transport,
-  });
-}
+const { serve, client: configMaps } = useClients();
 
 const event = (type: string, name: string, rv: string): string =>
   `${JSON.stringify({ type, object: { metadata: { name, resourceVersion: rv } } })}\n`;
@@ -49,17 +31,17 @@ const names = (batch: WatchEvent<KubeObject>[]): Array<string | undefined> =>
   batch.map((e) => e.object.metadata?.name);
 
 /** A loopback watch whose body the test writes; `response` resolves once the request arrived. */
-async function manualWatch(): Promise<{ response: Promise<ServerResponse> }> {
+async function manualWatch(): Promise<{ response: Promise<ServerResponse>; server: Loopback }> {
   let answer: (response: ServerResponse) => void = () => undefined;
   const response = new Promise<ServerResponse>((resolve) => {
     answer = resolve;
   });
-  server = await startLoopback((_request, res) => {
+  const server = await serve((_request, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.flushHeaders();
     answer(res);
   });
-  return { response };
+  return { response, server };
 }
 
 describe('watch batch view', () => {
@@ -68,8 +50,8 @@ describe('watch batch view', () => {
   });
 
   it('yields every event of one chunk in one batch, in order, with kind and apiVersion filled', async () => {
-    const { response } = await manualWatch();
-    const batches = batchesOf(configMaps(server as Loopback));
+    const { response, server } = await manualWatch();
+    const batches = batchesOf(configMaps(server));
     const first = batches.next();
     (await response).write(
       event('ADDED', 'a', '1') + event('MODIFIED', 'a', '2') + event('ADDED', 'b', '3'),
@@ -86,8 +68,8 @@ describe('watch batch view', () => {
   });
 
   it('puts an event cut by a chunk boundary in the batch of the chunk that completes it', async () => {
-    const { response } = await manualWatch();
-    const batches = batchesOf(configMaps(server as Loopback));
+    const { response, server } = await manualWatch();
+    const batches = batchesOf(configMaps(server));
     const first = batches.next(); // the request is made by the first next()
     const body = await response;
     const cut = event('MODIFIED', 'c', '3');
@@ -100,8 +82,8 @@ describe('watch batch view', () => {
   });
 
   it('yields the events before a malformed line, then throws LASSO_WATCH_DECODE', async () => {
-    const { response } = await manualWatch();
-    const batches = batchesOf(configMaps(server as Loopback));
+    const { response, server } = await manualWatch();
+    const batches = batchesOf(configMaps(server));
     const first = batches.next();
     (await response).write(
       `${event('ADDED', 'a', '1')}${event('ADDED', 'b', '2')}{not json\n${event('ADDED', 'c', '3')}`,
@@ -109,12 +91,12 @@ describe('watch batch view', () => {
     expect(names((await first).value as WatchEvent<KubeObject>[])).toEqual(['a', 'b']);
     const error = await batches.next().catch((e: unknown) => e);
     expect(isLassoError(error, 'LASSO_WATCH_DECODE')).toBe(true);
-    await (server as Loopback).closed[0];
+    await server.closed[0];
   });
 
   it('yields the events before an ERROR event, then throws its ApiError', async () => {
-    const { response } = await manualWatch();
-    const batches = batchesOf(configMaps(server as Loopback));
+    const { response, server } = await manualWatch();
+    const batches = batchesOf(configMaps(server));
     const first = batches.next();
     (await response).write(
       `${event('ADDED', 'a', '1')}${JSON.stringify({ type: 'ERROR', object: status(410, 'Expired', 'gone') })}\n${event('ADDED', 'b', '2')}`,
@@ -125,8 +107,8 @@ describe('watch batch view', () => {
   });
 
   it('throws at once when the first line of a chunk is malformed (no empty batch)', async () => {
-    const { response } = await manualWatch();
-    const batches = batchesOf(configMaps(server as Loopback));
+    const { response, server } = await manualWatch();
+    const batches = batchesOf(configMaps(server));
     const first = batches.next().catch((e: unknown) => e);
     (await response).write(`{not json\n${event('ADDED', 'a', '1')}`);
     const error = await first;
@@ -134,12 +116,12 @@ describe('watch batch view', () => {
   });
 
   it('releases the request when the batch iterator returns', async () => {
-    const { response } = await manualWatch();
-    const batches = batchesOf(configMaps(server as Loopback));
+    const { response, server } = await manualWatch();
+    const batches = batchesOf(configMaps(server));
     const first = batches.next();
     (await response).write(event('ADDED', 'a', '1'));
     await first;
     await batches.return?.();
-    await (server as Loopback).closed[0];
+    await server.closed[0];
   });
 });
