@@ -45,7 +45,6 @@ import {
   checkTweakOption,
 } from './shared-cache-factory-options.ts';
 import type { SharedClientFactory } from './shared-client-factory.ts';
-import { sharedCompactTransform } from './shared-transforms.ts';
 import { followSignal } from './signals.ts';
 
 /** lasso's (and controller-runtime's) default bound on a graceful shutdown. */
@@ -181,9 +180,6 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       ...(tweakList !== undefined ? { tweakList } : {}),
       ...(this.#metrics !== undefined ? { metrics: this.#metrics } : {}),
     });
-    // The default transform, shared by every factory's informers of this kind (same hidden classes: see
-    // shared-transforms.ts). A transform set by the caller before the informer runs replaces it, as before.
-    informer.setTransform(sharedCompactTransform(key));
     entry = {
       key,
       gvk,

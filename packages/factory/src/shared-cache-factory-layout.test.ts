@@ -1,12 +1,12 @@
-// The factories' informers of one kind share one compact transform, so their cached objects have the same hidden
-// classes from one factory to the next (no polymorphic code, no deoptimization per new factory).
+// The informers of a kind lay out their cached objects alike in every factory of the process (the cache's default
+// transform keeps one layout per kind for the whole process): the same hidden classes from one factory to the next,
+// so no polymorphic code and no deoptimization per new factory.
 import { setFlagsFromString } from 'node:v8';
 import type { KubeObject, KubeObjectLike } from '@lasso/client';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeCluster, object } from './__fixtures__/fake-cluster.ts';
 import { createSharedCacheFactory } from './shared-cache-factory.ts';
-import { maxSharedTransforms, sharedCompactTransform } from './shared-transforms.ts';
 
 // V8's own test hook: whether two objects have the same hidden class (map). Read at parse time, so the flag is set
 // before the function is compiled.
@@ -66,23 +66,6 @@ function cluster(): FakeCluster {
   return fake;
 }
 
-describe('sharedCompactTransform', () => {
-  it('is one function per kind, dropping managedFields as the default transform does', () => {
-    const configMaps = sharedCompactTransform('/v1, Kind=ConfigMap');
-    expect(sharedCompactTransform('/v1, Kind=ConfigMap')).toBe(configMaps);
-    expect(sharedCompactTransform('/v1, Kind=Secret')).not.toBe(configMaps);
-    const input = served('ConfigMap', 'a');
-    const output = configMaps(input);
-    expect(output).toEqual({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'a', uid: 'uid-a', namespace: 'team-a' },
-      data: { key: 'a' },
-    });
-    expect(input.metadata?.managedFields).toHaveLength(1);
-  });
-});
-
 describe('the informers of two factories', () => {
   it('cache objects of a kind with the same hidden classes', async () => {
     const fake = cluster();
@@ -102,28 +85,12 @@ describe('the informers of two factories', () => {
     expect(haveSameMap(configMap as object, secret as object)).toBe(false);
   });
 
-  it('still take a transform set before the start in place of the shared one', async () => {
+  it('still take a transform set before the start in place of the default one', async () => {
     const fake = cluster();
     const [object] = await cachedBy(fake, configMapGvk, (input) => ({
       ...input,
       metadata: { name: `custom-${input.metadata?.name}` },
     }));
     expect(object?.metadata).toEqual({ name: 'custom-a' });
-  });
-});
-
-describe('the shared transforms', () => {
-  // Last in this file: it fills the process-wide table.
-  it('keeps at most maxSharedTransforms kinds; later kinds get a transform of their own', () => {
-    for (let index = 0; index < maxSharedTransforms; index++) {
-      sharedCompactTransform(`example.com/v1, Kind=Bulk${index}`);
-    }
-    const late = sharedCompactTransform('example.com/v1, Kind=Late');
-    expect(sharedCompactTransform('example.com/v1, Kind=Late')).not.toBe(late);
-    expect(late(served('ConfigMap', 'b')).metadata).toEqual({
-      name: 'b',
-      uid: 'uid-b',
-      namespace: 'team-a',
-    });
   });
 });
