@@ -1,11 +1,15 @@
 // The informers compared by W2, W3 and W5, behind one small interface: @lasso/cache's `createCache` on a
-// @lasso/client `Client`, and @kubernetes/client-node's `makeInformer` (its ListWatch) on `CoreV1Api`, in the
-// version users install today (2.0.x, aliased `@kubernetes/client-node-2` with its undici overridden to 7.x in
-// pnpm-workspace.yaml, since undici 8 does not load on Node 20) and in 1.4.x.
-import * as clientNode14 from '@kubernetes/client-node';
-import * as clientNode2 from '@kubernetes/client-node-2';
+// @lasso/client `Client` (this build, or a `--baseline` build), and @kubernetes/client-node's `makeInformer` (its
+// ListWatch) on `CoreV1Api`, in 2.0.x and 1.4.x (client-node.ts).
 import { createCache } from '@lasso/cache';
 import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import {
+  type ClientNodeVersion,
+  clientNode14,
+  clientNode20,
+  configMapInformers,
+} from './client-node.ts';
+import { failurePromise } from './failure-promise.ts';
 
 /** Counting handlers the benchmark gives to an informer. */
 export interface BenchHandlers {
@@ -38,76 +42,71 @@ export interface Contender {
   ): Promise<() => BenchInformer>;
 }
 
-function failurePromise(): { promise: Promise<never>; fail(error: unknown): void } {
-  let fail: (error: unknown) => void = () => undefined;
-  const promise = new Promise<never>((_, reject) => {
-    fail = reject;
-  });
-  // Observed by the benchmark through `failed`; never an unhandled rejection when nobody waits.
-  promise.catch(() => undefined);
-  return { promise, fail };
+/** The @lasso/client and @lasso/cache exports a lasso contender uses (this build's, or a `--baseline` build's). */
+export interface LassoCacheModules {
+  readonly Client: typeof Client;
+  readonly loadKubeConfig: typeof loadKubeConfig;
+  readonly restTransportFor: typeof restTransportFor;
+  readonly createCache: typeof createCache;
 }
 
 /** `createCache` from @lasso/cache (resync off, its defaults otherwise: 500-item list pages). */
-export const lassoContender: Contender = {
-  name: '@lasso/cache',
-  async prepare(kubeconfigPath, namespace, handlers) {
-    const rest = await loadKubeConfig({ path: kubeconfigPath });
-    return () => {
-      const client = new Client({
-        gvr: { group: '', version: 'v1', resource: 'configmaps' },
-        kind: 'ConfigMap',
-        namespaced: true,
-        rest,
-      });
-      const informer = createCache<KubeObject>(client, { namespace, resyncMs: 0 });
-      const failure = failurePromise();
-      informer.setWatchErrorHandler((error) => failure.fail(error));
-      informer.addEventHandler({ onAdd: handlers.onAdd, onUpdate: handlers.onUpdate });
-      const controller = new AbortController();
-      const running = informer.run({ signal: controller.signal });
-      running.catch((error: unknown) => failure.fail(error));
-      const store = informer.getStore();
-      const synced = Promise.race([informer.whenSynced(), failure.promise]);
-      synced.catch((error: unknown) => failure.fail(error));
-      return {
-        synced,
-        failed: failure.promise,
-        size: () => store.size(),
-        resourceVersionOf: (name) =>
-          store.getByKey(`${namespace}/${name}`)?.metadata?.resourceVersion,
-        stop: async () => {
-          controller.abort();
-          await running;
-          await restTransportFor(rest).close();
-        },
-      };
-    };
-  },
-};
-
-/** The part of @kubernetes/client-node's module the contender uses (the same in 1.4 and 2.0). */
-interface ClientNodeModule {
-  readonly KubeConfig: typeof clientNode2.KubeConfig;
-  readonly CoreV1Api: typeof clientNode2.CoreV1Api;
-  readonly makeInformer: typeof clientNode2.makeInformer;
-}
-
-/** `makeInformer` from a version of @kubernetes/client-node with `listNamespacedConfigMap` as its list function. */
-function clientNodeContenderOf(name: string, module: ClientNodeModule): Contender {
-  const { CoreV1Api, KubeConfig, makeInformer } = module;
+export function lassoContenderOf(name: string, lasso: LassoCacheModules): Contender {
+  const { Client, createCache, loadKubeConfig, restTransportFor } = lasso;
   return {
     name,
     async prepare(kubeconfigPath, namespace, handlers) {
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(kubeconfigPath);
-      const api = kubeConfig.makeApiClient(CoreV1Api);
+      const rest = await loadKubeConfig({ path: kubeconfigPath });
       return () => {
-        const informer = makeInformer(
-          kubeConfig,
-          `/api/v1/namespaces/${namespace}/configmaps`,
-          () => api.listNamespacedConfigMap({ namespace }),
-        );
+        const client = new Client({
+          gvr: { group: '', version: 'v1', resource: 'configmaps' },
+          kind: 'ConfigMap',
+          namespaced: true,
+          rest,
+        });
+        const informer = createCache<KubeObject>(client, { namespace, resyncMs: 0 });
+        const failure = failurePromise();
+        informer.setWatchErrorHandler((error) => failure.fail(error));
+        informer.addEventHandler({ onAdd: handlers.onAdd, onUpdate: handlers.onUpdate });
+        const controller = new AbortController();
+        const running = informer.run({ signal: controller.signal });
+        running.catch((error: unknown) => failure.fail(error));
+        const store = informer.getStore();
+        const synced = Promise.race([informer.whenSynced(), failure.promise]);
+        synced.catch((error: unknown) => failure.fail(error));
+        return {
+          synced,
+          failed: failure.promise,
+          size: () => store.size(),
+          resourceVersionOf: (name) =>
+            store.getByKey(`${namespace}/${name}`)?.metadata?.resourceVersion,
+          stop: async () => {
+            controller.abort();
+            await running;
+            await restTransportFor(rest).close();
+          },
+        };
+      };
+    },
+  };
+}
+
+/** This build's @lasso/cache. */
+export const lassoContender: Contender = lassoContenderOf('@lasso/cache', {
+  Client,
+  loadKubeConfig,
+  restTransportFor,
+  createCache,
+});
+
+/** `makeInformer` from a version of @kubernetes/client-node with `listNamespacedConfigMap` as its list function. */
+function clientNodeContenderOf({ name, module }: ClientNodeVersion): Contender {
+  return {
+    name,
+    async prepare(kubeconfigPath, namespace, handlers) {
+      const informerOf = configMapInformers(module, kubeconfigPath);
+      return () => {
+        const informer = informerOf(namespace);
         const failure = failurePromise();
         informer.on('error', (error) => failure.fail(error));
         informer.on('add', handlers.onAdd);
@@ -128,13 +127,7 @@ function clientNodeContenderOf(name: string, module: ClientNodeModule): Contende
 }
 
 /** @kubernetes/client-node 2.0.x, the version users install today. */
-export const clientNodeContender: Contender = clientNodeContenderOf(
-  'client-node 2.0',
-  clientNode2 as unknown as ClientNodeModule,
-);
+export const clientNodeContender: Contender = clientNodeContenderOf(clientNode20);
 
 /** @kubernetes/client-node 1.4.x, the last version whose own dependencies load on Node 20. */
-export const clientNode14Contender: Contender = clientNodeContenderOf(
-  'client-node 1.4',
-  clientNode14 as unknown as ClientNodeModule,
-);
+export const clientNode14Contender: Contender = clientNodeContenderOf(clientNode14);

@@ -3,14 +3,20 @@
 // 2.0.x (what users install today) and optionally 1.4.x, the limit (one raw watch: undici + JSON.parse, no cache,
 // no queue), and optionally a second @lasso/factory build (`baseline`, for A/B runs). A `Recorder` notes, per
 // object, when a handler first saw it and how long after the timestamp the writer put into its data.
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import * as clientNode14 from '@kubernetes/client-node';
-import * as clientNode2 from '@kubernetes/client-node-2';
+import type { V1ConfigMap } from '@kubernetes/client-node-2';
 import { loadKubeConfig, restTransportFor } from '@lasso/client';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { importBaseline } from './baseline.ts';
+import {
+  type ClientNodeVersion,
+  clientNode14,
+  clientNode20,
+  configMapInformers,
+} from './client-node.ts';
+import { failurePromise } from './failure-promise.ts';
 import { writtenAtKey } from './fixtures.ts';
+import { kubeHttp } from './kube-http.ts';
 import { monotonicMs } from './measure.ts';
 import { ReferenceQueue } from './reference-queue.ts';
 
@@ -74,15 +80,6 @@ export interface Consumer {
   ): Promise<RunningConsumer>;
 }
 
-function failurePromise(): { promise: Promise<never>; fail(error: unknown): void } {
-  let fail: (error: unknown) => void = () => undefined;
-  const promise = new Promise<never>((_, reject) => {
-    fail = reject;
-  });
-  promise.catch(() => undefined);
-  return { promise, fail };
-}
-
 /** The @lasso/client and @lasso/factory functions a factory consumer uses (this build's, or a baseline's). */
 interface LassoModules {
   readonly loadKubeConfig: typeof loadKubeConfig;
@@ -137,10 +134,11 @@ export const lassoConsumer: Consumer = factoryConsumerOf('@lasso/factory', async
  * link to the workspace package), so that its factory resolves its own controller.
  */
 export function baselineConsumer(dir: string): Consumer {
-  const load = (pkg: string): Promise<Record<string, unknown>> =>
-    import(pathToFileURL(resolve(dir, 'node_modules/@lasso', pkg, 'dist/index.js')).href);
   return factoryConsumerOf('baseline', async () => {
-    const [client, factory] = await Promise.all([load('client'), load('factory')]);
+    const [client, factory] = await Promise.all([
+      importBaseline(dir, 'client'),
+      importBaseline(dir, 'factory'),
+    ]);
     return {
       loadKubeConfig: client.loadKubeConfig as typeof loadKubeConfig,
       restTransportFor: client.restTransportFor as typeof restTransportFor,
@@ -150,45 +148,29 @@ export function baselineConsumer(dir: string): Consumer {
   });
 }
 
-/** The part of @kubernetes/client-node's module the consumer uses (the same in 1.4 and 2.0). */
-interface ClientNodeModule {
-  readonly KubeConfig: typeof clientNode2.KubeConfig;
-  readonly CoreV1Api: typeof clientNode2.CoreV1Api;
-  readonly makeInformer: typeof clientNode2.makeInformer;
-}
-
 /**
  * The natural hand-rolled operator on client-node: `makeInformer` (its ListWatch) whose add/update/delete
  * callbacks put `namespace/name` into a Map/array work queue with client-go's dedup semantics
  * (`ReferenceQueue`, W1's limit), and `workers` async loops that take a key, read the object from the
  * informer's cache and await the handler.
  */
-function clientNodeConsumerOf(name: string, module: ClientNodeModule): Consumer {
-  const { CoreV1Api, KubeConfig, makeInformer } = module;
+function clientNodeConsumerOf({ name, module }: ClientNodeVersion): Consumer {
   return {
     name,
     async start(kubeconfigPath, namespace, workers, recorder) {
-      const kubeConfig = new KubeConfig();
-      kubeConfig.loadFromFile(kubeconfigPath);
-      const api = kubeConfig.makeApiClient(CoreV1Api);
-      const informer = makeInformer(kubeConfig, `/api/v1/namespaces/${namespace}/configmaps`, () =>
-        api.listNamespacedConfigMap({ namespace }),
-      );
+      const informer = configMapInformers(module, kubeconfigPath)(namespace);
       const failure = failurePromise();
       let stopping = false;
       informer.on('error', (error) => {
         if (!stopping) failure.fail(error);
       });
       const queue = new ReferenceQueue<string>();
-      const enqueue = (configMap: clientNode2.V1ConfigMap): void =>
+      const enqueue = (configMap: V1ConfigMap): void =>
         queue.add(`${configMap.metadata?.namespace}/${configMap.metadata?.name}`);
       informer.on('add', enqueue);
       informer.on('update', enqueue);
       informer.on('delete', enqueue);
-      const handler = async (
-        key: string,
-        configMap: clientNode2.V1ConfigMap | undefined,
-      ): Promise<void> => {
+      const handler = async (key: string, configMap: V1ConfigMap | undefined): Promise<void> => {
         if (configMap !== undefined) recorder.see(key, configMap.data?.[writtenAtKey]);
       };
       await Promise.race([informer.start(), failure.promise]);
@@ -221,22 +203,16 @@ function clientNodeConsumerOf(name: string, module: ClientNodeModule): Consumer 
 }
 
 /** @kubernetes/client-node 2.0.x, the version users install today (its undici overridden to 7.x for Node 20). */
-export const clientNodeConsumer: Consumer = clientNodeConsumerOf(
-  'client-node 2.0',
-  clientNode2 as unknown as ClientNodeModule,
-);
+export const clientNodeConsumer: Consumer = clientNodeConsumerOf(clientNode20);
 
 /** @kubernetes/client-node 1.4.x (`--legacy 1`). */
-export const clientNode14Consumer: Consumer = clientNodeConsumerOf(
-  'client-node 1.4',
-  clientNode14 as unknown as ClientNodeModule,
-);
+export const clientNode14Consumer: Consumer = clientNodeConsumerOf(clientNode14);
 
 /** The limit: a list, then one watch read through undici, each line JSON.parsed and handled inline. */
 export const limitConsumer: Consumer = {
   name: 'limit',
   async start(kubeconfigPath, namespace, _workers, recorder) {
-    const { agent, headers, server } = rawAccess(kubeconfigPath);
+    const { agent, headers, server } = kubeHttp(kubeconfigPath);
     const base = `${server}/api/v1/namespaces/${namespace}/configmaps`;
     const listResponse = await request(base, { dispatcher: agent, headers });
     const list = JSON.parse(await listResponse.body.text()) as {
@@ -300,29 +276,4 @@ export function consumerNamed(name: string, baselineDir?: string): Consumer | un
   if (name === 'baseline') return baselineDir ? baselineConsumer(baselineDir) : undefined;
   if (name === clientNode14Consumer.name) return clientNode14Consumer;
   return consumers.find((candidate) => candidate.name === name);
-}
-
-/** An undici agent with the kubeconfig's TLS material, its auth header and server URL. */
-function rawAccess(kubeconfigPath: string): {
-  agent: Agent;
-  headers: Record<string, string>;
-  server: string;
-} {
-  const config = new clientNode2.KubeConfig();
-  config.loadFromFile(kubeconfigPath);
-  const cluster = config.getCurrentCluster();
-  const user = config.getCurrentUser();
-  if (cluster === null) throw new Error('limit: no current cluster in the kubeconfig');
-  const decode = (data: string | undefined): string | undefined =>
-    data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
-  const agent = new Agent({
-    connect: {
-      ca: decode(cluster.caData),
-      cert: decode(user?.certData),
-      key: decode(user?.keyData),
-    },
-  });
-  const headers: Record<string, string> = {};
-  if (user?.token !== undefined) headers.authorization = `Bearer ${user.token}`;
-  return { agent, headers, server: cluster.server };
 }

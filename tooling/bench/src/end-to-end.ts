@@ -11,6 +11,7 @@
 // of the consumers: consumer-process.ts (LASSO_BENCH_CPU_PROF, LASSO_BENCH_ALLOC_PROF, LASSO_BENCH_THREADS).
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { takeBaseline } from './baseline.ts';
 import { forkMessageChild, type MessageChild, startServerChild } from './child.ts';
 import type { ConsumerReply } from './consumer-process.ts';
 import { clientNode14Consumer, consumers } from './e2e-consumers.ts';
@@ -27,19 +28,6 @@ const sizes = parseSizes(sizeArgs, {
 });
 // --legacy takes 1 to add client-node 1.4 (parseSizes only takes positive integers: absent means off).
 const withLegacy = sizeArgs.some((arg) => arg === '--legacy' || arg.startsWith('--legacy='));
-
-/** `--baseline DIR` (or `--baseline=DIR`) out of the arguments; the rest are sizes. */
-function takeBaseline(argv: string[]): { baselineDir: string | undefined; rest: string[] } {
-  const rest: string[] = [];
-  let dir: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] as string;
-    if (arg === '--baseline') dir = argv[++index];
-    else if (arg.startsWith('--baseline=')) dir = arg.slice('--baseline='.length);
-    else rest.push(arg);
-  }
-  return { baselineDir: dir, rest };
-}
 
 /** Idle time between the last consumer reporting synced and the first create, so that every watch is open. */
 const settleMs = 300;

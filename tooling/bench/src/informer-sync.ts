@@ -4,9 +4,8 @@
 // rounds each (median), one informer alive at a time. Sizes: --objects N --rounds N.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeConfig } from '@kubernetes/client-node';
 import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { startServerChild } from './child.ts';
 import {
   type Contender,
@@ -14,7 +13,9 @@ import {
   clientNodeContender,
   lassoContender,
 } from './contenders.ts';
+import { countdown } from './countdown.ts';
 import { benchConfigMap } from './fixtures.ts';
+import { kubeHttp } from './kube-http.ts';
 import {
   type BenchSummary,
   machineNote,
@@ -62,21 +63,7 @@ async function rawList(
   namespace: string,
   limit: number,
 ): Promise<{ ms: number; items: number }> {
-  const config = new KubeConfig();
-  config.loadFromFile(kubeconfigPath);
-  const cluster = config.getCurrentCluster();
-  const user = config.getCurrentUser();
-  const decode = (data: string | undefined): string | undefined =>
-    data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
-  const agent = new Agent({
-    connect: {
-      ca: decode(cluster?.caData),
-      cert: decode(user?.certData),
-      key: decode(user?.keyData),
-    },
-  });
-  const headers: Record<string, string> = {};
-  if (user?.token !== undefined) headers.authorization = `Bearer ${user.token}`;
+  const { agent, headers, server } = kubeHttp(kubeconfigPath);
   const started = performance.now();
   let items = 0;
   let token = '';
@@ -85,7 +72,7 @@ async function rawList(
       const query = new URLSearchParams();
       if (limit > 0) query.set('limit', String(limit));
       if (token !== '') query.set('continue', token);
-      const url = `${cluster?.server}/api/v1/namespaces/${namespace}/configmaps?${query}`;
+      const url = `${server}/api/v1/namespaces/${namespace}/configmaps?${query}`;
       const response = await request(url, { dispatcher: agent, headers });
       const list = JSON.parse(await response.body.text()) as {
         metadata?: { continue?: string };
@@ -122,15 +109,9 @@ async function syncOnce(
   kubeconfigPath: string,
   namespace: string,
 ): Promise<SyncResult> {
-  let added = 0;
-  let allAdded: () => void = () => undefined;
-  const handled = new Promise<void>((resolve) => {
-    allAdded = resolve;
-  });
+  const added = countdown(sizes.objects);
   const start = await contender.prepare(kubeconfigPath, namespace, {
-    onAdd: () => {
-      if (++added === sizes.objects) allAdded();
-    },
+    onAdd: added.tick,
     onUpdate: () => undefined,
   });
   const baseline = await settledHeap();
@@ -139,7 +120,7 @@ async function syncOnce(
   try {
     await informer.synced;
     const syncMs = performance.now() - started;
-    await Promise.race([handled, informer.failed]);
+    await Promise.race([added.done, informer.failed]);
     if (informer.size() !== sizes.objects) {
       throw new Error(`${contender.name} stored ${informer.size()} of ${sizes.objects} objects`);
     }

@@ -1,5 +1,5 @@
-// Raw HTTP to the server of a kubeconfig (undici, its CA, client certificate or bearer token): what W5's seeding
-// and its limit use, so that neither goes through the clients being compared.
+// Raw HTTP to the server of a kubeconfig (undici, its CA, client certificate or bearer token): what W5's seeding,
+// the raw list floors of W2 and W5 and W4's limit consumer use, so that none goes through the clients compared.
 import { KubeConfig } from '@kubernetes/client-node';
 import { Agent } from 'undici';
 

@@ -8,8 +8,7 @@
 // Sends one ScaleResult over the IPC channel, then stops what it started and exits.
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import * as clientNode14 from '@kubernetes/client-node';
-import * as clientNode2 from '@kubernetes/client-node-2';
+import type { ListWatch as ClientNodeListWatch, KubernetesObject } from '@kubernetes/client-node-2';
 import {
   createSharedIndexInformer,
   type ListerWatcher,
@@ -18,13 +17,16 @@ import {
 } from '@lasso/cache';
 import type { KubeObject, WatchEvent } from '@lasso/client';
 import { request } from 'undici';
+import { clientNode14, clientNode20 } from './client-node.ts';
 import {
   type Contender,
   clientNode14Contender,
   clientNodeContender,
   lassoContender,
 } from './contenders.ts';
+import { countdown } from './countdown.ts';
 import { benchConfigMap } from './fixtures.ts';
+import { heapSampler } from './heap-sampler.ts';
 import { kubeHttp } from './kube-http.ts';
 import { settledHeapUsed } from './measure.ts';
 
@@ -48,20 +50,6 @@ const informers: Record<string, Contender> = {
   [clientNodeContender.name]: clientNodeContender,
   [clientNode14Contender.name]: clientNode14Contender,
 };
-
-function heapSampler(): { stop(): number } {
-  let peak = process.memoryUsage().heapUsed;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 20);
-  timer.unref();
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return Math.max(peak, process.memoryUsage().heapUsed);
-    },
-  };
-}
 
 /** Kept alive until the heap is read (the limit's list). */
 let kept: unknown;
@@ -95,15 +83,9 @@ async function sync(
   }
   const contender = informers[name];
   if (contender === undefined) throw new TypeError(`scale-child: unknown contender ${name}`);
-  let added = 0;
-  let allAdded: () => void = () => undefined;
-  const handled = new Promise<void>((resolve) => {
-    allAdded = resolve;
-  });
+  const added = countdown(objects);
   const start = await contender.prepare(kubeconfigPath, namespace, {
-    onAdd: () => {
-      if (++added === objects) allAdded();
-    },
+    onAdd: added.tick,
     onUpdate: () => undefined,
   });
   const baseline = settledHeapUsed();
@@ -112,7 +94,7 @@ async function sync(
   const informer = start();
   try {
     await informer.synced;
-    await Promise.race([handled, informer.failed]);
+    await Promise.race([added.done, informer.failed]);
     const ms = performance.now() - started;
     const peak = sampler.stop();
     const heap = settledHeapUsed();
@@ -215,14 +197,7 @@ function syntheticClientNodeWatch(events: number, keys: number): { watch: unknow
 }
 
 async function stream(name: string, events: number, keys: number): Promise<ScaleResult> {
-  let handled = 0;
-  let allHandled: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => {
-    allHandled = resolve;
-  });
-  const count = (): void => {
-    if (++handled === events) allHandled();
-  };
+  const { done, tick: count } = countdown(events);
   const baseline = settledHeapUsed();
   const sampler = heapSampler();
   const started = performance.now();
@@ -266,19 +241,14 @@ async function stream(name: string, events: number, keys: number): Promise<Scale
       await running;
     }
   }
-  const module =
-    name === 'client-node 1.4'
-      ? clientNode14
-      : name === 'client-node 2.0'
-        ? clientNode2
-        : undefined;
+  const module = [clientNode20, clientNode14].find((version) => version.name === name)?.module;
   if (module === undefined) throw new TypeError(`scale-child: unknown contender ${name}`);
   const ListWatch = module.ListWatch as unknown as new (
     path: string,
     watch: unknown,
     listFn: () => Promise<unknown>,
     autoStart: boolean,
-  ) => clientNode2.ListWatch<clientNode2.KubernetesObject>;
+  ) => ClientNodeListWatch<KubernetesObject>;
   const informer = new ListWatch(
     `/api/v1/namespaces/${syntheticNamespace}/configmaps`,
     syntheticClientNodeWatch(events, keys),

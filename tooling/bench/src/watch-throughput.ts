@@ -6,88 +6,35 @@
 // lasso build for A/B runs in one process: DIR holds `node_modules/@lasso/{core,workqueue,client,cache}` (each a
 // package.json and its dist, e.g. copied before a change), and the peer is skipped.
 import { performance } from 'node:perf_hooks';
-import type { KubeObject } from '@lasso/client';
 import { Agent, request } from 'undici';
+import { importBaseline, takeBaseline } from './baseline.ts';
 import { startServerChild } from './child.ts';
 import {
   type Contender,
   clientNode14Contender,
   clientNodeContender,
+  type LassoCacheModules,
   lassoContender,
+  lassoContenderOf,
 } from './contenders.ts';
+import { countdown } from './countdown.ts';
 import { configMapName } from './fixtures.ts';
+import { heapSampler } from './heap-sampler.ts';
 import { machineNote, median, mib, parseSizes, recordResults, settledHeapUsed } from './measure.ts';
 
 const { baselineDir, rest: sizeArgs } = takeBaseline(process.argv.slice(2));
 const sizes = parseSizes(sizeArgs, { objects: 1_000, events: 200_000, rounds: 5 });
 
-/** `--baseline DIR` (or `--baseline=DIR`) out of the arguments; the rest are sizes. */
-function takeBaseline(argv: string[]): { baselineDir: string | undefined; rest: string[] } {
-  const rest: string[] = [];
-  let baselineDir: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] as string;
-    if (arg === '--baseline') baselineDir = argv[++index];
-    else if (arg.startsWith('--baseline=')) baselineDir = arg.slice('--baseline='.length);
-    else rest.push(arg);
-  }
-  return { baselineDir, rest };
-}
-
 /** The lasso contender built from the packages under `dir` (see `--baseline`). */
 async function baselineContender(dir: string): Promise<Contender> {
-  const { resolve } = await import('node:path');
-  const { pathToFileURL } = await import('node:url');
-  const load = (pkg: string): Promise<Record<string, unknown>> =>
-    import(pathToFileURL(resolve(dir, 'node_modules/@lasso', pkg, 'dist/index.js')).href);
-  const cache = await load('cache');
-  const client = await load('client');
-  const createCache = cache.createCache as typeof import('@lasso/cache').createCache;
-  const ClientClass = client.Client as typeof import('@lasso/client').Client;
-  const loadConfig = client.loadKubeConfig as typeof import('@lasso/client').loadKubeConfig;
-  const transportFor = client.restTransportFor as typeof import('@lasso/client').restTransportFor;
-  return {
-    name: 'baseline',
-    async prepare(kubeconfigPath, namespace, handlers) {
-      const rest = await loadConfig({ path: kubeconfigPath });
-      return () => {
-        const informer = createCache<KubeObject>(
-          new ClientClass({
-            gvr: { group: '', version: 'v1', resource: 'configmaps' },
-            kind: 'ConfigMap',
-            namespaced: true,
-            rest,
-          }),
-          { namespace, resyncMs: 0 },
-        );
-        let fail: (error: unknown) => void = () => undefined;
-        const failed = new Promise<never>((_, reject) => {
-          fail = reject;
-        });
-        failed.catch(() => undefined);
-        informer.setWatchErrorHandler((error) => fail(error));
-        informer.addEventHandler({ onAdd: handlers.onAdd, onUpdate: handlers.onUpdate });
-        const controller = new AbortController();
-        const running = informer.run({ signal: controller.signal });
-        running.catch((error: unknown) => fail(error));
-        const store = informer.getStore();
-        const synced = Promise.race([informer.whenSynced(), failed]);
-        synced.catch((error: unknown) => fail(error));
-        return {
-          synced,
-          failed,
-          size: () => store.size(),
-          resourceVersionOf: (name) =>
-            store.getByKey(`${namespace}/${name}`)?.metadata?.resourceVersion,
-          stop: async () => {
-            controller.abort();
-            await running;
-            await transportFor(rest).close();
-          },
-        };
-      };
-    },
-  };
+  const cache = await importBaseline(dir, 'cache');
+  const client = await importBaseline(dir, 'client');
+  return lassoContenderOf('baseline', {
+    Client: client.Client as LassoCacheModules['Client'],
+    loadKubeConfig: client.loadKubeConfig as LassoCacheModules['loadKubeConfig'],
+    restTransportFor: client.restTransportFor as LassoCacheModules['restTransportFor'],
+    createCache: cache.createCache as LassoCacheModules['createCache'],
+  });
 }
 
 interface RunResult {
@@ -101,40 +48,20 @@ interface Runner {
   run(kubeconfigPath: string, namespace: string): Promise<number>;
 }
 
-function heapSampler(): { stop(): number } {
-  let peak = process.memoryUsage().heapUsed;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 20);
-  timer.unref();
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return Math.max(peak, process.memoryUsage().heapUsed);
-    },
-  };
-}
-
 /** An informer: elapsed ms from start until its update handler has counted every event. */
 function informerRunner(contender: Contender): Runner {
   return {
     name: contender.name,
     async run(kubeconfigPath, namespace) {
-      let updates = 0;
-      let allUpdated: () => void = () => undefined;
-      const handled = new Promise<void>((resolve) => {
-        allUpdated = resolve;
-      });
+      const updated = countdown(sizes.events);
       const start = await contender.prepare(kubeconfigPath, namespace, {
         onAdd: () => undefined,
-        onUpdate: () => {
-          if (++updates === sizes.events) allUpdated();
-        },
+        onUpdate: updated.tick,
       });
       const started = performance.now();
       const informer = start();
       try {
-        await Promise.race([handled, informer.failed]);
+        await Promise.race([updated.done, informer.failed]);
         const elapsed = performance.now() - started;
         // Every event went through the store: the last one of each object left its resourceVersion there.
         const last = sizes.events - 1;

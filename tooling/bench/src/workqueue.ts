@@ -8,6 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { createQueue, type QueueOptions } from '@lasso/workqueue';
+import { takeBaseline } from './baseline.ts';
 import { machineNote, median, recordResults } from './measure.ts';
 import { type BenchQueue, ReferenceQueue } from './reference-queue.ts';
 import { runW1, type W1Result } from './w1.ts';
@@ -41,17 +42,14 @@ function summingMetrics(): NonNullable<QueueOptions['metrics']> {
 const goal = 1.5;
 const meteredGoal = 1.3;
 
-/** `--baseline DIR` (or `--baseline=DIR`) out of the arguments. */
-function takeBaseline(argv: string[]): string | undefined {
-  let dir: string | undefined;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] as string;
-    if (arg === '--baseline') dir = argv[++index];
-    else if (arg.startsWith('--baseline=')) dir = arg.slice('--baseline='.length);
-    else throw new TypeError(`unknown argument ${arg}; options: --baseline DIR`);
+/** `--baseline DIR` (or `--baseline=DIR`), the only argument W1 takes. */
+function baselineArgument(argv: string[]): string | undefined {
+  const { baselineDir, rest } = takeBaseline(argv);
+  if (rest[0] !== undefined) {
+    throw new TypeError(`unknown argument ${rest[0]}; options: --baseline DIR`);
   }
-  if (dir === '') throw new TypeError('--baseline needs a directory');
-  return dir;
+  if (baselineDir === '') throw new TypeError('--baseline needs a directory');
+  return baselineDir;
 }
 
 async function loadBaseline(dir: string): Promise<CreateQueue> {
@@ -96,7 +94,7 @@ const format = (opsPerSecond: number): string =>
   `${(opsPerSecond / 1e6).toFixed(2)} M ops/s`.padStart(14);
 
 async function main(): Promise<void> {
-  const baselineDir = takeBaseline(process.argv.slice(2));
+  const baselineDir = baselineArgument(process.argv.slice(2));
   const contenders: Record<string, () => BenchQueue<string>> = {
     unmetered: () => createQueue<string>(),
     metered: () => createQueue<string>({ name: 'w1', metrics: summingMetrics() }),
