@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { isLassoError } from '@lasso/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { type TestClientOptions, type TestConfig, useClients } from '../test/helpers/clients.ts';
 import { EventClock } from '../test/helpers/clock.ts';
-import { type Loopback, startLoopback } from '../test/helpers/loopback.ts';
-import { Client } from './client.ts';
-import { createRestConfig, type RestConfig } from './config/rest-config.ts';
+import type { Loopback } from '../test/helpers/loopback.ts';
+import type { Client } from './client.ts';
+import { createRestConfig } from './config/rest-config.ts';
 import { RequestTimeoutError, TIMEOUT_POLICY } from './timeout-policy.ts';
 import { RestTransport } from './transport.ts';
 
@@ -39,10 +40,12 @@ interface Trickle {
   nextResponse(): Promise<ServerResponse>;
 }
 
+const { serve, client } = useClients();
+
 async function startTrickle(): Promise<Trickle> {
   const arrived: ServerResponse[] = [];
   let wake: (() => void) | undefined;
-  const loopback = await startLoopback((_request, response) => {
+  const loopback = await serve((_request, response) => {
     arrived.push(response);
     wake?.();
   });
@@ -55,34 +58,32 @@ async function startTrickle(): Promise<Trickle> {
   };
 }
 
-let server: Loopback | undefined;
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-  await server?.close();
-  server = undefined;
-});
+/** Lets `result` fail unobserved; resolves with the server's response to its request (nothing written yet). */
+function sent(trickle: Trickle, result: Promise<unknown>): Promise<ServerResponse> {
+  result.catch(noop);
+  return trickle.nextResponse();
+}
 
-function configMaps(
-  loopback: Loopback,
-  config: Omit<RestConfig, 'server'>,
-  defaultTimeoutMs?: number,
-): Client {
-  const transport = new RestTransport(createRestConfig({ server: loopback.url, ...config }));
-  transports.push(transport);
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest: transport,
-    ...(defaultTimeoutMs !== undefined ? { defaultTimeoutMs } : {}),
-  });
+/** A ConfigMap client with a new ReadClock (and `config`) on a new trickle server. */
+async function trickleClient(
+  config: TestConfig = {},
+  options: TestClientOptions = {},
+): Promise<{ clock: ReadClock; trickle: Trickle; server: Loopback; client: Client }> {
+  const clock = new ReadClock();
+  const trickle = await startTrickle();
+  const server = trickle.loopback;
+  return {
+    clock,
+    trickle,
+    server,
+    client: client(server, { config: { clock, ...config }, ...options }),
+  };
 }
 
 const LIST_HEAD =
   '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[';
-const item = (i: number): string =>
-  `${i === 0 ? '' : ','}{"metadata":{"name":"cm-${i}","namespace":"d"},"data":{"k":"${'x'.repeat(64)}"}}`;
+const item = (i: number, first = i === 0): string =>
+  `${first ? '' : ','}{"metadata":{"name":"cm-${i}","namespace":"d"},"data":{"k":"${'x'.repeat(64)}"}}`;
 
 /**
  * Write `text` and wait until the client has read the clock since (it received bytes), or until
@@ -124,34 +125,60 @@ async function timeoutOf(promise: Promise<unknown>): Promise<RequestTimeoutError
 const LIST_PATH = 'list configmaps in namespace "d" (GET /api/v1/namespaces/d/configmaps)';
 
 /**
- * Starts a trickle server, sends `call` through a ConfigMap client on it, and returns the pending result with the
- * server's response to that request (nothing written yet).
+ * Starts a trickle server, sends `call` through a ConfigMap client on it (with a new ReadClock), and returns the
+ * pending result with the server's response to that request (nothing written yet).
  */
 async function trickled<T>(
-  clock: ReadClock,
   call: (client: Client) => Promise<T>,
-): Promise<{ result: Promise<T>; response: ServerResponse; loopback: Loopback }> {
-  const trickle = await startTrickle();
-  server = trickle.loopback;
-  const result = call(configMaps(trickle.loopback, { clock }));
+): Promise<{ clock: ReadClock; result: Promise<T>; response: ServerResponse; loopback: Loopback }> {
+  const { clock, trickle, server, client } = await trickleClient();
+  const result = call(client);
   result.catch(noop);
   const response = await trickle.nextResponse();
-  return { result, response, loopback: trickle.loopback };
+  return { clock, result, response, loopback: server };
 }
 
-/** Answers 200 with the list head, then `count` items one every 5 s, each read by the client before time moves. */
+/**
+ * Answers 200 with the list head, then `count` items (`item(from)` on) one every 5 s, each read by the client
+ * before time moves.
+ */
 async function trickleList(
   clock: ReadClock,
   response: ServerResponse,
   result: Promise<unknown>,
   count: number,
+  from = 0,
 ): Promise<void> {
   response.writeHead(200, { 'content-type': 'application/json' });
   await feed(clock, response, LIST_HEAD, result);
-  for (let i = 0; i < count; i++) {
+  for (let i = from; i < from + count; i++) {
     await clock.advance(5000);
-    await feed(clock, response, item(i), result);
+    await feed(clock, response, item(i, i === from), result);
   }
+}
+
+/**
+ * Moves the clock `before` ms and checks that `result` still pends, then `after` ms more: returns the
+ * RequestTimeoutError `result` then failed with.
+ */
+async function cutAfter(
+  clock: ReadClock,
+  result: Promise<unknown>,
+  before: number,
+  after = 1,
+): Promise<RequestTimeoutError> {
+  const flag = settledFlag(result);
+  await clock.advance(before);
+  await clock.advance(0);
+  expect(flag.settled).toBe(false);
+  await clock.advance(after);
+  return timeoutOf(result);
+}
+
+/** Checks that the client closed the connection of every request `server` saw and left no timer. */
+async function closedClean(server: Loopback, clock: ReadClock): Promise<void> {
+  await Promise.all(server.closed);
+  expect(clock.pendingTimers()).toBe(0);
 }
 
 describe('the request-timeout policy', () => {
@@ -171,8 +198,7 @@ describe('the request-timeout policy', () => {
   });
 
   it('never cuts a list whose body keeps arriving, past 30 s and past 2 minutes', async () => {
-    const clock = new ReadClock();
-    const { result, response } = await trickled(clock, (client) => client.list('d'));
+    const { clock, result, response } = await trickled((client) => client.list('d'));
     // 40 objects, one every 5 s: 200 s in all, far past the 30 s of a short call.
     await trickleList(clock, response, result, 40);
     await clock.advance(5000);
@@ -188,10 +214,7 @@ describe('the request-timeout policy', () => {
     { name: 'a metadata list', kind: 'asMetadata' },
     { name: 'the second page of listAll', kind: 'listAll' },
   ] as const)('never cuts $name whose body keeps arriving past 2 minutes', async ({ kind }) => {
-    const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const client = configMaps(server, { clock });
+    const { clock, trickle, client } = await trickleClient();
     const result: Promise<unknown[]> =
       kind === 'asMetadata'
         ? client.list('d', { asMetadata: true }).then((list) => list.items)
@@ -200,7 +223,7 @@ describe('the request-timeout policy', () => {
             for await (const object of client.listAll('d', { limit: 1 })) items.push(object);
             return items;
           })();
-    result.catch(() => {});
+    result.catch(noop);
     let response = await trickle.nextResponse();
     if (kind === 'listAll') {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -209,12 +232,7 @@ describe('the request-timeout policy', () => {
       );
       response = await trickle.nextResponse();
     }
-    response.writeHead(200, { 'content-type': 'application/json' });
-    await feed(clock, response, LIST_HEAD, result);
-    for (let i = 1; i <= 30; i++) {
-      await clock.advance(5000);
-      await feed(clock, response, item(i).slice(i === 1 ? 1 : 0), result);
-    }
+    await trickleList(clock, response, result, 30, 1);
     response.end(']}');
     expect(await result).toHaveLength(kind === 'listAll' ? 31 : 30);
     expect(clock.monotonic()).toBeGreaterThan(120_000);
@@ -222,15 +240,10 @@ describe('the request-timeout policy', () => {
   });
 
   it('fails a list that stalls for 30 s with LASSO_TIMEOUT naming the list and the progress deadline', async () => {
-    const clock = new ReadClock();
-    const { result, response, loopback } = await trickled(clock, (client) => client.list('d'));
+    const { clock, result, response, loopback } = await trickled((client) => client.list('d'));
     await trickleList(clock, response, result, 3);
     // The last bytes came at 15 s; the deadline counts from them, not from the start.
-    const flag = settledFlag(result);
-    await clock.advance(29_999);
-    expect(flag.settled).toBe(false);
-    await clock.advance(15_001);
-    const error = await timeoutOf(result);
+    const error = await cutAfter(clock, result, 29_999, 15_001);
     expect(error.deadline).toBe('progress');
     expect(error.option).toBe('progressTimeoutMs');
     expect(error.timeoutMs).toBe(30_000);
@@ -239,29 +252,21 @@ describe('the request-timeout policy', () => {
       `${LIST_PATH}: no response bytes for 30000 ms (progress deadline, progressTimeoutMs)`,
     );
     // The connection was closed, no timer is left.
-    await loopback.closed[0];
-    expect(clock.pendingTimers()).toBe(0);
+    await closedClean(loopback, clock);
   });
 
   it('counts the wait for the headers of a list as no progress', async () => {
-    const clock = new ReadClock();
-    const { result, loopback } = await trickled(clock, (client) => client.list('d'));
-    const flag = settledFlag(result);
-    await clock.advance(29_999);
-    expect(flag.settled).toBe(false);
-    await clock.advance(1);
-    const error = await timeoutOf(result);
+    const { clock, result, loopback } = await trickled((client) => client.list('d'));
+    const error = await cutAfter(clock, result, 29_999);
     expect(error.deadline).toBe('progress');
     expect(error.message).toBe(
       `${LIST_PATH}: no response bytes for 30000 ms (progress deadline, progressTimeoutMs)`,
     );
-    await loopback.closed[0];
-    expect(clock.pendingTimers()).toBe(0);
+    await closedClean(loopback, clock);
   });
 
   it('still cuts a short call at its total deadline, however its body trickles', async () => {
-    const clock = new ReadClock();
-    const { result, response, loopback } = await trickled(clock, (client) => client.get('d', 'a'));
+    const { clock, result, response, loopback } = await trickled((client) => client.get('d', 'a'));
     response.writeHead(200, { 'content-type': 'application/json' });
     // No progress deadline here, so nothing reads the clock per chunk: bytes go out every 5 s.
     response.write('{"kind":"ConfigMap"');
@@ -269,107 +274,61 @@ describe('the request-timeout policy', () => {
       await clock.advance(5000);
       response.write(' ');
     }
-    const flag = settledFlag(result);
-    await clock.advance(4999);
-    expect(flag.settled).toBe(false);
-    await clock.advance(1);
-    const error = await timeoutOf(result);
+    const error = await cutAfter(clock, result, 4999);
     expect(error.deadline).toBe('request');
     expect(error.option).toBe('timeoutMs');
     expect(error.message).toBe(
       'get configmaps "a" in namespace "d" (GET /api/v1/namespaces/d/configmaps/a): no whole answer within 30000 ms (request deadline, timeoutMs)',
     );
-    await loopback.closed[0];
-    expect(clock.pendingTimers()).toBe(0);
+    await closedClean(loopback, clock);
   });
 
   it('sets a total deadline on a list when the call asks for one, progressing or not', async () => {
-    const clock = new ReadClock();
-    const { result, response, loopback } = await trickled(clock, (client) =>
+    const { clock, result, response, loopback } = await trickled((client) =>
       client.list('d', { timeoutMs: 60_000 }),
     );
     await trickleList(clock, response, result, 11);
-    const flag = settledFlag(result);
-    await clock.advance(4999);
-    expect(flag.settled).toBe(false);
-    await clock.advance(1);
-    const error = await timeoutOf(result);
+    const error = await cutAfter(clock, result, 4999);
     expect(error.deadline).toBe('request');
     expect(error.timeoutMs).toBe(60_000);
     expect(error.message).toBe(
       `${LIST_PATH}: no whole answer within 60000 ms (request deadline, timeoutMs)`,
     );
-    await loopback.closed[0];
-    expect(clock.pendingTimers()).toBe(0);
+    await closedClean(loopback, clock);
   });
 
   it('takes progressTimeoutMs per call and from the config', async () => {
-    const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const client = configMaps(server, { clock, progressTimeoutMs: 10_000 });
+    const { clock, trickle, server, client } = await trickleClient({ progressTimeoutMs: 10_000 });
     // Per call.
     const perCall = client.list('d', { progressTimeoutMs: 5000 });
-    perCall.catch(() => {});
-    await trickle.nextResponse();
-    await clock.advance(4999);
-    const flag = settledFlag(perCall);
-    await clock.advance(0);
-    expect(flag.settled).toBe(false);
-    await clock.advance(1);
-    expect((await timeoutOf(perCall)).timeoutMs).toBe(5000);
+    await sent(trickle, perCall);
+    expect((await cutAfter(clock, perCall, 4999)).timeoutMs).toBe(5000);
     // The config's.
     const configured = client.list('d');
-    configured.catch(() => {});
-    await trickle.nextResponse();
-    await clock.advance(9999);
-    const second = settledFlag(configured);
-    await clock.advance(0);
-    expect(second.settled).toBe(false);
-    await clock.advance(1);
-    const error = await timeoutOf(configured);
+    await sent(trickle, configured);
+    const error = await cutAfter(clock, configured, 9999);
     expect([error.deadline, error.timeoutMs]).toEqual(['progress', 10_000]);
-    await Promise.all(server.closed);
-    expect(clock.pendingTimers()).toBe(0);
+    await closedClean(server, clock);
   });
 
   it('takes timeoutMs per call on a short call', async () => {
-    const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const result = configMaps(server, { clock }).get('d', 'a', { timeoutMs: 2000 });
-    result.catch(() => {});
-    await trickle.nextResponse();
-    await clock.advance(1999);
-    const flag = settledFlag(result);
-    await clock.advance(0);
-    expect(flag.settled).toBe(false);
-    await clock.advance(1);
-    const error = await timeoutOf(result);
+    const { clock, trickle, server, client } = await trickleClient();
+    const result = client.get('d', 'a', { timeoutMs: 2000 });
+    await sent(trickle, result);
+    const error = await cutAfter(clock, result, 1999);
     expect([error.deadline, error.timeoutMs]).toEqual(['request', 2000]);
-    await server.closed[0];
-    expect(clock.pendingTimers()).toBe(0);
+    await closedClean(server, clock);
   });
 
   it("never gives a list the client's defaultTimeoutMs (it is for short calls)", async () => {
-    const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const client = configMaps(server, { clock }, 1000);
+    const { clock, trickle, client } = await trickleClient({}, { defaultTimeoutMs: 1000 });
     const list = client.list('d');
-    list.catch(() => {});
-    const response = await trickle.nextResponse();
-    response.writeHead(200, { 'content-type': 'application/json' });
-    await feed(clock, response, LIST_HEAD, list);
-    for (let i = 0; i < 3; i++) {
-      await clock.advance(5000);
-      await feed(clock, response, item(i), list);
-    }
+    const response = await sent(trickle, list);
+    await trickleList(clock, response, list, 3);
     response.end(']}');
     expect((await list).items).toHaveLength(3);
     const get = client.get('d', 'a');
-    get.catch(() => {});
-    await trickle.nextResponse();
+    await sent(trickle, get);
     await clock.advance(1000);
     const error = await timeoutOf(get);
     expect([error.deadline, error.timeoutMs]).toEqual(['request', 1000]);
@@ -377,15 +336,12 @@ describe('the request-timeout policy', () => {
   });
 
   it('runs no timer for a list when progressTimeoutMs is 0, and none for a get with timeoutMs 0', async () => {
-    const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const client = configMaps(server, { clock, progressTimeoutMs: 0 });
+    const { clock, trickle, server, client } = await trickleClient({ progressTimeoutMs: 0 });
     const controller = new AbortController();
     const list = client.list('d', { signal: controller.signal });
-    list.catch(() => {});
+    list.catch(noop);
     const get = client.get('d', 'a', { timeoutMs: 0, signal: controller.signal });
-    get.catch(() => {});
+    get.catch(noop);
     await trickle.nextResponse();
     await trickle.nextResponse();
     expect(clock.pendingTimers()).toBe(0);
@@ -398,29 +354,18 @@ describe('the request-timeout policy', () => {
   });
 
   it('names the watch and its inactivity deadline when a watch goes silent', async () => {
-    const clock = new ReadClock();
-    const trickle = await startTrickle();
-    server = trickle.loopback;
-    const iterator = configMaps(server, { clock })
-      .watch('d', { inactivityTimeoutMs: 1000 })
-      [Symbol.asyncIterator]();
+    const { clock, trickle, server, client } = await trickleClient();
+    const iterator = client.watch('d', { inactivityTimeoutMs: 1000 })[Symbol.asyncIterator]();
     const pending = iterator.next();
-    pending.catch(() => {});
-    const response = await trickle.nextResponse();
+    const response = await sent(trickle, pending);
     response.writeHead(200, { 'content-type': 'application/json' });
     response.flushHeaders();
-    await clock.advance(999);
-    const flag = settledFlag(pending);
-    await clock.advance(0);
-    expect(flag.settled).toBe(false);
-    await clock.advance(1);
-    const error = await timeoutOf(pending);
+    const error = await cutAfter(clock, pending, 999);
     expect(error.deadline).toBe('inactivity');
     expect(error.message).toBe(
       'watch configmaps in namespace "d" (GET /api/v1/namespaces/d/configmaps): no bytes for 1000 ms (inactivity deadline, inactivityTimeoutMs)',
     );
-    await server.closed[0];
-    expect(clock.pendingTimers()).toBe(0);
+    await closedClean(server, clock);
   });
 
   it.for([
@@ -438,13 +383,13 @@ describe('the request-timeout policy', () => {
 
   it('refuses a bad per-call timeout with a RangeError naming it, before sending', async () => {
     const trickle = await startTrickle();
-    server = trickle.loopback;
-    const client = configMaps(server, {});
-    await expect(client.list('d', { progressTimeoutMs: -5 })).rejects.toThrow(RangeError);
-    await expect(client.list('d', { progressTimeoutMs: Number.POSITIVE_INFINITY })).rejects.toThrow(
-      /progressTimeoutMs must be a finite number/,
-    );
-    await expect(client.get('d', 'a', { timeoutMs: -1 })).rejects.toThrow(
+    const server = trickle.loopback;
+    const configMaps = client(server);
+    await expect(configMaps.list('d', { progressTimeoutMs: -5 })).rejects.toThrow(RangeError);
+    await expect(
+      configMaps.list('d', { progressTimeoutMs: Number.POSITIVE_INFINITY }),
+    ).rejects.toThrow(/progressTimeoutMs must be a finite number/);
+    await expect(configMaps.get('d', 'a', { timeoutMs: -1 })).rejects.toThrow(
       /GET \/api\/v1\/namespaces\/d\/configmaps\/a: timeoutMs must be/,
     );
     expect(server.requests).toHaveLength(0);
