@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { isLassoError } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client, loadKubeConfig, RestTransport } from '../../src/index.ts';
+import { loadKubeConfig, RestTransport } from '../../src/index.ts';
+import { NAMESPACES, useClients } from '../helpers/clients.ts';
 import { type LoopbackProxy, startProxy } from '../helpers/proxy.ts';
 
 let env: Environment;
 let dir: string;
 let proxy: LoopbackProxy | undefined;
-const transports: RestTransport[] = [];
 
 beforeAll(async () => {
   env = await startEnvironment();
@@ -21,10 +21,12 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
   await proxy?.close();
   proxy = undefined;
 });
+
+// After the hook above: after-each hooks run last-registered first, so the transports close before the proxy.
+const { track, client } = useClients();
 
 afterAll(async () => {
   await env?.stop();
@@ -53,15 +55,7 @@ async function kubeconfig(name: string, server: string, cluster: Record<string, 
       contexts: [{ name: 'test', context: { cluster: 'test', user: 'admin' } }],
     }),
   );
-  const rest = await loadKubeConfig({ path: file });
-  const transport = new RestTransport(rest);
-  transports.push(transport);
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'namespaces' },
-    kind: 'Namespace',
-    namespaced: false,
-    rest: transport,
-  });
+  return client(track(new RestTransport(await loadKubeConfig({ path: file }))), NAMESPACES);
 }
 
 const serverUrl = (): URL => new URL(env.credentials.server);
