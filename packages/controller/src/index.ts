@@ -60,7 +60,7 @@ export {
   type LeaderCallbacks,
   type LeaderElector,
   LeadershipLostError,
-} from './leader-elector.ts';
+} from './leader-elector-api.ts';
 export type { LeaseClient } from './lease-lock.ts';
 export type { Lister } from './lister.ts';
 export { enqueueOwnerHandler, type OwnerKindOptions, ownerKeysOf } from './owner-handler.ts';

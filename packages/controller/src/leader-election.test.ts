@@ -22,7 +22,11 @@ import {
   type LeaderElectionOptions,
   runWithLeaderElection,
 } from './leader-election.ts';
-import { type LeaderCallbacks, type LeaderElector, LeadershipLostError } from './leader-elector.ts';
+import {
+  type LeaderCallbacks,
+  type LeaderElector,
+  LeadershipLostError,
+} from './leader-elector-api.ts';
 import type { LeaseClient } from './lease-lock.ts';
 
 const namespace = 'kube-system';

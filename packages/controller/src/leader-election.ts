@@ -9,13 +9,13 @@ import {
   noopMetricsProvider,
   systemClock,
 } from '@lasso/core';
+import { LeaseElector } from './leader-elector.ts';
 import {
   type ElectorConfig,
   jitterFactor,
   type LeaderCallbacks,
   type LeaderElector,
-  LeaseElector,
-} from './leader-elector.ts';
+} from './leader-elector-api.ts';
 import type { LeaseClient } from './lease-lock.ts';
 
 /** Options of {@link createLeaderElector} and {@link runWithLeaderElection}. */

@@ -25,14 +25,6 @@ import {
 import { RenewDeadline, renewTick } from './leader-elector-fence.ts';
 import { type LeaderElectionRecord, LeaseLock, microTime, recordKey } from './lease-lock.ts';
 
-export {
-  type ElectorConfig,
-  jitterFactor,
-  type LeaderCallbacks,
-  type LeaderElector,
-  LeadershipLostError,
-} from './leader-elector-api.ts';
-
 interface Observation {
   readonly record: LeaderElectionRecord;
   readonly key: string;

@@ -5,7 +5,7 @@ import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLeaderElector, type LeaderElectionOptions } from '../../src/leader-election.ts';
-import { LeadershipLostError } from '../../src/leader-elector.ts';
+import { LeadershipLostError } from '../../src/leader-elector-api.ts';
 import type { LeaseClient } from '../../src/lease-lock.ts';
 
 // Short, whole-second lease so that leaseDurationSeconds on the wire equals leaseDurationMs.
