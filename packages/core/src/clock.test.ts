@@ -74,4 +74,57 @@ describe('systemClock', () => {
     vi.advanceTimersByTime(0);
     expect(seen).toEqual([1, 2]);
   });
+
+  it('reads monotonic() from process.hrtime at call time, in milliseconds', () => {
+    // [seconds, nanoseconds] of CLOCK_MONOTONIC.
+    const readings: Array<[number, number]> = [
+      [7, 500_000_000],
+      [9, 250_000],
+    ];
+    const hrtime = vi
+      .spyOn(process, 'hrtime')
+      .mockImplementation((() => readings.shift() ?? [0, 0]) as typeof process.hrtime);
+    try {
+      expect(systemClock.monotonic()).toBe(7_500);
+      expect(systemClock.monotonic()).toBe(9_000.25);
+      expect(hrtime).toHaveBeenCalledTimes(2);
+    } finally {
+      hrtime.mockRestore();
+    }
+  });
+
+  it('measures the same elapsed time as performance.now() and never goes back', () => {
+    const startedAt = systemClock.monotonic();
+    const perfStartedAt = performance.now();
+    let last = startedAt;
+    for (let i = 0; i < 1_000; i++) {
+      const now = systemClock.monotonic();
+      expect(now).toBeGreaterThanOrEqual(last);
+      last = now;
+    }
+    const perfElapsed = performance.now() - perfStartedAt;
+    const elapsed = systemClock.monotonic() - startedAt;
+    // One clock (CLOCK_MONOTONIC): the span between the outer readings holds the inner one (to rounding), and
+    // exceeds it only by the few statements in between (a generous bound: a loaded machine may preempt them).
+    expect(elapsed).toBeGreaterThanOrEqual(perfElapsed - 1e-3);
+    expect(elapsed - perfElapsed).toBeLessThan(1_000);
+  });
+
+  it('falls back to performance.now() where process.hrtime does not exist', async () => {
+    const hrtime = process.hrtime;
+    vi.resetModules();
+    Reflect.deleteProperty(process, 'hrtime');
+    try {
+      const { systemClock: fallback } = await import('./clock.ts');
+      const now = vi.spyOn(performance, 'now').mockReturnValue(1_234.5);
+      try {
+        expect(fallback.monotonic()).toBe(1_234.5);
+        expect(now).toHaveBeenCalledTimes(1);
+      } finally {
+        now.mockRestore();
+      }
+    } finally {
+      process.hrtime = hrtime;
+    }
+  });
 });
