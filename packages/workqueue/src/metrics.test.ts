@@ -167,12 +167,18 @@ describe('workqueue metrics', () => {
     const metrics = createTestMetricsProvider();
     const queue = createQueue<string>({ name: 'test', metrics, clock });
     reads.mockClear();
-    // A worker waits; the add hands 'a' straight to it: one reading, no time in the queue.
-    const first = queue.get();
-    await clock.advance(10);
-    queue.add('a');
-    expect(reads).toHaveBeenCalledTimes(1);
-    expect(await first).toEqual({ item: 'a', shutdown: false });
+    // A worker waits in get(); `afterMs` later, `transition` (an add or a done) hands 'a' straight to it, reading
+    // the clock once for both.
+    const handOffAfter = async (afterMs: number, transition: () => void): Promise<void> => {
+      const waiting = queue.get();
+      await clock.advance(afterMs);
+      const readsBefore = reads.mock.calls.length;
+      transition();
+      expect(reads.mock.calls.length - readsBefore).toBe(1);
+      expect(await waiting).toEqual({ item: 'a', shutdown: false });
+    };
+    // The add at t=10 hands 'a' to the waiting worker: no time in the queue.
+    await handOffAfter(10, () => queue.add('a'));
     expect(metrics.observations(n.queueDuration, labels)).toEqual([0]);
     expect(metrics.value(n.depth, labels)).toBe(0);
     // Re-added at t=30 while processed, done at t=100 while another worker waits: the done's reading ends
@@ -180,11 +186,7 @@ describe('workqueue metrics', () => {
     await clock.advance(20);
     queue.add('a');
     expect(reads).toHaveBeenCalledTimes(2);
-    const second = queue.get();
-    await clock.advance(70);
-    queue.done('a');
-    expect(reads).toHaveBeenCalledTimes(3);
-    expect(await second).toEqual({ item: 'a', shutdown: false });
+    await handOffAfter(70, () => queue.done('a'));
     expect(metrics.observations(n.workDuration, labels)).toEqual([0.09]);
     expect(metrics.observations(n.queueDuration, labels)).toEqual([0, 0.07]);
     expect(metrics.value(n.depth, labels)).toBe(0);

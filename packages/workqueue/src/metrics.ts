@@ -1,14 +1,6 @@
 // The seven workqueue_* metrics; ports client-go util/workqueue/metrics.go (defaultQueueMetrics) with
 // the names and help texts client-go, controller-runtime and lasso's pkg/metrics/workqueue.go register.
-import {
-  type Clock,
-  type Counter,
-  type Gauge,
-  type Histogram,
-  type MetricsProvider,
-  systemClock,
-  type TimerHandle,
-} from '@lasso/core';
+import type { Clock, Counter, Gauge, Histogram, MetricsProvider, TimerHandle } from '@lasso/core';
 
 /** Names of the metrics every named queue with a metrics provider records (label `name`). */
 export const workqueueMetricNames = Object.freeze({
@@ -27,18 +19,6 @@ export const unfinishedWorkUpdatePeriodMs = 500;
 // component-base's workqueue provider: prometheus.ExponentialBuckets(10e-9, 10, 10).
 const durationBuckets = Object.freeze([1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10]);
 
-// `systemClock.monotonic()` (`performance.now()`) costs a lazy global getter, a receiver check and a native call
-// whose double result V8 boxes (16 B on the heap per read). `process.hrtime()` reads the same CLOCK_MONOTONIC and,
-// inlined, allocates nothing: its array is never materialised. Only differences of these readings are used, so
-// the origin does not matter. Any other clock (a FakeClock) is read through the injected `Clock`.
-const hasHrtime = typeof process === 'object' && typeof process?.hrtime === 'function';
-
-/** The system monotonic clock in ms, without allocating (see above). */
-function hrtimeMs(): number {
-  const time = process.hrtime();
-  return (time[0] as number) * 1e3 + (time[1] as number) / 1e6;
-}
-
 // Initial capacity of the per-slot timestamp arrays; they double when a queue holds more items at once.
 const initialSlots = 64;
 
@@ -51,8 +31,6 @@ const initialSlots = 64;
  */
 export class QueueMetrics {
   readonly #clock: Clock;
-  // True when `#clock` is `systemClock` and `process.hrtime` exists: read it through `hrtimeMs`.
-  readonly #hrtime: boolean;
   readonly #depth: Gauge;
   readonly #adds: Counter;
   readonly #latency: Histogram;
@@ -76,7 +54,6 @@ export class QueueMetrics {
 
   constructor(provider: MetricsProvider, name: string, clock: Clock) {
     this.#clock = clock;
-    this.#hrtime = clock === systemClock && hasHrtime;
     const labels = { name };
     const n = workqueueMetricNames;
     this.#depth = provider.gauge({ name: n.depth, help: 'Current depth of workqueue', labels });
@@ -184,9 +161,12 @@ export class QueueMetrics {
     stopCollecting?.();
   }
 
-  /** The clock, once per transition; kept for a direct hand-off that follows it (see `handedOut`). */
+  /**
+   * The clock, once per transition; kept for a direct hand-off that follows it (see `handedOut`). `systemClock`'s
+   * reading (`process.hrtime()`) allocates nothing once optimised.
+   */
   #now(): number {
-    const now = this.#hrtime ? hrtimeMs() : this.#clock.monotonic();
+    const now = this.#clock.monotonic();
     this.#lastReading = now;
     return now;
   }
