@@ -14,27 +14,16 @@ import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { startServerChild } from './child.ts';
 import type { ReplicaReport } from './failover-replica.ts';
 import { benchConfigMap } from './fixtures.ts';
-import { type BenchSummary, machineNote, median, recordResults } from './measure.ts';
+import { type BenchSummary, machineNote, median, parseSizes, recordResults } from './measure.ts';
 
-const sizes = parseArgs(process.argv.slice(2));
-
-function parseArgs(argv: string[]) {
-  const result = { lease: 15_000, renew: 10_000, retry: 2_000, rounds: 3, objects: 500, pauses: 2 };
-  for (let index = 0; index < argv.length; index++) {
-    const match = /^--([a-z]+)(?:=(.*))?$/.exec(argv[index] as string);
-    const name = match?.[1] as keyof typeof result | undefined;
-    if (name === undefined || !Object.hasOwn(result, name)) {
-      throw new TypeError(
-        `unknown argument ${argv[index]}; options: --lease --renew --retry --rounds --objects --pauses`,
-      );
-    }
-    const value = Number((match?.[2] ?? argv[++index] ?? '').replaceAll('_', ''));
-    if (!Number.isInteger(value) || value < 1)
-      throw new RangeError(`--${name} must be an integer >= 1`);
-    result[name] = value;
-  }
-  return result;
-}
+const sizes = parseSizes(process.argv.slice(2), {
+  lease: 15_000,
+  renew: 10_000,
+  retry: 2_000,
+  rounds: 3,
+  objects: 500,
+  pauses: 2,
+});
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
@@ -115,12 +104,19 @@ interface Round {
   failoverMs: number;
 }
 
-async function round(
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Replicas a and b of a round of `mode` on their own lease: a is started first and leads (it has reconciled)
+ * before b starts, so that a wins the lease; `use` runs with both, which are stopped after it.
+ */
+async function withReplicas<T>(
   kubeconfigPath: string,
   namespace: string,
   mode: string,
   index: number,
-): Promise<Round> {
+  use: (a: Replica, b: Replica) => Promise<T>,
+): Promise<T> {
   const lease = `failover-${mode}-${index}`;
   const args = (identity: string) => [
     kubeconfigPath,
@@ -132,16 +128,28 @@ async function round(
     String(sizes.renew),
     String(sizes.retry),
   ];
-  // b starts once a leads, so that a wins the lease.
   const a = new Replica(args('a'));
   let b: Replica | undefined;
   try {
     await a.report('reconcile', 120_000);
     b = new Replica(args('b'));
+    return await use(a, b);
+  } finally {
+    await Promise.allSettled([a.stop(), b?.stop()]);
+  }
+}
+
+function round(
+  kubeconfigPath: string,
+  namespace: string,
+  mode: string,
+  index: number,
+): Promise<Round> {
+  return withReplicas(kubeconfigPath, namespace, mode, index, async (a, b) => {
     await b.report('standby', 120_000);
     if (mode === 'warm') await b.report('synced', 120_000);
     // Let b observe a's renewals for a while, as a standby that has been up for some time.
-    await new Promise((resolve) => setTimeout(resolve, sizes.retry * 2));
+    await wait(sizes.retry * 2);
     const killedAt = epochNow();
     a.child.kill('SIGKILL');
     const timeoutMs = sizes.lease * 3 + 60_000;
@@ -153,9 +161,7 @@ async function round(
       leadingToReconcileMs: reconcile.at - leading.at,
       failoverMs: reconcile.at - killedAt,
     };
-  } finally {
-    await Promise.allSettled([a.stop(), b?.stop()]);
-  }
+  });
 }
 
 interface PauseRound {
@@ -168,55 +174,39 @@ interface PauseRound {
   writesBefore: number;
 }
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function pauseRound(
+function pauseRound(
   kubeconfigPath: string,
   namespace: string,
   mode: string,
   index: number,
 ): Promise<PauseRound> {
-  const lease = `failover-${mode}-${index}`;
-  const args = (identity: string) => [
-    kubeconfigPath,
-    namespace,
-    lease,
-    identity,
-    mode,
-    String(sizes.lease),
-    String(sizes.renew),
-    String(sizes.retry),
-  ];
-  const a = new Replica(args('a'));
-  let b: Replica | undefined;
-  try {
-    await a.report('reconcile', 120_000);
-    b = new Replica(args('b'));
-    await b.report('synced', 120_000);
-    await b.report('standby', 120_000);
-    await wait(sizes.retry * 2);
-    const stoppedAt = epochNow();
-    a.child.kill('SIGSTOP');
-    await b.report('leading', sizes.lease * 3 + 60_000);
-    // The new leader writes too for a second, then the old one wakes with its reconcile in flight.
-    await wait(1_000);
-    const resumedAt = epochNow();
-    a.child.kill('SIGCONT');
-    const lost = await a.report('lost', 60_000);
-    await wait(3_000);
-    const late = a.reports.filter((report) => report.type === 'write' && report.at >= resumedAt);
-    const before = a.reports.filter((report) => report.type === 'write' && report.at < stoppedAt);
-    return {
-      writesBefore: before.length,
-      mode,
-      pausedMs: resumedAt - stoppedAt,
-      resumeToLostMs: lost.at - resumedAt,
-      lateWrites: late.length,
-    };
-  } finally {
-    a.child.kill('SIGCONT');
-    await Promise.allSettled([a.stop(), b?.stop()]);
-  }
+  return withReplicas(kubeconfigPath, namespace, mode, index, async (a, b) => {
+    try {
+      await b.report('synced', 120_000);
+      await b.report('standby', 120_000);
+      await wait(sizes.retry * 2);
+      const stoppedAt = epochNow();
+      a.child.kill('SIGSTOP');
+      await b.report('leading', sizes.lease * 3 + 60_000);
+      // The new leader writes too for a second, then the old one wakes with its reconcile in flight.
+      await wait(1_000);
+      const resumedAt = epochNow();
+      a.child.kill('SIGCONT');
+      const lost = await a.report('lost', 60_000);
+      await wait(3_000);
+      const late = a.reports.filter((report) => report.type === 'write' && report.at >= resumedAt);
+      const before = a.reports.filter((report) => report.type === 'write' && report.at < stoppedAt);
+      return {
+        writesBefore: before.length,
+        mode,
+        pausedMs: resumedAt - stoppedAt,
+        resumeToLostMs: lost.at - resumedAt,
+        lateWrites: late.length,
+      };
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+  });
 }
 
 async function main(): Promise<void> {
