@@ -58,6 +58,8 @@ afterAll(async () => {
   await env?.stop();
 }, 60_000);
 
+// Each wait below is bounded at 30 s; the tests' timeout stays above it (vitest's default of 10 s would cut a
+// wait short on a loaded CI machine and fail without saying what was awaited).
 describe('SqlCacheFactory on an API server', () => {
   it('lists a filtered, sorted, paginated page across the namespaces of a partition', async () => {
     const cache = factory.cacheFor(configMaps, { fields: ['data.index'] });
@@ -81,7 +83,7 @@ describe('SqlCacheFactory on an API server', () => {
       ),
     ).toEqual(['a/cm-4', 'c/cm-4', 'a/cm-2', 'c/cm-2', 'a/cm-0', 'c/cm-0']);
     expect(first.items[0]?.metadata?.managedFields).toBeUndefined();
-  });
+  }, 60_000);
 
   it('follows writes: a list waits for the cache to reflect the write it reads after', async () => {
     const cache = factory.cacheFor(configMaps);
@@ -106,7 +108,7 @@ describe('SqlCacheFactory on an API server', () => {
       AbortSignal.timeout(30_000),
     );
     expect(cache.store.getByKey(`${namespaceNames[1]}/late`)).toBeUndefined();
-  });
+  }, 60_000);
 
   it('caches Secrets encrypted and reads them back', async () => {
     const cache = factory.cacheFor(secrets);
@@ -119,5 +121,5 @@ describe('SqlCacheFactory on an API server', () => {
     );
     await factory.stopKind(cache.gvk);
     expect(factory.kinds()).not.toContain('v1, Kind=Secret');
-  });
+  }, 60_000);
 });

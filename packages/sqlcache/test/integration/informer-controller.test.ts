@@ -109,6 +109,8 @@ afterAll(async () => {
   await env?.stop();
 }, 60_000);
 
+// Each wait below is bounded at 30 s; the tests' timeout stays above it (vitest's default of 10 s would cut a
+// wait short on a loaded CI machine and fail without saying what was awaited).
 describe('a controller over a SQL-backed informer', () => {
   it('reconciles the objects of the initial list from the SQL store', async () => {
     expect(cache.hasSynced()).toBe(true);
@@ -116,7 +118,7 @@ describe('a controller over a SQL-backed informer', () => {
     // The handler's own write came back through the informer into the SQL tables.
     const page = cache.list({ filters: [[{ field: 'data.seen', op: '=', values: ['yes'] }]] });
     expect(page.items.map((object) => object.metadata?.name)).toEqual(['before-start']);
-  });
+  }, 60_000);
 
   it('reconciles created, updated and deleted objects, and reads them through the lister', async () => {
     await configMaps.create(namespace, {
@@ -144,5 +146,5 @@ describe('a controller over a SQL-backed informer', () => {
     await configMaps.delete(namespace, 'created');
     await handled((call) => call.key === `${namespace}/created` && call.data === undefined);
     expect(cache.store.getByKey(`${namespace}/created`)).toBeUndefined();
-  });
+  }, 60_000);
 });
