@@ -8,6 +8,7 @@ import { exponentialFailureRateLimiter } from '@lasso/workqueue';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type ControllerOptions, createController, type Handler } from './controller.ts';
 import { ErrIgnore, retryAfter } from './errors.ts';
+import { revokedProxy, throwingGetter } from './internal/hostile.ts';
 import { createRecorder } from './internal/recorder.ts';
 import { configMap, createTestInformer } from './internal/test-informer.ts';
 
@@ -246,14 +247,7 @@ describe('createController', () => {
     expect(recorder.keys()).toEqual(['cluster-scoped']);
   });
 
-  const revoked = Proxy.revocable({}, {});
-  revoked.revoke();
-  const throwingMessage = new Error('x');
-  Object.defineProperty(throwingMessage, 'message', {
-    get() {
-      throw new Error('message getter');
-    },
-  });
+  const throwingMessage = throwingGetter('message', new Error('x'));
   it.for([
     { name: 'null', value: null as unknown },
     { name: 'undefined', value: undefined },
@@ -269,7 +263,7 @@ describe('createController', () => {
       },
     },
     { name: 'an Error whose message getter throws', value: throwingMessage },
-    { name: 'a revoked Proxy', value: revoked.proxy },
+    { name: 'a revoked Proxy', value: revokedProxy() },
   ])('survives a handler throwing $name, synchronously or as a rejection', async ({ value }) => {
     let calls = 0;
     const seen: string[] = [];
@@ -305,19 +299,11 @@ describe('createController', () => {
   });
 
   it('fails (and retries) a reconcile whose handler returns a value whose then cannot be read', async () => {
-    const { proxy, revoke } = Proxy.revocable({}, {});
-    revoke();
-    const throwingThen = {
-      // biome-ignore lint/suspicious/noThenProperty: the hostile value under test
-      get then(): never {
-        throw new Error('then getter');
-      },
-    };
     const seen: string[] = [];
     const t = setup((key) => {
       seen.push(key);
-      if (seen.length === 1) return proxy as never;
-      if (seen.length === 2) return throwingThen as never;
+      if (seen.length === 1) return revokedProxy() as never;
+      if (seen.length === 2) return throwingGetter('then') as never;
     });
     await t.start(1);
     for (const name of ['a', 'b', 'c']) t.controller.enqueueKey(`ns/${name}`);

@@ -14,6 +14,7 @@ import {
   retryAfterDelay,
   stackOf,
 } from './errors.ts';
+import { revokedProxy } from './internal/hostile.ts';
 import { createTestInformer } from './internal/test-informer.ts';
 
 /** What an error of another copy looks like here: the core brand and the code, another class. */
@@ -73,19 +74,16 @@ describe('retryAfterDelay', () => {
   });
 
   it('never throws on hostile values', () => {
-    const revoked = Proxy.revocable({}, {});
-    revoked.revoke();
-    const failures = Proxy.revocable([], {});
-    failures.revoke();
+    const revoked = revokedProxy();
     for (const value of [
-      revoked.proxy,
-      otherCopy('LASSO_HANDLER_FAILED', { failures: failures.proxy }),
+      revoked,
+      otherCopy('LASSO_HANDLER_FAILED', { failures: revokedProxy([]) }),
       null,
     ]) {
       expect(retryAfterDelay(value)).toBeUndefined();
       expect(isIgnoreError(value)).toBe(false);
     }
-    expect(stackOf(revoked.proxy)).toBeUndefined();
+    expect(stackOf(revoked)).toBeUndefined();
     expect(stackOf('text')).toBeUndefined();
   });
 });

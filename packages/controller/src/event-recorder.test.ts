@@ -10,6 +10,7 @@ import {
   type EventRecorderClient,
   type EventRecorderOptions,
 } from './event-recorder.ts';
+import { revokedProxy } from './internal/hostile.ts';
 
 interface Call {
   verb: 'create' | 'patch';
@@ -457,9 +458,7 @@ describe('createEventRecorder', () => {
 
     it('drops and logs an event whose write rejects with a value that throws when inspected', async () => {
       const { clock, api, logger, recorder } = setup();
-      const { proxy, revoke } = Proxy.revocable({}, {});
-      revoke();
-      api.fail(proxy);
+      api.fail(revokedProxy());
       recorder.event(pod, undefined, 'Normal', 'R', 'A', 'n');
       await clock.advance(60_000);
       await recorder.flush();

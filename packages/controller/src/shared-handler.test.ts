@@ -4,6 +4,7 @@ import type { KubeObject } from '@lasso/client';
 import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { ErrIgnore, HandlerError, RetryAfterError } from './errors.ts';
+import { revokedProxy, throwingGetter } from './internal/hostile.ts';
 import { configMap } from './internal/test-informer.ts';
 import { createSharedHandler, recentDeletionMemoryMs } from './shared-handler.ts';
 
@@ -76,12 +77,10 @@ describe('createSharedHandler', () => {
 
   it('runs the remaining handlers after one throws a revoked Proxy, and reports it as a failure', async () => {
     const t = setup();
-    const { proxy, revoke } = Proxy.revocable({}, {});
-    revoke();
     const ran: string[] = [];
     t.shared.register(t.signal, 'hostile', () => {
       ran.push('hostile');
-      throw proxy;
+      throw revokedProxy();
     });
     t.shared.register(t.signal, 'next', () => {
       ran.push('next');
@@ -97,21 +96,14 @@ describe('createSharedHandler', () => {
 
   it('fails a handler whose returned value cannot be read, and still runs the next one', async () => {
     const t = setup();
-    const { proxy, revoke } = Proxy.revocable({}, {});
-    revoke();
-    const unreadable = {
-      get metadata(): never {
-        throw new Error('metadata getter');
-      },
-    };
     const ran: string[] = [];
     t.shared.register(t.signal, 'revoked', () => {
       ran.push('revoked');
-      return proxy as never;
+      return revokedProxy() as never;
     });
     t.shared.register(t.signal, 'getter', () => {
       ran.push('getter');
-      return unreadable as never;
+      return throwingGetter('metadata') as never;
     });
     t.shared.register(t.signal, 'next', (_key, object) => {
       ran.push(`next ${object?.metadata?.name}`);
