@@ -56,10 +56,11 @@ function monotonicMs(): number {
  * The real clock: `Date.now`, `process.hrtime` (`performance.now` where there is no `process.hrtime`) and
  * `setTimeout`, each looked up at call time so spies on the globals still work.
  *
- * `monotonic()` is CLOCK_MONOTONIC in milliseconds (sub-microsecond resolution) from an arbitrary origin (the
- * host's boot, not the process start as `performance.now()`): subtract two readings, never compare one with
- * `performance.now()`. Read through `process.hrtime()`, it costs no allocation once optimised, unlike
- * `performance.now()`, whose result is boxed on the heap; hot paths (the workqueue's metrics) read it per item.
+ * `monotonic()` is CLOCK_MONOTONIC in milliseconds (sub-microsecond resolution) from an arbitrary origin
+ * (typically the host's boot, not the process start as for `performance.now()`): subtract two readings, never
+ * compare one with `performance.now()`. Read through `process.hrtime()`, it allocates nothing once optimised,
+ * unlike `performance.now()`, whose result is boxed on the heap; hot paths (the workqueue's metrics) read it per
+ * item.
  *
  * @example
  * ```ts
