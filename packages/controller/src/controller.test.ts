@@ -6,9 +6,9 @@ import { ApiError, type KubeObject } from '@lasso/client';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { exponentialFailureRateLimiter } from '@lasso/workqueue';
 import { afterEach, describe, expect, it } from 'vitest';
+import { revokedProxy, throwingGetter } from './__fixtures__/hostile.ts';
 import { type ControllerOptions, createController, type Handler } from './controller.ts';
 import { ErrIgnore, retryAfter } from './errors.ts';
-import { revokedProxy, throwingGetter } from './internal/hostile.ts';
 import { createRecorder } from './internal/recorder.ts';
 import { configMap, createTestInformer } from './internal/test-informer.ts';
 

@@ -3,6 +3,7 @@
 import type { KubeObject } from '@lasso/client';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
+import { revokedProxy } from './__fixtures__/hostile.ts';
 import { createController } from './controller.ts';
 import {
   ErrIgnore,
@@ -14,7 +15,6 @@ import {
   retryAfterDelay,
   stackOf,
 } from './errors.ts';
-import { revokedProxy } from './internal/hostile.ts';
 import { createTestInformer } from './internal/test-informer.ts';
 
 /** What an error of another copy looks like here: the core brand and the code, another class. */

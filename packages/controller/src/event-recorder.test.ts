@@ -4,13 +4,13 @@ import { ApiError } from '@lasso/client';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
 import { describe, expect, it } from 'vitest';
+import { revokedProxy } from './__fixtures__/hostile.ts';
 import { maxNoteBytes, microTime, truncateNote } from './event-format.ts';
 import {
   createEventRecorder,
   type EventRecorderClient,
   type EventRecorderOptions,
 } from './event-recorder.ts';
-import { revokedProxy } from './internal/hostile.ts';
 
 interface Call {
   verb: 'create' | 'patch';

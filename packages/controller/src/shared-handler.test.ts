@@ -3,8 +3,8 @@
 import type { KubeObject } from '@lasso/client';
 import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
+import { revokedProxy, throwingGetter } from './__fixtures__/hostile.ts';
 import { ErrIgnore, HandlerError, RetryAfterError } from './errors.ts';
-import { revokedProxy, throwingGetter } from './internal/hostile.ts';
 import { configMap } from './internal/test-informer.ts';
 import { createSharedHandler, recentDeletionMemoryMs } from './shared-handler.ts';
 
