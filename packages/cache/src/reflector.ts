@@ -36,7 +36,7 @@ import {
   isTooLargeResourceVersion,
   ListStrategy,
 } from './list-strategy.ts';
-import { batchViewOf, type OpenWatch, releaseWatch, resumeWatch } from './watch-list.ts';
+import { type OpenWatch, releaseWatch, resumeWatch, watchStepsOf } from './watch-list.ts';
 
 /**
  * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
@@ -602,18 +602,18 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         [Symbol.asyncIterator]();
       // @lasso/client's batch view: the events of one body chunk per step, applied in order without a promise turn
       // between them. Any other lister-watcher is read event by event.
-      const batches = batchViewOf(eventIterator);
-      iterator = batches ?? eventIterator;
+      const { batched, steps } = watchStepsOf(eventIterator);
+      iterator = steps;
       for (;;) {
         pending = true;
-        const result = await next(iterator);
+        const result = await next(steps);
         pending = false;
         if (result.done) {
           return { kind: 'ended', events, progressed: progressed(), durationMs: elapsed() };
         }
         const appliedBefore = applied;
         let failure: WatchOutcome | undefined;
-        if (batches === undefined) {
+        if (!batched) {
           failure = apply(result.value as WatchEvent<T>);
         } else {
           const batch = result.value as WatchEvent<T>[];

@@ -23,10 +23,11 @@ export interface StreamedList<T extends KubeObjectLike> {
   stream: OpenWatch<T>;
 }
 
-/** @internal An open watch request whose iteration a later consumer takes over. */
-export interface OpenWatch<T extends KubeObjectLike> {
-  /** The rest of the stream, a body chunk's events at a time (the events after the bookmark first). */
-  batches: AsyncIterator<WatchEvent<T>[]>;
+/**
+ * @internal An open watch request whose iteration a later consumer takes over: the rest of the stream, read as
+ * {@link watchStepsOf} read it (a batched stream gives the events after the bookmark first).
+ */
+export interface OpenWatch<T extends KubeObjectLike> extends WatchSteps<T> {
   /** Aborting it releases the request. */
   controller: AbortController;
 }
@@ -34,37 +35,26 @@ export interface OpenWatch<T extends KubeObjectLike> {
 /** @lasso/client's batch view of a watch iterator (`watchBatchesKey` there). */
 const watchBatchesKey = Symbol.for('lasso.client.watchBatches');
 
-/**
- * @internal The client's batch view of a watch iterator (its events a body chunk at a time, never an empty batch),
- * or undefined when `iterator` offers none. Once it is taken, the batches are the iterator's only view.
- */
-export function batchViewOf<T extends KubeObjectLike>(
-  iterator: AsyncIterator<WatchEvent<T>>,
-): AsyncIterator<WatchEvent<T>[]> | undefined {
-  const view = (iterator as unknown as Record<symbol, unknown>)[watchBatchesKey];
-  return typeof view === 'function'
-    ? (view.call(iterator) as AsyncIterator<WatchEvent<T>[]>)
-    : undefined;
+/** @internal A watch read a step at a time, as {@link watchStepsOf} gives it. */
+export interface WatchSteps<T extends KubeObjectLike> {
+  /** True: every step is a batch of events (`WatchEvent<T>[]`); false: every step is one `WatchEvent<T>`. */
+  batched: boolean;
+  steps: AsyncIterator<WatchEvent<T>[] | WatchEvent<T>>;
 }
 
-/** The events of `iterator` a body chunk at a time: the client's batch view, else one event per batch. */
-function batchesOf<T extends KubeObjectLike>(
+/**
+ * @internal How the reflector's watch and the streaming list read a watch iterator: `batched`, the client's batch
+ * view (the events of one body chunk per step, never an empty batch; once taken, the iterator's only view); else
+ * the iterator itself, one event per step. Nothing is put between the steps and their reader: an adapter making
+ * batches of one would cost a promise per event to every lister-watcher without the batch view.
+ */
+export function watchStepsOf<T extends KubeObjectLike>(
   iterator: AsyncIterator<WatchEvent<T>>,
-): AsyncIterator<WatchEvent<T>[]> {
-  const view = batchViewOf(iterator);
-  if (view !== undefined) return view;
-  return {
-    next: async () => {
-      const result = await iterator.next();
-      return result.done
-        ? { done: true, value: undefined }
-        : { done: false, value: [result.value] };
-    },
-    return: async () => {
-      await iterator.return?.();
-      return { done: true, value: undefined };
-    },
-  };
+): WatchSteps<T> {
+  const view = (iterator as unknown as Record<symbol, unknown>)[watchBatchesKey];
+  return typeof view === 'function'
+    ? { batched: true, steps: view.call(iterator) as AsyncIterator<WatchEvent<T>[]> }
+    : { batched: false, steps: iterator };
 }
 
 /**
@@ -134,27 +124,31 @@ export async function streamList<T extends KubeObjectLike>(
     inactivityTimeoutMs: 0,
     signal: controller.signal,
   };
-  let batches: AsyncIterator<WatchEvent<T>[]> | undefined;
+  let watch: WatchSteps<T> | undefined;
   let pending = false;
   let handedOver = false;
   const state = new Map<string, T>();
   try {
-    batches = batchesOf(options.listerWatcher.watch(request)[Symbol.asyncIterator]());
-    const source = batches;
+    watch = watchStepsOf(options.listerWatcher.watch(request)[Symbol.asyncIterator]());
+    const source = watch;
     for (;;) {
       if (controller.signal.aborted) throw abortReason(controller.signal);
       pending = true;
-      const result = await new Promise<IteratorResult<WatchEvent<T>[]>>((resolve, reject) => {
-        rejectNext = reject;
-        source.next().then(resolve, reject);
-      });
+      const result = await new Promise<IteratorResult<WatchEvent<T>[] | WatchEvent<T>>>(
+        (resolve, reject) => {
+          rejectNext = reject;
+          source.steps.next().then(resolve, reject);
+        },
+      );
       pending = false;
       if (result.done) {
         throw new StreamingUnsupportedError(
           `the streaming list ended after ${state.size} objects without the ${initialEventsEndAnnotation} bookmark`,
         );
       }
-      const batch = result.value;
+      const batch = source.batched
+        ? (result.value as WatchEvent<T>[])
+        : [result.value as WatchEvent<T>];
       let progressed = false;
       for (let index = 0; index < batch.length; index++) {
         const event = batch[index] as { type?: unknown; object?: unknown };
@@ -191,7 +185,16 @@ export async function streamList<T extends KubeObjectLike>(
             return {
               items: [...state.values()],
               resourceVersion,
-              stream: { batches: withLeftover(source, batch.slice(index + 1)), controller },
+              stream: {
+                batched: source.batched,
+                steps: source.batched
+                  ? withLeftover(
+                      source.steps as AsyncIterator<WatchEvent<T>[]>,
+                      batch.slice(index + 1),
+                    )
+                  : source.steps,
+                controller,
+              },
             };
           }
           default:
@@ -224,7 +227,7 @@ export async function streamList<T extends KubeObjectLike>(
       if (!controller.signal.aborted)
         controller.abort(new LassoError('LASSO_ABORTED', 'streaming list released'));
       const closing = Promise.resolve()
-        .then(() => batches?.return?.())
+        .then(() => watch?.steps.return?.())
         .catch(() => {});
       if (!pending) await closing;
     }
@@ -265,9 +268,9 @@ function withLeftover<T extends KubeObjectLike>(
 
 /**
  * @internal The rest of a streaming list's watch as the iterable of the watch that takes it over: `options.signal`
- * (that watch's) releases the request; `return()` releases it too. It offers the client's batch view as well (one
- * view per consumer). Undefined, and the request released, when `options` ask for another stream (a streaming list
- * again) or carry no signal.
+ * (that watch's) releases the request; `return()` releases it too. A batched stream offers the client's batch view
+ * as well (one view per consumer); any other is its steps as they are. Undefined, and the request released, when
+ * `options` ask for another stream (a streaming list again) or carry no signal.
  */
 export function resumeWatch<T extends KubeObjectLike>(
   open: OpenWatch<T>,
@@ -278,7 +281,7 @@ export function resumeWatch<T extends KubeObjectLike>(
     releaseWatch(open, 'streaming list not taken over');
     return undefined;
   }
-  const { batches, controller } = open;
+  const { controller } = open;
   const onAbort = (): void => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
@@ -286,9 +289,15 @@ export function resumeWatch<T extends KubeObjectLike>(
     signal.removeEventListener('abort', onAbort);
     if (!controller.signal.aborted)
       controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
-    await batches.return?.();
+    await open.steps.return?.();
     return { done: true, value: undefined };
   };
+  if (!open.batched) {
+    const steps = open.steps as AsyncIterator<WatchEvent<T>>;
+    const single: AsyncIterator<WatchEvent<T>> = { next: () => steps.next(), return: release };
+    return { [Symbol.asyncIterator]: () => single };
+  }
+  const batches = open.steps as AsyncIterator<WatchEvent<T>[]>;
   const view: AsyncIterator<WatchEvent<T>[]> = { next: () => batches.next(), return: release };
   // An index into the current batch, not shift(): a streaming list's first chunk can hold many events.
   let queue: WatchEvent<T>[] = [];
@@ -313,6 +322,6 @@ export function resumeWatch<T extends KubeObjectLike>(
 export function releaseWatch<T extends KubeObjectLike>(open: OpenWatch<T>, why: string): void {
   open.controller.abort(new LassoError('LASSO_ABORTED', why));
   Promise.resolve()
-    .then(() => open.batches.return?.())
+    .then(() => open.steps.return?.())
     .catch(() => {});
 }
