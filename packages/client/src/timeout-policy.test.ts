@@ -262,6 +262,8 @@ describe('the request-timeout policy', () => {
     expect(error.message).toBe(
       `${LIST_PATH}: no response bytes for 30000 ms (progress deadline, progressTimeoutMs)`,
     );
+    // Built once, when the deadline passed: not a copy wrapping the signal's reason as its cause.
+    expect(error.cause).toBeUndefined();
     await closedClean(loopback, clock);
   });
 
@@ -388,9 +390,15 @@ describe('the request-timeout policy', () => {
     await expect(configMaps.list('d', { progressTimeoutMs: -5 })).rejects.toThrow(RangeError);
     await expect(
       configMaps.list('d', { progressTimeoutMs: Number.POSITIVE_INFINITY }),
-    ).rejects.toThrow(/progressTimeoutMs must be a finite number/);
+    ).rejects.toThrow(
+      new RangeError(
+        'RestTransport: GET /api/v1/namespaces/d/configmaps: progressTimeoutMs must be a finite number of ms >= 0 (0: none), got Infinity',
+      ),
+    );
     await expect(configMaps.get('d', 'a', { timeoutMs: -1 })).rejects.toThrow(
-      /GET \/api\/v1\/namespaces\/d\/configmaps\/a: timeoutMs must be/,
+      new RangeError(
+        'RestTransport: GET /api/v1/namespaces/d/configmaps/a: timeoutMs must be a finite number of ms >= 0 (0: none), got -1',
+      ),
     );
     expect(server.requests).toHaveLength(0);
   });

@@ -109,16 +109,18 @@ export interface RequestDeadlines {
 /**
  * @internal The deadlines of a request read whole ({@link RestTransport.requestJson}): the per-call
  * values when set, else the config's default of the deadline its class runs under (a watch read whole
- * is held to the list's progress deadline). Throws a RangeError naming a bad per-call option.
+ * is held to the list's progress deadline). Throws a RangeError naming a bad per-call option and
+ * `request` (`RestTransport: GET /api/v1/...: timeoutMs must be ...`). Every value returned is a
+ * finite number >= 0: `defaults` were checked when the transport was built.
  */
 export function resolveDeadlines(
   requestClass: RequestClass,
   perCall: { timeoutMs?: number | undefined; progressTimeoutMs?: number | undefined },
   defaults: { timeoutMs: number; progressTimeoutMs: number },
-  where: string,
+  request: { method: string; path: string },
 ): RequestDeadlines {
-  checkTimeoutOption(perCall.timeoutMs, 'timeoutMs', where);
-  checkTimeoutOption(perCall.progressTimeoutMs, 'progressTimeoutMs', where);
+  checkTimeoutOption(perCall.timeoutMs, 'timeoutMs', 'RestTransport', request);
+  checkTimeoutOption(perCall.progressTimeoutMs, 'progressTimeoutMs', 'RestTransport', request);
   const short = requestClass === 'short';
   return {
     totalMs: perCall.timeoutMs ?? (short ? defaults.timeoutMs : 0),
@@ -142,12 +144,22 @@ export function watchInactivityMs(options: {
   );
 }
 
-/** @internal Throw a RangeError naming `option` unless `value` is undefined or a finite number >= 0. */
-export function checkTimeoutOption(value: unknown, option: string, where: string): void {
+/**
+ * @internal Throw a RangeError naming `where` (then `request`, when given) and `option` unless `value` is
+ * undefined or a finite number >= 0. The message is built only when it throws: a request's own options
+ * are checked on every request.
+ */
+export function checkTimeoutOption(
+  value: unknown,
+  option: string,
+  where: string,
+  request?: { method: string; path: string },
+): void {
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    const prefix = request === undefined ? where : `${where}: ${request.method} ${request.path}`;
     throw new RangeError(
-      `${where}: ${option} must be a finite number of ms >= 0 (0: none), got ${String(value)}`,
+      `${prefix}: ${option} must be a finite number of ms >= 0 (0: none), got ${String(value)}`,
     );
   }
 }

@@ -173,7 +173,7 @@ export class RestTransport {
       requestClassOf(request.method, request.path, request.query),
       request,
       { timeoutMs: this.#timeoutMs, progressTimeoutMs: this.#progressTimeoutMs },
-      `RestTransport: ${request.method} ${request.path}`,
+      request,
     );
     const retryConnectionLoss = request.method === 'GET';
     const limit = request.maxResponseBytes ?? this.#maxResponseBytes;

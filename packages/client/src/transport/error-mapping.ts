@@ -93,7 +93,10 @@ export function requestFailure(
   if (signal?.aborted) {
     const reason = abortReason(signal);
     // A deadline of the request's own: its error already says what was asked and which deadline.
+    // undici rejects with the signal's reason itself: that error is thrown as it was built. Only a
+    // different failure that raced the deadline is attached, as the cause of a copy.
     if (reason instanceof RequestTimeoutError) {
+      if (error === reason) return reason;
       return new RequestTimeoutError(
         {
           method: request.method,

@@ -23,6 +23,7 @@ export class RequestDeadline {
     deadlines: RequestDeadlines,
     request: { method: string; path: string; query?: QueryParams | undefined },
   ) {
+    // Both are finite numbers >= 0 (resolveDeadlines' values; 0: none).
     const { totalMs, progressMs } = deadlines;
     if (!(totalMs > 0) && !(progressMs > 0)) {
       this.signal = undefined;
@@ -30,13 +31,13 @@ export class RequestDeadline {
     }
     const controller = new AbortController();
     this.signal = controller.signal;
-    if (totalMs > 0 && Number.isFinite(totalMs)) {
+    if (totalMs > 0) {
       this.#total = clock.schedule(totalMs, () => {
         this.#progress?.cancel();
         controller.abort(RequestTimeoutError.of(request, 'request', totalMs));
       });
     }
-    if (progressMs > 0 && Number.isFinite(progressMs)) {
+    if (progressMs > 0) {
       this.#progress = new InactivityTimer({
         clock,
         timeoutMs: progressMs,
