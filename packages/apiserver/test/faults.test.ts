@@ -1,5 +1,7 @@
 // The fault API of the built-in server, on the wire.
 import * as net from 'node:net';
+import type { ScheduleOptions, TimerHandle } from '@lasso/core';
+import { FakeClock } from '@lasso/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningLocalApiServer, startLocalApiServer } from '../src/index.ts';
 import { call, configMap, watch } from './wire.ts';
@@ -18,6 +20,22 @@ beforeEach(() => {
 afterAll(async () => {
   await server?.stop();
 });
+
+/** A FakeClock that can be awaited until a timer of a given delay is scheduled (no polling). */
+class SignallingClock extends FakeClock {
+  readonly #waiters: Array<{ delayMs: number; resolve: () => void }> = [];
+  override schedule(delayMs: number, callback: () => void, options?: ScheduleOptions): TimerHandle {
+    const handle = super.schedule(delayMs, callback, options);
+    for (const waiter of this.#waiters.filter((w) => w.delayMs === delayMs)) {
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    return handle;
+  }
+  scheduled(delayMs: number): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push({ delayMs, resolve }));
+  }
+}
 
 function connectRefused(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
@@ -98,16 +116,31 @@ describe('FaultInjector', () => {
   });
 
   it('restarts on the same port with the same state, refusing connections while down', async () => {
-    await call(server, 'POST', cms, { body: configMap('survives-restart') });
-    const rv = server.currentResourceVersion();
-    const stream = await watch(server, `${cms}?watch=1`);
-    const restarting = server.faults.restart({ downMs: 200 });
-    expect(await stream.ended).toBe(false);
-    expect(await connectRefused(server.url)).toBe(true);
-    await restarting;
-    const reply = await call(server, 'GET', `${cms}/survives-restart`);
-    expect(reply.status).toBe(200);
-    expect(server.currentResourceVersion()).toBe(rv);
+    // Its own server on a FakeClock: the downtime ends when the test says so. On real time, a 200 ms downtime
+    // could pass before the connection attempt on a loaded machine, and the refusal went unseen.
+    const downMs = 4_321;
+    const clock = new SignallingClock();
+    const restartable = await startLocalApiServer({ clock, insecureHttp: true });
+    try {
+      await call(restartable, 'POST', cms, { body: configMap('survives-restart') });
+      const rv = restartable.currentResourceVersion();
+      const stream = await watch(restartable, `${cms}?watch=1`);
+      // The downtime's timer is scheduled once the listener and every connection are closed.
+      const down = clock.scheduled(downMs);
+      const restarting = restartable.faults.restart({ downMs });
+      expect(await stream.ended).toBe(false);
+      await down;
+      expect(await connectRefused(restartable.url)).toBe(true);
+      await clock.advance(downMs - 1);
+      expect(await connectRefused(restartable.url)).toBe(true);
+      await clock.advance(1);
+      await restarting;
+      const reply = await call(restartable, 'GET', `${cms}/survives-restart`);
+      expect(reply.status).toBe(200);
+      expect(restartable.currentResourceVersion()).toBe(rv);
+    } finally {
+      await restartable.stop();
+    }
   });
 
   it('removes pending faults on reset()', async () => {
