@@ -9,11 +9,10 @@
 // --rounds N (per mode) --objects N (ConfigMaps the controllers cache).
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import { loadKubeConfig, restTransportFor } from '@lasso/client';
 import { startServerChild } from './child.ts';
+import { configMapClient, seedConfigMaps } from './configmap-client.ts';
 import type { ReplicaReport } from './failover-replica.ts';
-import { benchConfigMap } from './fixtures.ts';
 import { type BenchSummary, machineNote, median, parseSizes, recordResults } from './measure.ts';
 
 const sizes = parseSizes(process.argv.slice(2), {
@@ -213,15 +212,7 @@ async function main(): Promise<void> {
   const server = await startServerChild(['envtest', 'failover']);
   try {
     const rest = await loadKubeConfig({ path: server.kubeconfigPath });
-    const configMaps = new Client<ConfigMap>({
-      gvr: { group: '', version: 'v1', resource: 'configmaps' },
-      kind: 'ConfigMap',
-      namespaced: true,
-      rest,
-    });
-    for (let i = 0; i < sizes.objects; i++) {
-      await configMaps.create(server.namespace, benchConfigMap(i, server.namespace) as ConfigMap);
-    }
+    await seedConfigMaps(configMapClient(rest), server.namespace, sizes.objects, 1);
     process.stdout.write(
       `failover of two replicas (@lasso/factory + @lasso/controller leader election), ${machineNote()}\n` +
         `server: ${server.description}; ${sizes.objects} ConfigMaps cached by each replica\n` +

@@ -4,9 +4,10 @@
 // rounds each (median), one informer alive at a time. Sizes: --objects N --rounds N.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { loadKubeConfig, restTransportFor } from '@lasso/client';
 import { request } from 'undici';
 import { startServerChild } from './child.ts';
+import { configMapClient, seedConfigMaps } from './configmap-client.ts';
 import {
   type Contender,
   clientNode14Contender,
@@ -14,7 +15,6 @@ import {
   lassoContender,
 } from './contenders.ts';
 import { countdown } from './countdown.ts';
-import { benchConfigMap } from './fixtures.ts';
 import { kubeHttp } from './kube-http.ts';
 import {
   type BenchSummary,
@@ -35,22 +35,9 @@ interface SyncResult {
 
 async function seed(kubeconfigPath: string, namespace: string): Promise<number> {
   const rest = await loadKubeConfig({ path: kubeconfigPath });
-  const client = new Client({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest,
-  });
   const started = performance.now();
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < sizes.objects) {
-      const index = next++;
-      await client.create(namespace, benchConfigMap(index, namespace));
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: sizes.parallel }, worker));
+    await seedConfigMaps(configMapClient(rest), namespace, sizes.objects, sizes.parallel);
   } finally {
     await restTransportFor(rest).close();
   }

@@ -4,32 +4,12 @@
 // two forced GCs minus the heap before, divided by the objects. Run: node --expose-gc dist/metadata-cache.js
 // [--objects N --rounds N] (build it with `npx tsup src/metadata-cache.ts --no-config --format esm -d dist`).
 import { createCache, createMetadataCache, type SharedIndexInformer } from '@lasso/cache';
-import { Client, type KubeObjectLike, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { type Client, type KubeObjectLike, loadKubeConfig, restTransportFor } from '@lasso/client';
 import { startServerChild } from './child.ts';
-import { benchConfigMap } from './fixtures.ts';
+import { configMapClient, seedConfigMaps } from './configmap-client.ts';
 import { machineNote, median, parseSizes, settledHeapUsed } from './measure.ts';
 
 const sizes = parseSizes(process.argv.slice(2), { objects: 5_000, rounds: 3, parallel: 16 });
-
-async function configMaps(kubeconfigPath: string): Promise<Client> {
-  return new Client({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest: await loadKubeConfig({ path: kubeconfigPath }),
-  });
-}
-
-async function seed(client: Client, namespace: string): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < sizes.objects) {
-      const index = next++;
-      await client.create(namespace, benchConfigMap(index, namespace));
-    }
-  };
-  await Promise.all(Array.from({ length: sizes.parallel }, worker));
-}
 
 async function bytesPerObject(
   client: Client,
@@ -55,8 +35,8 @@ async function bytesPerObject(
 const server = await startServerChild(['envtest', 'bench-metadata']);
 try {
   console.log(`${machineNote()}; ${server.description}; ${sizes.objects} W2 ConfigMaps`);
-  const client = await configMaps(server.kubeconfigPath);
-  await seed(client, server.namespace);
+  const client = configMapClient(await loadKubeConfig({ path: server.kubeconfigPath }));
+  await seedConfigMaps(client, server.namespace, sizes.objects, sizes.parallel);
   const options = { namespace: server.namespace, resyncMs: 0 };
   const contenders = {
     full: () => createCache<KubeObjectLike>(client, options),

@@ -5,6 +5,7 @@
 // before its create was issued. Talks to the parent over the fork IPC channel: `ready`, then one reply per
 // request; it exits when the parent disconnects.
 import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { configMapClient } from './configmap-client.ts';
 import { benchConfigMap, writtenAtKey } from './fixtures.ts';
 import { monotonicMs } from './measure.ts';
 
@@ -29,12 +30,7 @@ async function main(): Promise<void> {
   const [kubeconfigPath] = process.argv.slice(2);
   if (kubeconfigPath === undefined) throw new TypeError('writer-process: kubeconfig path missing');
   const rest = await loadKubeConfig({ path: kubeconfigPath });
-  const configMaps = new Client<KubeObject>({
-    gvr: { group: '', version: 'v1', resource: 'configmaps' },
-    kind: 'ConfigMap',
-    namespaced: true,
-    rest,
-  });
+  const configMaps = configMapClient(rest);
   const namespaces = new Client<KubeObject>({
     gvr: { group: '', version: 'v1', resource: 'namespaces' },
     kind: 'Namespace',
