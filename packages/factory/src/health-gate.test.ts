@@ -2,10 +2,10 @@
 // 3.2 s (+0..25 % jitter), stops when nobody waits.
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
-import { HealthGate, healthCheckIntervalMs } from './health-gate.ts';
+import { HealthGate, type HealthGateOptions, healthCheckIntervalMs } from './health-gate.ts';
 
 function gate(
-  answers: Array<boolean | 'hang'>,
+  answers: Array<boolean | 'hang' | 'throw'>,
   onHealth?: (healthy: boolean) => void,
   random: () => number = () => 0,
 ) {
@@ -22,6 +22,7 @@ function gate(
       pings.push(signal);
       pingedAt.push(clock.monotonic());
       const answer = answers.shift() ?? true;
+      if (answer === 'throw') return Promise.reject(new Error('broken isHealthy'));
       if (answer !== 'hang') return Promise.resolve(answer);
       // A ping that only ends when its signal does: the gate's timeout must end it.
       return new Promise<boolean>((resolve) =>
@@ -103,6 +104,31 @@ describe('HealthGate', () => {
     expect(pings).toHaveLength(2);
   });
 
+  it('counts a rejecting isHealthy as unhealthy and retries', async () => {
+    const { clock, health, pings, logger } = gate(['throw', true]);
+    const waiting = health.wait();
+    await clock.advance(800);
+    await waiting;
+    expect(pings).toHaveLength(2);
+    expect(logger.find('API server is not healthy, retrying')).toHaveLength(1);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
+  it('warns once when a later loop finds the server still down', async () => {
+    const { clock, health, logger } = gate([false, false, false, true]);
+    const stop = new AbortController();
+    const first = health.wait({ signal: stop.signal });
+    await clock.advance(800);
+    stop.abort(new Error('relisting'));
+    await expect(first).rejects.toThrow('relisting');
+    const second = health.wait();
+    await clock.advance(800);
+    await second;
+    expect(logger.find('API server is not healthy, retrying')).toHaveLength(1);
+    expect(logger.find('API server still not healthy, retrying')).toHaveLength(2);
+    expect(logger.find('API server is healthy again')).toHaveLength(1);
+  });
+
   it('keeps pinging while a waiter remains and stops when the last one leaves', async () => {
     const { clock, health, pings } = gate([false, false, false]);
     const first = new AbortController();
@@ -144,5 +170,19 @@ describe('HealthGate', () => {
     await waiting;
     expect(outcomes).toEqual([false, true]);
     expect(logger.find('health callback failed')).toHaveLength(2);
+  });
+
+  it('throws a TypeError naming a bad option', () => {
+    const clock = new FakeClock();
+    const logger = createTestLogger();
+    const isHealthy = () => Promise.resolve(true);
+    const bad = (options: unknown) => () => new HealthGate(options as HealthGateOptions);
+    expect(bad(undefined)).toThrow(new TypeError('HealthGate: isHealthy must be a function'));
+    expect(bad({ clock, logger })).toThrow(/isHealthy must be a function/);
+    expect(bad({ isHealthy, logger })).toThrow(/clock must be a Clock/);
+    expect(bad({ isHealthy, clock, logger: {} })).toThrow(/logger must be a Logger/);
+    expect(bad({ isHealthy, clock, logger, onHealth: 1 })).toThrow(/onHealth must be a function/);
+    expect(bad({ isHealthy, clock, logger, random: 'x' })).toThrow(/random must be a function/);
+    expect(bad({ isHealthy, clock, logger, onHealth: undefined })).not.toThrow();
   });
 });

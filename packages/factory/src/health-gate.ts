@@ -1,6 +1,7 @@
-// The health gate of a cache factory: one /version ping loop shared by every informer whose list failed and by
-// the first start. Ports rancher/lasso pkg/cache/healthcheck.go, except that the loop stops once nobody waits and
-// failed pings are retried with the reflector's backoff (800 ms doubling to 3.2 s, +0..25 %) instead of every 15 s.
+// The health gate of a cache factory (and of the dynamic controller's own informers): one /version ping loop
+// shared by every informer whose list failed and by the first start. Ports rancher/lasso pkg/cache/healthcheck.go,
+// except that the loop stops once nobody waits and failed pings are retried with the reflector's backoff (800 ms
+// doubling to 3.2 s, +0..25 %) instead of every 15 s.
 import { createBackoff } from '@lasso/cache';
 import {
   abortReason,
@@ -19,10 +20,16 @@ import {
  */
 export const healthCheckIntervalMs = 15_000;
 
-/** @internal Options of {@link HealthGate}. */
+/** Options of {@link HealthGate}. */
 export interface HealthGateOptions {
+  /**
+   * One ping: true when the API server answers (e.g. `SharedClientFactory.isHealthy`). Meant never to throw; a
+   * rejection counts as unhealthy. Each ping is aborted through `signal` after {@link healthCheckIntervalMs}.
+   */
   isHealthy(options: { signal: AbortSignal }): Promise<boolean>;
+  /** Times the retries and the ping timeout. */
   clock: Clock;
+  /** Where the outage is logged: one warning when it starts, one info when it ends, retries at debug. */
   logger: Logger;
   /** Told the outcome of every ping (lasso's `HealthCallback`); a throwing callback is logged. */
   onHealth?: ((healthy: boolean) => void) | undefined;
@@ -30,7 +37,19 @@ export interface HealthGateOptions {
   random?: (() => number) | undefined;
 }
 
-/** @internal Resolves waiters once the API server answers `/version`; one loop however many wait. */
+/**
+ * Resolves waiters once the API server answers a ping, with one ping loop however many wait: the health gate of
+ * the cache factory's informers (lasso's `healthcheck.go`), for informers of your own that should wait the same way
+ * after a failed list (`waitHealthy` of `createCache`). The loop stops when its last waiter leaves.
+ *
+ * @example
+ * ```ts
+ * const clients = createSharedClientFactory(rest);
+ * const gate = new HealthGate({ isHealthy: (ping) => clients.isHealthy(ping), clock, logger });
+ * // resolves once GET /version answers; rejects with the signal's reason if it aborts first
+ * await gate.wait({ signal });
+ * ```
+ */
 export class HealthGate {
   readonly #options: HealthGateOptions;
   #loop: { done: Promise<void>; stop: AbortController } | undefined;
@@ -39,6 +58,20 @@ export class HealthGate {
   #healthy: boolean | undefined;
 
   constructor(options: HealthGateOptions) {
+    if (typeof options?.isHealthy !== 'function') {
+      throw new TypeError('HealthGate: isHealthy must be a function');
+    }
+    if (typeof options.clock?.schedule !== 'function') {
+      throw new TypeError('HealthGate: clock must be a Clock');
+    }
+    if (typeof options.logger?.warn !== 'function') {
+      throw new TypeError('HealthGate: logger must be a Logger');
+    }
+    for (const name of ['onHealth', 'random'] as const) {
+      if (options[name] !== undefined && typeof options[name] !== 'function') {
+        throw new TypeError(`HealthGate: ${name} must be a function`);
+      }
+    }
     this.#options = options;
   }
 

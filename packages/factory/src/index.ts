@@ -1,6 +1,6 @@
 // Public API of @lasso/factory: lasso's shared client, cache and controller factories.
 export { FactoryClosedError, FactoryStartError, type KindStartFailure } from './errors.ts';
-export { healthCheckIntervalMs } from './health-gate.ts';
+export { HealthGate, type HealthGateOptions, healthCheckIntervalMs } from './health-gate.ts';
 export {
   type Kind,
   type KindRef,

@@ -7,6 +7,7 @@ describe('public API', () => {
       [
         "FactoryClosedError",
         "FactoryStartError",
+        "HealthGate",
         "createSharedCacheFactory",
         "createSharedClientFactory",
         "createSharedControllerFactory",
