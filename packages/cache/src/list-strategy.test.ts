@@ -1,9 +1,9 @@
 // The reflector's lists: client-go's reflector.list rules (relistResourceVersion, paginatedResult, the pager's page
 // size, isLastSyncResourceVersionUnavailable) and streaming lists (reflector.watchList, KEP-3157) with their fallback.
 import { ApiError, type KubeObject } from '@lasso/client';
-import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
+import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { WatchError } from './errors.ts';
+import { runReflector } from '../test/reflector-harness.ts';
 import { type ListerWatcher, Reflector, type ReflectorOptions } from './reflector.ts';
 import { createStore } from './store.ts';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing/fake-lister-watcher.ts';
@@ -18,42 +18,13 @@ function setup(
   fakeOptions: FakeListerWatcherOptions<KubeObject> = {},
   prepare: (fake: FakeListerWatcher) => void = () => {},
 ) {
-  const clock = new FakeClock();
-  const fake = new FakeListerWatcher({
-    objects: Array.from({ length: count }, (_, i) => cm(`cm-${String(i).padStart(4, '0')}`)),
-    ...fakeOptions,
-  });
-  prepare(fake);
-  const store = createStore();
-  const logger = createTestLogger();
-  const metrics = createTestMetricsProvider();
-  const errors: WatchError[] = [];
-  const reflector = new Reflector(fake, store, {
-    name: 'test',
-    clock,
-    logger,
-    metrics,
-    random: () => 0,
-    watchErrorHandler: (error) => errors.push(error),
-    ...options,
-  });
-  const controller = new AbortController();
-  const running = reflector.run({ signal: controller.signal });
+  const objects = Array.from({ length: count }, (_, i) => cm(`cm-${String(i).padStart(4, '0')}`));
+  const t = runReflector(objects, options, fakeOptions, prepare);
   return {
-    clock,
-    fake,
-    store,
-    logger,
-    errors,
-    reflector,
+    ...t,
     byStrategy: (strategy: string) =>
-      metrics.value('lasso_reflector_lists_by_strategy_total', { name: 'test', strategy }),
-    fallbacks: () =>
-      metrics.value('lasso_reflector_streaming_list_fallbacks_total', { name: 'test' }),
-    stop: async () => {
-      controller.abort();
-      await running;
-    },
+      t.metrics.value('lasso_reflector_lists_by_strategy_total', { name: 'test', strategy }),
+    fallbacks: () => t.counter('lasso_reflector_streaming_list_fallbacks_total'),
   };
 }
 

@@ -1,9 +1,9 @@
 // Ports the intent of client-go reflector_test.go (TestReflectorListAndWatch*, TestBackoff*, TestReflectorExpiredRV*).
 import { ApiError, type KubeObject } from '@lasso/client';
 import { LassoError, TimeoutError } from '@lasso/core';
-import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
+import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { WatchError } from './errors.ts';
+import { runReflector } from '../test/reflector-harness.ts';
 import { type ListerWatcher, Reflector, type ReflectorOptions } from './reflector.ts';
 import { createStore } from './store.ts';
 import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
@@ -17,42 +17,8 @@ function setup(
   options: ReflectorOptions = {},
   prepare: (fake: FakeListerWatcher) => void = () => {},
 ) {
-  const clock = new FakeClock();
-  const fake = new FakeListerWatcher({
-    objects: Array.from({ length: count }, (_, i) => cm(`cm-${i}`)),
-  });
-  prepare(fake);
-  const store = createStore();
-  const logger = createTestLogger();
-  const metrics = createTestMetricsProvider();
-  const errors: WatchError[] = [];
-  const reflector = new Reflector(fake, store, {
-    name: 'test',
-    clock,
-    logger,
-    metrics,
-    random: () => 0,
-    watchErrorHandler: (error) => errors.push(error),
-    ...options,
-  });
-  const controller = new AbortController();
-  const running = reflector.run({ signal: controller.signal });
-  const counter = (name: string) => metrics.value(name, { name: 'test' });
-  return {
-    clock,
-    fake,
-    store,
-    logger,
-    metrics,
-    errors,
-    reflector,
-    counter,
-    settle: () => clock.advance(0),
-    stop: async () => {
-      controller.abort();
-      await running;
-    },
-  };
+  const objects = Array.from({ length: count }, (_, i) => cm(`cm-${i}`));
+  return runReflector(objects, options, {}, prepare);
 }
 
 /** kube-apiserver's storage.NewTooLargeResourceVersionError. */
