@@ -1,22 +1,15 @@
 // Client's resource checks: the constructor against the built-in table, verify() against discovery.
 import { LassoError } from '@lasso/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useClients } from '../test/helpers/clients.ts';
 import { Client, type ClientOptions } from './client.ts';
-import { createRestConfig } from './config/rest-config.ts';
 import type { RestMapper, RestMapping } from './rest-mapper.ts';
-import { RestTransport } from './transport.ts';
+import type { RestTransport } from './transport.ts';
 import type { GroupVersionResource } from './types.ts';
 
-const transports: RestTransport[] = [];
-afterEach(async () => {
-  for (const t of transports.splice(0)) await t.close();
-});
+const { transport } = useClients();
 
-function rest(): RestTransport {
-  const transport = new RestTransport(createRestConfig({ server: 'https://k8s.example:6443' }));
-  transports.push(transport);
-  return transport;
-}
+const rest = (): RestTransport => transport('https://k8s.example:6443');
 
 function gvr(apiVersion: string, resource: string): GroupVersionResource {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];

@@ -1,21 +1,15 @@
 import { isLassoError } from '@lasso/core';
-import { afterEach, describe, expect, it } from 'vitest';
-import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
-import { createRestConfig } from './config/rest-config.ts';
+import { describe, expect, it } from 'vitest';
+import { useClients } from '../test/helpers/clients.ts';
+import { json, type Loopback, status } from '../test/helpers/loopback.ts';
 import { DiscoveryClient } from './discovery.ts';
 import { createRestMapper } from './rest-mapper.ts';
-import { RestTransport } from './transport.ts';
 
-let server: Loopback | undefined;
-let transport: RestTransport | undefined;
-afterEach(async () => {
-  await transport?.close();
-  await server?.close();
-});
+const { serve, transport: open } = useClients();
 
 /** A fake discovery server; `crdInstalled` toggles the example.com group. */
 async function discoveryServer(state: { crdInstalled: boolean }): Promise<Loopback> {
-  return startLoopback((request, response) => {
+  return serve((request, response) => {
     const groups = [
       {
         name: 'apps',
@@ -120,14 +114,9 @@ async function discoveryServer(state: { crdInstalled: boolean }): Promise<Loopba
   });
 }
 
-function open(loopback: Loopback): RestTransport {
-  transport = new RestTransport(createRestConfig({ server: loopback.url }));
-  return transport;
-}
-
 describe('DiscoveryClient', () => {
   it('lists groups with the preferred version first and reports failed group versions', async () => {
-    server = await discoveryServer({ crdInstalled: true });
+    const server = await discoveryServer({ crdInstalled: true });
     const discovery = new DiscoveryClient(open(server));
     const result = await discovery.discover();
     expect(result.groups.map((g) => [g.name, g.versions])).toEqual([
@@ -147,7 +136,7 @@ describe('DiscoveryClient', () => {
 
 describe('createRestMapper', () => {
   it('maps resources to kinds and kinds to resources with their scope', async () => {
-    server = await discoveryServer({ crdInstalled: false });
+    const server = await discoveryServer({ crdInstalled: false });
     const mapper = createRestMapper(open(server));
     await expect(
       mapper.kindFor({ group: 'apps', version: 'v1', resource: 'deployments' }),
@@ -175,7 +164,7 @@ describe('createRestMapper', () => {
   });
 
   it('answers mappingFor with the kind, the plural resource and the scope', async () => {
-    server = await discoveryServer({ crdInstalled: false });
+    const server = await discoveryServer({ crdInstalled: false });
     const mapper = createRestMapper(open(server));
     await expect(mapper.mappingFor({ group: '', version: 'v1', resource: 'cm' })).resolves.toEqual({
       gvr: { group: '', version: 'v1', resource: 'configmaps' },
@@ -190,7 +179,7 @@ describe('createRestMapper', () => {
 
   it('refreshes once on a miss so a CRD installed after start resolves, with the preferred version', async () => {
     const state = { crdInstalled: false };
-    server = await discoveryServer(state);
+    const server = await discoveryServer(state);
     const mapper = createRestMapper(open(server));
     await mapper.resourceFor({ group: 'apps', kind: 'Deployment' });
     state.crdInstalled = true;
@@ -202,7 +191,7 @@ describe('createRestMapper', () => {
   });
 
   it('falls back to a non-preferred version serving the kind when no version is given', async () => {
-    server = await discoveryServer({ crdInstalled: true });
+    const server = await discoveryServer({ crdInstalled: true });
     const mapper = createRestMapper(open(server));
     await expect(mapper.resourceFor({ group: 'example.com', kind: 'Sundae' })).resolves.toEqual({
       gvr: { group: 'example.com', version: 'v1beta1', resource: 'sundaes' },
@@ -225,10 +214,10 @@ describe('createRestMapper', () => {
   });
 
   it('throws LASSO_NO_KIND_MATCH after one refresh when the kind does not exist', async () => {
-    server = await discoveryServer({ crdInstalled: false });
+    const server = await discoveryServer({ crdInstalled: false });
     const mapper = createRestMapper(open(server));
     await mapper.kindFor({ group: '', resource: 'pods' });
-    const groupsCalls = () => server?.requests.filter((r) => r.url === '/apis').length;
+    const groupsCalls = () => server.requests.filter((r) => r.url === '/apis').length;
     expect(groupsCalls()).toBe(1);
     const error = await mapper
       .resourceFor({ group: 'nope.io', kind: 'Thing' })
@@ -239,7 +228,7 @@ describe('createRestMapper', () => {
   });
 
   it('keeps resolving other groups when one group fails, and names the failure for that group', async () => {
-    server = await discoveryServer({ crdInstalled: false });
+    const server = await discoveryServer({ crdInstalled: false });
     const mapper = createRestMapper(open(server));
     await expect(mapper.resourceFor({ group: 'apps', kind: 'Deployment' })).resolves.toMatchObject({
       namespaced: true,
