@@ -1,6 +1,6 @@
 // Two operator instances on one Lease: exactly one reconciles; when it stops (releasing the Lease) the other
 // takes over and reconciles what changed meanwhile.
-import { clientFor } from '@lasso/client';
+import { clientFor, isConflict } from '@lasso/client';
 import { LeadershipLostError } from '@lasso/controller';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +25,11 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-// Whole seconds, so that leaseDurationSeconds on the wire equals leaseDurationMs.
-const timing = { leaseDurationMs: 2_000, renewDeadlineMs: 1_500, retryPeriodMs: 200 };
+// Whole seconds, so that leaseDurationSeconds on the wire equals leaseDurationMs. No step waits for a lease to
+// expire (the leader releases it, or the test hands it to another holder), so the lease is long: a leader
+// whose event loop or API server stalls under CI load for more than the renew deadline would lose the Lease
+// and fail the test. The retry period stays short so that a handover takes a fraction of a second.
+const timing = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 200 };
 
 /** The identities that reported Events about the Icecream `name`. */
 function reporters(events: Event[], name: string): Set<string> {
@@ -133,11 +136,23 @@ describe('createOperator with leaderElection', () => {
       await running.logger.untilLogged('caches synced');
       expect(running.operator.leadershipLost()).toBeUndefined();
       // Another candidate holds the Lease now (as after this one was paused past its lease): renewals fail.
-      const lease = await leases.get(namespace, 'icecream-operator');
-      await leases.update(namespace, {
-        ...lease,
-        spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: microTimeNow() },
-      });
+      // The leader renews every retry period: a renewal between the read and the write makes it a 409, read again.
+      for (;;) {
+        const lease = await leases.get(namespace, 'icecream-operator');
+        const taken = await leases
+          .update(namespace, {
+            ...lease,
+            spec: { ...lease.spec, holderIdentity: 'intruder', renewTime: microTimeNow() },
+          })
+          .then(
+            () => true,
+            (error: unknown) => {
+              if (isConflict(error)) return false;
+              throw error;
+            },
+          );
+        if (taken) break;
+      }
       // Nobody aborts its signal: the run ends on the loss, workers and caches stopped.
       const result = await running.operator.stopped();
       expect(result.drained).toBe(true);

@@ -98,6 +98,10 @@ function run(args: string[], extraEnv: Record<string, string> = {}): Command {
 
 // Starting a kube-apiserver (KUBEBUILDER_ASSETS) inside the command takes seconds: bounds fit both modes.
 const startMs = process.env.KUBEBUILDER_ASSETS ? 90_000 : 30_000;
+// A node process that loads the command and prints its usage: about a second, several on a loaded CI machine.
+// The test's own timeout is above the exit bound, so a hang fails with the output rather than a bare timeout.
+const usageExitMs = 20_000;
+const usageTestMs = 30_000;
 
 beforeAll(() => {
   // CI builds before testing; a checkout that never built gets the command (and its dependencies) built here.
@@ -143,17 +147,17 @@ describe('main', () => {
     { name: 'an unknown flag', args: ['--bogus'], names: '--bogus' },
     { name: 'zero workers', args: ['--workers', '0'], names: '--workers' },
     { name: 'a bad address', args: ['--metrics-addr', 'nowhere'], names: '--metrics-addr' },
-  ])('prints the usage and exits 2 on $name', async ({ args, names }) => {
+  ])('prints the usage and exits 2 on $name', { timeout: usageTestMs }, async ({ args, names }) => {
     const command = run(args);
-    expect(await command.exited(20_000), command.stderr()).toBe(2);
+    expect(await command.exited(usageExitMs), command.stderr()).toBe(2);
     expect(command.stderr()).toMatch(new RegExp(`^example-operator: .*${names}`));
     expect(command.stderr()).toContain('Usage: example-operator [flags]');
     expect(command.stdout()).toBe('');
   });
 
-  it('prints the usage and exits 0 on --help', async () => {
+  it('prints the usage and exits 0 on --help', { timeout: usageTestMs }, async () => {
     const command = run(['--help']);
-    expect(await command.exited(20_000), command.stderr()).toBe(0);
+    expect(await command.exited(usageExitMs), command.stderr()).toBe(0);
     expect(command.stdout()).toContain('Usage: example-operator [flags]');
   });
 
