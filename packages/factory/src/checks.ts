@@ -38,6 +38,13 @@ export function checkKind(kind: unknown, where: string): string {
   return kind;
 }
 
+/** @internal Throws a TypeError naming `where` unless `options` is an object (a factory's options argument). */
+export function checkOptionsObject(options: unknown, where: string): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`${where}: options must be an object`);
+  }
+}
+
 /** @internal Throws a TypeError naming `where` unless `signal` is an AbortSignal. */
 export function checkSignal(signal: unknown, where: string): AbortSignal {
   if (!(signal instanceof AbortSignal)) {

@@ -1,5 +1,5 @@
 // The checks of a shared cache factory's options: bad options throw a TypeError or RangeError naming the option.
-import { checkTimeout } from './checks.ts';
+import { checkOptionsObject, checkTimeout } from './checks.ts';
 import type { SharedCacheFactoryOptions } from './shared-cache-factory-api.ts';
 import type { SharedClientFactory } from './shared-client-factory.ts';
 
@@ -28,9 +28,7 @@ export function checkSharedCacheFactoryArgs(
   if (typeof clientFactory?.forResourceKind !== 'function') {
     throw new TypeError('createSharedCacheFactory: clientFactory must be a SharedClientFactory');
   }
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createSharedCacheFactory: options must be an object');
-  }
+  checkOptionsObject(options, 'createSharedCacheFactory');
   if (options.defaultNamespace !== undefined)
     checkNamespaceOption(options.defaultNamespace, 'defaultNamespace');
   if (options.defaultResyncMs !== undefined)

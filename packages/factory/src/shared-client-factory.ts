@@ -23,7 +23,7 @@ import {
   type MetricsProvider,
   raceSignal,
 } from '@lasso/core';
-import { checkGvr } from './checks.ts';
+import { checkGvr, checkOptionsObject } from './checks.ts';
 import { type KindRef, resolveKindRef } from './kind.ts';
 import {
   checkResourceKind,
@@ -265,9 +265,7 @@ export function createSharedClientFactory(
   if (typeof config !== 'object' || config === null || typeof config.server !== 'string') {
     throw new TypeError('createSharedClientFactory: config must be a RestConfig');
   }
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createSharedClientFactory: options must be an object');
-  }
+  checkOptionsObject(options, 'createSharedClientFactory');
   const { defaultTimeoutMs, mapper } = options;
   if (
     defaultTimeoutMs !== undefined &&

@@ -21,7 +21,7 @@ import {
   systemClock,
 } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
-import { checkSignal, checkTimeout, kindMap } from './checks.ts';
+import { checkOptionsObject, checkSignal, checkTimeout, kindMap } from './checks.ts';
 import {
   type ControllerKindStatus,
   defaultControllerWorkers,
@@ -429,9 +429,7 @@ function newSharedControllerFactory(
   if (typeof cacheFactory?.sharedClientFactory !== 'function') {
     throw new TypeError('createSharedControllerFactory: cacheFactory must be a SharedCacheFactory');
   }
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createSharedControllerFactory: options must be an object');
-  }
+  checkOptionsObject(options, 'createSharedControllerFactory');
   if (options.defaultWorkers !== undefined) {
     checkWorkersOption(options.defaultWorkers, 'defaultWorkers');
   }
@@ -472,9 +470,7 @@ export function createSharedControllerFactoryFromConfig(
   config: RestConfig,
   options: SharedControllerFactoryFromConfigOptions = {},
 ): SharedControllerFactory {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('createSharedControllerFactoryFromConfig: options must be an object');
-  }
+  checkOptionsObject(options, 'createSharedControllerFactoryFromConfig');
   const { cache, client, ...controllerOptions } = options;
   const shared = {
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
