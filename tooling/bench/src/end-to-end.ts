@@ -9,13 +9,12 @@
 // consumer. `--baseline DIR` adds a second @lasso/factory build (see e2e-consumers.ts `baselineConsumer`) for A/B
 // runs side by side; such a run is an experiment and is not recorded in results/. Profiling and per-thread CPU
 // of the consumers: consumer-process.ts (LASSO_BENCH_CPU_PROF, LASSO_BENCH_ALLOC_PROF, LASSO_BENCH_THREADS).
-import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { takeBaseline } from './baseline.ts';
 import { forkMessageChild, type MessageChild, startServerChild } from './child.ts';
 import type { ConsumerReply } from './consumer-process.ts';
 import { clientNode14Consumer, consumers } from './e2e-consumers.ts';
-import { machineNote, median, parseSizes, percentile, recordResults } from './measure.ts';
+import { loadNote, machineNote, median, parseSizes, percentile, recordResults } from './measure.ts';
 import type { WriterReply, WriterRequest } from './writer-process.ts';
 
 const { baselineDir, rest: sizeArgs } = takeBaseline(process.argv.slice(2));
@@ -236,11 +235,7 @@ async function main(): Promise<void> {
       });
       console.log(`CPU lasso / ${name} per round: ${perRound.join(', ')}`);
     }
-    console.log(
-      `load average ${loadavg()
-        .map((load) => load.toFixed(2))
-        .join(' ')}`,
-    );
+    console.log(`load average ${loadNote()}`);
     if (baselineDir === undefined) {
       const peer = summaries.get(consumers[1]?.name as string) as ConsumerResult;
       const limit = summaries.get(consumers[2]?.name as string) as ConsumerResult;

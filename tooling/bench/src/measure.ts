@@ -1,5 +1,5 @@
 // Shared by the bench scripts: command-line sizes, medians, percentiles, forced GC, heap readings, a monotonic
-// clock, and the results file every workload appends its summary to (results/<YYYY-MM-DD>.json).
+// clock, the machine and load notes, and the results file every workload appends its summary to (results/<YYYY-MM-DD>.json).
 import { type ExecFileSyncOptionsWithStringEncoding, execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
@@ -79,6 +79,12 @@ export function machineNote(): string {
   const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
   return `node ${process.version}, ${availableParallelism()} CPUs (${model})`;
 }
+
+/** The load averages (1, 5, 15 minutes) with two decimals, for the lines a run prints: `0.52 0.61 0.70`. */
+export const loadNote = (): string =>
+  loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' ');
 
 /** What a workload reports at its end: per-contender medians, the ratios it prints, its sizes and goals. */
 export interface BenchSummary {

@@ -7,13 +7,12 @@
 // flight) --parts N (1 = sync, 2 = stream, 3 = both).
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { startServerChild } from './child.ts';
 import { benchConfigMap } from './fixtures.ts';
 import { kubeHttp } from './kube-http.ts';
-import { machineNote, mib, parseSizes, recordResults } from './measure.ts';
+import { loadNote, machineNote, mib, parseSizes, recordResults } from './measure.ts';
 import type { ScaleResult } from './scale-child.ts';
 
 /** The contenders scale-child.ts knows (a type-only import of it: importing its values would run it here). */
@@ -34,10 +33,7 @@ const keys = Math.min(sizes.keys, sizes.events);
 /** A measurement that takes longer than this is killed and reported as such (the run must end on its own). */
 const childDeadlineMs = 240_000;
 
-const load = (): string =>
-  `load ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
+const load = (): string => `load ${loadNote()}`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 const thousands = (n: number): string => Math.round(n).toLocaleString('en-US');
 

@@ -3,13 +3,12 @@
 // order; prints the median ops/s of each, the bytes each allocates per add, and the two ratios against their
 // goals. `--baseline DIR` adds a second @lasso/workqueue build (a copied package dir holding `dist/`, whose
 // `@lasso/core` import resolves from there) as two more contenders, for A/B runs in one process.
-import { loadavg } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { createQueue, type QueueOptions } from '@lasso/workqueue';
 import { takeBaseline } from './baseline.ts';
-import { machineNote, median, recordResults } from './measure.ts';
+import { loadNote, machineNote, median, recordResults } from './measure.ts';
 import { type BenchQueue, ReferenceQueue } from './reference-queue.ts';
 import { runW1, type W1Result } from './w1.ts';
 
@@ -176,11 +175,7 @@ async function main(): Promise<void> {
         `metrics allocate ${(bytes(meteredBase) - bytes(base)).toFixed(1)} B per add`,
     );
   }
-  console.log(
-    `load average ${loadavg()
-      .map((load) => load.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`load average ${loadNote()}`);
   const processed = new Set(
     names.flatMap((name) => (results[name] as MeasuredRun[]).map((r) => r.processed)),
   );
