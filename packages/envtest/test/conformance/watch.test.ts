@@ -162,7 +162,7 @@ describe('watch', () => {
     const clean = await Promise.race([
       stream.ended,
       new Promise<string>((resolve) => {
-        deadline = setTimeout(() => resolve('still open'), 4_000);
+        deadline = setTimeout(() => resolve('still open'), 8_000);
       }),
     ]).finally(() => clearTimeout(deadline));
     expect(clean).toBe(true);
