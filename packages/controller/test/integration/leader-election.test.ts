@@ -8,8 +8,10 @@ import { createLeaderElector, type LeaderElectionOptions } from '../../src/leade
 import { LeadershipLostError } from '../../src/leader-elector-api.ts';
 import type { LeaseClient } from '../../src/lease-lock.ts';
 
-// Short, whole-second lease so that leaseDurationSeconds on the wire equals leaseDurationMs.
-const timing = { leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
+// Short, whole-second lease so that leaseDurationSeconds on the wire equals leaseDurationMs. The renew deadline
+// leaves 3 s for a renewal: a stall of the test process under load must not cost the leader its lease before the
+// test partitions it.
+const timing = { leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 200 };
 
 /** Records election events from every candidate and lets a test await one, with a real-time deadline. */
 class Timeline {
@@ -169,17 +171,19 @@ describe('leader election against an API server', () => {
       link.partition();
       const lastRenewalAt = timeline.at(`a renewal ${renewals}`) ?? Number.NaN;
       const lostAt = await timeline.until('a lost', 10_000);
-      await timeline.until('a stopped', 1_000);
+      await timeline.until('a stopped', 10_000);
       const startedAt = await timeline.until('b started', 10_000);
       // a stopped leading before b started.
       expect(startedAt).toBeGreaterThan(lostAt);
       // b waited out the lease from a's last renewal (less the latency of that renewal's answer), and took
       // over within the lease duration plus its own polling: up to two jittered waits of 2.2 retry periods
-      // (one to see the last renewal, one to find it expired), plus slack for request latency.
+      // (one to see the last renewal, one to find it expired), plus generous slack for request latency on a
+      // loaded machine: the lower bound is the safety property, this upper one only catches b polling far too
+      // slowly.
       const handoverMs = startedAt - lastRenewalAt;
       expect(handoverMs).toBeGreaterThanOrEqual(timing.leaseDurationMs - 250);
       expect(handoverMs).toBeLessThan(
-        timing.leaseDurationMs + 2 * 2.2 * timing.retryPeriodMs + 1_000,
+        timing.leaseDurationMs + 2 * 2.2 * timing.retryPeriodMs + 5_000,
       );
       await a.done;
       expect(a.elector.isLeader()).toBe(false);
@@ -187,20 +191,21 @@ describe('leader election against an API server', () => {
       const lease = await leases.get(env.namespace, name);
       expect(lease.spec?.holderIdentity).toBe('b');
       expect(lease.spec?.leaseTransitions).toBe(1);
-      expect(lease.spec?.leaseDurationSeconds).toBe(2);
+      expect(lease.spec?.leaseDurationSeconds).toBe(timing.leaseDurationMs / 1_000);
     } finally {
       a.controller.abort();
       b.controller.abort();
       await Promise.all([a.done, b.done]);
     }
     expect(timeline.violations).toEqual([]);
-  }, 30_000); // real time: a few lease durations, slower on a loaded machine
+  }, 60_000); // real time: a few lease durations, slower on a loaded machine; above the sum of the awaited bounds
 
   it('releases the lease on cancel so the other candidate takes it without waiting it out', async () => {
     const name = `election-${process.pid}-${++counter}`;
     const timeline = new Timeline();
-    // A long lease: only a release lets b in within the test's deadlines.
-    const long = { leaseDurationMs: 60_000, renewDeadlineMs: 1_000, retryPeriodMs: 200 };
+    // A long lease: only a release lets b in within the test's deadlines. A roomy renew deadline: a lost lease
+    // (not the abort) would end a's leading under load.
+    const long = { leaseDurationMs: 60_000, renewDeadlineMs: 3_000, retryPeriodMs: 200 };
     const a = candidate(timeline, 'a', leases, name, { ...long, releaseOnCancel: true });
     await timeline.until('a started', 10_000);
     const b = candidate(timeline, 'b', leases, name, long);
@@ -219,5 +224,5 @@ describe('leader election against an API server', () => {
       await Promise.all([a.done, b.done]);
     }
     expect(timeline.violations).toEqual([]);
-  });
+  }, 40_000); // real time: above the sum of the awaited bounds
 });

@@ -118,7 +118,9 @@ function sharedOnLongLivedInformer(
   return { shared, informer };
 }
 
-describe('controller lifecycle (integration)', () => {
+// Real time: each test awaits up to three conditions of 15 s each; the test timeout is above their sum, so a slow
+// machine fails (if at all) with the condition that was not reached rather than a bare timeout.
+describe('controller lifecycle (integration)', { timeout: 60_000 }, () => {
   it('aborts the client calls given the handler signal once the controller stops: nothing is written after', async () => {
     const ns = await namespace();
     const configMaps = configMapsClient();
