@@ -78,7 +78,10 @@ async function harness(prefix: string, options: SharedControllerFactoryFromConfi
   };
 }
 
-describe('createSharedControllerFactoryFromConfig against the API server', () => {
+// Real time: installing a CRD waits up to 30 s for it to be established; the test timeout is above that.
+describe('createSharedControllerFactoryFromConfig against the API server', {
+  timeout: 60_000,
+}, () => {
   it('runs several handlers on one kind in order, each getting the object the previous one returned', async () => {
     const { factory, signal, use, configMaps, configMap, namespace } = await harness('handlers');
     const controller = use(await factory.forKind(configMapGvk));

@@ -61,7 +61,9 @@ function configMap(namespace: string, name: string): ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: {} };
 }
 
-describe('the factory lifecycle against the API server', () => {
+// Real time: the tests await conditions of up to 20 s each (a CRD's informer, a takeover); the test timeout is above
+// their sum, so a slow machine fails (if at all) naming the condition not reached rather than with a bare timeout.
+describe('the factory lifecycle against the API server', { timeout: 60_000 }, () => {
   it('starts a controller whose handler is registered while the factory runs, without another start', async () => {
     const namespace = await cluster.namespace('late');
     const { factory } = await replica(namespace);
@@ -190,8 +192,9 @@ describe('the factory lifecycle against the API server', () => {
           namespace,
           name: 'standby',
           identity,
-          leaseDurationMs: 2_000,
-          renewDeadlineMs: 1_500,
+          // A roomy renew deadline: a stall under load must not cost replica a the lease before it dies.
+          leaseDurationMs: 4_000,
+          renewDeadlineMs: 3_000,
           retryPeriodMs: 200,
           signal: processStop.signal,
         },
