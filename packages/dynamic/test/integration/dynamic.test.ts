@@ -138,7 +138,9 @@ async function createCrd(group: string, kind: string): Promise<string> {
   return name;
 }
 
-describe('dynamic controller', () => {
+// Real time: a test awaits several conditions of 10 to 15 s each; the test timeout is above their sum, so a slow
+// machine fails (if at all) naming the condition not reached rather than with vitest's bare 10 s timeout.
+describe('dynamic controller', { timeout: 90_000 }, () => {
   it('delivers a CRD created after start to a matching handler within 2 s; deletions; a deleted CRD stops its watch', async () => {
     const { dynamic, signal, seen, waiter, recording, record } = await harness();
     const group = newGroup();
