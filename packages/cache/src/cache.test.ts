@@ -15,6 +15,7 @@ import {
 import { TimeoutError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
+import { startRun } from '../test/reflector-harness.ts';
 import {
   type CacheClient,
   createCache,
@@ -255,8 +256,7 @@ describe('Reflector over a Client', () => {
         reported(error);
       },
     });
-    const controller = new AbortController();
-    const running = reflector.run({ signal: controller.signal });
+    const stopRun = startRun(reflector);
     return {
       store,
       errors,
@@ -268,8 +268,7 @@ describe('Reflector over a Client', () => {
           reported = resolve;
         }),
       stop: async () => {
-        controller.abort();
-        await running;
+        await stopRun();
         await transport.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

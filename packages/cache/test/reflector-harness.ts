@@ -1,6 +1,6 @@
-// Shared setup of the reflector's unit tests (reflector.test.ts, list-strategy.test.ts): a Reflector over a
-// FakeListerWatcher, driven by a FakeClock, with a test logger and metrics. Not exported, not shipped (the package's
-// `files` and build take `src` only).
+// Shared setup of the reflector's unit tests (reflector.test.ts, list-strategy.test.ts, cache.test.ts): a Reflector
+// over a FakeListerWatcher, driven by a FakeClock, with a test logger and metrics, and a run stopped on demand. Not
+// exported, not shipped (the package's `files` and build take `src` only).
 import type { KubeObject } from '@lasso/client';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import type { WatchError } from '../src/errors.ts';
@@ -37,8 +37,7 @@ export function runReflector(
     watchErrorHandler: (error) => errors.push(error),
     ...options,
   });
-  const controller = new AbortController();
-  const running = reflector.run({ signal: controller.signal });
+  const stop = startRun(reflector);
   return {
     clock,
     fake,
@@ -50,9 +49,18 @@ export function runReflector(
     /** The value of the counter `name` of this reflector. */
     counter: (name: string) => metrics.value(name, { name: 'test' }),
     settle: () => clock.advance(0),
-    stop: async () => {
-      controller.abort();
-      await running;
-    },
+    stop,
+  };
+}
+
+/** Runs `runnable` (a reflector, an informer) until the returned function aborts it; that one awaits its end. */
+export function startRun(runnable: {
+  run(options: { signal: AbortSignal }): Promise<void>;
+}): () => Promise<void> {
+  const controller = new AbortController();
+  const running = runnable.run({ signal: controller.signal });
+  return async () => {
+    controller.abort();
+    await running;
   };
 }
