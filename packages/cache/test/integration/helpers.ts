@@ -9,7 +9,11 @@ import {
 } from '@lasso/client';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { isDeletedFinalStateUnknown } from '../../src/delta-fifo.ts';
-import type { ResourceEventHandler } from '../../src/shared-informer.ts';
+import type {
+  EventHandlerRegistration,
+  ResourceEventHandler,
+  SharedIndexInformer,
+} from '../../src/shared-informer.ts';
 import { metaNamespaceKeyFunc } from '../../src/store.ts';
 
 export interface TestCluster {
@@ -93,6 +97,26 @@ export function sameState(a: Map<string, string>, b: Map<string, string>): boole
   if (a.size !== b.size) return false;
   for (const [key, version] of a) if (b.get(key) !== version) return false;
   return true;
+}
+
+/**
+ * Runs `informer` with a {@link StateRecorder} as a handler while `test` runs, then stops it and awaits its end,
+ * whether `test` passed or threw.
+ */
+export async function whileRunning(
+  informer: SharedIndexInformer<KubeObject>,
+  test: (recorder: StateRecorder, registration: EventHandlerRegistration) => Promise<void>,
+): Promise<void> {
+  const recorder = new StateRecorder();
+  const registration = informer.addEventHandler(recorder.handler());
+  const controller = new AbortController();
+  const running = informer.run({ signal: controller.signal });
+  try {
+    await test(recorder, registration);
+  } finally {
+    controller.abort();
+    await running;
+  }
 }
 
 /**

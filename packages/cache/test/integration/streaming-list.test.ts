@@ -4,7 +4,7 @@ import { ApiError, type KubeObject, restTransportFor, type WatchEvent } from '@l
 import { createTestLogger, createTestMetricsProvider } from '@lasso/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CacheClient, createCache, waitForCacheSync } from '../../src/cache.ts';
-import { StateRecorder, startCluster, type TestCluster } from './helpers.ts';
+import { startCluster, type TestCluster, whileRunning } from './helpers.ts';
 
 describe('streaming lists against the API server', () => {
   let cluster: TestCluster;
@@ -110,11 +110,7 @@ describe('streaming lists against the API server', () => {
     const metrics = createTestMetricsProvider();
     const logger = createTestLogger();
     const informer = createCache(client, { namespace, resyncMs: 0, metrics, logger });
-    const recorder = new StateRecorder();
-    informer.addEventHandler(recorder.handler());
-    const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
-    try {
+    await whileRunning(informer, async (recorder) => {
       await waitForCacheSync(AbortSignal.timeout(20_000), informer);
       expect(informer.getStore().listKeys().sort()).toEqual(
         ['a', 'b', 'c'].map((name) => `${namespace}/${name}`),
@@ -138,9 +134,6 @@ describe('streaming lists against the API server', () => {
         expect(fallbacks).toBe(1);
         expect(logger.find('the server refused the streaming list')).toHaveLength(1);
       }
-    } finally {
-      controller.abort();
-      await running;
-    }
+    });
   });
 });

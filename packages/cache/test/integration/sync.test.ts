@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CacheClient, createCache, waitForCacheSync } from '../../src/cache.ts';
 import {
   forEachConcurrent,
-  StateRecorder,
   sameState,
   serverState,
   startCluster,
   type TestCluster,
   versions,
+  whileRunning,
 } from './helpers.ts';
 
 describe('createCache against the API server', () => {
@@ -60,14 +60,10 @@ describe('createCache against the API server', () => {
       };
       const metrics = createTestMetricsProvider();
       const informer = createCache(client, { namespace, resyncMs: 0, metrics, initialList });
-      const recorder = new StateRecorder();
-      const registration = informer.addEventHandler(recorder.handler());
-      const controller = new AbortController();
-      const running = informer.run({ signal: controller.signal });
       const builtin = cluster.env.mode === 'builtin';
       const byStrategy = (strategy: string) =>
         metrics.value('lasso_reflector_lists_by_strategy_total', { name: informer.name, strategy });
-      try {
+      await whileRunning(informer, async (recorder, registration) => {
         await waitForCacheSync(AbortSignal.timeout(30_000), informer);
         await recorder.until(() => registration.hasSynced(), 'the handler to sync');
         const server = await serverState(cluster.configMaps, namespace);
@@ -109,10 +105,7 @@ describe('createCache against the API server', () => {
             .every((object) => object.metadata?.managedFields === undefined),
         ).toBe(true);
         expect(metrics.value('lasso_reflector_lists_total', { name: informer.name })).toBe(1);
-      } finally {
-        controller.abort();
-        await running;
-      }
+      });
     },
   );
 
@@ -132,11 +125,7 @@ describe('createCache against the API server', () => {
         options.labelSelector = 'tier=web';
       },
     });
-    const recorder = new StateRecorder();
-    informer.addEventHandler(recorder.handler());
-    const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
-    try {
+    await whileRunning(informer, async (recorder) => {
       await waitForCacheSync(AbortSignal.timeout(10_000), informer);
       expect(informer.getStore().listKeys()).toEqual([`${namespace}/web-1`]);
       await cluster.configMaps.create(namespace, labelled('web-2', 'web'));
@@ -148,9 +137,6 @@ describe('createCache against the API server', () => {
       );
       expect(informer.getStore().listKeys()).toEqual([`${namespace}/web-2`]);
       expect(recorder.violations).toEqual([]);
-    } finally {
-      controller.abort();
-      await running;
-    }
+    });
   });
 });
