@@ -89,7 +89,7 @@ describe('LineDecoder', () => {
           expect(lines.map((line) => decodeWatchEvent(line))).toEqual(events);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 200, seed: 8_201 },
     );
     // 200 generated streams took 5.5 s alone and over 10 s beside other suites on a loaded 2-core machine.
   }, 60_000);
@@ -183,7 +183,7 @@ describe('LineDecoder', () => {
           expect(lines).toEqual(expected);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 500, seed: 8_202 },
     );
   });
 
