@@ -5,6 +5,7 @@ import {
   builtinKinds,
   Client,
   clientFor,
+  DiscoveryClient,
   type KubeObject,
   type KubeObjectLike,
 } from '@lasso/client';
@@ -311,11 +312,41 @@ async function installWidgetCrd(group: string): Promise<void> {
 }
 
 /**
- * Create one namespaced CRD per kind in `group` (plural: the kind lowercased + `s`) and wait, on one watch,
- * until every one is Established. Deleted after the test.
+ * Create one namespaced CRD per kind in `group` (plural: the kind lowercased + `s`), wait until every one is
+ * Established and served by discovery. Deleted after the test.
  */
 async function installCrds(group: string, kinds: string[]): Promise<void> {
   if (kinds.length === 0) return;
+  await createEstablishedCrds(group, kinds);
+  await discoveryServes(group, kinds);
+}
+
+/**
+ * Resolve once discovery lists `group` with `v1` and every kind of `kinds` in it; reject after 30 s. A real
+ * kube-apiserver publishes a CRD's discovery asynchronously after its Established condition, with no event to
+ * await, so this asks again every 50 ms as envtest's own CRD install does (the factory's RESTMapper would
+ * otherwise find some kinds missing: LASSO_NO_KIND_MATCH).
+ */
+async function discoveryServes(group: string, kinds: string[]): Promise<void> {
+  const discovery = new DiscoveryClient(cluster.admin);
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    discovery.invalidate();
+    const groups = await discovery.serverGroups().catch(() => []);
+    const served = groups.some((g) => g.name === group && g.versions.includes('v1'))
+      ? await discovery.serverResourcesForGroupVersion(group, 'v1').catch(() => [])
+      : [];
+    const missing = kinds.filter((kind) => !served.some((resource) => resource.kind === kind));
+    if (missing.length === 0) return;
+    if (performance.now() > deadline) {
+      throw new Error(`discovery of ${group}/v1 does not serve ${missing.join(', ')} after 30 s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Create one namespaced CRD per kind in `group` and wait, on one watch, until every one is Established. */
+async function createEstablishedCrds(group: string, kinds: string[]): Promise<void> {
   const crds = clientFor(cluster.admin, {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
