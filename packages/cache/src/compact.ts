@@ -98,10 +98,10 @@ export function createCompactTransform<T extends KubeObjectLike>(
   let layoutApiVersion: unknown = '';
   let layoutKind: unknown = '';
   let layout = layoutOf('', '');
-  const apiVersion = lastInterned(strings);
-  const kind = lastInterned(strings);
-  const namespace = lastInterned(strings);
-  const created = lastInterned(strings);
+  let apiVersion = '';
+  let kind = '';
+  let namespace = '';
+  let created = '';
   return (object: T): T => {
     const metadata = (object as { metadata?: unknown } | null | undefined)?.metadata;
     if (typeof metadata !== 'object' || metadata === null || !('managedFields' in metadata)) {
@@ -125,23 +125,26 @@ export function createCompactTransform<T extends KubeObjectLike>(
     for (const key in input) put(top, key, key === 'metadata' ? meta : input[key]);
     // Shared strings, set through named properties (monomorphic): cheaper than tests inside the loops.
     const ns = meta.namespace;
-    if (typeof ns === 'string') meta.namespace = namespace(ns);
+    if (typeof ns === 'string') {
+      if (ns !== namespace) namespace = strings.intern(ns);
+      meta.namespace = namespace;
+    }
     const ts = meta.creationTimestamp;
-    if (typeof ts === 'string') meta.creationTimestamp = created(ts);
+    if (typeof ts === 'string') {
+      if (ts !== created) created = strings.intern(ts);
+      meta.creationTimestamp = created;
+    }
     const av = top.apiVersion;
-    if (typeof av === 'string') top.apiVersion = apiVersion(av);
+    if (typeof av === 'string') {
+      if (av !== apiVersion) apiVersion = strings.intern(av);
+      top.apiVersion = apiVersion;
+    }
     const k = top.kind;
-    if (typeof k === 'string') top.kind = kind(k);
+    if (typeof k === 'string') {
+      if (k !== kind) kind = strings.intern(k);
+      top.kind = kind;
+    }
     return top as unknown as T;
-  };
-}
-
-/** `strings.intern` behind a one-entry cache: a value equal to the previous one gets the previous result. */
-function lastInterned(strings: InternTable): (value: string) => string {
-  let last = '';
-  return (value) => {
-    if (value !== last) last = strings.intern(value);
-    return last;
   };
 }
 
