@@ -335,7 +335,7 @@ describe('SharedIndexInformer over a given indexer', () => {
         expect(seen).toEqual(server);
         await t.stop();
       }),
-      { numRuns: 30 },
+      { numRuns: 30, seed: 33_801 },
     );
   });
 });

@@ -136,4 +136,4 @@ describe('streaming lists against the API server', () => {
       }
     });
   });
-});
+}, 60_000);
