@@ -1,6 +1,5 @@
 // The fault API of the built-in server, on the wire.
 import * as net from 'node:net';
-import type { ScheduleOptions, TimerHandle } from '@lasso/core';
 import { FakeClock } from '@lasso/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningLocalApiServer, startLocalApiServer } from '../src/index.ts';
@@ -20,22 +19,6 @@ beforeEach(() => {
 afterAll(async () => {
   await server?.stop();
 });
-
-/** A FakeClock that can be awaited until a timer of a given delay is scheduled (no polling). */
-class SignallingClock extends FakeClock {
-  readonly #waiters: Array<{ delayMs: number; resolve: () => void }> = [];
-  override schedule(delayMs: number, callback: () => void, options?: ScheduleOptions): TimerHandle {
-    const handle = super.schedule(delayMs, callback, options);
-    for (const waiter of this.#waiters.filter((w) => w.delayMs === delayMs)) {
-      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-    return handle;
-  }
-  scheduled(delayMs: number): Promise<void> {
-    return new Promise((resolve) => this.#waiters.push({ delayMs, resolve }));
-  }
-}
 
 function connectRefused(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
@@ -119,7 +102,7 @@ describe('FaultInjector', () => {
     // Its own server on a FakeClock: the downtime ends when the test says so. On real time, a 200 ms downtime
     // could pass before the connection attempt on a loaded machine, and the refusal went unseen.
     const downMs = 4_321;
-    const clock = new SignallingClock();
+    const clock = new FakeClock();
     const restartable = await startLocalApiServer({ clock, insecureHttp: true });
     try {
       await call(restartable, 'POST', cms, { body: configMap('survives-restart') });

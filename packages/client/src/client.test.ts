@@ -1,8 +1,7 @@
 import { isLassoError, TimeoutError } from '@lasso/core';
-import { createTestLogger } from '@lasso/core/testing';
+import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { NAMESPACES, type TestConfig, useClients } from '../test/helpers/clients.ts';
-import { EventClock } from '../test/helpers/clock.ts';
 import { json, type Loopback, status } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
 import { isGone, isNotFound, isResourceExpired } from './errors.ts';
@@ -608,7 +607,7 @@ describe('Client.watch()', () => {
   });
 
   it('throws a TimeoutError when no bytes arrive for inactivityTimeoutMs', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     let write: ((text: string) => void) | undefined;
     const server = await serve((_request, response) => {
       response.writeHead(200);
@@ -639,7 +638,7 @@ describe('Client.watch()', () => {
   });
 
   it('runs no inactivity deadline when inactivityTimeoutMs is 0, even with timeoutSeconds', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     const server = await serve((_request, response) => {
       response.writeHead(200);
       response.write(event('ADDED', 'a', '1'));
@@ -653,7 +652,7 @@ describe('Client.watch()', () => {
   });
 
   it('never applies the per-request timeout to a watch (a quiet watch is not a slow request)', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     let write: ((text: string) => void) | undefined;
     const server = await serve((request, response) => {
       if (!request.url.includes('watch=true')) return; // a get that never answers
@@ -676,7 +675,7 @@ describe('Client.watch()', () => {
   });
 
   it('does not count the time the consumer holds an event as inactivity', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     let write: ((text: string) => void) | undefined;
     const server = await serve((_request, response) => {
       response.writeHead(200);

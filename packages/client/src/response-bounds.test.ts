@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { isLassoError } from '@lasso/core';
+import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
   CONFIG_MAPS,
@@ -12,7 +13,6 @@ import {
   type TestConfig,
   useClients,
 } from '../test/helpers/clients.ts';
-import { EventClock } from '../test/helpers/clock.ts';
 import { json, type Loopback } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
 import { createRestConfig } from './config/rest-config.ts';
@@ -252,7 +252,7 @@ describe('http:// to a TLS port', () => {
     await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = tlsServer.address() as AddressInfo;
-      const clock = new EventClock();
+      const clock = new FakeClock();
       const error = await failure(configMaps(`http://127.0.0.1:${port}`, { clock }).get('d', 'a'));
       expect(isLassoError(error, 'LASSO_CONNECTION_FAILED')).toBe(true);
       expect(error.message).toBe(
@@ -285,7 +285,7 @@ describe('http:// to a TLS port', () => {
       if (calls === 1) response.socket?.destroy();
       else json(response, 200, { metadata: { name: 'a' } });
     });
-    const clock = new EventClock();
+    const clock = new FakeClock();
     const result = configMaps(server, { clock, timeoutMs: 0 }).get('d', 'a');
     await clock.untilPending();
     await clock.advance(1000);

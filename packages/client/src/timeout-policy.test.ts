@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { isLassoError } from '@lasso/core';
+import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { type TestClientOptions, type TestConfig, useClients } from '../test/helpers/clients.ts';
-import { EventClock } from '../test/helpers/clock.ts';
 import type { Loopback } from '../test/helpers/loopback.ts';
 import type { Client } from './client.ts';
 import { createRestConfig } from './config/rest-config.ts';
@@ -10,11 +10,11 @@ import { RequestTimeoutError, TIMEOUT_POLICY } from './timeout-policy.ts';
 import { RestTransport } from './transport.ts';
 
 /**
- * An EventClock that also tells when the code under test read the time: the transport reads it as
+ * A FakeClock that also tells when the code under test read the time: the transport reads it as
  * response bytes arrive (its progress deadline), so a test writes a chunk, waits for the read, then
  * moves time on.
  */
-class ReadClock extends EventClock {
+class ReadClock extends FakeClock {
   reads = 0;
   #waiters: Array<{ count: number; wake: () => void }> = [];
 

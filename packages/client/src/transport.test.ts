@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { isLassoError, TimeoutError } from '@lasso/core';
-import { createTestLogger, createTestMetricsProvider } from '@lasso/core/testing';
+import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { type Dispatcher, errors, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventClock } from '../test/helpers/clock.ts';
 import { json, type Loopback, startLoopback, status } from '../test/helpers/loopback.ts';
 import { Client } from './client.ts';
 import { createRestConfig, type RestConfig } from './config/rest-config.ts';
@@ -123,7 +122,7 @@ describe('RestTransport', () => {
   });
 
   it('counts requests, retries and latency in client-go metrics', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     const metrics = createTestMetricsProvider();
     let calls = 0;
     server = await startLoopback((_request, response) => {
@@ -163,7 +162,7 @@ describe('RestTransport', () => {
   });
 
   it('retries a 429 after its Retry-After on the injected clock', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     let calls = 0;
     server = await startLoopback((_request, response) => {
       calls++;
@@ -189,7 +188,7 @@ describe('RestTransport', () => {
   });
 
   it('reads a Retry-After HTTP date against the injected clock', async () => {
-    const clock = new EventClock(Date.UTC(2024, 0, 1));
+    const clock = new FakeClock(Date.UTC(2024, 0, 1));
     let calls = 0;
     server = await startLoopback((_request, response) => {
       calls++;
@@ -208,7 +207,7 @@ describe('RestTransport', () => {
   });
 
   it('retries a 503 only when it carries Retry-After', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     let calls = 0;
     let withCalls = 0;
     server = await startLoopback((request, response) => {
@@ -232,7 +231,7 @@ describe('RestTransport', () => {
   });
 
   it('gives up after 10 retries and throws the last 429', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     server = await startLoopback((_request, response) =>
       json(response, 429, status(429, 'TooManyRequests', 'still slow'), { 'retry-after': '1' }),
     );
@@ -251,7 +250,7 @@ describe('RestTransport', () => {
   });
 
   it('stops waiting for a retry when the signal aborts', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     server = await startLoopback((_request, response) =>
       json(response, 429, status(429, 'TooManyRequests', 'slow'), { 'retry-after': '60' }),
     );
@@ -267,7 +266,7 @@ describe('RestTransport', () => {
   });
 
   it('times out a short request that gets no answer, on the injected clock', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     server = await startLoopback(() => {});
     // A get: the config's timeoutMs is its total deadline (a list has a progress deadline instead).
     const t = open({ clock, timeoutMs: 5000 }, server);
@@ -344,7 +343,7 @@ describe('RestTransport', () => {
     ] as const)(
       'retries a GET $name after 1 s on the clock, counted and logged',
       async ({ fault }) => {
-        const clock = new EventClock();
+        const clock = new FakeClock();
         const metrics = createTestMetricsProvider();
         const logger = createTestLogger();
         let calls = 0;
@@ -382,7 +381,7 @@ describe('RestTransport', () => {
         server = await startLoopback((_request, _response, raw) => {
           raw.socket.resetAndDestroy();
         });
-        const clock = new EventClock();
+        const clock = new FakeClock();
         const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
         const error = await t
           .requestJson({ method, path: '/x', body: {} })
@@ -397,7 +396,7 @@ describe('RestTransport', () => {
       server = await startLoopback((_request, _response, raw) => {
         raw.socket.resetAndDestroy();
       });
-      const clock = new EventClock();
+      const clock = new FakeClock();
       const t = open({ clock, timeoutMs: 0, progressTimeoutMs: 0 }, server);
       const error = await t
         .stream({ method: 'GET', path: '/api/v1/pods', query: { watch: 'true' } })
@@ -407,7 +406,7 @@ describe('RestTransport', () => {
     });
 
     it('gives up after 10 retries and throws the last connection failure', async () => {
-      const clock = new EventClock();
+      const clock = new FakeClock();
       server = await startLoopback((_request, _response, raw) => {
         raw.socket.destroy();
       });
@@ -423,7 +422,7 @@ describe('RestTransport', () => {
     });
 
     it('stops waiting for the retry when the signal aborts', async () => {
-      const clock = new EventClock();
+      const clock = new FakeClock();
       server = await startLoopback((_request, _response, raw) => {
         raw.socket.destroy();
       });
@@ -470,7 +469,7 @@ describe('RestTransport', () => {
         retried: false,
       },
     ])('classifies $name from the dispatcher (retried: $retried)', async ({ error, retried }) => {
-      const clock = new EventClock();
+      const clock = new FakeClock();
       let calls = 0;
       const dispatcher = {
         request: async () => {
@@ -670,7 +669,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
   });
 
   it('limits requests with the client-side token bucket when qps is set', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     server = await startLoopback((_request, response) => json(response, 200, {}));
     const t = open({ clock, qps: 1, burst: 2, timeoutMs: 0, progressTimeoutMs: 0 }, server);
     const results = [0, 1, 2].map(() => t.requestJson({ method: 'GET', path: '/a' }));

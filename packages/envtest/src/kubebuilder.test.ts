@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
-import { isLassoError, TimeoutError, type TimerHandle } from '@lasso/core';
+import { isLassoError, TimeoutError } from '@lasso/core';
 import { FakeClock } from '@lasso/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -24,22 +24,6 @@ import {
   waitForHealthy,
   waitForSystemNamespaces,
 } from './kubebuilder.ts';
-
-/** A FakeClock that can be awaited until a timer of a given delay is scheduled (no polling). */
-class SignallingClock extends FakeClock {
-  readonly #waiters: Array<{ delayMs: number; resolve: () => void }> = [];
-  override schedule(delayMs: number, callback: () => void): TimerHandle {
-    const handle = super.schedule(delayMs, callback);
-    for (const waiter of this.#waiters.filter((w) => w.delayMs === delayMs)) {
-      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-      waiter.resolve();
-    }
-    return handle;
-  }
-  scheduled(delayMs: number): Promise<void> {
-    return new Promise((resolve) => this.#waiters.push({ delayMs, resolve }));
-  }
-}
 
 const layout = {
   directory: '/tmp/cp',
@@ -188,7 +172,7 @@ describe('waitForHealthy', () => {
 
   it('retries on the clock until /readyz answers 200, presenting the client certificate', async () => {
     answers = [503, 500, 200];
-    const clock = new SignallingClock();
+    const clock = new FakeClock();
     let sleeping = clock.scheduled(250);
     const ready = waitForHealthy({ url, tls, timeoutMs: 10_000, intervalMs: 250, clock });
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -201,7 +185,7 @@ describe('waitForHealthy', () => {
   });
 
   it('times out with the last answer once the deadline passes', async () => {
-    const clock = new SignallingClock();
+    const clock = new FakeClock();
     let sleeping = clock.scheduled(250);
     const ready = waitForHealthy({ url, tls, timeoutMs: 500, intervalMs: 250, clock });
     const outcome = ready.catch((error: unknown) => error);
@@ -276,7 +260,7 @@ describe('waitForSystemNamespaces', () => {
 
   it('waits on the clock until /readyz and every namespace kube-apiserver creates exist', async () => {
     existing.add('kube-system');
-    const clock = new SignallingClock();
+    const clock = new FakeClock();
     const sleeping = clock.scheduled(100);
     let done = false;
     const ready = waitForSystemNamespaces(credentials, { timeoutMs: 10_000, clock }).then(() => {
@@ -305,7 +289,7 @@ describe('waitForSystemNamespaces', () => {
 
   it('times out naming what is still missing', async () => {
     existing = new Set(['default', 'kube-system']);
-    const clock = new SignallingClock();
+    const clock = new FakeClock();
     const sleeping = clock.scheduled(100);
     const outcome = waitForSystemNamespaces(credentials, { timeoutMs: 100, clock }).catch(
       (error: unknown) => error,
@@ -320,7 +304,7 @@ describe('waitForSystemNamespaces', () => {
   });
 
   it('stops waiting when its signal aborts', async () => {
-    const clock = new SignallingClock();
+    const clock = new FakeClock();
     const sleeping = clock.scheduled(100);
     const controller = new AbortController();
     const outcome = waitForSystemNamespaces(credentials, {
@@ -391,7 +375,7 @@ describe('terminateProcess', () => {
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     await once(child.stdout, 'data');
-    const clock = new SignallingClock();
+    const clock = new FakeClock();
     const scheduled = clock.scheduled(5_000);
     const done = terminateProcess(child, { timeoutMs: 5_000, clock });
     await scheduled;

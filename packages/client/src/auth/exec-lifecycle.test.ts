@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLassoError, TimeoutError } from '@lasso/core';
+import { FakeClock } from '@lasso/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EventClock } from '../../test/helpers/clock.ts';
 import { createRestConfig, type ExecConfig } from '../config/rest-config.ts';
 import { RestTransport } from '../transport.ts';
 import { DEFAULT_EXEC_TIMEOUT_MS, ExecCredentialProvider } from './exec.ts';
@@ -105,7 +105,7 @@ describe('exec plugin lifecycle', () => {
   });
 
   it('kills a plugin that does not finish within timeoutMs (on the clock) and says so', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     const { exec, pidFile } = hanging({ timeoutMs: 5000 });
     const provider = new ExecCredentialProvider(exec, { clock });
     providers.push(provider);
@@ -125,7 +125,7 @@ describe('exec plugin lifecycle', () => {
 
   it('kills a running plugin on close() and runs none after', async () => {
     const { exec, pidFile } = hanging();
-    const provider = new ExecCredentialProvider(exec, { clock: new EventClock() });
+    const provider = new ExecCredentialProvider(exec, { clock: new FakeClock() });
     const result = provider.credential().catch((e: unknown) => e);
     const pid = await pidOf(pidFile);
     provider.close();
@@ -143,7 +143,7 @@ describe('exec plugin lifecycle', () => {
       createRestConfig({
         server: 'https://127.0.0.1:1',
         auth: { type: 'exec', exec },
-        clock: new EventClock(),
+        clock: new FakeClock(),
       }),
     );
     const request = transport
@@ -156,7 +156,7 @@ describe('exec plugin lifecycle', () => {
   });
 
   it('lets the request timeout cover waiting for the plugin', async () => {
-    const clock = new EventClock();
+    const clock = new FakeClock();
     const { exec, pidFile } = hanging();
     const transport = new RestTransport(
       createRestConfig({ server: 'https://127.0.0.1:1', auth: { type: 'exec', exec }, clock }),

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isLassoError } from '@lasso/core';
+import { FakeClock } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { Deployment } from 'kubernetes-types/apps/v1.d.ts';
 import type { ConfigMap } from 'kubernetes-types/core/v1.d.ts';
@@ -23,7 +24,6 @@ import {
   RestTransport,
   type WatchEvent,
 } from '../../src/index.ts';
-import { EventClock } from '../helpers/clock.ts';
 
 const CONFIGMAPS = { group: '', version: 'v1', resource: 'configmaps' };
 const DEPLOYMENTS = { group: 'apps', version: 'v1', resource: 'deployments' };
@@ -335,7 +335,7 @@ describe('Client (integration)', () => {
 
   it('retries a 429 after its Retry-After on the injected clock', async ({ skip }) => {
     if (env.server === undefined) skip('needs the fault API');
-    const clock = new EventClock();
+    const clock = new FakeClock();
     const cms = configMaps({ ...rest, clock, timeoutMs: 0 } as RestConfig);
     const name = unique('throttled');
     await cms.create(env.namespace, { metadata: { name } });
@@ -359,7 +359,7 @@ describe('Client (integration)', () => {
     'retries a GET whose answer is cut $name, after 1 s on the injected clock',
     async ({ afterBytes }, { skip }) => {
       if (env.server === undefined) skip('needs the fault API');
-      const clock = new EventClock();
+      const clock = new FakeClock();
       const cms = configMaps({ ...rest, clock, timeoutMs: 0 } as RestConfig);
       const name = unique('cut-get');
       await cms.create(env.namespace, { metadata: { name }, data: { a: '1' } });
@@ -378,7 +378,7 @@ describe('Client (integration)', () => {
 
   it('never retries a POST whose answer is cut: the object is created once', async ({ skip }) => {
     if (env.server === undefined) skip('needs the fault API');
-    const clock = new EventClock();
+    const clock = new FakeClock();
     const cms = configMaps({ ...rest, clock, timeoutMs: 0 } as RestConfig);
     const label = unique('cut-post');
     env.server?.faults.cutNext(1, {
@@ -498,7 +498,7 @@ describe('Client (integration)', () => {
 process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential',
   status: { token: process.env.TOKEN, expirationTimestamp: '2024-01-01T00:05:00Z' } }));`,
       );
-      const clock = new EventClock(Date.UTC(2024, 0, 1));
+      const clock = new FakeClock(Date.UTC(2024, 0, 1));
       const cms = configMaps(
         createRestConfig({
           server: env.credentials.server,

@@ -105,4 +105,38 @@ describe('FakeClock', () => {
     tick();
     await expect(clock.runAll(50)).rejects.toThrow(/more than 50 timers/);
   });
+
+  it('resolves scheduled() at the next schedule call, or at the next of exactly the delay asked for', async () => {
+    const clock = new FakeClock();
+    const seen: string[] = [];
+    void clock.scheduled().then(() => seen.push('any'));
+    void clock.scheduled(250).then(() => seen.push('250'));
+    clock.schedule(100, () => {});
+    await Promise.resolve();
+    expect(seen).toEqual(['any']);
+    clock.schedule(250, () => {});
+    await Promise.resolve();
+    expect(seen).toEqual(['any', '250']);
+    // A waiter is woken once: a later schedule call does not call it again.
+    clock.schedule(250, () => {});
+    await Promise.resolve();
+    expect(seen).toEqual(['any', '250']);
+  });
+
+  it('resolves untilPending() once enough timers are pending, at once when they already are', async () => {
+    const clock = new FakeClock();
+    clock.schedule(10, () => {});
+    await clock.untilPending(1);
+    let done = false;
+    const two = clock.untilPending(3).then(() => {
+      done = true;
+    });
+    clock.schedule(20, () => {});
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(done).toBe(false);
+    clock.schedule(30, () => {});
+    await two;
+    expect(clock.pendingTimers()).toBe(3);
+  });
 });

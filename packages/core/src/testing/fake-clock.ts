@@ -35,6 +35,8 @@ export class FakeClock implements Clock {
   #monotonic = 0;
   #nextId = 0;
   #timers: FakeTimer[] = [];
+  // Tests awaiting a schedule call (see `scheduled` and `untilPending`), woken by `schedule`.
+  #waiters: Array<{ readonly delayMs: number | undefined; readonly wake: () => void }> = [];
 
   /** @param startMs wall-clock epoch ms the clock starts at (default 2024-01-01T00:00:00Z). */
   constructor(startMs = Date.UTC(2024, 0, 1)) {
@@ -59,6 +61,7 @@ export class FakeClock implements Clock {
       cancelled: false,
     };
     this.#timers.push(timer);
+    if (this.#waiters.length > 0) this.#wake(delayMs);
     return {
       cancel: () => {
         timer.cancelled = true;
@@ -74,6 +77,40 @@ export class FakeClock implements Clock {
   pendingTimers(filter?: { keepAlive: boolean }): number {
     if (filter === undefined) return this.#timers.length;
     return this.#timers.filter((t) => t.keepAlive === filter.keepAlive).length;
+  }
+
+  /**
+   * Resolves when the code under test next schedules a timer (of exactly `delayMs`, when given): a test
+   * advances time only once the code has reached its wait, whatever real I/O came before it, without polling.
+   * Call it before the action that leads to the timer, so that a timer scheduled at once is not missed.
+   *
+   * @example
+   * ```ts
+   * const clock = new FakeClock();
+   * const retrying = clock.scheduled(250);
+   * queueMicrotask(() => clock.schedule(250, () => {})); // e.g. a retry after a failed request
+   * await retrying;
+   * await clock.advance(250);
+   * ```
+   */
+  scheduled(delayMs?: number): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push({ delayMs, wake: resolve }));
+  }
+
+  /**
+   * Resolves once at least `count` timers are pending (at once when they already are), without polling:
+   * it waits for schedule calls.
+   *
+   * @example
+   * ```ts
+   * const clock = new FakeClock();
+   * queueMicrotask(() => clock.schedule(1_000, () => {}));
+   * await clock.untilPending(1);
+   * expect(clock.pendingTimers()).toBe(1);
+   * ```
+   */
+  async untilPending(count = 1): Promise<void> {
+    while (this.pendingTimers() < count) await this.scheduled();
   }
 
   /** Deadline (monotonic ms) of the next timer, or undefined when none is pending. */
@@ -123,6 +160,14 @@ export class FakeClock implements Clock {
   /** Set the wall-clock time without moving monotonic time or firing timers (a wall-clock jump). */
   setTime(epochMs: number): void {
     this.#now = epochMs;
+  }
+
+  #wake(delayMs: number): void {
+    const waiters = this.#waiters;
+    this.#waiters = waiters.filter((w) => w.delayMs !== undefined && w.delayMs !== delayMs);
+    for (const waiter of waiters) {
+      if (waiter.delayMs === undefined || waiter.delayMs === delayMs) waiter.wake();
+    }
   }
 
   #move(monotonic: number): void {
