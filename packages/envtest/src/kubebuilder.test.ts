@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
 import { isLassoError, TimeoutError } from '@lasso/core';
-import { FakeClock } from '@lasso/core/testing';
+import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   etcdArguments,
@@ -618,5 +618,58 @@ describe('startKubebuilderControlPlane', () => {
       etcd.argv.find((arg) => arg.startsWith('--data-dir='))?.slice('--data-dir='.length) ?? '';
     expect(existsSync(join(dataDir, '..'))).toBe(false);
     expect(process.listenerCount('exit')).toBe(exitListeners);
+  });
+
+  it('starts again on fresh ports when a port it chose was taken before etcd bound it', async () => {
+    // The first etcd finds its client port taken (as when a parallel worker took it), the second binds.
+    await install(
+      'etcd',
+      `const marker = process.argv[1] + '.clashed';
+if (!require('node:fs').existsSync(marker)) {
+  require('node:fs').writeFileSync(marker, process.argv.slice(2).join(' '));
+  process.stderr.write('listen tcp 127.0.0.1:2379: bind: address already in use\\n');
+  process.exit(1);
+}
+${fakeEtcd}`,
+    );
+    await install('kube-apiserver', fakeApiServer);
+    const logger = createTestLogger();
+    const exitListeners = process.listenerCount('exit');
+    const plane = await startKubebuilderControlPlane(assets, { readyTimeoutMs: 20_000, logger });
+    try {
+      const first = await readFile(join(assets, 'etcd.clashed'), 'utf8');
+      const second = (await recorded('etcd')).argv.join(' ');
+      const dataDirOf = (argv: string): string => /--data-dir=(\S+)/.exec(argv)?.[1] ?? '';
+      expect(dataDirOf(first)).not.toBe('');
+      // A fresh directory, and the first one is gone.
+      expect(dataDirOf(second)).not.toBe(dataDirOf(first));
+      expect(existsSync(join(dataDirOf(first), '..'))).toBe(false);
+      expect(
+        logger.entries.filter((entry) => entry.message.includes('starting again on fresh ports')),
+      ).toHaveLength(1);
+    } finally {
+      await plane.stop();
+    }
+    expect(process.listenerCount('exit')).toBe(exitListeners);
+  });
+
+  it('gives up after three clashes with the error of the last', async () => {
+    await install(
+      'etcd',
+      `process.stderr.write('listen tcp 127.0.0.1:2379: bind: address already in use\\n');
+process.exit(1);
+`,
+    );
+    await install('kube-apiserver', fakeApiServer);
+    const logger = createTestLogger();
+    const error = await startKubebuilderControlPlane(assets, {
+      readyTimeoutMs: 20_000,
+      logger,
+    }).catch((caught: unknown) => caught);
+    expect(isLassoError(error, 'LASSO_ENVTEST_FAILED')).toBe(true);
+    expect((error as Error).message).toContain('address already in use');
+    expect(
+      logger.entries.filter((entry) => entry.message.includes('starting again on fresh ports')),
+    ).toHaveLength(2);
   });
 });

@@ -510,6 +510,53 @@ export async function startKubebuilderControlPlane(
     ...(signal === undefined ? {} : { signal }),
   });
   sweepStaleTempDirs();
+  // One deadline for every attempt: a retry on fresh ports does not extend the wait the caller asked for.
+  const deadline = clock.monotonic() + readyTimeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startAttempt({
+        binaries,
+        version,
+        deadline,
+        clock,
+        logger,
+        stopTimeoutMs,
+        options,
+      });
+    } catch (error) {
+      // The ports are found free, then closed before etcd and kube-apiserver bind them: another process (a
+      // parallel test worker) can take one in between. Start again on fresh ports, as a fresh control plane.
+      if (attempt >= maxPortAttempts || signal?.aborted || !isPortClash(error)) throw error;
+      logger.warn(
+        'a control plane port was taken before its process bound it; starting again on fresh ports',
+        {
+          attempt,
+        },
+      );
+    }
+  }
+}
+
+/** Attempts of {@link startKubebuilderControlPlane} when a port it chose is taken before it is bound. */
+const maxPortAttempts = 3;
+
+/** Whether a start failed because a process could not bind its port (etcd and kube-apiserver say it so). */
+function isPortClash(error: unknown): boolean {
+  return errorMessage(error).includes('address already in use');
+}
+
+/** One start of etcd and kube-apiserver on ports free at its beginning; stops what it started when it fails. */
+async function startAttempt(input: {
+  binaries: { etcd: string; apiServer: string };
+  version: KubeVersion;
+  deadline: number;
+  clock: Clock;
+  logger: Logger;
+  stopTimeoutMs: number;
+  options: KubebuilderOptions;
+}): Promise<KubebuilderControlPlane> {
+  const { binaries, version, deadline, clock, logger, stopTimeoutMs, options } = input;
+  const { signal } = options;
   const directory = makePrivateTempDir('kubebuilder');
   const processes: Managed[] = [];
   // Children and keys must not outlive the test process, even when it exits without calling stop().
@@ -540,7 +587,6 @@ export async function startKubebuilderControlPlane(
     const layout: ControlPlaneLayout = { directory, etcdClientPort, etcdPeerPort, apiServerPort };
     const pki = await writePki(directory);
 
-    const deadline = clock.monotonic() + readyTimeoutMs;
     const left = (): number => Math.max(1, deadline - clock.monotonic());
     const rethrowAbort = (): void => {
       if (signal?.aborted) throw abortReason(signal);
