@@ -72,6 +72,22 @@ export interface Environment {
   namespace: string;
   /** The built-in server (fault API etc.); undefined for real API servers. Tests needing faults skip when undefined. */
   server: LocalApiServer | undefined;
+  /**
+   * Install CRDs after the start (paths or objects, as the `crds` option): each is created, or updated when it
+   * exists, then awaited until Established and served by discovery, as controller-runtime's
+   * `envtest.InstallCRDs`. A kind is then ready for clients, informers and RESTMappers. Bounded by `timeoutMs`
+   * (default: the environment's `readyTimeoutMs`); rejects with the signal's reason when `signal` aborts.
+   *
+   * @example
+   * ```ts
+   * const env = await startEnvironment();
+   * await env.installCrds(['./config/crds/widgets.yaml'], { timeoutMs: 30_000 });
+   * ```
+   */
+  installCrds(
+    crds: Array<string | Record<string, unknown>>,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<void>;
   /** Release everything (ports, timers, child processes, temp files). Idempotent. */
   stop(): Promise<void>;
 }
@@ -236,6 +252,20 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       credentials,
       namespace,
       server,
+      installCrds: async (entries, installOptions = {}) => {
+        if (!Array.isArray(entries))
+          throw new TypeError('crds must be an array of paths or objects');
+        const timeoutMs = installOptions.timeoutMs ?? readyTimeoutMs;
+        if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
+        installOptions.signal?.throwIfAborted();
+        await installCrds(
+          credentials,
+          await loadCrds(entries),
+          clock,
+          timeoutMs,
+          installOptions.signal,
+        );
+      },
       stop: () => {
         stopped ??= (async () => {
           const errors: unknown[] = [];

@@ -88,6 +88,65 @@ describe('startEnvironment', () => {
     }
   });
 
+  it('installs CRDs after the start, ready for discovery, and updates one that exists', async () => {
+    const later = crd({ group, plural: 'laterthings', kind: 'LaterThing' });
+    try {
+      await env.installCrds([later, join(crdDirectory, 'things.yaml')]);
+      const reply = await call(env, 'GET', `/apis/${group}/v1`);
+      expect(reply.body.resources.map((resource: any) => resource.name)).toContain('laterthings');
+      const created = await call(
+        env,
+        'POST',
+        `/apis/${group}/v1/namespaces/${env.namespace}/laterthings`,
+        {
+          body: {
+            apiVersion: `${group}/v1`,
+            kind: 'LaterThing',
+            metadata: { name: 'x' },
+            spec: {},
+          },
+        },
+      );
+      expect(created.status).toBe(201);
+      // Installing again updates in place (discovery may show it later on a real server: read the CRD).
+      await env.installCrds([
+        { ...later, spec: { ...later.spec, names: { ...later.spec.names, shortNames: ['lt'] } } },
+      ]);
+      const updated = await call(
+        env,
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/laterthings.${group}`,
+      );
+      expect(updated.body.spec.names.shortNames).toEqual(['lt']);
+    } finally {
+      await call(
+        env,
+        'DELETE',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/laterthings.${group}`,
+      );
+    }
+  });
+
+  it('refuses bad installCrds input before any request, and an aborted signal with its reason', async () => {
+    await expect(env.installCrds('nope' as never)).rejects.toThrow(TypeError);
+    await expect(env.installCrds([], { timeoutMs: 0 })).rejects.toThrow('timeoutMs must be > 0');
+    const reason = new Error('cancelled');
+    await expect(
+      env.installCrds([crd({ group, plural: 'neverthings', kind: 'NeverThing' })], {
+        signal: AbortSignal.abort(reason),
+      }),
+    ).rejects.toBe(reason);
+    expect(
+      (
+        await call(
+          env,
+          'GET',
+          `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/neverthings.${group}`,
+        )
+      ).status,
+    ).toBe(404);
+  });
+
   it('rejects bad options with TypeError', async () => {
     await expect(startEnvironment({ crds: 'nope' as never })).rejects.toThrow(TypeError);
     await expect(startEnvironment({ namespace: 3 as never })).rejects.toThrow(TypeError);

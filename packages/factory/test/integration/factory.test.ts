@@ -5,7 +5,6 @@ import {
   builtinKinds,
   Client,
   clientFor,
-  DiscoveryClient,
   type KubeObject,
   type KubeObjectLike,
 } from '@lasso/client';
@@ -312,54 +311,18 @@ async function installWidgetCrd(group: string): Promise<void> {
 }
 
 /**
- * Create one namespaced CRD per kind in `group` (plural: the kind lowercased + `s`), wait until every one is
- * Established and served by discovery. Deleted after the test.
+ * Create one namespaced CRD per kind in `group` (plural: the kind lowercased + `s`) and wait until every one is
+ * Established and served by discovery (envtest's installCrds; a real kube-apiserver publishes discovery after
+ * Established, and the factory's RESTMapper would find a kind missing). Deleted after the test.
  */
 async function installCrds(group: string, kinds: string[]): Promise<void> {
   if (kinds.length === 0) return;
-  await createEstablishedCrds(group, kinds);
-  await discoveryServes(group, kinds);
-}
-
-/**
- * Resolve once discovery lists `group` with `v1` and every kind of `kinds` in it; reject after 30 s. A real
- * kube-apiserver publishes a CRD's discovery asynchronously after its Established condition, with no event to
- * await, so this asks again every 50 ms as envtest's own CRD install does (the factory's RESTMapper would
- * otherwise find some kinds missing: LASSO_NO_KIND_MATCH).
- */
-async function discoveryServes(group: string, kinds: string[]): Promise<void> {
-  const discovery = new DiscoveryClient(cluster.admin);
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    discovery.invalidate();
-    const groups = await discovery.serverGroups().catch(() => []);
-    const served = groups.some((g) => g.name === group && g.versions.includes('v1'))
-      ? await discovery.serverResourcesForGroupVersion(group, 'v1').catch(() => [])
-      : [];
-    const missing = kinds.filter((kind) => !served.some((resource) => resource.kind === kind));
-    if (missing.length === 0) return;
-    if (performance.now() > deadline) {
-      throw new Error(`discovery of ${group}/v1 does not serve ${missing.join(', ')} after 30 s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Create one namespaced CRD per kind in `group` and wait, on one watch, until every one is Established. */
-async function createEstablishedCrds(group: string, kinds: string[]): Promise<void> {
-  const crds = clientFor(cluster.admin, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-  });
-  const label = `lasso-test-${process.pid}`;
-  const pending = new Set<string>();
-  for (const kind of kinds) {
+  const crds = kinds.map((kind) => {
     const plural = `${kind.toLowerCase()}s`;
-    const name = `${plural}.${group}`;
-    const created = await crds.create(undefined, {
+    return {
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
-      metadata: { name, labels: { [label]: group } },
+      metadata: { name: `${plural}.${group}` },
       spec: {
         group,
         scope: 'Namespaced',
@@ -380,38 +343,15 @@ async function createEstablishedCrds(group: string, kinds: string[]): Promise<vo
           },
         ],
       },
-    });
-    cleanups.push(async () => {
-      await crds.delete(undefined, name).catch(() => undefined);
-    });
-    if (!established(created)) pending.add(name);
-  }
-  if (pending.size === 0) return;
-  // List, then watch from the list's version: no Established change can fall in between.
-  const listed = await crds.list(undefined, { labelSelector: `${label}=${group}` });
-  for (const crd of listed.items) {
-    if (established(crd)) pending.delete(crd.metadata?.name ?? '');
-  }
-  if (pending.size === 0) return;
-  for await (const event of crds.watch(undefined, {
-    labelSelector: `${label}=${group}`,
-    resourceVersion: listed.metadata.resourceVersion,
-    signal: AbortSignal.timeout(30_000),
-  })) {
-    if (event.type !== 'BOOKMARK' && established(event.object)) {
-      pending.delete(event.object.metadata?.name ?? '');
-      if (pending.size === 0) return;
-    }
-  }
-  throw new Error(`CRDs not established: ${[...pending].join(', ')}`);
-}
-
-function established(crd: {
-  status?: { conditions?: Array<{ type: string; status: string }> | undefined } | undefined;
-}): boolean {
-  return (
-    crd.status?.conditions?.some(
-      (condition) => condition.type === 'Established' && condition.status === 'True',
-    ) === true
-  );
+    };
+  });
+  const client = clientFor(cluster.admin, {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+  });
+  cleanups.push(async () => {
+    for (const crd of crds)
+      await client.delete(undefined, crd.metadata.name).catch(() => undefined);
+  });
+  await cluster.env.installCrds(crds, { timeoutMs: 30_000 });
 }
