@@ -8,7 +8,7 @@ import { exponentialFailureRateLimiter } from '@lasso/workqueue';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createController } from './controller.ts';
-import { configMap, createTestInformer } from './internal/test-informer.ts';
+import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
 import { createSharedController } from './shared-controller.ts';
 
 const names = ['a', 'b', 'c'] as const;

@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { revokedProxy, throwingGetter } from './__fixtures__/hostile.ts';
 import { type ControllerOptions, createController, type Handler } from './controller.ts';
 import { ErrIgnore, retryAfter } from './errors.ts';
-import { createRecorder } from './internal/recorder.ts';
-import { configMap, createTestInformer } from './internal/test-informer.ts';
+import { createRecorder } from './__fixtures__/recorder.ts';
+import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
 
 const stops: AbortController[] = [];
 afterEach(() => {

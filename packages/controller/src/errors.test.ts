@@ -15,7 +15,7 @@ import {
   retryAfterDelay,
   stackOf,
 } from './errors.ts';
-import { createTestInformer } from './internal/test-informer.ts';
+import { createTestInformer } from './__fixtures__/test-informer.ts';
 
 /** What an error of another copy looks like here: the core brand and the code, another class. */
 function otherCopy(code: string, fields: Record<string, unknown> = {}): Error {

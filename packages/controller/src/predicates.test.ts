@@ -1,7 +1,7 @@
 // controller-runtime's predicate tests (pkg/predicate/predicate_test.go), on lasso's event shapes.
 import type { KubeObject } from '@lasso/client';
 import { describe, expect, it } from 'vitest';
-import { configMap } from './internal/test-informer.ts';
+import { configMap } from './__fixtures__/test-informer.ts';
 import {
   acceptsAll,
   annotationsChangedPredicate,
