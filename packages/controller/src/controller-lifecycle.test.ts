@@ -4,8 +4,8 @@ import type { KubeObject } from '@lasso/client';
 import { TimeoutError } from '@lasso/core';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ControllerOptions, createController, type Handler } from './controller.ts';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
+import { type ControllerOptions, createController, type Handler } from './controller.ts';
 import type { ReconcileContext } from './reconcile-context.ts';
 
 const cleanups: Array<() => unknown> = [];

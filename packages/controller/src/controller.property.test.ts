@@ -7,8 +7,8 @@ import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { exponentialFailureRateLimiter } from '@lasso/workqueue';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createController } from './controller.ts';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
+import { createController } from './controller.ts';
 import { createSharedController } from './shared-controller.ts';
 
 const names = ['a', 'b', 'c'] as const;

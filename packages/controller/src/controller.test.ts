@@ -7,10 +7,10 @@ import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/c
 import { exponentialFailureRateLimiter } from '@lasso/workqueue';
 import { afterEach, describe, expect, it } from 'vitest';
 import { revokedProxy, throwingGetter } from './__fixtures__/hostile.ts';
-import { type ControllerOptions, createController, type Handler } from './controller.ts';
-import { ErrIgnore, retryAfter } from './errors.ts';
 import { createRecorder } from './__fixtures__/recorder.ts';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
+import { type ControllerOptions, createController, type Handler } from './controller.ts';
+import { ErrIgnore, retryAfter } from './errors.ts';
 
 const stops: AbortController[] = [];
 afterEach(() => {

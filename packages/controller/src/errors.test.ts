@@ -4,6 +4,7 @@ import type { KubeObject } from '@lasso/client';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { revokedProxy } from './__fixtures__/hostile.ts';
+import { createTestInformer } from './__fixtures__/test-informer.ts';
 import { createController } from './controller.ts';
 import {
   ErrIgnore,
@@ -15,7 +16,6 @@ import {
   retryAfterDelay,
   stackOf,
 } from './errors.ts';
-import { createTestInformer } from './__fixtures__/test-informer.ts';
 
 /** What an error of another copy looks like here: the core brand and the code, another class. */
 function otherCopy(code: string, fields: Record<string, unknown> = {}): Error {

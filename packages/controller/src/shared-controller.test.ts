@@ -4,10 +4,10 @@ import { metaNamespaceIndexFunc } from '@lasso/cache';
 import type { Client, KubeObject } from '@lasso/client';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createController } from './controller.ts';
-import { createHandlerTransaction } from './handler-transaction.ts';
 import { createRecorder } from './__fixtures__/recorder.ts';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
+import { createController } from './controller.ts';
+import { createHandlerTransaction } from './handler-transaction.ts';
 import { predicate, resourceVersionChangedPredicate } from './predicates.ts';
 import { ControllerInitError, createSharedController } from './shared-controller.ts';
 

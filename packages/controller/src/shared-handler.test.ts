@@ -4,8 +4,8 @@ import type { KubeObject } from '@lasso/client';
 import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { revokedProxy, throwingGetter } from './__fixtures__/hostile.ts';
-import { ErrIgnore, HandlerError, RetryAfterError } from './errors.ts';
 import { configMap } from './__fixtures__/test-informer.ts';
+import { ErrIgnore, HandlerError, RetryAfterError } from './errors.ts';
 import { createSharedHandler, recentDeletionMemoryMs } from './shared-handler.ts';
 
 function setup() {
