@@ -27,6 +27,7 @@ import {
   requestClassOf,
   resolveDeadlines,
 } from './timeout-policy.ts';
+import { allowConcurrentRequests } from './transport/abort-listener-limit.ts';
 import { Authenticator } from './transport/authenticator.ts';
 import { isConnectionLoss } from './transport/connection-loss.ts';
 import { apiErrorFrom, requestFailure } from './transport/error-mapping.ts';
@@ -270,6 +271,7 @@ export class RestTransport {
       throw new LassoError('LASSO_CONNECTION_FAILED', 'the transport is closed');
     }
     const userSignal = request.signal;
+    allowConcurrentRequests(userSignal);
     const path = this.#basePath + request.path + queryString(request.query);
     let body: string | undefined;
     if (request.body !== undefined) {
