@@ -1,12 +1,14 @@
 // Under a writer and repeated faults (closed watches, 500/429, expired history, cut bodies, restarts), a cache
 // recovers on its own: afterwards its store equals the server and every handler saw each key's final state.
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import type { Client, KubeObject } from '@lasso/client';
+import { loadKubeConfig, restTransportFor } from '@lasso/client';
 import { isLassoError } from '@lasso/core';
 import { createTestMetricsProvider } from '@lasso/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCache, waitForCacheSync } from '../../src/cache.ts';
 import type { WatchError } from '../../src/errors.ts';
 import {
+  configMapClient,
   forEachConcurrent,
   StateRecorder,
   sameState,
@@ -271,14 +273,7 @@ describe('createCache under faults', () => {
   async function afterRestart(writes: (configMaps: Client) => Promise<void>): Promise<void> {
     const rest = await loadKubeConfig({ path: cluster.env.kubeconfigPath });
     try {
-      await writes(
-        new Client({
-          gvr: { group: '', version: 'v1', resource: 'configmaps' },
-          kind: 'ConfigMap',
-          namespaced: true,
-          rest,
-        }),
-      );
+      await writes(configMapClient(rest));
     } finally {
       await restTransportFor(rest).close();
     }

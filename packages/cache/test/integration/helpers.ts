@@ -25,15 +25,20 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(): Promise<TestCluster> {
-  const env = await startEnvironment();
-  const rest = await loadKubeConfig({ path: env.kubeconfigPath });
-  const configMaps = new Client({
+/** A ConfigMap client on `rest`. */
+export function configMapClient(rest: RestConfig): Client {
+  return new Client({
     gvr: { group: '', version: 'v1', resource: 'configmaps' },
     kind: 'ConfigMap',
     namespaced: true,
     rest,
   });
+}
+
+export async function startCluster(): Promise<TestCluster> {
+  const env = await startEnvironment();
+  const rest = await loadKubeConfig({ path: env.kubeconfigPath });
+  const configMaps = configMapClient(rest);
   const namespaces = new Client({
     gvr: { group: '', version: 'v1', resource: 'namespaces' },
     kind: 'Namespace',
