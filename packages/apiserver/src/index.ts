@@ -6,7 +6,7 @@ export {
   createCertificateAuthority,
   createSignedCertificate,
   type SignedCertificateOptions,
-} from './authentication/pki.ts';
+} from '@lasso/core/pki';
 export type { FailureFault, FaultInjector, RequestMatch } from './faults/fault-injector.ts';
 export {
   type ApiServer,

@@ -14,8 +14,8 @@ import {
   type StopResult,
   systemClock,
 } from '@lasso/core';
+import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
 import { mastersGroup, type UserInfo } from './authentication/authenticate.ts';
-import { createCertificateAuthority, createSignedCertificate } from './authentication/pki.ts';
 import { ControllerManager, type ControllerSelection } from './controllers/controller-manager.ts';
 import { ApiCore } from './endpoints/dispatcher.ts';
 import { WatchStreams } from './endpoints/watch-stream.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as api from './index.ts';
+import * as pki from './pki/index.ts';
 import * as testing from './testing/index.ts';
 
 describe('public API', () => {
@@ -33,6 +34,12 @@ describe('public API', () => {
         "FakeClock",
         "createTestLogger",
         "createTestMetricsProvider",
+      ]
+    `);
+    expect(Object.keys(pki).sort()).toMatchInlineSnapshot(`
+      [
+        "createCertificateAuthority",
+        "createSignedCertificate",
       ]
     `);
   });

@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
 import { isLassoError } from '@lasso/core';
+import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { connectExistingCluster } from './existing-cluster.ts';

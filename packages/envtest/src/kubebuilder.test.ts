@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
 import { isLassoError, TimeoutError } from '@lasso/core';
+import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {

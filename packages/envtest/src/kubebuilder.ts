@@ -10,11 +10,6 @@ import https from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
-  type CertificatePair,
-  createCertificateAuthority,
-  createSignedCertificate,
-} from '@lasso/apiserver';
-import {
   abortReason,
   anySignal,
   type Clock,
@@ -27,6 +22,11 @@ import {
   TimeoutError,
   timeoutSignal,
 } from '@lasso/core';
+import {
+  type CertificatePair,
+  createCertificateAuthority,
+  createSignedCertificate,
+} from '@lasso/core/pki';
 import type { Credentials } from './environment.ts';
 import { sendRequest } from './http-client.ts';
 import { atProcessExit, makePrivateTempDir, sweepStaleTempDirs } from './process-cleanup.ts';

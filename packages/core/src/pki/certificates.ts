@@ -1,5 +1,6 @@
-// X.509 certificates for the test environment (CA, serving and client certificates) built with node:crypto
-// and a small DER encoder, the way controller-runtime's envtest (pkg/internal/testing/certs) generates them.
+// X.509 certificates for tests and local runs (CA, serving and client certificates) built with node:crypto and a
+// small DER encoder, the way controller-runtime's envtest (pkg/internal/testing/certs) generates them. Used by the
+// in-process API server, envtest's real binaries and the webhook server's self-signed helper.
 import {
   createHash,
   createPrivateKey,
@@ -10,7 +11,7 @@ import {
   sign,
 } from 'node:crypto';
 import { isIP } from 'node:net';
-import { type Clock, systemClock } from '@lasso/core';
+import { type Clock, systemClock } from '../clock.ts';
 
 /** A PEM certificate and its PEM (PKCS#8) private key. */
 export interface CertificatePair {
@@ -297,6 +298,7 @@ function requireText(value: unknown, name: string): string {
  *
  * @example
  * ```ts
+ * import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
  * const ca = createCertificateAuthority();
  * const serving = createSignedCertificate(ca, { commonName: 'localhost', ipAddresses: ['127.0.0.1'], usage: 'server' });
  * ```
@@ -333,6 +335,7 @@ export function createCertificateAuthority(
  *
  * @example
  * ```ts
+ * import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
  * const ca = createCertificateAuthority();
  * const user = createSignedCertificate(ca, { commonName: 'jane', organizations: ['dev'], usage: 'client' });
  * // send user.certPem and user.keyPem as the client certificate of a server that trusts ca.certPem

@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
-import { createCertificateAuthority, createSignedCertificate } from './pki.ts';
+import { FakeClock } from '../testing/fake-clock.ts';
+import { createCertificateAuthority, createSignedCertificate } from './certificates.ts';
 
 describe('createCertificateAuthority', () => {
   it('creates a self-signed CA certificate whose key verifies its signature', () => {
