@@ -43,6 +43,13 @@ export interface DynamicControllerOptions {
   workers?: number | undefined;
   /** Builds each kind's rate limiter. Default: the controller's (`defaultLassoRateLimiter()`). */
   rateLimiter?: (() => RateLimiter<string>) | undefined;
+  /**
+   * How long a newly watched kind's informer may take to sync (lasso: 15 minutes). After it, the kind is dropped
+   * (its list and watch stop), one warning says `failed to sync cache for <kind>` with the last list or watch error,
+   * and reads of the kind reject with a `DynamicSyncFailedError` (`LASSO_DYNAMIC_SYNC_FAILED`) until the next
+   * discovery refresh watches it again. `Infinity`: wait forever. Default 900 000.
+   */
+  syncTimeoutMs?: number | undefined;
   /** Bound of `stopped()` after the start signal aborted. Default 30 000. */
   gracefulShutdownTimeoutMs?: number | undefined;
   /** Time source of the debounce, retries, informers and queues. Default `systemClock`. */
@@ -66,7 +73,10 @@ export interface WatchedKind {
 
 /** Options of the on-demand reads. */
 export interface DynamicReadOptions {
-  /** Stop waiting (for the kind's check against discovery and its informer's sync). */
+  /**
+   * Stop waiting (for the kind's check against discovery and its informer's sync). Without it, a kind that does
+   * not sync is given up after the controller's `syncTimeoutMs` (15 minutes by default).
+   */
   signal?: AbortSignal | undefined;
 }
 

@@ -42,7 +42,11 @@ import type {
   DynamicReadOptions,
   WatchedKind,
 } from './dynamic-controller-api.ts';
-import { DynamicClosedError, DynamicNotRunningError } from './errors.ts';
+import {
+  DynamicClosedError,
+  DynamicNotRunningError,
+  type DynamicSyncFailedError,
+} from './errors.ts';
 import { HandlerRegistry, type WatchMode } from './handler-registry.ts';
 import { IncrementalDiscovery } from './incremental-discovery.ts';
 import { checkOptions, checkRegistration, type DynamicMatcherInput } from './options.ts';
@@ -59,12 +63,17 @@ export type {
   WatchedKind,
 } from './dynamic-controller-api.ts';
 
+/** @internal How long a newly watched kind may take to sync before it is dropped (lasso's 15 minutes). */
+export const defaultSyncTimeoutMs = 15 * 60_000;
+
 interface Run {
   readonly signal: AbortSignal;
   readonly stop: AbortController;
   readonly refresher: DiscoveryRefresher;
   readonly watchers: Map<string, Watcher>;
   readonly onDemand: Map<string, ServedKind>;
+  /** Kinds dropped because their cache did not sync in time, until the next discovery refresh. */
+  readonly syncFailed: Map<string, DynamicSyncFailedError>;
   readonly ending: Set<Promise<void>>;
   readonly discoveryHandlers: EventHandlerRegistration[];
   snapshot: DiscoverySnapshot | undefined;
@@ -82,6 +91,7 @@ class DynamicControllerImpl implements DynamicController {
     readonly debounceMs: number;
     readonly workers: number;
     readonly gracefulShutdownTimeoutMs: number;
+    readonly syncTimeoutMs: number;
   };
   readonly #handlers: HandlerRegistry;
   #run: Run | undefined;
@@ -102,6 +112,7 @@ class DynamicControllerImpl implements DynamicController {
       workers: options.workers ?? 5,
       gracefulShutdownTimeoutMs:
         options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs,
+      syncTimeoutMs: options.syncTimeoutMs ?? defaultSyncTimeoutMs,
     };
     this.#handlers = new HandlerRegistry(this.#logger);
   }
@@ -147,6 +158,7 @@ class DynamicControllerImpl implements DynamicController {
           retryMaxMs: this.#options.refreshRetry?.maxMs ?? 60_000,
           onSnapshot: (snapshot) => {
             run.snapshot = snapshot;
+            this.#retrySyncFailed(run);
             this.#reconcile(run);
           },
         },
@@ -154,6 +166,7 @@ class DynamicControllerImpl implements DynamicController {
       ),
       watchers: new Map(),
       onDemand: new Map(),
+      syncFailed: new Map(),
       ending: new Set(),
       discoveryHandlers: [],
       snapshot: undefined,
@@ -323,6 +336,7 @@ class DynamicControllerImpl implements DynamicController {
       this.#cancel(run, watcher, 'kind left discovery');
     }
     for (const [key, kind] of served) {
+      if (run.syncFailed.has(key)) continue;
       const mode = this.#wanted(run, key, kind.gvk);
       const existing = run.watchers.get(key);
       if (mode === undefined) {
@@ -351,15 +365,45 @@ class DynamicControllerImpl implements DynamicController {
         workers: this.#options.workers,
         rateLimiter: this.#options.rateLimiter,
         gracefulShutdownTimeoutMs: this.#options.gracefulShutdownTimeoutMs,
+        syncTimeoutMs: this.#options.syncTimeoutMs,
+        onSyncFailed: (failed, error) => this.#syncFailed(run, failed, error),
       },
       kind,
       metadataOnly,
-      (key, object, context) =>
-        this.#handlers.dispatch(gvk, key, object as KubeObject | undefined, context),
+      (signal) => {
+        const shared = this.#handlers.forKind(gvk, signal, {
+          clock: this.#clock,
+          logger: this.#logger.child({ gvk: gvkString(gvk) }),
+          metrics: this.#options.metrics,
+        });
+        return (key, object, context) => shared.onChange(key, object, context);
+      },
       run.signal,
     );
     run.watchers.set(watcher.key, watcher);
     return watcher;
+  }
+
+  // lasso: "failed to sync cache for <kind>" after 15 minutes; the kind is dropped until the next refresh.
+  #syncFailed(run: Run, watcher: Watcher, error: DynamicSyncFailedError): void {
+    if (run.signal.aborted || run.watchers.get(watcher.key) !== watcher) return;
+    run.syncFailed.set(watcher.key, error);
+    this.#logger.warn(`failed to sync cache for ${watcher.key}`, {
+      gvk: watcher.key,
+      timeoutMs: error.timeoutMs,
+      error: error.message,
+      retry: 'at the next discovery refresh (a CRD or APIService change)',
+    });
+    this.#cancel(run, watcher, 'cache did not sync');
+  }
+
+  // A discovery refresh gives every kind dropped for not syncing another chance (lasso's next setGVKs).
+  #retrySyncFailed(run: Run): void {
+    if (run.syncFailed.size === 0) return;
+    this.#logger.info('watching again the kinds whose cache did not sync', {
+      kinds: [...run.syncFailed.keys()].join(', '),
+    });
+    run.syncFailed.clear();
   }
 
   #cancel(run: Run, watcher: Watcher, reason: string): void {
@@ -379,6 +423,8 @@ class DynamicControllerImpl implements DynamicController {
     const run = this.#liveRun();
     if (run === undefined) throw new DynamicNotRunningError(`DynamicController.${what}`);
     const key = gvkString(gvk);
+    const failed = run.syncFailed.get(key);
+    if (failed !== undefined) throw failed;
     const existing = run.watchers.get(key);
     if (existing !== undefined && !existing.metadataOnly) return existing;
     let kind = run.snapshot?.kinds.find((served) => gvkString(served.gvk) === key);
@@ -387,6 +433,8 @@ class DynamicControllerImpl implements DynamicController {
       kind = { gvk: { ...gvk }, gvr: mapping.gvr, namespaced: mapping.namespaced };
     }
     if (run.signal.aborted) throw new DynamicNotRunningError(`DynamicController.${what}`);
+    const failedMeanwhile = run.syncFailed.get(key);
+    if (failedMeanwhile !== undefined) throw failedMeanwhile;
     run.onDemand.set(key, kind);
     const now = run.watchers.get(key);
     if (now !== undefined && !now.metadataOnly) return now;

@@ -1,4 +1,5 @@
 // The errors of @lasso/dynamic, with stable codes.
+import type { GroupVersionKind } from '@lasso/client';
 import { LassoError } from '@lasso/core';
 
 declare module '@lasso/core' {
@@ -7,6 +8,8 @@ declare module '@lasso/core' {
     LASSO_DYNAMIC_CLOSED: true;
     /** A kind was asked for on demand while the dynamic controller does not run: a {@link DynamicNotRunningError}. */
     LASSO_DYNAMIC_NOT_RUNNING: true;
+    /** A kind's cache did not sync within `syncTimeoutMs` and was dropped: a {@link DynamicSyncFailedError}. */
+    LASSO_DYNAMIC_SYNC_FAILED: true;
   }
 }
 
@@ -39,5 +42,53 @@ export class DynamicClosedError extends LassoError {
 export class DynamicNotRunningError extends LassoError {
   constructor(what: string) {
     super('LASSO_DYNAMIC_NOT_RUNNING', `${what}: the dynamic controller does not run`);
+  }
+}
+
+/** Longest cause quoted in a {@link DynamicSyncFailedError} message (a list error can carry a whole body). */
+const causeLength = 200;
+
+/**
+ * A kind's cache did not sync within the dynamic controller's `syncTimeoutMs` (code `LASSO_DYNAMIC_SYNC_FAILED`):
+ * its watch was dropped (no further list or watch), and every read of the kind rejects with this error until the
+ * next discovery refresh (a CRD or APIService change, or a retry after a failed refresh) watches it again. The
+ * message names the kind as lasso does (`failed to sync cache for /v1, Kind=Secret`) and quotes the last list or
+ * watch error when there was one (RBAC denied, a CRD whose objects cannot be decoded); `cause` holds it whole.
+ *
+ * @example
+ * ```ts
+ * declare const dynamic: DynamicController;
+ * const secrets = { group: '', version: 'v1', kind: 'Secret' };
+ * await dynamic.list(secrets).catch((error: unknown) => {
+ *   if (isLassoError(error, 'LASSO_DYNAMIC_SYNC_FAILED')) console.error(error.message);
+ * });
+ * ```
+ */
+export class DynamicSyncFailedError extends LassoError {
+  /** The kind whose cache did not sync. */
+  readonly gvk: GroupVersionKind;
+  /** How long the sync was waited for, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(
+    gvk: GroupVersionKind,
+    kind: string,
+    timeoutMs: number,
+    lastError: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    const reason =
+      lastError === undefined
+        ? 'no list or watch error was seen'
+        : lastError.length > causeLength
+          ? `${lastError.slice(0, causeLength - 3)}...`
+          : lastError;
+    super(
+      'LASSO_DYNAMIC_SYNC_FAILED',
+      `failed to sync cache for ${kind} within ${timeoutMs} ms (${reason}); it is watched again at the next discovery refresh`,
+      options,
+    );
+    this.gvk = { group: gvk.group, version: gvk.version, kind: gvk.kind };
+    this.timeoutMs = timeoutMs;
   }
 }

@@ -11,4 +11,4 @@ export {
   type GvkMatcher,
   type WatchedKind,
 } from './dynamic-controller.ts';
-export { DynamicClosedError, DynamicNotRunningError } from './errors.ts';
+export { DynamicClosedError, DynamicNotRunningError, DynamicSyncFailedError } from './errors.ts';

@@ -20,6 +20,8 @@ describe('createDynamicController options', () => {
     ['workers', { workers: 1.5 }, RangeError],
     ['gracefulShutdownTimeoutMs', { gracefulShutdownTimeoutMs: Number.NaN }, RangeError],
     ['refreshRetry.initialMs', { refreshRetry: { initialMs: 0 } }, RangeError],
+    ['syncTimeoutMs', { syncTimeoutMs: 0 }, RangeError],
+    ['syncTimeoutMs', { syncTimeoutMs: Number.NaN }, RangeError],
     ['rateLimiter', { rateLimiter: 5 }, TypeError],
     ['discovery', { discovery: {} }, TypeError],
   ] as const)('names %s when it is bad', ([name, options, type]) => {

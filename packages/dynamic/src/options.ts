@@ -19,6 +19,7 @@ export function checkOptions(options: DynamicControllerOptions): void {
   nonNegative(options.debounceMs, 'debounceMs', where);
   nonNegative(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs', where);
   nonNegative(options.refreshRetry?.initialMs, 'refreshRetry.initialMs', where, true);
+  nonNegative(options.syncTimeoutMs, 'syncTimeoutMs', where, true);
   nonNegative(options.refreshRetry?.maxMs, 'refreshRetry.maxMs', where, true);
   if (
     options.workers !== undefined &&

@@ -7,6 +7,7 @@ describe('public API', () => {
       [
         "DynamicClosedError",
         "DynamicNotRunningError",
+        "DynamicSyncFailedError",
         "createDynamicController",
       ]
     `);

@@ -1,6 +1,12 @@
 // One watched kind of the dynamic controller: its informer (the factory's when that one runs and has synced, else
 // its own, full or metadata-only, behind a health check) and its controller (5 workers, default rate limiter).
-import { createCache, createMetadataCache, type SharedIndexInformer } from '@lasso/cache';
+import {
+  CacheNotSyncedError,
+  createCache,
+  createMetadataCache,
+  type SharedIndexInformer,
+  waitForCacheSync,
+} from '@lasso/cache';
 import type { Client, KubeObject, KubeObjectLike } from '@lasso/client';
 import { type Controller, createController, type Handler } from '@lasso/controller';
 import {
@@ -9,10 +15,12 @@ import {
   errorMessage,
   type Logger,
   type MetricsProvider,
+  type TimerHandle,
 } from '@lasso/core';
 import { gvkString, type SharedClientFactory, type SharedControllerFactory } from '@lasso/factory';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { ServedKind } from './discovery-refresher.ts';
+import { DynamicSyncFailedError } from './errors.ts';
 import { healthWaiter } from './health-waiter.ts';
 
 /** @internal What a watcher is built with. */
@@ -25,6 +33,10 @@ export interface WatcherDeps {
   readonly workers: number;
   readonly rateLimiter: (() => RateLimiter<string>) | undefined;
   readonly gracefulShutdownTimeoutMs: number;
+  /** How long an informer of its own may take to sync (Infinity: no bound). */
+  readonly syncTimeoutMs: number;
+  /** Called once when the informer did not sync within `syncTimeoutMs` (the watcher still runs). */
+  readonly onSyncFailed: (watcher: Watcher, error: DynamicSyncFailedError) => void;
 }
 
 /** @internal One watched kind. */
@@ -40,12 +52,13 @@ export class Watcher {
   readonly #stop = new AbortController();
   readonly #logger: Logger;
   #done: Promise<void> | undefined;
+  #syncError: DynamicSyncFailedError | undefined;
 
   constructor(
     deps: WatcherDeps,
     kind: ServedKind,
     metadataOnly: boolean,
-    handler: Handler<KubeObjectLike>,
+    handlerFor: (signal: AbortSignal) => Handler<KubeObjectLike>,
     runSignal: AbortSignal,
   ) {
     this.key = gvkString(kind.gvk);
@@ -97,7 +110,7 @@ export class Watcher {
       informer,
       // The factory runs its informer; this controller only listens to it.
       this.reused ? () => {} : undefined,
-      handler,
+      handlerFor(this.#stop.signal),
       {
         clock: deps.clock,
         logger: deps.logger,
@@ -123,6 +136,44 @@ export class Watcher {
         }
       },
     );
+    if (!this.reused && Number.isFinite(deps.syncTimeoutMs)) this.#boundSync(deps);
+  }
+
+  // lasso waits 15 minutes for a new kind's cache, then gives up on it: a kind that can never sync (its list
+  // forbidden, its objects undecodable) must not keep readers waiting nor list forever.
+  #boundSync(deps: WatcherDeps): void {
+    const timeoutMs = deps.syncTimeoutMs;
+    const timer: TimerHandle = deps.clock.schedule(timeoutMs, () => {
+      if (this.#stop.signal.aborted || this.informer.hasSynced()) return;
+      const expired = new AbortController();
+      expired.abort(new Error(`not synced within ${timeoutMs} ms`));
+      // An aborted wait on an informer that has not synced rejects at once with its last list or watch error.
+      waitForCacheSync(expired.signal, this.informer).then(
+        () => undefined,
+        (error: unknown) => {
+          if (this.#stop.signal.aborted || this.informer.hasSynced()) return;
+          const last =
+            error instanceof CacheNotSyncedError ? [...error.lastErrors.values()][0] : undefined;
+          this.#syncError = new DynamicSyncFailedError(
+            this.kind.gvk,
+            this.key,
+            timeoutMs,
+            last === undefined ? undefined : (errorMessage(last).split('\n')[0] ?? ''),
+            last === undefined ? {} : { cause: last },
+          );
+          deps.onSyncFailed(this, this.#syncError);
+        },
+      );
+    });
+    this.informer.whenSynced({ signal: this.#stop.signal }).then(
+      () => timer.cancel(),
+      () => timer.cancel(),
+    );
+  }
+
+  /** Set when the informer did not sync in time: the reason the watcher was dropped. */
+  syncError(): DynamicSyncFailedError | undefined {
+    return this.#syncError;
   }
 
   /** True once the informer synced. */
@@ -135,6 +186,9 @@ export class Watcher {
     const combined = anySignal([this.#stop.signal, signal]);
     try {
       await this.informer.whenSynced({ signal: combined.signal });
+    } catch (error) {
+      // Readers of a kind dropped for not syncing learn why, whichever rejection came first.
+      throw this.#syncError ?? error;
     } finally {
       combined.dispose();
     }
@@ -149,7 +203,7 @@ export class Watcher {
   cancel(reason: string): Promise<void> {
     if (this.#done !== undefined) return this.#done;
     if (!this.#stop.signal.aborted) this.#logger.info('stopped watching', { reason });
-    this.#stop.abort(new Error(reason));
+    this.#stop.abort(this.#syncError ?? new Error(reason));
     this.#done = (async () => {
       await this.controller.stopped();
       await this.controller.close();
