@@ -1,31 +1,26 @@
 // The kinds of a cache factory inside one run: each is checked against discovery, its informer run when served, and
-// retried with backoff (and at once when CRDs or APIServices change) when not; a kind no longer served has its
-// informer stopped. Split from shared-cache-factory.ts, which owns the runs and the informers.
+// retried with backoff (and at once when CRDs or APIServices change, while they are followed) when not; a kind no
+// longer served has its informer stopped. Split from shared-cache-factory.ts, which owns the runs and the informers.
 import type { Backoff } from '@lasso/cache';
+import { createBackoff, type SharedIndexInformer, type WatchError } from '@lasso/cache';
 import {
-  createBackoff,
-  isDeletedFinalStateUnknown,
-  type SharedIndexInformer,
-  type WatchError,
-} from '@lasso/cache';
-import {
-  builtinKinds,
   type GroupVersionKind,
   type GroupVersionResource,
-  groupOfApiVersion,
   isNotFound,
   type KubeObject,
   type KubeObjectLike,
-  servedGroupOf,
+  type RestMapping,
 } from '@lasso/client';
 import {
   type Clock,
   errorMessage,
   isLassoError,
+  LassoError,
   type Logger,
   type StopResult,
   type TimerHandle,
 } from '@lasso/core';
+import { DiscoveryFollower, type DiscoveryFollowMode } from './discovery-follow.ts';
 import type { ResolvedKind } from './kind-lookups.ts';
 import { gvrString } from './names.ts';
 import type { SharedClientFactory } from './shared-client-factory.ts';
@@ -35,8 +30,8 @@ import type { SharedClientFactory } from './shared-client-factory.ts';
  * - `pending`: created, not started (the factory does not run, or checks discovery first);
  * - `syncing`: its informer runs and has not finished its first list;
  * - `running`: its informer runs and has synced;
- * - `unserved`: the server does not serve it (a CRD not installed, a version not served); retried with
- *   backoff and at once when CRDs or APIServices change;
+ * - `unserved`: discovery does not serve it (a CRD not installed, a version not served, a misspelt resource);
+ *   retried with backoff, and at once when CRDs or APIServices change while the factory follows them;
  * - `stopped`: the factory's run ended.
  */
 export type KindState = 'pending' | 'syncing' | 'running' | 'unserved' | 'stopped';
@@ -68,6 +63,12 @@ export interface Activation {
   checking: Promise<void> | undefined;
   /** Callers of startGVK waiting for the informer to run. */
   readonly waiters: Set<() => void>;
+  /** A recheck of a running kind in progress (one at a time: its outcome is logged once). */
+  rechecking: Promise<void> | undefined;
+  /** Since when the kind is unserved, when its warning was last logged (clock ms), and the wait before the next. */
+  unservedSince: number;
+  warnedAt: number;
+  warnEveryMs: number;
 }
 
 /** @internal One run of a cache factory: from a start to the end of the stop its signal's abort begins. */
@@ -80,15 +81,12 @@ export interface FactoryRun {
   readonly work: Set<Promise<void>>;
 }
 
-const crdKind = {
-  gvr: { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' },
-  kind: 'CustomResourceDefinition',
-};
-const apiServiceKind = {
-  gvr: { group: 'apiregistration.k8s.io', version: 'v1', resource: 'apiservices' },
-  kind: 'APIService',
-};
-const builtinGroups = new Set(Object.keys(builtinKinds).map(groupOfApiVersion));
+/**
+ * A kind that stays unserved is warned about again after 1 min, then each wait doubles up to 30 min: loud about a
+ * misspelt resource, not a line per retry.
+ */
+export const unservedWarnFirstRepeatMs = 60_000;
+export const unservedWarnMaxRepeatMs = 30 * 60_000;
 
 /** @internal What a {@link KindSupervisor} needs from its factory. */
 export interface KindSupervisorDeps {
@@ -96,7 +94,8 @@ export interface KindSupervisorDeps {
   readonly clock: Clock;
   readonly retryInitialMs: number;
   readonly retryMaxMs: number;
-  readonly watchDiscovery: boolean;
+  readonly watchDiscovery: DiscoveryFollowMode;
+  readonly logger: Logger;
   entries(): Iterable<Entry>;
   liveRun(): FactoryRun | undefined;
   /** The factory's own informer of a cluster-scoped kind (CRDs, APIServices), created once. */
@@ -106,15 +105,28 @@ export interface KindSupervisorDeps {
 /** @internal Runs the kinds of a cache factory within its runs (see the file comment). */
 export class KindSupervisor {
   readonly #deps: KindSupervisorDeps;
-  // The CRD/APIService handlers are added once; their informers then start with every run.
-  #discoveryWatched = false;
+  readonly #follower: DiscoveryFollower;
 
   constructor(deps: KindSupervisorDeps) {
     this.#deps = deps;
+    this.#follower = new DiscoveryFollower({
+      clients: deps.clients,
+      logger: deps.logger,
+      internalInformer: deps.internalInformer,
+      entry: (key) => {
+        for (const entry of deps.entries()) if (entry.key === key) return entry;
+        return undefined;
+      },
+      setState: (entry, state, lastError) => this.#setState(entry, state, lastError),
+      onChange: (group) => this.#onDiscoveryChange(group),
+      track: (run, work) => this.#track(run, work),
+    });
   }
 
   /** Makes `entry` part of `run` (once per run) and returns its first discovery check. */
   activate(entry: Entry, run: FactoryRun): Promise<void> {
+    // The factory's own informers run while discovery is followed, not with every run.
+    if (entry.internal) return Promise.resolve();
     if (entry.active?.run === run) return entry.active.firstCheck;
     let firstDone!: () => void;
     const activation: Activation = {
@@ -132,9 +144,14 @@ export class KindSupervisor {
       retry: undefined,
       checking: undefined,
       waiters: new Set(),
+      rechecking: undefined,
+      unservedSince: 0,
+      warnedAt: 0,
+      warnEveryMs: unservedWarnFirstRepeatMs,
     };
     entry.active = activation;
     this.#setState(entry, 'pending', undefined);
+    if (this.#deps.watchDiscovery === 'always') this.#updateFollowing(run);
     void this.#check(entry, activation).finally(firstDone);
     return activation.firstCheck;
   }
@@ -173,14 +190,11 @@ export class KindSupervisor {
     active.retry = undefined;
     let served = true;
     let why: unknown;
+    let mapping: RestMapping | undefined;
     try {
-      const mapping = await this.#deps.clients.resourceForGVK(entry.gvk, { signal: run.signal });
-      if (mapping.gvr.resource !== entry.gvr.resource || mapping.namespaced !== entry.namespaced) {
-        served = false;
-        why = new TypeError(
-          `${entry.key} is served as ${gvrString(mapping.gvr)} (namespaced: ${mapping.namespaced}), not ${gvrString(entry.gvr)} (namespaced: ${entry.namespaced})`,
-        );
-      }
+      mapping = await this.#deps.clients.resourceForGVK(entry.gvk, { signal: run.signal });
+      why = mismatch(entry, mapping);
+      served = why === undefined;
     } catch (error) {
       if (run.signal.aborted) return;
       if (isLassoError(error, 'LASSO_NO_KIND_MATCH')) {
@@ -199,20 +213,57 @@ export class KindSupervisor {
     }
     if (run.signal.aborted || entry.active !== active) return;
     if (!served) {
-      this.#setState(entry, 'unserved', why);
       const delayMs = active.backoff.next();
+      this.#unserved(entry, active, why, delayMs);
       active.retry = this.#deps.clock.schedule(delayMs, () => {
         active.retry = undefined;
         void this.#check(entry, active);
       });
-      if (!entry.internal) this.#watchDiscoveryChanges(run);
+      this.#updateFollowing(run);
       return;
     }
     active.backoff.reset();
-    this.#runInformer(entry, active);
+    this.#runInformer(entry, active, mapping);
   }
 
-  #runInformer(entry: Entry, active: Activation): void {
+  // Unserved: warned at once, then again after 1 min, doubling to every 30 min while it stays so.
+  #unserved(entry: Entry, active: Activation, why: unknown, retryInMs: number): void {
+    const now = this.#deps.clock.now();
+    const first = entry.state !== 'unserved';
+    this.#setState(entry, 'unserved', why);
+    if (!first && now - active.warnedAt < active.warnEveryMs) return;
+    if (first) {
+      active.unservedSince = now;
+      active.warnEveryMs = unservedWarnFirstRepeatMs;
+    } else {
+      active.warnEveryMs = Math.min(active.warnEveryMs * 2, unservedWarnMaxRepeatMs);
+    }
+    active.warnedAt = now;
+    const attributes = {
+      resource: gvrString(entry.gvr),
+      error: errorMessage(why),
+      retryInMs,
+      ...(first ? {} : { unservedForMs: Math.round(now - active.unservedSince) }),
+    };
+    entry.logger.warn(
+      `kind ${entry.key} not served by discovery; retrying with backoff${this.#deps.watchDiscovery === 'never' ? '' : ' and when CRDs or APIServices change'}`,
+      attributes,
+    );
+  }
+
+  // Follows CRDs and APIServices while a kind of this run is unserved (or always, or never: the option).
+  #updateFollowing(run: FactoryRun): void {
+    const mode = this.#deps.watchDiscovery;
+    if (mode === 'never' || run.signal.aborted) return;
+    let needed = mode === 'always';
+    for (const entry of this.#deps.entries()) {
+      if (needed) break;
+      needed = !entry.internal && entry.active?.run === run && entry.state === 'unserved';
+    }
+    this.#follower.update(run, needed);
+  }
+
+  #runInformer(entry: Entry, active: Activation, mapping: RestMapping | undefined): void {
     const { run } = active;
     const stop = new AbortController();
     const onAbort = (): void => stop.abort(run.signal.reason);
@@ -246,7 +297,14 @@ export class KindSupervisor {
     );
     for (const release of active.waiters) release();
     active.waiters.clear();
-    if (!entry.internal && !builtinGroups.has(entry.gvk.group)) this.#watchDiscoveryChanges(run);
+    if (mapping !== undefined && !watchable(mapping)) {
+      // Seam: discovery says the resource cannot be watched. The informer should list on an interval instead
+      // (the cache's list-only mode); until it can be created so, its watch errors relist with backoff.
+      entry.logger.info('discovery lists no watch verb for the kind', {
+        resource: gvrString(entry.gvr),
+      });
+    }
+    this.#updateFollowing(run);
   }
 
   #track(run: FactoryRun, work: Promise<void>): void {
@@ -259,38 +317,8 @@ export class KindSupervisor {
     entry.lastError = lastError;
     if (previous === state) return;
     entry.state = state;
-    // Logged once per change of state, not per retry.
-    if (state === 'unserved') {
-      entry.logger.warn(
-        'kind not served; retrying with backoff and when CRDs or APIServices change',
-        { error: errorMessage(lastError) },
-      );
-    } else if (state === 'running') {
-      entry.logger.debug('informer synced');
-    }
-  }
-
-  // The factory's own CRD and APIService informers: a change retries unserved kinds at once, and a deletion or
-  // update rechecks the running kinds of its group.
-  #watchDiscoveryChanges(run: FactoryRun): void {
-    if (!this.#deps.watchDiscovery || this.#discoveryWatched || run.signal.aborted) return;
-    this.#discoveryWatched = true;
-    for (const { gvr, kind } of [crdKind, apiServiceKind]) {
-      const informer = this.#deps.internalInformer({ gvr, kind, namespaced: false });
-      informer.addEventHandler(
-        {
-          onAdd: (_object, initial) => {
-            if (!initial) this.#onDiscoveryChange(undefined);
-          },
-          onUpdate: (_old, object) => this.#onDiscoveryChange(servedGroupOf(object)),
-          onDelete: (object) =>
-            this.#onDiscoveryChange(
-              servedGroupOf(isDeletedFinalStateUnknown(object) ? object.object : object),
-            ),
-        },
-        { name: 'lasso-factory-discovery' },
-      );
-    }
+    // The unserved warning is #unserved's (with its repeats) or the "no longer served" one.
+    if (state === 'running') entry.logger.debug('informer synced');
   }
 
   #onDiscoveryChange(group: string | undefined): void {
@@ -315,6 +343,10 @@ export class KindSupervisor {
 
   onWatchError(entry: Entry, error: WatchError): void {
     entry.lastError = error;
+    if (this.#follower.owns(entry)) {
+      this.#follower.onWatchError(entry, error);
+      return;
+    }
     const active = entry.active;
     if (active?.informer === undefined || entry.internal) return;
     if (!isNotFound(error.cause)) return;
@@ -323,14 +355,28 @@ export class KindSupervisor {
     void this.#recheckServed(entry, active);
   }
 
-  // Stops the informer of a kind that is no longer served; the retries then start it again once it is.
-  async #recheckServed(entry: Entry, active: Activation): Promise<void> {
+  // Stops the informer of a kind that is no longer served; the retries then start it again once it is. Its CRD's
+  // update and deletion events and its list and watch 404s all ask at once: one recheck at a time, so it is said
+  // once.
+  #recheckServed(entry: Entry, active: Activation): Promise<void> {
+    if (active.rechecking !== undefined) return active.rechecking;
+    const rechecking = this.#recheckOnce(entry, active).finally(() => {
+      active.rechecking = undefined;
+    });
+    active.rechecking = rechecking;
+    this.#track(active.run, rechecking);
+    return rechecking;
+  }
+
+  async #recheckOnce(entry: Entry, active: Activation): Promise<void> {
     const { run } = active;
+    if (active.informer === undefined || active.informer.stop.signal.aborted) return;
     let served = true;
     let why: unknown;
     try {
       const mapping = await this.#deps.clients.resourceForGVK(entry.gvk, { signal: run.signal });
-      served = mapping.gvr.resource === entry.gvr.resource;
+      why = mismatch(entry, mapping);
+      served = why === undefined;
     } catch (error) {
       if (!isLassoError(error, 'LASSO_NO_KIND_MATCH')) return;
       served = false;
@@ -338,12 +384,37 @@ export class KindSupervisor {
     }
     const informer = active.informer;
     if (served || run.signal.aborted || informer === undefined || entry.active !== active) return;
-    entry.logger.warn('kind no longer served; stopping its informer', {
+    entry.logger.warn(`kind ${entry.key} no longer served by discovery; stopping its informer`, {
+      resource: gvrString(entry.gvr),
       error: errorMessage(why),
     });
     informer.stop.abort(why);
     await informer.done;
+    // Said above: the retries' first "not served" is not said again, only its repeats (#unserved).
     this.#setState(entry, 'unserved', why);
+    active.unservedSince = this.#deps.clock.now();
+    active.warnedAt = active.unservedSince;
+    active.warnEveryMs = unservedWarnFirstRepeatMs;
     void this.#check(entry, active);
   }
+}
+
+/** Why discovery's mapping of the kind is not the entry's resource and scope (a misspelt resource), if it is not. */
+function mismatch(entry: Entry, mapping: RestMapping): LassoError | undefined {
+  if (mapping.gvr.resource === entry.gvr.resource && mapping.namespaced === entry.namespaced) {
+    return undefined;
+  }
+  return new LassoError(
+    'LASSO_NO_KIND_MATCH',
+    `resource ${gvrString(entry.gvr)} (namespaced: ${entry.namespaced}) is not served for ${entry.key}; discovery serves the kind as ${gvrString(mapping.gvr)} (namespaced: ${mapping.namespaced})`,
+  );
+}
+
+/**
+ * False when discovery lists the resource's verbs without `watch`. The RESTMapper's mapping carries no verbs yet:
+ * until it does, every kind is taken as watchable.
+ */
+function watchable(mapping: RestMapping): boolean {
+  const verbs = (mapping as { verbs?: unknown }).verbs;
+  return !Array.isArray(verbs) || verbs.includes('watch');
 }

@@ -34,12 +34,18 @@ export interface SharedCacheFactoryOptions {
    */
   unservedRetry?: { initialMs?: number | undefined; maxMs?: number | undefined } | undefined;
   /**
-   * Watch CustomResourceDefinitions and APIServices (through this factory's own informers) while a kind is not
-   * served or a custom kind runs, to retry at once when they change and to stop the informer of a kind no
-   * longer served. Needs list/watch on both; without it, unserved kinds are still retried with backoff.
-   * Default true.
+   * When the factory follows (lists and watches, through its own informers) CustomResourceDefinitions and
+   * APIServices, to start a kind as soon as it is served and to notice at once a kind no longer served:
+   * - `'auto'` (default): only while one of its kinds is not served; it stops once every kind is served;
+   * - `true`: for the whole run;
+   * - `false`: never.
+   *
+   * Following needs verbs list and watch on `customresourcedefinitions.apiextensions.k8s.io` (and
+   * `apiservices.apiregistration.k8s.io` for aggregated APIs). Without them (a 403) the factory says once which
+   * permission would enable it and stops asking. Unserved kinds are retried from discovery on the
+   * `unservedRetry` backoff in every case, and a running kind whose list or watch answers 404 is rechecked.
    */
-  watchDiscovery?: boolean | undefined;
+  watchDiscovery?: boolean | 'auto' | undefined;
   /** Time source of the informers, retries, shutdown bound and the health gate. Default `systemClock`. */
   clock?: Clock | undefined;
   /** Where the factory, its informers and the health gate log. Default `defaultLogger`. */
@@ -58,7 +64,10 @@ export interface KindStatus {
   readonly state: KindState;
   /** Why it is unserved, or the last list/watch failure of its informer; undefined when none. */
   readonly lastError: unknown;
-  /** True for the factory's own CRD and APIService informers (see `watchDiscovery`). */
+  /**
+   * True for the factory's own CRD and APIService informers (see `watchDiscovery`): `running` while followed,
+   * `stopped` when not.
+   */
   readonly internal: boolean;
 }
 

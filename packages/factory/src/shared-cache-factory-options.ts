@@ -41,6 +41,12 @@ export function checkSharedCacheFactoryArgs(
   if (options.gracefulShutdownTimeoutMs !== undefined) {
     checkTimeout(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs');
   }
+  const follow = options.watchDiscovery;
+  if (follow !== undefined && typeof follow !== 'boolean' && follow !== 'auto') {
+    throw new TypeError(
+      `createSharedCacheFactory: watchDiscovery must be true, false or 'auto', got ${JSON.stringify(follow) ?? typeof follow}`,
+    );
+  }
   const retry = options.unservedRetry;
   if (retry !== undefined) {
     for (const name of ['initialMs', 'maxMs'] as const) {

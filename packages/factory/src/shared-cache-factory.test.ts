@@ -167,7 +167,7 @@ describe('createSharedCacheFactory', () => {
       await caches.start(signal);
       const [status] = caches.status();
       expect(status?.state).toBe('unserved');
-      expect(status?.lastError).toBeInstanceOf(TypeError);
+      expect(isLassoError(status?.lastError, 'LASSO_NO_KIND_MATCH')).toBe(true);
       expect(String((status?.lastError as Error | undefined)?.message ?? '')).toMatch(
         /\/v1, Kind=ConfigMap.*namespaced: true/,
       );
@@ -283,9 +283,10 @@ describe('createSharedCacheFactory', () => {
       await clock.advance(4_000);
       expect(cluster.lookups).toBe(lookups + 4);
       const warnings = logger.entries.filter((entry) =>
-        entry.message.startsWith('kind not served'),
+        entry.message.includes('not served by discovery'),
       );
       expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.message).toContain('example.com/v1, Kind=Widget');
       cluster.serve(widgetGvk, 'widgets', true, [object('example.com/v1', 'Widget', 'w', 'ns')]);
       await clock.advance(4_000);
       await widgets.whenSynced();
@@ -293,8 +294,11 @@ describe('createSharedCacheFactory', () => {
       expect(caches.status()[0]?.state).toBe('running');
     });
 
-    it('retries at once when a CRD changes, and stops the informer of a kind whose CRD is deleted', async () => {
-      const { cluster, caches, clock, signal } = setup({ unservedRetry: { initialMs: 60_000 } });
+    it('with watchDiscovery: true, retries at once when a CRD changes, and stops the informer of a kind whose CRD is deleted', async () => {
+      const { cluster, caches, clock, signal } = setup({
+        unservedRetry: { initialMs: 60_000 },
+        watchDiscovery: true,
+      });
       const crds = cluster.serve(crdGvk, 'customresourcedefinitions', false);
       cluster.serve(apiServiceGvk, 'apiservices', false);
       cluster.serve(widgetGvk, 'widgets', true);
@@ -328,8 +332,78 @@ describe('createSharedCacheFactory', () => {
       await waitFor(() => statusOf(caches, widgetGvk)?.state === 'unserved', clock);
       expect(widgets.isRunning()).toBe(false);
       expect(
-        logger.entries.filter((entry) => entry.message.startsWith('kind no longer served')),
+        logger.entries.filter((entry) => /served/.test(entry.message) && entry.level === 'warn'),
       ).toHaveLength(1);
+      expect(logger.find('no longer served')).toHaveLength(1);
+    });
+
+    it('follows CRDs and APIServices only while a kind is unserved, and stops once every kind is served', async () => {
+      const { cluster, caches, clock, signal } = setup({ unservedRetry: { initialMs: 60_000 } });
+      const crds = cluster.serve(crdGvk, 'customresourcedefinitions', false);
+      const apiServices = cluster.serve(apiServiceGvk, 'apiservices', false);
+      cluster.serve(widgetGvk, 'widgets', true);
+      await caches.forKind(configMapGvk);
+      const widgets = await caches.forKind(widgetGvk);
+      // Every kind served at start (a custom one included): nothing followed.
+      await caches.start(signal);
+      await widgets.whenSynced();
+      await clock.advance(0);
+      expect(crds.lists.length + crds.watches.length).toBe(0);
+      expect(caches.status().filter((status) => status.internal)).toEqual([]);
+      // The same run goes on: a kind becomes unserved within it.
+      const gizmoGvk = { group: 'example.com', version: 'v1', kind: 'Gizmo' };
+      const gizmos = caches.forResourceKind(
+        { group: 'example.com', version: 'v1', resource: 'gizmos' },
+        'Gizmo',
+        true,
+      );
+      await waitFor(() => statusOf(caches, gizmoGvk)?.state === 'unserved', clock);
+      await waitFor(
+        () => caches.status().filter((s) => s.internal && s.state === 'running').length === 2,
+        clock,
+      );
+      expect(apiServices.lists.length).toBeGreaterThan(0);
+      // Its CRD is installed: started at once, and nothing is followed any more.
+      cluster.serve(gizmoGvk, 'gizmos', true);
+      crds.store.create({
+        ...object('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'gizmos.example.com'),
+        spec: { group: 'example.com' },
+      });
+      await waitFor(() => gizmos.isRunning(), clock);
+      await waitFor(
+        () =>
+          caches
+            .status()
+            .filter((s) => s.internal)
+            .every((s) => s.state === 'stopped'),
+        clock,
+      );
+      const lists = crds.lists.length;
+      await clock.advance(120_000);
+      expect(crds.lists.length).toBe(lists);
+    });
+
+    it('warns about a kind that stays unserved again after 1 min, then every doubling wait up to 30 min', async () => {
+      const { caches, clock, logger, signal } = setup({ watchDiscovery: false });
+      caches.forResourceKind(
+        { group: 'example.com', version: 'v1', resource: 'widgetz' },
+        'Widget',
+        true,
+      );
+      await caches.start(signal);
+      const warnings = () =>
+        logger.find('not served by discovery').map((entry) => entry.attributes);
+      expect(warnings()).toHaveLength(1);
+      // Retries every 1 s doubling to 60 s; warnings at 0, then about 1, 3, 7, 15 and 31 min, then every 30 min.
+      const at: number[] = [];
+      for (let minute = 1; minute <= 70; minute++) {
+        const before = warnings().length;
+        await clock.advance(60_000);
+        if (warnings().length > before) at.push(minute);
+      }
+      expect(at).toEqual([2, 4, 8, 16, 32, 62]);
+      expect(warnings()[1]).toMatchObject({ unservedForMs: expect.any(Number) });
+      expect(statusOf(caches, widgetGvk)?.state).toBe('unserved');
     });
   });
 

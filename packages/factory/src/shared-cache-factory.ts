@@ -21,6 +21,7 @@ import {
   systemClock,
 } from '@lasso/core';
 import { checkSignal, kindMap } from './checks.ts';
+import type { DiscoveryFollowMode } from './discovery-follow.ts';
 import { FactoryClosedError } from './errors.ts';
 import { HealthGate } from './health-gate.ts';
 import { type KindRef, resolveKindRef } from './kind.ts';
@@ -103,7 +104,8 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       clock: this.#clock,
       retryInitialMs: options.unservedRetry?.initialMs ?? 1000,
       retryMaxMs: options.unservedRetry?.maxMs ?? 60_000,
-      watchDiscovery: options.watchDiscovery ?? true,
+      watchDiscovery: followMode(options.watchDiscovery),
+      logger: this.#logger,
       entries: () => this.#entries.values(),
       liveRun: () => this.#liveRun(),
       internalInformer: (resolved) => this.#informer<KubeObject>(resolved, true),
@@ -358,6 +360,12 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     const run = this.#run;
     return run === undefined || run.signal.aborted ? undefined : run;
   }
+}
+
+// `true` follows CRDs and APIServices for the whole run, `false` never, `'auto'` (the default) only while a kind
+// is not served.
+function followMode(option: SharedCacheFactoryOptions['watchDiscovery']): DiscoveryFollowMode {
+  return option === true ? 'always' : option === false ? 'never' : 'auto';
 }
 
 /** @internal {@link createSharedCacheFactory}, owning (closing) `clientFactory` when `ownsClients`. */
