@@ -188,7 +188,7 @@ describe('Reflector', () => {
     await t.stop();
   });
 
-  it('resumes without relisting after a yielded ERROR event other than 410', async () => {
+  it('relists after the backoff after a yielded ERROR event other than 410 (client-go ends the watch session)', async () => {
     const t = setup(1);
     const watch = await t.fake.nextWatch();
     t.fake.create(cm('b'));
@@ -197,10 +197,10 @@ describe('Reflector', () => {
       object: { kind: 'Status', status: 'Failure', code: 500, reason: 'InternalError' },
     });
     await t.settle();
-    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: false, retryInMs: 800 });
+    expect(t.errors[0]).toMatchObject({ phase: 'watch', willRelist: true, retryInMs: 800 });
     await t.clock.advance(800);
     expect((await t.fake.nextWatch()).options.resourceVersion).toBe('3');
-    expect(t.fake.listCalls).toHaveLength(1);
+    expect(t.fake.listCalls.map((call) => call.resourceVersion)).toEqual(['0', '3']);
     await t.stop();
   });
 
@@ -316,10 +316,10 @@ describe('Reflector', () => {
     },
   );
 
-  it('backs off 800 ms, 1.6 s, 3.2 s on repeated watch failures and resumes without relisting', async () => {
+  it('backs off 800 ms, 1.6 s, 3.2 s on repeated 429s and resumes the watch without relisting', async () => {
     const t = setup(1);
     for (const [attempt, delayMs] of [800, 1600, 3200].entries()) {
-      (await t.fake.nextWatch()).fail(new ApiError({ status: 500, message: 'etcd is sad' }));
+      (await t.fake.nextWatch()).fail(new ApiError({ status: 429, message: 'too many requests' }));
       await t.settle();
       expect(t.reflector.state()).toBe('backoff');
       await t.clock.advance(delayMs - 1);
@@ -463,7 +463,7 @@ describe('Reflector', () => {
   });
 
   it('caps the backoff at 3.2 s', async () => {
-    const t = setup(1, {}, (fake) => fake.failNextWatch(new ApiError({ status: 503 }), 6));
+    const t = setup(1, {}, (fake) => fake.failNextWatch(new ApiError({ status: 429 }), 6));
     const expected = [800, 1600, 3200, 3200, 3200, 3200];
     for (const delayMs of expected) {
       await t.settle();
@@ -556,13 +556,15 @@ describe('Reflector', () => {
       await t.clock.advance(delayMs);
     }
     await t.fake.nextWatch();
+    // Each ends the watch session: relisted (at the same version: nothing changed) after the backoff.
     expect(t.errors.map((error) => [error.phase, error.willRelist, error.retryInMs])).toEqual([
-      ['watch', false, 0],
-      ['watch', false, 1600],
+      ['watch', true, 0],
+      ['watch', true, 1600],
     ]);
     expect(t.errors[0]?.message).toMatch(
       /very short watch: the watch ended after 9000 ms without anything newer/,
     );
+    expect(t.fake.listCalls).toHaveLength(3);
     expect(t.fake.watchCalls.every((call) => call.resourceVersion === startVersion)).toBe(true);
     await t.stop();
   });
@@ -610,11 +612,16 @@ describe('Reflector', () => {
   });
 
   it.for([
-    { name: 'after an event: resumes at once', progress: true, errors: [] as number[] },
-    { name: 'before any event: a very short watch', progress: false, errors: [800] },
+    { name: 'after an event: resumes at once', progress: true, errors: [] as number[], lists: 1 },
+    {
+      name: 'before any event: a very short watch, relisted',
+      progress: false,
+      errors: [800],
+      lists: 2,
+    },
   ])(
     'ends the watch when its body ends inside an event, logging and counting the dropped part ($name)',
-    async ({ progress, errors }) => {
+    async ({ progress, errors, lists }) => {
       const t = setup(1);
       const watch = await t.fake.nextWatch();
       if (progress) t.fake.create(cm('b'));
@@ -628,7 +635,7 @@ describe('Reflector', () => {
       await t.clock.advance(errors[0] ?? 0);
       const next = await t.fake.nextWatch();
       expect(next.options.resourceVersion).toBe(progress ? '3' : '2');
-      expect(t.fake.listCalls).toHaveLength(1);
+      expect(t.fake.listCalls).toHaveLength(lists);
       await t.stop();
     },
   );

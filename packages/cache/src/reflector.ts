@@ -36,6 +36,12 @@ import {
   isTooLargeResourceVersion,
   ListStrategy,
 } from './list-strategy.ts';
+import {
+  ForbiddenReporter,
+  isForbiddenError,
+  type ReflectorVerb,
+  watchFailureAction,
+} from './watch-errors.ts';
 import { type OpenWatch, releaseWatch, resumeWatch, watchStepsOf } from './watch-list.ts';
 
 /**
@@ -68,8 +74,11 @@ export interface ReflectorStore<T> {
   replace(list: readonly T[], resourceVersion: string): void;
 }
 
-/** Where the reflector's state machine is: `stopped` before `run` and after it resolves. */
-export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'stopped';
+/**
+ * Where the reflector's state machine is: `stopped` before `run` and after it resolves; `polling` between two lists
+ * of a resource that cannot be watched.
+ */
+export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'polling' | 'stopped';
 
 /** Receives every failure of the list/watch cycle (after the reflector has decided how to recover). */
 export type WatchErrorHandler = (error: WatchError) => void;
@@ -125,6 +134,14 @@ export interface ReflectorOptions {
    * resource, within a few seconds. Default 10 s.
    */
   streamingListSilenceMs?: number;
+  /**
+   * False for a resource that can be listed but not watched (`watch` is not among its discovery verbs): the
+   * reflector then never watches it and lists it every `pollIntervalMs` instead, each list replacing the store as a
+   * relist does. A resource whose watch answers 405 MethodNotAllowed is switched to that at run time. Default true.
+   */
+  watchable?: boolean;
+  /** How often a resource that cannot be watched is listed, from the start of one list to the next. Default 30 s. */
+  pollIntervalMs?: number;
   /** Called with every failure (also logged and counted). */
   watchErrorHandler?: WatchErrorHandler;
   clock?: Clock;
@@ -144,6 +161,8 @@ type WatchOutcome =
       events: number;
       progressed: boolean;
       durationMs: number;
+      /** An open stream broke (inactivity deadline, or the connection failed after events): resumable. */
+      streamBroke: boolean;
     };
 
 // resourceVersion undefined: the first list (no version known yet).
@@ -153,9 +172,13 @@ type Next = { kind: 'list'; resourceVersion: string | undefined } | { kind: 'wat
  * Lists, then watches, forever: the list replaces the store and gives the resourceVersion the watch starts
  * from; every newer event (bookmarks included) advances it. A watch that ends normally is resumed at once.
  * Every failure backs off 800 ms -> 3.2 s (x2, jitter +0..25 %) counted from the start of the failed attempt
- * (the server's Retry-After when longer), then:
- * malformed data relists; anything else (network, 5xx, 429, 403, timeouts) resumes the watch. A body that
- * ends inside an event ends the watch (the partial event is logged and counted). A 410 Gone is not a server failure: the first one relists at once at the last resourceVersion
+ * (the server's Retry-After when longer), then, as client-go: a watch refused with 429 or a refused connection, and
+ * an open stream that broke (the inactivity deadline, a connection lost after events), resume the watch; every
+ * other watch failure (403, 5xx, other 4xx, network errors before any event, malformed data, a very short watch)
+ * ends the watch session and relists. A 405 (the resource cannot be watched) or `watchable: false` lists every
+ * `pollIntervalMs` (30 s) instead of watching. A 403 is logged once per outage (verb, resource, user). A body that
+ * ends inside an event ends the watch (the partial event is logged and counted). A 410 Gone is not a server
+ * failure: the first one relists at once at the last resourceVersion
  * (`NotOlderThan`, then `""` when that is gone too); another before a healthy watch waits the backoff. A healthy
  * watch (open 10 s, or ended normally after something newer) restarts the backoff. Every failure goes to the
  * watch error handler, the logger and metrics.
@@ -167,7 +190,8 @@ type Next = { kind: 'list'; resourceVersion: string | undefined } | { kind: 'wat
  * at `""` in pages, as Lasso Go does). A 410 or a too-large resourceVersion on a list makes the next one at `""`.
  * A watch that ends normally within 10 s without delivering anything newer
  * than what the reflector had counts as a failure (client-go's "very short watch", widened from "no event in
- * a second"), so a server that closes watches at once, or replays an old event and closes, is not hammered.
+ * a second") and relists after the backoff, so a server that closes watches at once, or replays an old event
+ * and closes, is neither hammered nor left unread.
  *
  * @example
  * ```ts
@@ -196,6 +220,9 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   readonly #inactivityMarginMs: number;
   readonly #listPageTimeoutMs: number;
   readonly #healthyWatchMs: number;
+  readonly #watchable: boolean;
+  readonly #pollIntervalMs: number;
+  readonly #forbidden: ForbiddenReporter;
   readonly #backoffOptions: {
     initialMs: number;
     maxMs: number;
@@ -210,6 +237,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     errors: Counter;
     truncated: Counter;
     lastEvent: Gauge;
+    polling: Gauge;
   };
   #watchErrorHandler: WatchErrorHandler | undefined;
   #state: ReflectorState = 'stopped';
@@ -246,6 +274,14 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       'listPageTimeoutMs',
     );
     this.#healthyWatchMs = positiveNumber(options.healthyWatchMs ?? 10_000, 'healthyWatchMs');
+    if (options.watchable !== undefined && typeof options.watchable !== 'boolean') {
+      throw new TypeError(
+        `Reflector: watchable must be a boolean, got ${JSON.stringify(options.watchable)}`,
+      );
+    }
+    this.#watchable = options.watchable ?? true;
+    this.#pollIntervalMs = positiveNumber(options.pollIntervalMs ?? 30_000, 'pollIntervalMs');
+    this.#forbidden = new ForbiddenReporter(this.#logger, this.name);
     this.#backoffOptions = {
       initialMs: positiveNumber(options.initialBackoffMs ?? 800, 'initialBackoffMs'),
       maxMs: positiveNumber(options.maxBackoffMs ?? 3_200, 'maxBackoffMs'),
@@ -263,7 +299,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#lists = new ListStrategy<T>({
       name: this.name,
       listerWatcher,
-      strategy: initialList,
+      // A streaming list is a watch: a resource that cannot be watched cannot stream either.
+      strategy: !this.#watchable && initialList === 'streaming' ? 'cached' : initialList,
       pageSize: this.#pageSize,
       pageSizeSet: options.pageSize !== undefined,
       listPageTimeoutMs: this.#listPageTimeoutMs,
@@ -314,6 +351,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         help: 'Wall-clock time of the last watch event or list, in seconds since the epoch.',
         labels,
       }),
+      polling: metrics.gauge({
+        name: 'lasso_reflector_polling',
+        help: '1 while the reflector lists on an interval because the resource cannot be watched (405, or watchable: false), else 0.',
+        labels,
+      }),
     };
   }
 
@@ -349,8 +391,12 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     let next: Next = { kind: 'list', resourceVersion: undefined };
     // 410s since the last healthy watch.
     let goneStreak = 0;
-    const wait = async (delayMs: number): Promise<boolean> => {
-      this.#state = 'backoff';
+    // Listing on an interval instead of watching: the resource cannot be watched. Each run tries the watch again
+    // unless told it cannot (`watchable: false`).
+    let polling = false;
+    let lastListStartedAt = this.#clock.monotonic();
+    const wait = async (delayMs: number, state: ReflectorState = 'backoff'): Promise<boolean> => {
+      this.#state = state;
       try {
         await sleep(this.#clock, delayMs, { signal });
         return true;
@@ -358,11 +404,27 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         return false;
       }
     };
+    const startPolling = (because: string, error?: unknown): void => {
+      polling = true;
+      this.#metrics.polling.set(1);
+      const attributes = {
+        intervalMs: this.#pollIntervalMs,
+        ...(error === undefined ? {} : { error: errorMessage(error) }),
+      };
+      const message = `${because}: listing every ${this.#pollIntervalMs} ms instead of watching`;
+      // Configured: expected, info. Found out from a 405: the cache is now up to an interval behind, a warning.
+      if (error === undefined) this.#logger.info(message, attributes);
+      else this.#logger.warn(message, attributes);
+    };
+    this.#metrics.polling.set(0);
+    if (!this.#watchable) startPolling('the resource is not watchable (watchable: false)');
     try {
       while (!signal.aborted) {
         if (next.kind === 'list') {
-          const listAt = next.resourceVersion;
+          // A poll reads the current state (""): there is no watch whose resourceVersion it would have to match.
+          const listAt = polling ? '' : next.resourceVersion;
           const listStarted = this.#clock.monotonic();
+          lastListStartedAt = listStarted;
           this.#state = 'listing';
           try {
             await this.#list(listAt, signal);
@@ -388,6 +450,16 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             if (!(await wait(delayMs))) break;
             continue;
           }
+          if (polling) {
+            // A streaming list (tried once more after a 405 switched to polling) left a watch open: not needed.
+            this.#releaseHandoff();
+            // A list that works is what a healthy watch is to a watched resource.
+            backoff.reset();
+            next = { kind: 'list', resourceVersion: '' };
+            const sinceStart = this.#clock.monotonic() - listStarted;
+            if (!(await wait(Math.max(this.#pollIntervalMs - sinceStart, 0), 'polling'))) break;
+            continue;
+          }
         }
         this.#state = 'watching';
         const outcome = await this.#watch(signal);
@@ -401,14 +473,18 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           backoff.reset();
           goneStreak = 0;
         }
+        if (outcome.kind === 'ended' || healthy) this.#forbidden.allowed('watch');
         if (outcome.kind === 'ended') {
           if (!healthy) {
+            // client-go's "very short watch" ends the watch session: a server (or proxy) that closes every watch at
+            // once would otherwise leave the store frozen at its last list.
             const error = new LassoError(
               'LASSO_WATCH_FAILED',
               `very short watch: the watch ended after ${Math.round(outcome.durationMs)} ms without anything newer than resourceVersion ${JSON.stringify(this.#lastSyncResourceVersion)} (${outcome.events} events)`,
             );
             const delayMs = this.#delay(backoff.next(), error, outcome.durationMs);
-            this.#report('watch', error, false, delayMs);
+            this.#report('watch', error, true, delayMs);
+            next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
             if (!(await wait(delayMs))) break;
           } else {
             this.#logger.debug('watch ended, resuming', {
@@ -418,12 +494,26 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           continue;
         }
         const { phase, error } = outcome;
+        const action =
+          phase === 'event' ? 'relist' : watchFailureAction(error, outcome.streamBroke);
+        if (action === 'poll') {
+          // The server does not allow watching this resource (405): list it on an interval from now on. The next
+          // list is an interval after the last one began.
+          const delayMs = Math.max(
+            this.#pollIntervalMs - (this.#clock.monotonic() - lastListStartedAt),
+            0,
+          );
+          startPolling('the server does not allow watching this resource (405)', error);
+          this.#report(phase, error, true, delayMs, { logged: true });
+          next = { kind: 'list', resourceVersion: '' };
+          if (!(await wait(delayMs, 'polling'))) break;
+          continue;
+        }
         // A watch from a version the server has not reached cannot succeed by resuming either: relist (at that
         // version, then at "" if the list is refused too).
         const gone = isGone(error);
         const relist =
-          gone ||
-          phase === 'event' ||
+          action === 'relist' ||
           isLassoError(error, 'LASSO_WATCH_DECODE') ||
           isTooLargeResourceVersion(error);
         // A 410 from a server that answers is not a server failure: the first one relists at once. Another one
@@ -482,6 +572,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     }
     this.#lastSyncResourceVersion = listVersion;
     this.#handoff = stream;
+    this.#forbidden.allowed('list');
     if (this.#listsDone > 0) this.#metrics.relists.inc();
     this.#listsDone++;
     this.#metrics.lists.inc();
@@ -522,11 +613,14 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         timer = this.#clock.schedule(inactivityTimeoutMs - silentMs, check);
         return;
       }
+      inactive = true;
       controller.abort(
         new TimeoutError(`watch silent for ${inactivityTimeoutMs} ms`, inactivityTimeoutMs),
       );
     };
     let timer = this.#clock.schedule(inactivityTimeoutMs, check);
+    // The inactivity deadline fired: the stream was open and went silent, which resumes like a stream that ended.
+    let inactive = false;
     // One abort listener for the whole watch rejects whichever next() is pending, instead of a listener added
     // and removed around every event (raceSignal). The pending next() itself is released by the abort.
     let rejectNext: ((reason: Error) => void) | undefined;
@@ -567,8 +661,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           events,
           progressed: progressed(),
           durationMs: elapsed(),
+          streamBroke: false,
         };
       }
+      // The first event proves the watch is allowed again after a 403.
+      if (events === 0 && this.#forbidden.isDenied('watch')) this.#forbidden.allowed('watch');
       events++;
       try {
         this.#handleEvent(event);
@@ -580,6 +677,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           events,
           progressed: progressed(),
           durationMs: elapsed(),
+          streamBroke: false,
         };
       }
       applied++;
@@ -648,6 +746,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         events,
         progressed: progressed(),
         durationMs: elapsed(),
+        streamBroke: inactive || (events > 0 && isLassoError(error, 'LASSO_CONNECTION_FAILED')),
       };
     } finally {
       timer.cancel();
@@ -702,7 +801,14 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     }
   }
 
-  #report(phase: WatchErrorPhase, cause: unknown, willRelist: boolean, retryInMs: number): void {
+  /** `logged`: the caller has logged this failure its own way (the switch to polling). */
+  #report(
+    phase: WatchErrorPhase,
+    cause: unknown,
+    willRelist: boolean,
+    retryInMs: number,
+    options: { logged?: boolean } = {},
+  ): void {
     const error = new WatchError(
       {
         phase,
@@ -722,8 +828,15 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       willRelist,
       delayMs: Math.round(retryInMs),
     };
-    if (isGone(cause)) this.#logger.info('resource version expired, relisting', attributes);
-    else
+    if (options.logged === true) {
+      // The caller said it its own way (the one line of the switch to polling).
+    } else if (isForbiddenError(cause)) {
+      // Once per outage: a revoked permission repeats on every retry until someone fixes the RBAC.
+      const verb: ReflectorVerb = phase === 'list' ? 'list' : 'watch';
+      this.#forbidden.denied(verb, cause, retryInMs);
+    } else if (isGone(cause)) {
+      this.#logger.info('resource version expired, relisting', attributes);
+    } else {
       this.#logger.warn(
         phase === 'list'
           ? 'list failed, retrying'
@@ -732,6 +845,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             : 'watch failed, resuming',
         attributes,
       );
+    }
     if (this.#watchErrorHandler === undefined) return;
     try {
       this.#watchErrorHandler(error);

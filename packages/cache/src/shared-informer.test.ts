@@ -158,7 +158,8 @@ describe('SharedIndexInformer', () => {
     t.informer.addEventHandler(recorder(seen));
     void t.start();
     const watch = await t.fake.nextWatch();
-    watch.fail(new Error('connection reset'));
+    // Refused: the watch resumes after the backoff (any other failure would relist at once).
+    watch.fail(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     await t.settle();
     // During the backoff b is deleted, a changes, c appears, and the server forgets that history.
     t.fake.remove('ns/b');

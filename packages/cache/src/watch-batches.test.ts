@@ -308,11 +308,11 @@ describe('watch events in bursts', () => {
     watch.push(modified('a', '11'));
     watch.fail(new ApiError({ status: 500, message: 'boom' }));
     await until(() => errors.length === 1);
-    expect(lw.watches).toHaveLength(1); // resumed only after the backoff (the FakeClock is not advanced)
+    expect(lw.watches).toHaveLength(1); // relisted only after the backoff (the FakeClock is not advanced)
     await stop();
     expect(updates).toEqual(['a:1->11']);
     expect(errors.map((e) => [e.phase, e.willRelist, e.resourceVersion])).toEqual([
-      ['watch', false, '11'],
+      ['watch', true, '11'],
     ]);
   });
 
