@@ -79,6 +79,7 @@ describe('a replace of 1,000 objects or more', () => {
       filters: [[{ field: 'metadata.labels[tier]', op: '=' as const, values: ['even'] }]],
       namespace: 'ns-3',
       pageSize: 20,
+      partitions: [{ passthrough: true }],
     };
     const a = bulk.listByOptions(query);
     const b = rows.listByOptions(query);
@@ -86,7 +87,10 @@ describe('a replace of 1,000 objects or more', () => {
     expect(a.total).toBeGreaterThan(0);
     expect(a.items).toEqual(b.items);
     expect(
-      bulk.listByOptions({ filters: [[{ field: 'data.version', op: '=', values: ['a'] }]] }).total,
+      bulk.listByOptions({
+        partitions: [{ passthrough: true }],
+        filters: [[{ field: 'data.version', op: '=', values: ['a'] }]],
+      }).total,
     ).toBe(1_500);
     bulk.drop();
     rows.drop();

@@ -93,7 +93,10 @@ describe('SqlCacheFactory.informerFor', () => {
     expect(seen.slice(2)).toEqual(['update:a/x:{"k":"v"}->{"k":"w"}', 'add:c/z', 'delete:b/y']);
 
     // The informer's indexer is the kind's SQL store: the same rows through either door.
-    const page = cache.list({ filters: [[{ field: 'data.k', op: '=', values: ['w'] }]] });
+    const page = cache.list({
+      partitions: [{ passthrough: true }],
+      filters: [[{ field: 'data.k', op: '=', values: ['w'] }]],
+    });
     expect(page.items.map((object) => object.metadata?.name)).toEqual(['x', 'z']);
     expect(cache.informer.getIndexer().listKeys().sort()).toEqual(['a/x', 'c/z']);
     expect(cache.store.listKeys().sort()).toEqual(['a/x', 'c/z']);

@@ -61,7 +61,10 @@ describe('createSqlCacheFactory', () => {
     await Promise.all([cmCache.whenSynced(), secretCache.whenSynced()]);
     expect(cmCache.hasSynced()).toBe(true);
     expect(factory.kinds()).toEqual(['v1, Kind=ConfigMap', 'v1, Kind=Secret']);
-    const listed = cmCache.list({ filters: [[{ field: 'data.k', op: '=', values: ['v'] }]] });
+    const listed = cmCache.list({
+      partitions: [{ passthrough: true }],
+      filters: [[{ field: 'data.k', op: '=', values: ['v'] }]],
+    });
     expect(listed.items.map((o) => o.metadata?.name)).toEqual(['x']);
     // managedFields are dropped before storing.
     expect(listed.items[0]?.metadata?.managedFields).toBeUndefined();
@@ -73,7 +76,10 @@ describe('createSqlCacheFactory', () => {
     await until(() => cmCache.store.getByKey('a/x') === undefined && cmCache.store.size() === 2);
     expect(
       cmCache
-        .list({ filters: [[{ field: 'data.k', op: '=', values: ['v'] }]] })
+        .list({
+          partitions: [{ passthrough: true }],
+          filters: [[{ field: 'data.k', op: '=', values: ['v'] }]],
+        })
         .items.map((o) => o.metadata?.name),
     ).toEqual(['z']);
     expect(cmCache.list().resourceVersion).toBe(configMaps.fake.resourceVersion());

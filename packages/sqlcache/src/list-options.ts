@@ -67,7 +67,8 @@ export interface SortField {
  * AND'ed with the filters.
  *
  * - `passthrough`: no restriction at all.
- * - `all` with `namespace`: every object of that namespace; `all` without `namespace`: every object.
+ * - `all` with `namespace`: every object of that namespace; `all` without `namespace` (or with `'*'`): every object.
+ * - a `namespace` of `'*'` is every namespace, as lasso and steve read it (never a namespace named `*`).
  * - `names` with `namespace`: those names in that namespace; `names` without `namespace`: those names anywhere.
  * - neither `all` nor any name: nothing.
  *
@@ -113,8 +114,9 @@ export interface ListOptions {
   /** Only this namespace (`''` or `'*'` = every namespace). */
   readonly namespace?: string | undefined;
   /**
-   * RBAC scopes, OR'ed. `undefined` = unrestricted; an empty array = nothing. Any number of namespaces
-   * compiles to a constant-size query.
+   * RBAC scopes, OR'ed. Omitted (`undefined`) or empty: no rows, as lasso's `ListByOptions` answers zero
+   * partitions (a caller that forgot the caller's scope sees nothing rather than everything);
+   * `[{ passthrough: true }]` = unrestricted. Any number of namespaces compiles to a constant-size query.
    */
   readonly partitions?: readonly Partition[] | undefined;
   /**
@@ -129,7 +131,7 @@ export interface ListOptions {
  * @example
  * ```ts
  * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
- * const result: ListResult<KubeObject> = store.listByOptions({ pageSize: 10 });
+ * const result: ListResult<KubeObject> = store.listByOptions({ pageSize: 10, partitions: [{ passthrough: true }] });
  * console.log(result.items.length, result.total, result.continue, result.resourceVersion);
  * ```
  */

@@ -43,6 +43,9 @@ function store(
   });
 }
 
+/** Every namespace: the scope of the queries here that are about something else. */
+const ALL: ListOptions = { partitions: [{ passthrough: true }] };
+
 const keys = (items: readonly Obj[]) =>
   items.map((item) => `${item.metadata?.namespace}/${item.metadata?.name}`);
 
@@ -57,10 +60,10 @@ describe('listByOptions', () => {
     ],
     '100',
   );
-  const list = (options: ListOptions) => keys(s.listByOptions(options).items);
+  const list = (options: ListOptions) => keys(s.listByOptions({ ...ALL, ...options }).items);
 
   it('lists in namespace, name order by default, with the cache resourceVersion', () => {
-    const result = s.listByOptions();
+    const result = s.listByOptions(ALL);
     expect(keys(result.items)).toEqual(['a/x', 'a/y', 'b/x', 'c/z_1']);
     expect(result.total).toBe(4);
     expect(result.continue).toBeUndefined();
@@ -129,6 +132,33 @@ describe('listByOptions', () => {
     expect(list({ namespace: '*' })).toHaveLength(4);
   });
 
+  it('returns no rows without partitions, as lasso answers zero partitions', () => {
+    for (const result of [
+      s.listByOptions(),
+      s.listByOptions({}),
+      s.listByOptions({ pageSize: 2 }),
+    ]) {
+      expect(result.items).toEqual([]);
+      expect(result.total).toBe(0);
+      expect(result.continue).toBeUndefined();
+      // Still the cache's resourceVersion: an empty answer, not a missing one.
+      expect(result.resourceVersion).toBe('100');
+    }
+    expect(keys(s.listByOptions({ namespace: 'a' }).items)).toEqual([]);
+  });
+
+  it("reads a partition namespace of '*' as every namespace", () => {
+    expect(keys(s.listByOptions({ partitions: [{ namespace: '*', all: true }] }).items)).toEqual([
+      'a/x',
+      'a/y',
+      'b/x',
+      'c/z_1',
+    ]);
+    expect(keys(s.listByOptions({ partitions: [{ namespace: '*', names: ['x'] }] }).items)).toEqual(
+      ['a/x', 'b/x'],
+    );
+  });
+
   it('scopes to partitions, OR-ed and AND-ed with filters', () => {
     expect(list({ partitions: [] })).toEqual([]);
     expect(list({ partitions: [{ passthrough: true }] })).toHaveLength(4);
@@ -160,6 +190,7 @@ describe('listByOptions', () => {
     let pages = 0;
     do {
       const page = s.listByOptions({
+        ...ALL,
         pageSize: 3,
         continue: token,
         sort: [{ field: 'metadata.name' }],
@@ -172,12 +203,12 @@ describe('listByOptions', () => {
     expect(pages).toBe(2);
     // Equal names keep insertion order (the row id breaks ties): b/x was stored before a/x.
     expect(seen).toEqual(['b/x', 'a/x', 'a/y', 'c/z_1']);
-    expect(keys(s.listByOptions({ pageSize: 2, page: 2 }).items)).toEqual(['b/x', 'c/z_1']);
+    expect(keys(s.listByOptions({ ...ALL, pageSize: 2, page: 2 }).items)).toEqual(['b/x', 'c/z_1']);
   });
 
   it('fails with a retryable error for a resourceVersion newer than the cache', () => {
-    expect(s.listByOptions({ resourceVersion: '100' }).items).toHaveLength(4);
-    expect(s.listByOptions({ resourceVersion: '99' }).items).toHaveLength(4);
+    expect(s.listByOptions({ ...ALL, resourceVersion: '100' }).items).toHaveLength(4);
+    expect(s.listByOptions({ ...ALL, resourceVersion: '99' }).items).toHaveLength(4);
     let error: unknown;
     try {
       s.listByOptions({ resourceVersion: '101' });
@@ -262,7 +293,7 @@ describe('indexed fields', () => {
     };
     s.add(thing);
     const one = (field: string, value: string) =>
-      s.listByOptions({ filters: [[{ field, op: '=', values: [value] }]] }).items.length;
+      s.listByOptions({ ...ALL, filters: [[{ field, op: '=', values: [value] }]] }).items.length;
     expect(one('metadata.annotations[example.com/owner]', 'me')).toBe(1);
     expect(one('spec.containers[1].image', 'i2')).toBe(1);
     expect(one('spec.containers.name', 'c1|c2')).toBe(1);
@@ -301,7 +332,7 @@ describe('indexed fields', () => {
     expect(s.indexedFields).toEqual(['metadata.name', 'metadata.creationTimestamp']);
     s.add({ metadata: { name: 'n2' } });
     s.add({ metadata: { name: 'n1' } });
-    expect(s.listByOptions().items.map((o) => o.metadata?.name)).toEqual(['n1', 'n2']);
+    expect(s.listByOptions(ALL).items.map((o) => o.metadata?.name)).toEqual(['n1', 'n2']);
     s.drop();
   });
 

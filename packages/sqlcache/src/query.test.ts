@@ -24,8 +24,11 @@ const clusterSchema: QuerySchema = {
   ]),
 };
 
+/** Everything: the scope of the queries below that are about something else. */
+const ALL: ListOptions = { partitions: [{ passthrough: true }] };
+
 const where = (options: ListOptions, on: QuerySchema = schema) => {
-  const query = compileListQuery(on, options);
+  const query = compileListQuery(on, { ...ALL, ...options });
   const match = /FROM "t_fields" AS f(?: WHERE (.*))? ORDER BY (.*) LIMIT \? OFFSET \?$/.exec(
     query.idsSql,
   );
@@ -184,8 +187,10 @@ describe('compileListQuery', () => {
   });
 
   describe('partitions', () => {
-    it('are absent when undefined and match nothing when empty', () => {
-      expect(where({ partitions: undefined }).where).toBeUndefined();
+    it('match nothing when omitted or empty (lasso: zero partitions, no results)', () => {
+      expect(where({ partitions: undefined }).where).toBe('0');
+      expect(compileListQuery(schema, {}).idsSql).toContain(' WHERE 0 ');
+      expect(compileListQuery(schema, {}).countSql).toContain(' WHERE 0');
       expect(where({ partitions: [] }).where).toBe('0');
       expect(where({ partitions: [{ namespace: 'a' }] }).where).toBe('0');
       expect(where({ partitions: [{ namespace: 'a', names: [] }] }).where).toBe('0');
@@ -196,6 +201,17 @@ describe('compileListQuery', () => {
         where({ partitions: [{ namespace: 'a', all: true }, { passthrough: true }] }).where,
       ).toBeUndefined();
       expect(where({ partitions: [{ all: true }] }).where).toBeUndefined();
+      expect(where({ partitions: [{ namespace: '*', all: true }] }).where).toBeUndefined();
+    });
+
+    it("read a namespace of '*' as every namespace, never as a namespace named '*'", () => {
+      const compiled = where({ partitions: [{ namespace: '*', names: ['x'] }] });
+      expect(compiled.where).toBe('f."c0" IN (SELECT value FROM json_each(?))');
+      expect(compiled.params).toEqual(['["x"]']);
+      // A cluster-scoped kind too: '*' is no namespace grant.
+      expect(
+        where({ partitions: [{ namespace: '*', all: true }] }, clusterSchema).where,
+      ).toBeUndefined();
     });
 
     it('bind whole namespaces, namespaced names and names anywhere as three JSON arrays, OR-ed', () => {

@@ -215,7 +215,9 @@ function compilePartitions(
   partitions: readonly Partition[] | undefined,
   params: SqlValue[],
 ): string | undefined {
-  if (partitions === undefined) return undefined;
+  // No partitions grant nothing (lasso's ListByOptions, steve): a caller that forgets the caller's RBAC scope gets
+  // no rows rather than every namespace's objects. `[{ passthrough: true }]` asks for everything.
+  if (partitions === undefined) return '0';
   if (!Array.isArray(partitions)) throw new InvalidQueryError('partitions must be an array');
   const namespaceColumn = schema.columns.get('metadata.namespace');
   const nameColumn = schema.columns.get('metadata.name') as string;
@@ -227,10 +229,13 @@ function compilePartitions(
       throw new InvalidQueryError(`partitions[${i}] must be an object`);
     }
     if (partition.passthrough === true) return undefined;
-    const namespace = partition.namespace ?? '';
-    if (typeof namespace !== 'string') {
+    const given = partition.namespace ?? '';
+    if (typeof given !== 'string') {
       throw new InvalidQueryError(`partitions[${i}].namespace must be a string`);
     }
+    // `'*'` is every namespace, as in lasso and steve (and as `ListOptions.namespace` reads it): never a literal
+    // name, which Kubernetes forbids anyway.
+    const namespace = given === '*' ? '' : given;
     // A namespaced grant on a cluster-scoped kind grants nothing.
     if (namespace !== '' && namespaceColumn === undefined) continue;
     if (partition.all === true) {

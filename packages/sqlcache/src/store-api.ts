@@ -47,7 +47,11 @@ export interface SqlStoreOptions<T> {
  * ```ts
  * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
  * const reader: SqlStoreReader<KubeObject> = store;
- * const page = reader.listByOptions({ namespace: 'default', pageSize: 50 });
+ * const page = reader.listByOptions({
+ *   namespace: 'default',
+ *   pageSize: 50,
+ *   partitions: [{ namespace: 'default', all: true }],
+ * });
  * ```
  */
 export interface SqlStoreReader<T> extends IndexerReader<T> {
@@ -72,7 +76,7 @@ export interface SqlStoreReader<T> extends IndexerReader<T> {
  * ```ts
  * const store: SqlStore<KubeObject> = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
  * store.add({ metadata: { namespace: 'default', name: 'a' } });
- * console.log(store.getByKey('default/a'), store.listByOptions({ namespace: 'default' }).total);
+ * console.log(store.getByKey('default/a'), store.listByOptions({ partitions: [{ namespace: 'default', all: true }] }).total);
  * ```
  */
 export interface SqlStore<T> extends Indexer<T>, SqlStoreReader<T> {

@@ -51,7 +51,10 @@ type Pending<T> =
  *   fields: ['metadata.labels[app.kubernetes.io/name]', 'data.mode'],
  * });
  * store.add({ metadata: { namespace: 'default', name: 'a' }, data: { mode: 'on' } });
- * const page = store.listByOptions({ filters: [[{ field: 'data.mode', op: '=', values: ['on'] }]] });
+ * const page = store.listByOptions({
+ *   filters: [[{ field: 'data.mode', op: '=', values: ['on'] }]],
+ *   partitions: [{ namespace: 'default', all: true }],
+ * });
  * ```
  */
 export function createSqlStore<T = KubeObject>(

@@ -235,7 +235,7 @@ async function child(kind: string, count: number): Promise<void> {
     database = openSqlDatabase();
     const store = sqlStore(database);
     store.replace(objects, '1');
-    store.listByOptions({ pageSize: 100 });
+    store.listByOptions({ pageSize: 100, partitions: [{ passthrough: true }] });
     keep = store;
   }
   objects = undefined;

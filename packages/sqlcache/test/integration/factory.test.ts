@@ -96,7 +96,11 @@ describe('SqlCacheFactory on an API server', () => {
     });
     const resourceVersion = created.metadata?.resourceVersion as string;
     await cache.whenResourceVersion(resourceVersion, AbortSignal.timeout(30_000));
-    expect(cache.list({ resourceVersion }).items.map((o) => o.metadata?.name)).toContain('late');
+    expect(
+      cache
+        .list({ resourceVersion, partitions: [{ passthrough: true }] })
+        .items.map((o) => o.metadata?.name),
+    ).toContain('late');
     await configMaps.delete(namespaceNames[1], 'late');
     const after = await configMaps.create(namespaceNames[1], {
       apiVersion: 'v1',

@@ -116,7 +116,10 @@ describe('a controller over a SQL-backed informer', () => {
     expect(cache.hasSynced()).toBe(true);
     await handled((call) => call.key === `${namespace}/before-start` && call.data?.seen === 'yes');
     // The handler's own write came back through the informer into the SQL tables.
-    const page = cache.list({ filters: [[{ field: 'data.seen', op: '=', values: ['yes'] }]] });
+    const page = cache.list({
+      partitions: [{ passthrough: true }],
+      filters: [[{ field: 'data.seen', op: '=', values: ['yes'] }]],
+    });
     expect(page.items.map((object) => object.metadata?.name)).toEqual(['before-start']);
   }, 60_000);
 
@@ -138,7 +141,10 @@ describe('a controller over a SQL-backed informer', () => {
     await handled((call) => call.key === `${namespace}/created` && call.data?.mode === 'on');
     expect(
       cache
-        .list({ filters: [[{ field: 'data.mode', op: '=', values: ['on'] }]] })
+        .list({
+          partitions: [{ passthrough: true }],
+          filters: [[{ field: 'data.mode', op: '=', values: ['on'] }]],
+        })
         .items.map((object) => object.metadata?.name)
         .sort(),
     ).toEqual(['before-start', 'created']);
