@@ -45,6 +45,7 @@ import { isConflictError, isIgnoreError, retryAfterDelay, stackOf } from './erro
 import type { PredicateEvent } from './predicates.ts';
 import { QueueTaker, wakeUp } from './queue-taker.ts';
 import { LazyReconcileContext } from './reconcile-context.ts';
+import { isStopCancellation } from './stop-cancellation.ts';
 import { isThenable } from './thenable.ts';
 
 // The types live in controller-types.ts; importers of this file keep finding them here.
@@ -450,17 +451,18 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     } catch (error) {
       timer?.cancel();
       context.finish();
-      this.#afterReconcile(key, true, error);
+      this.#afterReconcile(run, key, true, error);
       return undefined;
     }
-    if (isThenable(result)) return this.#settleAsync(key, result, timer, context);
+    if (isThenable(result)) return this.#settleAsync(run, key, result, timer, context);
     timer?.cancel();
     context.finish();
-    this.#afterReconcile(key, false, undefined);
+    this.#afterReconcile(run, key, false, undefined);
     return undefined;
   }
 
   async #settleAsync(
+    run: Run,
     key: string,
     pending: PromiseLike<void>,
     timer: TimerHandle | undefined,
@@ -477,7 +479,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       timer?.cancel();
       context.finish();
     }
-    this.#afterReconcile(key, failed, error);
+    this.#afterReconcile(run, key, failed, error);
   }
 
   #scheduleTimeout(context: LazyReconcileContext, key: string, timeoutMs: number): TimerHandle {
@@ -494,9 +496,19 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   }
 
   // Forget the key's backoff after a success (or an ignored error), requeue it after a failure.
-  #afterReconcile(key: string, failed: boolean, error: unknown): void {
+  #afterReconcile(run: Run, key: string, failed: boolean, error: unknown): void {
     if (!failed || isIgnoreError(error)) {
       this.#queue.forget(key);
+      return;
+    }
+    if (run.stopping && isStopCancellation(error, run.stop.signal.reason)) {
+      // Cut short by the stop (shutdown, leadership lost, close), not failed: queued again for the next run
+      // without raising its backoff, and said at info without a stack.
+      this.#queue.add(key);
+      this.#logger.info(`reconcile of '${key}' cancelled by the stop, requeued`, {
+        key,
+        reason: errorMessage(run.stop.signal.reason),
+      });
       return;
     }
     // The key is requeued before anything is logged: a logger that throws must not lose it.

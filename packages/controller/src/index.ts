@@ -80,6 +80,13 @@ export {
   predicate,
   resourceVersionChangedPredicate,
 } from './predicates.ts';
+export {
+  type RunUntilShutdownOptions,
+  runUntilShutdown,
+  type ShutdownCause,
+  type ShutdownOutcome,
+  shutdownExitCodes,
+} from './process-shutdown.ts';
 export type { ReconcileContext } from './reconcile-context.ts';
 export {
   defaultBackoff,

@@ -43,8 +43,10 @@ describe('public API', () => {
         "retryAfter",
         "retryAfterDelay",
         "retryOnConflict",
+        "runUntilShutdown",
         "runWithLeaderElection",
         "setControllerReference",
+        "shutdownExitCodes",
         "someError",
       ]
     `);
