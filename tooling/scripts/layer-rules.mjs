@@ -19,6 +19,8 @@ const layers = {
   '@lasso/sqlcache': 6,
   '@lasso/factory': 6,
   '@lasso/dynamic': 7,
+  // Above the dynamic controller: it may use the factory's Kind<T> tokens, the client's types and core.
+  '@lasso/webhook': 8,
 };
 const forbidden = {
   '@lasso/apiserver': ['@lasso/client', '@lasso/workqueue', '@lasso/envtest'],
