@@ -3,7 +3,7 @@
 import { createIndexer, type Indexer } from '@lasso/cache';
 import { ApiError } from '@lasso/client';
 import type { EventRecorder, EventType } from '@lasso/controller';
-import { FakeClock } from '@lasso/core/testing';
+import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expect, it } from 'vitest';
@@ -675,14 +675,16 @@ describe('createIcecreamReconciler', () => {
       expect(events).toEqual([]);
     });
 
-    it('refuses a spec.deploymentName whose ReplicaSet names would be invalid (InvalidDeploymentName)', async () => {
+    it('refuses a spec.deploymentName whose ReplicaSet names would be invalid (InvalidSpec)', async () => {
       const long = icecream({ spec: { ...icecream().spec!, deploymentName: 'd'.repeat(243) } });
       const { reconciler, calls, statuses } = setup();
       await reconciler.reconcile('shop/vanilla', long, context);
       expect(calls).toEqual(['updateStatus vanilla']);
       expect(ready(statuses[0]?.status)).toMatchObject({
         status: 'False',
-        reason: 'InvalidDeploymentName',
+        reason: 'InvalidSpec',
+        message:
+          "invalid spec: spec.deploymentName is longer than 242 characters: its ReplicaSets' names would be invalid",
       });
     });
 
@@ -770,5 +772,150 @@ describe('createIcecreamReconciler', () => {
       expect(calls).toEqual(['delete vanilla-scoops']);
       expect(events).toEqual([]);
     });
+  });
+});
+
+// A CRD installed without its schema (or an Icecream stored before it) lets any JSON through: the reconciler
+// reports it on the object instead of failing without a word.
+describe('an invalid spec', () => {
+  /** An Icecream whose spec the CRD's schema would refuse. */
+  function invalid(spec: unknown): Icecream {
+    return { ...icecream(), spec: spec as Icecream['spec'] };
+  }
+  const valid = icecream().spec;
+
+  it.for([
+    {
+      name: 'a deploymentName that is a number',
+      spec: { ...valid, deploymentName: 42 },
+      message: 'spec.deploymentName must be a string (a DNS subdomain), got number 42',
+    },
+    {
+      name: 'a deploymentName that is an array',
+      spec: { ...valid, deploymentName: ['a', 'b'] },
+      message: 'spec.deploymentName must be a string (a DNS subdomain), got an array',
+    },
+    {
+      name: 'a deploymentName that is not a DNS name',
+      spec: { ...valid, deploymentName: 'Vanilla_Scoops' },
+      message: 'spec.deploymentName must be a DNS subdomain',
+    },
+    {
+      name: 'a missing deploymentName',
+      spec: { flavor: 'vanilla', replicas: 2 },
+      message: 'spec.deploymentName must be a string (a DNS subdomain), got none',
+    },
+    {
+      name: 'replicas given as a string',
+      spec: { ...valid, replicas: '3' },
+      message: 'spec.replicas must be an integer from 0 to 100, got "3"',
+    },
+    {
+      name: 'fractional replicas',
+      spec: { ...valid, replicas: 1.5 },
+      message: 'spec.replicas must be an integer from 0 to 100, got number 1.5',
+    },
+    {
+      name: 'an empty flavor',
+      spec: { ...valid, flavor: '' },
+      message: 'spec.flavor must be a string of 1 to 63 characters, got ""',
+    },
+    { name: 'a missing spec', spec: undefined, message: 'spec must be an object, got none' },
+    { name: 'a spec that is a string', spec: 'vanilla', message: 'spec must be an object' },
+  ])(
+    'reports $name as Ready=False InvalidSpec naming the field, with a Warning Event',
+    async ({ spec, message }) => {
+      const { reconciler, calls, statuses, events } = setup();
+      const warnings: Array<[string, unknown]> = [];
+      const logger = {
+        ...createTestLogger(),
+        warn: (text: string, attributes?: Record<string, unknown>) =>
+          warnings.push([text, attributes?.problems]),
+      };
+      await expect(
+        reconciler.reconcile('shop/vanilla', invalid(spec), { ...context, logger }),
+      ).resolves.toEqual(expect.objectContaining({ status: expect.anything() }));
+      // No Deployment read or written: only the status.
+      expect(calls).toEqual(['updateStatus vanilla']);
+      const condition = ready(statuses[0]?.status);
+      expect(condition).toMatchObject({
+        status: 'False',
+        reason: 'InvalidSpec',
+        observedGeneration: 3,
+        lastTransitionTime: nowText,
+      });
+      expect(condition?.message).toContain(message);
+      expect(condition?.message).toMatch(/^invalid spec: spec/);
+      expect(events).toEqual([
+        {
+          regarding: 'vanilla',
+          related: undefined,
+          type: 'Warning',
+          reason: 'InvalidSpec',
+          action: 'ValidateSpec',
+          note: condition?.message,
+        },
+      ]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.[0]).toContain('invalid spec');
+      expect(String(warnings[0]?.[1])).toContain(message);
+    },
+  );
+
+  it('names every bad field in one message', async () => {
+    const { reconciler, statuses } = setup();
+    await reconciler.reconcile(
+      'shop/vanilla',
+      invalid({ flavor: 7, deploymentName: [], replicas: -1 }),
+      context,
+    );
+    const text = ready(statuses[0]?.status)?.message ?? '';
+    expect(text).toContain('spec.deploymentName');
+    expect(text).toContain('spec.flavor');
+    expect(text).toContain('spec.replicas');
+  });
+
+  it('is reported once per spec: the reconcile of its own status write writes and records nothing', async () => {
+    const { reconciler, calls, statuses, events } = setup();
+    const bad = invalid({ ...valid, deploymentName: 42 });
+    const written = await reconciler.reconcile('shop/vanilla', bad, context);
+    expect(written).toBeDefined();
+    // The status write is an update event: its reconcile sees the same condition.
+    await expect(
+      reconciler.reconcile('shop/vanilla', written as Icecream, context),
+    ).resolves.toBeUndefined();
+    expect(calls).toEqual(['updateStatus vanilla']);
+    expect(statuses).toHaveLength(1);
+    expect(events).toHaveLength(1);
+    // A new generation with the same mistake is reported again (observedGeneration moves).
+    const next = {
+      ...(written as Icecream),
+      metadata: { ...(written as Icecream).metadata, generation: 4 },
+    };
+    await reconciler.reconcile('shop/vanilla', next, context);
+    expect(statuses).toHaveLength(2);
+    expect(ready(statuses[1]?.status)?.observedGeneration).toBe(4);
+  });
+
+  it('never throws on a hostile spec value', async () => {
+    const { reconciler, statuses } = setup();
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    await reconciler.reconcile(
+      'shop/vanilla',
+      invalid({ ...valid, deploymentName: revoked.proxy, replicas: Symbol('x') }),
+      context,
+    );
+    expect(ready(statuses[0]?.status)?.message).toContain('spec.deploymentName');
+  });
+
+  it('cleans up nothing for an invalid deploymentName (no Deployment was made for it)', async () => {
+    const { reconciler, calls, events } = setup({ cached: [ownedDeployment(icecream())] });
+    for (const deploymentName of [42, ['vanilla-scoops'], 'Not_A_Name', undefined]) {
+      await reconciler.cleanup('shop/vanilla', invalid({ ...valid, deploymentName }), context);
+    }
+    await reconciler.cleanup('shop/vanilla', invalid(undefined), context);
+    expect(calls).toEqual([]);
+    expect(events).toEqual([]);
   });
 });

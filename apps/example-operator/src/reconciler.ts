@@ -13,7 +13,7 @@ import {
   type SharedHandlerResult,
   setControllerReference,
 } from '@lasso/controller';
-import { type Clock, errorMessage, systemClock } from '@lasso/core';
+import { type Clock, errorMessage, type Logger, systemClock } from '@lasso/core';
 import type { Deployment, DeploymentSpec } from 'kubernetes-types/apps/v1.js';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import {
@@ -22,8 +22,8 @@ import {
   type IcecreamStatus,
   icecreamLabel,
   icecreamLabelValue,
-  maxDeploymentNameLength,
 } from './icecream.ts';
+import { deploymentNameProblem, specProblems } from './spec-validation.ts';
 
 /** The writes the reconciler makes: `Client<Deployment>` and `Client<Icecream>` fit. */
 export interface ReconcilerClients {
@@ -225,23 +225,33 @@ export interface IcecreamReconcilerOptions {
   clock?: Clock | undefined;
 }
 
-/** The part of the reconcile context the reconciler uses: the signal every client call gets. */
-export type IcecreamReconcileContext = Pick<ReconcileContext, 'signal'>;
+/**
+ * The part of the reconcile context the reconciler uses: the signal every client call gets, and the logger of
+ * the reconcile (an invalid spec is logged there; none when omitted).
+ */
+export type IcecreamReconcileContext = Pick<ReconcileContext, 'signal'> & {
+  readonly logger?: Logger | undefined;
+};
 
 /** The reconcile and cleanup handlers of the Icecream controller. */
 export interface IcecreamReconciler {
   /**
    * Brings the Deployment to the spec and the status to the Deployment; returns the Icecream it wrote. A
    * failure sets Ready=False with its reason and message (and a Warning Event); it is thrown again for a retry
-   * unless retrying cannot help (DeploymentNotOwned, DeploymentInvalid, InvalidDeploymentName). Once
-   * `context.signal` aborted (stop, leadership lost) nothing more is written.
+   * unless retrying cannot help (DeploymentNotOwned, DeploymentInvalid, InvalidSpec). A spec the CRD's schema
+   * would refuse (`spec.deploymentName` a number, say, under a CRD without the schema) is InvalidSpec, with a
+   * message naming each bad field, reported once per spec: no Deployment is touched. Once `context.signal`
+   * aborted (stop, leadership lost) nothing more is written.
    */
   reconcile(
     key: string,
     icecream: Icecream,
     context: IcecreamReconcileContext,
   ): Promise<SharedHandlerResult<Icecream>>;
-  /** Finalizer cleanup: deletes the Deployment this Icecream controls (idempotent). */
+  /**
+   * Finalizer cleanup: deletes the Deployment this Icecream controls (idempotent); none when its
+   * `spec.deploymentName` is invalid, since no Deployment was made for it.
+   */
   cleanup(key: string, icecream: Icecream, context: IcecreamReconcileContext): Promise<void>;
 }
 
@@ -288,27 +298,51 @@ export function createIcecreamReconciler(options: IcecreamReconcilerOptions): Ic
     );
   }
 
+  /**
+   * Report a spec the CRD's schema would refuse (stored before the schema, or under a CRD without one): Ready=False
+   * InvalidSpec naming each bad field, then a Warning Event and a warning log, once per spec and generation. The
+   * Event and the log follow the status write, and only a write that changed the status: the write is itself an
+   * update event, and its reconcile (or one of a stale cached copy, whose write conflicts) says nothing more. A
+   * bad spec costs one write and one Event until it changes.
+   */
+  async function reportInvalidSpec(
+    icecream: Icecream,
+    problems: readonly string[],
+    signal: AbortSignal,
+    logger: Logger | undefined,
+  ): Promise<Icecream | undefined> {
+    const message = `invalid spec: ${problems.join('; ')}`.slice(0, maxMessageLength);
+    const generation = icecream.metadata?.generation;
+    const previous = icecream.status?.conditions?.find((c) => c.type === 'Ready');
+    const written = await writeStatus(
+      icecream,
+      {
+        ...icecream.status,
+        ...(generation === undefined ? {} : { observedGeneration: generation }),
+        conditions: [
+          ...(icecream.status?.conditions ?? []).filter((c) => c.type !== 'Ready'),
+          condition(previous, 'False', 'InvalidSpec', message, generation, timestamp()),
+        ],
+      },
+      signal,
+    );
+    if (written === undefined) return undefined;
+    logger?.warn('invalid spec: not reconciled until the spec changes', {
+      problems: problems.join('; '),
+    });
+    events.event(icecream, undefined, 'Warning', 'InvalidSpec', 'ValidateSpec', message);
+    return written;
+  }
+
   return {
-    async reconcile(_key, icecream, { signal }) {
+    async reconcile(_key, icecream, { signal, logger }) {
+      const problems = specProblems(icecream.spec);
+      if (problems.length > 0) return reportInvalidSpec(icecream, problems, signal, logger);
       const namespace = icecream.metadata?.namespace ?? '';
       const generation = icecream.metadata?.generation;
       const previous = icecream.status?.conditions?.find((c) => c.type === 'Ready');
       const deploymentName = icecream.spec?.deploymentName ?? '';
       const cached = caches.deployments.get(namespace, deploymentName);
-      if (deploymentName.length > maxDeploymentNameLength) {
-        // The CRD refuses such a name; an Icecream stored before it did is reported, not retried forever.
-        return reportFailure(
-          icecream,
-          undefined,
-          {
-            reason: 'InvalidDeploymentName',
-            event: ['ReconcileFailed', 'ReconcileDeployment'],
-            message: `spec.deploymentName is longer than ${maxDeploymentNameLength} characters: its ReplicaSets' names would be invalid`,
-            terminal: true,
-          },
-          signal,
-        );
-      }
       let deployment: Deployment;
       let adopted = false;
       try {
@@ -392,7 +426,10 @@ export function createIcecreamReconciler(options: IcecreamReconcilerOptions): Ic
 
     async cleanup(_key, icecream, { signal }) {
       const namespace = icecream.metadata?.namespace ?? '';
-      const name = icecream.spec?.deploymentName ?? '';
+      const name: unknown = (icecream.spec as { deploymentName?: unknown } | undefined)
+        ?.deploymentName;
+      // An invalid name never got a Deployment (and is no key to look one up by): nothing to delete.
+      if (typeof name !== 'string' || deploymentNameProblem(name) !== undefined) return;
       let deployment = caches.deployments.get(namespace, name);
       try {
         // The cache may not have seen a Deployment created moments ago: ask the server before giving up.

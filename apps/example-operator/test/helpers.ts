@@ -182,8 +182,11 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(): Promise<TestCluster> {
-  const env = await startEnvironment({ crds: [crdPath] });
+/** Start an API server with the Icecream CRD (`crds` replaces it, e.g. with one that has no schema). */
+export async function startCluster(
+  options: { crds?: Array<string | Record<string, unknown>> } = {},
+): Promise<TestCluster> {
+  const env = await startEnvironment({ crds: options.crds ?? [crdPath] });
   const rest = await loadKubeConfig({ path: env.kubeconfigPath });
   const namespaces = clientFor(rest, { apiVersion: 'v1', kind: 'Namespace' });
   let counter = 0;
