@@ -233,9 +233,8 @@ export class ListStrategy<T extends KubeObjectLike> {
         }
         throw error;
       }
-      if (listVersion === '') {
-        throw new LassoError('LASSO_WATCH_DECODE', 'list response has no metadata.resourceVersion');
-      }
+      // No resourceVersion (kube-apiserver's componentstatuses, metrics APIs: resources that cannot be watched) is
+      // returned as "": there is nothing to watch from, and the reflector lists such a resource on an interval.
       // Only a list at "0" tells whether the watch cache serves this resource: later lists at "" page even when
       // it does (client-go sets paginatedResult only for the initial list).
       if (resourceVersion === '0' && pages > 1) this.#paginatedResult = true;

@@ -404,7 +404,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         return false;
       }
     };
-    const startPolling = (because: string, error?: unknown): void => {
+    const startPolling = (because: string, error: unknown, level: 'info' | 'warn'): void => {
       polling = true;
       this.#metrics.polling.set(1);
       const attributes = {
@@ -412,12 +412,13 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         ...(error === undefined ? {} : { error: errorMessage(error) }),
       };
       const message = `${because}: listing every ${this.#pollIntervalMs} ms instead of watching`;
-      // Configured: expected, info. Found out from a 405: the cache is now up to an interval behind, a warning.
-      if (error === undefined) this.#logger.info(message, attributes);
+      // Configured: expected, info. Found out at run time: the cache is now up to an interval behind, a warning.
+      if (level === 'info') this.#logger.info(message, attributes);
       else this.#logger.warn(message, attributes);
     };
     this.#metrics.polling.set(0);
-    if (!this.#watchable) startPolling('the resource is not watchable (watchable: false)');
+    if (!this.#watchable)
+      startPolling('the resource is not watchable (watchable: false)', undefined, 'info');
     try {
       while (!signal.aborted) {
         if (next.kind === 'list') {
@@ -449,6 +450,9 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             this.#report('list', error, true, delayMs);
             if (!(await wait(delayMs))) break;
             continue;
+          }
+          if (!polling && this.#lastSyncResourceVersion === '') {
+            startPolling('the list carries no resourceVersion to watch from', undefined, 'warn');
           }
           if (polling) {
             // A streaming list (tried once more after a 405 switched to polling) left a watch open: not needed.
@@ -503,7 +507,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             this.#pollIntervalMs - (this.#clock.monotonic() - lastListStartedAt),
             0,
           );
-          startPolling('the server does not allow watching this resource (405)', error);
+          startPolling('the server does not allow watching this resource (405)', error, 'warn');
           this.#report(phase, error, true, delayMs, { logged: true });
           next = { kind: 'list', resourceVersion: '' };
           if (!(await wait(delayMs, 'polling'))) break;

@@ -210,6 +210,31 @@ describe('watch errors', () => {
       await t.stop();
     });
 
+    it("lists on the interval a resource whose list has no resourceVersion (kube-apiserver's componentstatuses)", async () => {
+      const t = setup(1, {}, (fake) => {
+        const list = fake.list.bind(fake);
+        fake.list = async (options) => {
+          const page = await list(options);
+          return { ...page, metadata: {} };
+        };
+      });
+      await t.settle();
+      expect(t.store.size()).toBe(1);
+      expect(t.reflector.state()).toBe('polling');
+      expect(t.errors).toEqual([]);
+      expect(t.logger.find('listing every 30000 ms')).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          message: expect.stringMatching(/no resourceVersion to watch from/),
+        }),
+      ]);
+      t.fake.create(cm('b'));
+      await t.clock.advance(30_000);
+      expect(t.store.size()).toBe(2);
+      expect(t.fake.watchCalls).toEqual([]);
+      await t.stop();
+    });
+
     it('retries a failed poll after the backoff, then polls on the interval again', async () => {
       const t = setup(1, { watchable: false });
       await t.settle();
