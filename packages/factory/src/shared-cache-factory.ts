@@ -399,7 +399,7 @@ export function newSharedCacheFactory(
  *
  * **Gotchas**: the given client factory is not closed by `close()` (it is the caller's). An informer's
  * `setWatchErrorHandler` replaces the factory's own handler, which notices a kind no longer served from its
- * 404s (CRD deletions are still seen through `watchDiscovery`).
+ * 404s (with `watchDiscovery: true`, CRD deletions are still seen through the CRD watch).
  */
 export function createSharedCacheFactory(
   clientFactory: SharedClientFactory,
