@@ -4,9 +4,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import type { KubeObject, KubeObjectLike } from '@lasso/client';
+import type { KubeObjectLike } from '@lasso/client';
 import {
-  anySignal,
   type Clock,
   defaultLogger,
   drainedResult,
@@ -16,10 +15,8 @@ import {
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
-  raceSignal,
   type StopResult,
   systemClock,
-  timeoutSignal,
 } from '@lasso/core';
 import type { Kind } from '@lasso/factory';
 import type {
@@ -35,10 +32,9 @@ import {
   type WebhookConfigurationOptions,
 } from './configurations.ts';
 import type { Conversion } from './conversion.ts';
-import { parseGoDuration } from './duration.ts';
-import { MalformedReviewError, WebhookClosedError, WebhookListenError } from './errors.ts';
-import { createJsonPatch, type JsonValue } from './json-patch.ts';
-import { WebhookMetrics, type WebhookSeries } from './metrics.ts';
+import { WebhookClosedError, WebhookListenError } from './errors.ts';
+import { conversionPath, type ExchangeDeps, serveExchange } from './exchange.ts';
+import { WebhookMetrics } from './metrics.ts';
 import {
   type AdmissionRegistration,
   createRegistration,
@@ -46,22 +42,12 @@ import {
   type ValidatingWebhookOptions,
 } from './registrations.ts';
 import {
-  type AdmissionResponseBody,
-  admissionReviewResponse,
-  conversionReviewResponse,
-  type DecodedAdmissionRequest,
-  decodeAdmissionReview,
-  decodeConversionReview,
-} from './review.ts';
-import {
   type LoadedCertificate,
   ServingCertificate,
   type WebhookTlsOptions,
 } from './serving-certificate.ts';
-import { type AdmissionRequest, isAdmissionVerdict } from './types.ts';
 
-/** The path conversion webhooks are served at (controller-runtime's). */
-export const conversionPath = '/convert';
+export { conversionPath };
 
 /**
  * The default bound on a request body: 7 MiB, as controller-runtime. kube-apiserver bounds its own request bodies
@@ -129,17 +115,6 @@ export interface WebhookServer extends Lifecycle {
   mutatingWebhookConfiguration(options: WebhookConfigurationOptions): MutatingWebhookConfiguration;
   /** The CRD `spec.conversion` stanza pointing at this server's `/convert`. */
   conversionStanza(options: ConversionStanzaOptions): CustomResourceConversion;
-}
-
-class HttpError {
-  readonly status: number;
-  readonly reason: string;
-  readonly message: string;
-  constructor(status: number, reason: string, message: string) {
-    this.status = status;
-    this.reason = reason;
-    this.message = message;
-  }
 }
 
 interface Run {
@@ -216,15 +191,13 @@ class WebhookServerImpl implements WebhookServer {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: WebhookMetrics;
-  readonly #maxRequestBytes: number;
-  readonly #defaultTimeoutMs: number;
   readonly #gracefulMs: number;
+  readonly #exchange: ExchangeDeps;
   readonly #admission = new Map<string, AdmissionRegistration>();
   readonly #conversions = new Map<string, Conversion>();
   #run: Run | undefined;
   #starting: Promise<void> | undefined;
   #closed = false;
-  #nextRequest = 0;
 
   constructor(options: WebhookServerOptions, port: number) {
     this.#options = options;
@@ -232,12 +205,17 @@ class WebhookServerImpl implements WebhookServer {
     this.#clock = options.clock ?? systemClock;
     this.#logger = (options.logger ?? defaultLogger).child({ component: 'webhook-server' });
     this.#metrics = new WebhookMetrics(options.metrics ?? noopMetricsProvider);
-    this.#maxRequestBytes = positive(
-      options.maxRequestBytes,
-      defaultMaxRequestBytes,
-      'maxRequestBytes',
-    );
-    this.#defaultTimeoutMs = positive(options.defaultTimeoutMs, 10_000, 'defaultTimeoutMs');
+    let nextRequest = 0;
+    this.#exchange = {
+      clock: this.#clock,
+      logger: this.#logger,
+      metrics: this.#metrics,
+      maxRequestBytes: positive(options.maxRequestBytes, defaultMaxRequestBytes, 'maxRequestBytes'),
+      defaultTimeoutMs: positive(options.defaultTimeoutMs, 10_000, 'defaultTimeoutMs'),
+      admission: this.#admission,
+      conversions: this.#conversions,
+      nextRequestId: () => nextRequest++,
+    };
     this.#gracefulMs = positive(
       options.gracefulShutdownTimeoutMs,
       10_000,
@@ -380,7 +358,7 @@ class WebhookServerImpl implements WebhookServer {
     const inFlight = new Map<number, string>();
     const hardStop = new AbortController();
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-      this.#serve(request, response, inFlight, hardStop.signal);
+      serveExchange(this.#exchange, request, response, inFlight, hardStop.signal);
     });
     try {
       await new Promise<void>((resolve, reject) => {
@@ -471,397 +449,4 @@ class WebhookServerImpl implements WebhookServer {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-
-  // ---- requests ----
-
-  #serve(
-    request: IncomingMessage,
-    response: ServerResponse,
-    inFlight: Map<number, string>,
-    hardStop: AbortSignal,
-  ): void {
-    const path = (request.url ?? '/').split('?')[0] ?? '/';
-    const isConversion = path === conversionPath && this.#conversions.size > 0;
-    const registration = this.#admission.get(path);
-    const label = isConversion || registration !== undefined ? path : 'unmatched';
-    const series = this.#metrics.for(label);
-    const id = this.#nextRequest++;
-    inFlight.set(id, `${request.method ?? '?'} ${path}`);
-    series.inFlight.inc();
-    let finished = false;
-    const finish = (status: number, body: object, started: number | undefined): void => {
-      if (finished) return;
-      finished = true;
-      inFlight.delete(id);
-      series.inFlight.dec();
-      series.requests(status).inc();
-      if (started !== undefined) series.latency.observe((this.#clock.monotonic() - started) / 1000);
-      if (response.writableEnded || response.destroyed) return;
-      const text = JSON.stringify(body);
-      response.writeHead(status, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-        ...(status === 405 ? { allow: 'POST' } : {}),
-        ...(status === 413 ? { connection: 'close' } : {}),
-      });
-      response.end(text);
-    };
-    const fail = (error: HttpError): void => {
-      if (error.status >= 500)
-        this.#logger.error('webhook request failed', { path, error: error.message });
-      else
-        this.#logger.warn('webhook request refused', {
-          path,
-          status: error.status,
-          error: error.message,
-        });
-      finish(
-        error.status,
-        {
-          kind: 'Status',
-          apiVersion: 'v1',
-          status: 'Failure',
-          message: error.message,
-          reason: error.reason,
-          code: error.status,
-        },
-        undefined,
-      );
-      if (error.status === 413) request.resume();
-    };
-    // The request closed before an answer (kube-apiserver timed out or went away): the handler's signal aborts.
-    const disconnect = new AbortController();
-    response.once('close', () => {
-      if (!response.writableFinished)
-        disconnect.abort(new Error('the caller closed the connection'));
-      if (!finished) {
-        finished = true;
-        inFlight.delete(id);
-        series.inFlight.dec();
-        series.requests(499).inc();
-      }
-    });
-    try {
-      if (!isConversion && registration === undefined) {
-        throw new HttpError(404, 'NotFound', `no webhook is served at ${path}`);
-      }
-      if (request.method !== 'POST') {
-        throw new HttpError(
-          405,
-          'MethodNotAllowed',
-          `${request.method ?? 'this method'} is not allowed; webhooks take POST`,
-        );
-      }
-      const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-      if (mediaType !== 'application/json') {
-        throw new HttpError(
-          415,
-          'UnsupportedMediaType',
-          `content type ${JSON.stringify(request.headers['content-type'] ?? '')} is not supported; send application/json`,
-        );
-      }
-      const declared = Number(request.headers['content-length']);
-      if (Number.isFinite(declared) && declared > this.#maxRequestBytes) {
-        throw new HttpError(
-          413,
-          'RequestEntityTooLarge',
-          `the body of ${declared} bytes exceeds the limit of ${this.#maxRequestBytes}`,
-        );
-      }
-    } catch (error) {
-      fail(error as HttpError);
-      return;
-    }
-    this.#readBody(request)
-      .then(async (raw) => {
-        const started = this.#clock.monotonic();
-        let body: unknown;
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch (error) {
-          throw new HttpError(400, 'BadRequest', `the body is not JSON: ${errorMessage(error)}`);
-        }
-        const timeoutMs = this.#timeoutOf(request.url ?? '');
-        if (isConversion) {
-          const answer = await this.#convert(
-            body,
-            series,
-            [disconnect.signal, hardStop],
-            timeoutMs,
-          );
-          finish(200, answer, started);
-        } else {
-          const answer = await this.#admit(
-            registration as AdmissionRegistration,
-            body,
-            series,
-            [disconnect.signal, hardStop],
-            timeoutMs,
-          );
-          finish(200, answer, started);
-        }
-      })
-      .catch((error: unknown) => {
-        if (error instanceof HttpError) fail(error);
-        else if (error instanceof MalformedReviewError)
-          fail(new HttpError(400, 'BadRequest', error.message));
-        else
-          fail(
-            new HttpError(
-              500,
-              'InternalError',
-              `serving the request failed: ${errorMessage(error)}`,
-            ),
-          );
-      });
-  }
-
-  #readBody(request: IncomingMessage): Promise<Buffer> {
-    const limit = this.#maxRequestBytes;
-    return new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let over = false;
-      request.on('data', (chunk: Buffer) => {
-        if (over) return;
-        size += chunk.length;
-        if (size > limit) {
-          over = true;
-          chunks.length = 0;
-          reject(
-            new HttpError(
-              413,
-              'RequestEntityTooLarge',
-              `the body exceeds the limit of ${limit} bytes`,
-            ),
-          );
-          return;
-        }
-        chunks.push(chunk);
-      });
-      request.once('end', () => {
-        if (!over) resolve(Buffer.concat(chunks));
-      });
-      request.once('error', (error) =>
-        reject(new HttpError(400, 'BadRequest', `reading the body failed: ${errorMessage(error)}`)),
-      );
-    });
-  }
-
-  // kube-apiserver adds `?timeout=<timeoutSeconds>s`; a missing or unreadable one gets the default, and one above
-  // the 30 s admissionregistration allows is capped there.
-  #timeoutOf(url: string): number {
-    const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
-    const text = new URLSearchParams(query).get('timeout');
-    const parsed = text === null ? undefined : parseGoDuration(text);
-    if (parsed === undefined || parsed <= 0) return this.#defaultTimeoutMs;
-    return Math.min(parsed, 30_000);
-  }
-
-  async #admit(
-    registration: AdmissionRegistration,
-    body: unknown,
-    series: WebhookSeries,
-    signals: AbortSignal[],
-    timeoutMs: number,
-  ): Promise<object> {
-    const decoded = decodeAdmissionReview(body);
-    const kind = registration.kind;
-    const logger = this.#logger.child({ webhook: registration.name, uid: decoded.uid });
-    if (
-      decoded.kind.group !== kind.group ||
-      decoded.kind.version !== kind.version ||
-      decoded.kind.kind !== kind.kind
-    ) {
-      series.errors.inc();
-      const message = `webhook ${registration.name} serves ${kind.apiVersion} ${kind.kind}, not ${
-        decoded.kind.group === '' ? '' : `${decoded.kind.group}/`
-      }${decoded.kind.version} ${decoded.kind.kind}`;
-      logger.error('admission request for another kind', { error: message });
-      return admissionReviewResponse({
-        uid: decoded.uid,
-        allowed: false,
-        status: { code: 400, message },
-      });
-    }
-    const warnings: string[] = [];
-    const timeout = timeoutSignal(
-      this.#clock,
-      timeoutMs,
-      `webhook ${registration.name} timed out after ${timeoutMs} ms`,
-    );
-    const combined = anySignal([...signals, timeout.signal]);
-    // A mutating handler changes its own copy; the request's object stays as sent, to diff against.
-    const object =
-      registration.type === 'mutating' && decoded.object !== undefined
-        ? structuredClone(decoded.object)
-        : decoded.object;
-    const request = makeRequest(decoded, object, combined.signal, warnings);
-    try {
-      const result = await raceSignal(
-        Promise.resolve().then(() =>
-          (registration.handler as (r: AdmissionRequest<KubeObjectLike>) => unknown)(request),
-        ),
-        combined.signal,
-      );
-      return admissionReviewResponse(
-        this.#answer(registration, decoded, result, warnings, series, logger),
-      );
-    } catch (error) {
-      series.errors.inc();
-      const message = errorMessage(error);
-      logger.error('admission handler failed', { operation: decoded.operation, error: message });
-      return admissionReviewResponse({
-        uid: decoded.uid,
-        allowed: false,
-        status: { code: 500, message },
-        ...(warnings.length > 0 ? { warnings } : {}),
-      });
-    } finally {
-      timeout.clear();
-      combined.dispose();
-    }
-  }
-
-  #answer(
-    registration: AdmissionRegistration,
-    decoded: DecodedAdmissionRequest,
-    result: unknown,
-    warnings: string[],
-    series: WebhookSeries,
-    logger: Logger,
-  ): AdmissionResponseBody {
-    const uid = decoded.uid;
-    if (isAdmissionVerdict(result)) {
-      const allWarnings = [...warnings, ...result.warnings];
-      const withWarnings = allWarnings.length > 0 ? { warnings: allWarnings } : {};
-      if (!result.allowed) {
-        series.denials.inc();
-        logger.debug('admission denied', { operation: decoded.operation, message: result.message });
-        const status: { code: number; message?: string; reason?: string } = {
-          code: result.code ?? 403,
-        };
-        if (result.message !== undefined) status.message = result.message;
-        if (result.reason !== undefined) status.reason = result.reason;
-        return { uid, allowed: false, status, ...withWarnings };
-      }
-      return { uid, allowed: true, ...withWarnings };
-    }
-    const withWarnings = warnings.length > 0 ? { warnings } : {};
-    if (result === undefined || registration.type === 'validating') {
-      if (result !== undefined) {
-        throw new TypeError('a validating handler must return nothing, allow() or deny(...)');
-      }
-      return { uid, allowed: true, ...withWarnings };
-    }
-    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-      throw new TypeError(
-        'a mutating handler must return the object, nothing, allow() or deny(...)',
-      );
-    }
-    if (decoded.object === undefined) {
-      throw new TypeError(
-        `a mutating handler returned an object for a ${decoded.operation} without one`,
-      );
-    }
-    // JSON's view of the result: undefined members dropped, Dates as strings, as the API server would store it.
-    const changed = JSON.parse(JSON.stringify(result)) as JsonValue;
-    const patch = createJsonPatch(decoded.object, changed);
-    if (patch.length === 0) return { uid, allowed: true, ...withWarnings };
-    return {
-      uid,
-      allowed: true,
-      patchType: 'JSONPatch',
-      patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
-      ...withWarnings,
-    };
-  }
-
-  async #convert(
-    body: unknown,
-    series: WebhookSeries,
-    signals: AbortSignal[],
-    timeoutMs: number,
-  ): Promise<object> {
-    const decoded = decodeConversionReview(body);
-    const timeout = timeoutSignal(
-      this.#clock,
-      timeoutMs,
-      `conversion timed out after ${timeoutMs} ms`,
-    );
-    const combined = anySignal([...signals, timeout.signal]);
-    try {
-      const converted = await raceSignal(
-        Promise.all(
-          decoded.objects.map((object) => {
-            const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
-            const group = apiVersion.includes('/')
-              ? apiVersion.slice(0, apiVersion.lastIndexOf('/'))
-              : '';
-            const conversion = this.#conversions.get(`${group}/${String(object.kind)}`);
-            if (conversion === undefined) {
-              throw new TypeError(
-                `no conversion is registered for ${String(object.kind)} ${apiVersion}`,
-              );
-            }
-            return conversion.convert(object as KubeObject, decoded.desiredAPIVersion);
-          }),
-        ),
-        combined.signal,
-      );
-      return conversionReviewResponse({
-        uid: decoded.uid,
-        convertedObjects: converted as unknown as JsonValue[],
-        result: { status: 'Success' },
-      });
-    } catch (error) {
-      series.errors.inc();
-      const message = errorMessage(error);
-      this.#logger.error('conversion failed', {
-        uid: decoded.uid,
-        desiredAPIVersion: decoded.desiredAPIVersion,
-        error: message,
-      });
-      return conversionReviewResponse({
-        uid: decoded.uid,
-        convertedObjects: [],
-        result: { status: 'Failure', message },
-      });
-    } finally {
-      timeout.clear();
-      combined.dispose();
-    }
-  }
-}
-
-function makeRequest(
-  decoded: DecodedAdmissionRequest,
-  object: DecodedAdmissionRequest['object'],
-  signal: AbortSignal,
-  warnings: string[],
-): AdmissionRequest<KubeObjectLike> {
-  return {
-    uid: decoded.uid,
-    kind: decoded.kind,
-    resource: decoded.resource,
-    subResource: decoded.subResource,
-    requestKind: decoded.requestKind,
-    requestResource: decoded.requestResource,
-    requestSubResource: decoded.requestSubResource,
-    name: decoded.name,
-    namespace: decoded.namespace,
-    operation: decoded.operation,
-    userInfo: decoded.userInfo,
-    object: object as KubeObjectLike | undefined,
-    oldObject: decoded.oldObject as KubeObjectLike | undefined,
-    dryRun: decoded.dryRun,
-    options: decoded.options,
-    signal,
-    warn(message: string): void {
-      if (typeof message !== 'string' || message === '') {
-        throw new TypeError('AdmissionRequest.warn: message must be a non-empty string');
-      }
-      warnings.push(message);
-    },
-  };
 }
