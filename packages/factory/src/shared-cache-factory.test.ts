@@ -5,6 +5,7 @@ import { isLassoError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferred, FakeCluster, object } from './__fixtures__/fake-cluster.ts';
+import { ApiServerUnavailableError } from './api-server-failure.ts';
 import {
   createSharedCacheFactory,
   type SharedCacheFactory,
@@ -147,6 +148,8 @@ describe('createSharedCacheFactory', () => {
     expect(() => setup({ gracefulShutdownTimeoutMs: -1 })).toThrow(/gracefulShutdownTimeoutMs/);
     expect(() => setup({ unservedRetry: { initialMs: 0 } })).toThrow(/unservedRetry\.initialMs/);
     expect(() => setup({ healthCallback: 1 as never })).toThrow(/healthCallback/);
+    expect(() => setup({ watchDiscovery: 'yes' as never })).toThrow(TypeError);
+    expect(() => setup({ watchDiscovery: 'yes' as never })).toThrow(/watchDiscovery/);
   });
 
   describe('start()', () => {
@@ -383,6 +386,42 @@ describe('createSharedCacheFactory', () => {
       expect(crds.lists.length).toBe(lists);
     });
 
+    it('names the permission once when following CRDs is forbidden, stops asking, and retries from discovery', async () => {
+      const { cluster, caches, clock, logger, signal } = setup({
+        unservedRetry: { initialMs: 1_000, maxMs: 1_000 },
+      });
+      const crds = cluster.serve(crdGvk, 'customresourcedefinitions', false);
+      const forbidden = new ApiError({ status: 403, reason: 'Forbidden' });
+      crds.store.failNextList(forbidden, 100);
+      crds.store.failNextWatch(forbidden, 100);
+      const widgets = caches.forResourceKind(
+        { group: 'example.com', version: 'v1', resource: 'widgets' },
+        'Widget',
+        true,
+      );
+      await caches.start(signal);
+      const hints = () => logger.find('grant verbs list, watch on');
+      await waitFor(() => hints().length === 1, clock);
+      expect(hints()[0]).toMatchObject({
+        level: 'warn',
+        attributes: {
+          resource: 'customresourcedefinitions.apiextensions.k8s.io',
+          verbs: ['list', 'watch'],
+        },
+      });
+      await waitFor(() => statusOf(caches, crdGvk)?.state === 'stopped', clock);
+      const asked = crds.lists.length + crds.watches.length;
+      // Unfollowed, the kind is still retried from discovery every second, and started once served.
+      const lookups = cluster.lookups;
+      await clock.advance(3_000);
+      expect(cluster.lookups).toBeGreaterThanOrEqual(lookups + 3);
+      cluster.serve(widgetGvk, 'widgets', true);
+      await clock.advance(1_000);
+      await waitFor(() => widgets.isRunning(), clock);
+      expect(crds.lists.length + crds.watches.length).toBe(asked);
+      expect(hints()).toHaveLength(1);
+    });
+
     it('warns about a kind that stays unserved again after 1 min, then every doubling wait up to 30 min', async () => {
       const { caches, clock, logger, signal } = setup({ watchDiscovery: false });
       caches.forResourceKind(
@@ -479,6 +518,50 @@ describe('createSharedCacheFactory', () => {
   });
 
   describe('health gate', () => {
+    it('bounds the wait for the API server by startTimeoutMs, naming the server and the cause', async () => {
+      const { cluster, clock, caches, logger, signal } = setup({ startTimeoutMs: 10_000 });
+      await caches.forKind(configMapGvk);
+      cluster.healthy = false;
+      const starting = caches.start(signal).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      await clock.advance(0);
+      // Loud at once, at the default level: the server and the cause.
+      expect(logger.find('API server is not reachable, retrying')[0]).toMatchObject({
+        level: 'warn',
+        attributes: { server: 'https://fake.invalid', cause: 'connection refused' },
+      });
+      await clock.advance(9_999);
+      expect(caches.isRunning()).toBe(false);
+      await clock.advance(1);
+      const error = await starting;
+      expect(error).toBeInstanceOf(ApiServerUnavailableError);
+      expect(error).toMatchObject({
+        code: 'LASSO_API_SERVER_UNAVAILABLE',
+        reason: 'deadline',
+        lastCause: 'connection refused',
+      });
+      expect((error as Error).message).toMatch(
+        /^gave up waiting for the API server at https:\/\/fake\.invalid to answer \/version: startTimeoutMs passed \(10000 ms\); last failure: connection refused/,
+      );
+      // Nothing left running: no ping loop, no deadline timer.
+      expect(clock.pendingTimers()).toBe(0);
+      const pings = cluster.pings;
+      await clock.advance(60_000);
+      expect(cluster.pings).toBe(pings);
+      expect(cluster.touched()).toEqual([]);
+      // A later start waits again and runs once the server answers.
+      cluster.healthy = true;
+      await caches.start(signal);
+      expect(caches.isRunning()).toBe(true);
+    });
+
+    it('refuses a bad startTimeoutMs', () => {
+      expect(() => setup({ startTimeoutMs: -1 })).toThrow(RangeError);
+      expect(() => setup({ startTimeoutMs: 'x' as never })).toThrow(/startTimeoutMs/);
+    });
+
     it('runs one ping loop however many informers wait for a healthy API', async () => {
       const health: boolean[] = [];
       const { cluster, clock, caches, signal } = setup({
