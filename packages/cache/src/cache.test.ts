@@ -3,6 +3,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  ApiError,
   Client,
   createRestConfig,
   type KubeObject,
@@ -12,7 +13,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from '@lasso/client';
-import { TimeoutError } from '@lasso/core';
+import { LassoError, TimeoutError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { startRun } from '../test/reflector-harness.ts';
@@ -206,6 +207,114 @@ describe('createClientListerWatcher', () => {
       error: 'health check failed',
       listError: 'too old resource version',
     });
+  });
+});
+
+describe('createClientListerWatcher: watches that cannot connect wait on waitHealthy', () => {
+  const refused = () =>
+    new LassoError('LASSO_CONNECTION_FAILED', 'GET /apis/apps/v1/deployments: connection failed', {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+    });
+
+  function gated() {
+    const client = fakeClient(true);
+    let open: () => void = () => {};
+    const waits: Array<{ signal?: AbortSignal }> = [];
+    const listerWatcher = createClientListerWatcher(client, {
+      waitHealthy: (options) => {
+        waits.push(options);
+        return new Promise<void>((resolve) => {
+          open = resolve;
+        });
+      },
+    });
+    return { client, listerWatcher, waits, open: () => open() };
+  }
+
+  it('throws a refused watch only once waitHealthy resolved', async () => {
+    const { client, listerWatcher, waits, open } = gated();
+    const error = refused();
+    client.backend.failNextWatch(error);
+    const controller = new AbortController();
+    const iterator = listerWatcher.watch({ signal: controller.signal })[Symbol.asyncIterator]();
+    let settled: unknown;
+    const next = iterator.next().then(
+      () => 'resolved',
+      (thrown: unknown) => {
+        settled = thrown;
+      },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(waits).toHaveLength(1);
+    expect(waits[0]?.signal).toBe(controller.signal);
+    expect(settled).toBeUndefined();
+    open();
+    await next;
+    expect(settled).toBe(error);
+  });
+
+  it('throws any other watch failure at once, without waiting', async () => {
+    const { client, listerWatcher, waits } = gated();
+    const forbidden = new ApiError({ status: 403, message: 'forbidden' });
+    client.backend.failNextWatch(forbidden);
+    const iterator = listerWatcher.watch({})[Symbol.asyncIterator]();
+    await expect(iterator.next()).rejects.toBe(forbidden);
+    expect(waits).toHaveLength(0);
+  });
+
+  it('stops waiting when the watch is released, throwing its error without a warning', async () => {
+    const client = fakeClient(true);
+    const error = refused();
+    client.backend.failNextWatch(error);
+    const logger = createTestLogger();
+    const listerWatcher = createClientListerWatcher(client, {
+      logger,
+      // As the health gate: rejects with the signal's reason when it aborts.
+      waitHealthy: ({ signal }) =>
+        new Promise<void>((_, reject) =>
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true }),
+        ),
+    });
+    const controller = new AbortController();
+    const next = listerWatcher.watch({ signal: controller.signal })[Symbol.asyncIterator]().next();
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new Error('released'));
+    await expect(next).rejects.toBe(error);
+    expect(logger.find('waitHealthy failed after a failed watch')).toHaveLength(0);
+  });
+
+  it('keeps the client batch view (one promise per body chunk, not per event)', async () => {
+    const batchesKey = Symbol.for('lasso.client.watchBatches');
+    const events = [
+      { type: 'ADDED', object: deployment('ns', 'a') },
+      { type: 'ADDED', object: deployment('ns', 'b') },
+    ];
+    const client: CacheClient = {
+      ...fakeClient(true),
+      watch: () => ({
+        [Symbol.asyncIterator]() {
+          let sent = false;
+          return {
+            next: async () => ({ done: true, value: undefined }),
+            [batchesKey]: () => ({
+              next: async () => {
+                if (sent) return { done: true, value: undefined };
+                sent = true;
+                return { done: false, value: events };
+              },
+            }),
+          } as unknown as AsyncIterator<WatchEvent>;
+        },
+      }),
+    };
+    const listerWatcher = createClientListerWatcher(client, { waitHealthy: async () => {} });
+    const iterator = listerWatcher.watch({})[Symbol.asyncIterator]() as unknown as Record<
+      symbol,
+      () => AsyncIterator<WatchEvent[]>
+    >;
+    const batches = iterator[batchesKey]?.();
+    expect((await batches?.next())?.value).toEqual(events);
+    expect((await batches?.next())?.done).toBe(true);
   });
 });
 

@@ -9,7 +9,14 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '@lasso/client';
-import { abortReason, defaultLogger, errorMessage, guardLogger, type Logger } from '@lasso/core';
+import {
+  abortReason,
+  defaultLogger,
+  errorMessage,
+  guardLogger,
+  isLassoError,
+  type Logger,
+} from '@lasso/core';
 import { CacheNotSyncedError } from './errors.ts';
 import type { ListerWatcher } from './reflector.ts';
 import {
@@ -41,7 +48,11 @@ export interface CacheOptions<T> extends Omit<SharedIndexInformerOptions<T>, 're
   resyncMs?: number;
   /** Applied to every list and watch request. */
   tweakList?: TweakListOptionsFunc;
-  /** Called after a failed list, before the error is reported: lasso blocks here until the API server is healthy. */
+  /**
+   * Called after a failed list, and after a watch that could not connect (`LASSO_CONNECTION_FAILED`), before the
+   * error is reported: lasso blocks here until the API server is healthy, so an outage costs the informer no
+   * request of its own (the gate's pings stand for all of them).
+   */
   waitHealthy?: WaitHealthyFunc;
 }
 
@@ -114,8 +125,10 @@ export function createCache<T extends KubeObjectLike = KubeObject>(
 
 /**
  * The lister-watcher `createCache` uses: `client.list`/`client.watch` in `namespace` (none for cluster-scoped
- * kinds) with `tweakList` applied, and `waitHealthy` awaited after a failed list
- * (the list error is thrown afterwards even when `waitHealthy` rejects; that rejection is logged).
+ * kinds) with `tweakList` applied, and `waitHealthy` awaited after a failed list and after a watch (or streaming
+ * list) that failed to connect (`LASSO_CONNECTION_FAILED`: refused, reset, DNS, TLS); the error is thrown
+ * afterwards even when `waitHealthy` rejects (that rejection is logged). The reflector's backoff counts from the
+ * start of the failed attempt, so once the gate opens the informer retries at once.
  */
 export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>(
   client: CacheClient<T>,
@@ -153,7 +166,59 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
     watch(watchOptions) {
       const tweaked: WatchOptions = { ...watchOptions };
       tweakList?.(tweaked);
-      return client.watch(namespace, tweaked);
+      const source = client.watch(namespace, tweaked);
+      if (waitHealthy === undefined) return source;
+      const signal = watchOptions.signal;
+      return gateWatch(source, async (error) => {
+        if (!isLassoError(error, 'LASSO_CONNECTION_FAILED') || signal?.aborted) throw error;
+        try {
+          await waitHealthy(signal === undefined ? {} : { signal });
+        } catch (healthError) {
+          if (!signal?.aborted) {
+            logger.warn('waitHealthy failed after a failed watch', {
+              error: errorMessage(healthError),
+              watchError: errorMessage(error),
+            });
+          }
+        }
+        throw error;
+      });
+    },
+  };
+}
+
+/** @lasso/client's batch view of a watch iterator (watch-list.ts reads it): kept through {@link gateWatch}. */
+const watchBatchesKey = Symbol.for('lasso.client.watchBatches');
+
+type Step<V> = AsyncIterator<V> & Record<symbol, unknown>;
+
+/**
+ * `source`, with every failed step first passed through `onFailure` (which rethrows, possibly after waiting). The
+ * client's batch view stays available, so gating costs one promise per body chunk, not per event.
+ */
+function gateWatch<T>(
+  source: AsyncIterable<T>,
+  onFailure: (error: unknown) => Promise<never>,
+): AsyncIterable<T> {
+  const wrap = <V>(inner: AsyncIterator<V>): Step<V> => ({
+    next: () => inner.next().then(undefined, onFailure),
+    return: (value?: unknown) =>
+      inner.return !== undefined
+        ? inner.return(value as V)
+        : Promise.resolve({ done: true, value: value as V }),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  });
+  return {
+    [Symbol.asyncIterator]() {
+      const inner = source[Symbol.asyncIterator]() as Step<T>;
+      const gated = wrap(inner);
+      const batches = inner[watchBatchesKey];
+      if (typeof batches === 'function') {
+        gated[watchBatchesKey] = () => wrap(batches.call(inner) as AsyncIterator<T[]>);
+      }
+      return gated;
     },
   };
 }

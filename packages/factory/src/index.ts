@@ -1,6 +1,14 @@
 // Public API of @lasso/factory: lasso's shared client, cache and controller factories.
+export { ApiServerUnavailableError } from './api-server-failure.ts';
 export { FactoryClosedError, FactoryStartError, type KindStartFailure } from './errors.ts';
-export { HealthGate, type HealthGateOptions, healthCheckIntervalMs } from './health-gate.ts';
+export {
+  type HealthFailure,
+  HealthGate,
+  type HealthGateOptions,
+  healthCheckIntervalMs,
+  healthWarningMaxIntervalMs,
+  sharedHealthGate,
+} from './health-gate.ts';
 export {
   type Kind,
   type KindRef,

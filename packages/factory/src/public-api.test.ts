@@ -5,6 +5,7 @@ describe('public API', () => {
   it('exports exactly the documented runtime names', () => {
     expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
       [
+        "ApiServerUnavailableError",
         "FactoryClosedError",
         "FactoryStartError",
         "HealthGate",
@@ -17,8 +18,10 @@ describe('public API', () => {
         "gvkString",
         "gvrString",
         "healthCheckIntervalMs",
+        "healthWarningMaxIntervalMs",
         "kindFor",
         "kindOf",
+        "sharedHealthGate",
       ]
     `);
   });

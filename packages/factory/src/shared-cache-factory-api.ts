@@ -24,6 +24,12 @@ export interface SharedCacheFactoryOptions {
   /** Told the outcome of every health ping (lasso's `HealthCallback`). */
   healthCallback?: ((healthy: boolean) => void) | undefined;
   /**
+   * Bound on the first start's wait for the API server to answer `/version`: past it, `start` rejects with an
+   * `ApiServerUnavailableError` (`LASSO_API_SERVER_UNAVAILABLE`) naming the server and the last failure's cause.
+   * Default none: the start waits until its signal aborts (which rejects with the same error), warning meanwhile.
+   */
+  startTimeoutMs?: number | undefined;
+  /**
    * How long {@link SharedCacheFactory.stopped} waits, after the start signal aborted, for the informers
    * (and the handler calls in progress) to end before it settles with `drained: false`. Default 30 000.
    */
@@ -79,8 +85,10 @@ export interface KindStatus {
 export interface SharedCacheFactory extends KindLookups<'informer'> {
   /**
    * Run every informer created, and every one created later, until `signal` aborts. The first start waits
-   * until the API server answers `/version` (retrying with backoff, 800 ms doubling to 3.2 s, logging a warning
-   * once per outage; rejects with the signal's reason when it aborts first). Resolves once every kind was checked against discovery: the
+   * until the API server answers `/version` (retrying with backoff, 800 ms doubling to 3.2 s, +0..25 %; a warning
+   * naming the server and the cause, repeated after 5 s, 10 s, 20 s, 40 s, then every 60 s). An abort during that
+   * wait, or `startTimeoutMs` passing, rejects with an `ApiServerUnavailableError` (`LASSO_API_SERVER_UNAVAILABLE`);
+   * a signal already aborted rejects with its reason. Resolves once every kind was checked against discovery: the
    * served ones run (not necessarily synced: see {@link waitForCacheSync}), the others are `unserved` in
    * {@link status} and start once served. Idempotent while running (the running signal stays in charge);
    * after a stop, runs again (each informer relists). Rejects with a `LASSO_FACTORY_CLOSED` error after

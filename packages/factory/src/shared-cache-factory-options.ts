@@ -41,6 +41,7 @@ export function checkSharedCacheFactoryArgs(
   if (options.gracefulShutdownTimeoutMs !== undefined) {
     checkTimeout(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs');
   }
+  if (options.startTimeoutMs !== undefined) checkTimeout(options.startTimeoutMs, 'startTimeoutMs');
   const follow = options.watchDiscovery;
   if (follow !== undefined && typeof follow !== 'boolean' && follow !== 'auto') {
     throw new TypeError(

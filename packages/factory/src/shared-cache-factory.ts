@@ -10,6 +10,7 @@ import type {
 } from '@lasso/client';
 import {
   abortReason,
+  anySignal,
   type Clock,
   defaultLogger,
   drainWithin,
@@ -19,11 +20,13 @@ import {
   raceSignal,
   type StopResult,
   systemClock,
+  timeoutSignal,
 } from '@lasso/core';
+import { ApiServerUnavailableError } from './api-server-failure.ts';
 import { checkSignal, kindMap } from './checks.ts';
 import type { DiscoveryFollowMode } from './discovery-follow.ts';
 import { FactoryClosedError } from './errors.ts';
-import { HealthGate } from './health-gate.ts';
+import { type HealthGate, sharedHealthGate } from './health-gate.ts';
 import { type KindRef, resolveKindRef } from './kind.ts';
 import {
   checkResourceKind,
@@ -73,6 +76,8 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #kinds: KindSupervisor;
   readonly #gate: HealthGate;
+  readonly #removeHealthListener: (() => void) | undefined;
+  readonly #startTimeoutMs: number | undefined;
   readonly #informers = new ProductRegistry<'informer'>();
   readonly #entries = new Map<string, Entry>();
   #healthy = false;
@@ -110,12 +115,12 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       liveRun: () => this.#liveRun(),
       internalInformer: (resolved) => this.#informer<KubeObject>(resolved, true),
     });
-    this.#gate = new HealthGate({
-      isHealthy: (ping) => clients.isHealthy(ping),
-      clock: this.#clock,
-      logger: this.#logger,
-      onHealth: options.healthCallback,
-    });
+    // One gate per transport: while the server is down, every factory and kind over it waits on the same pings.
+    this.#gate = sharedHealthGate(clients, { clock: this.#clock, logger: this.#logger });
+    const onHealth = options.healthCallback;
+    this.#removeHealthListener =
+      onHealth === undefined ? undefined : this.#gate.addHealthListener(onHealth);
+    this.#startTimeoutMs = options.startTimeoutMs;
   }
 
   sharedClientFactory(): SharedClientFactory {
@@ -233,8 +238,7 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     const previous = this.#run;
     if (previous !== undefined) await raceSignal(previous.result, signal);
     if (!this.#healthy) {
-      this.#logger.info('waiting for the API server to answer /version');
-      await this.#gate.wait({ signal });
+      await this.#waitForServer(signal);
       this.#healthy = true;
       this.#logger.info('API server is healthy, starting informers');
     }
@@ -282,6 +286,40 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     return run;
   }
 
+  // The first start's wait for /version, bounded by startTimeoutMs and the signal: either ends it with an
+  // ApiServerUnavailableError naming the server and the last failure (the gate warns meanwhile).
+  async #waitForServer(signal: AbortSignal): Promise<void> {
+    const server = this.#clients.config?.server ?? '(unknown server)';
+    this.#logger.info('waiting for the API server to answer /version', {
+      startTimeoutMs: this.#startTimeoutMs,
+    });
+    const startedAt = this.#clock.monotonic();
+    const deadline =
+      this.#startTimeoutMs === undefined
+        ? undefined
+        : timeoutSignal(this.#clock, this.#startTimeoutMs, 'startTimeoutMs passed');
+    const both = anySignal([signal, deadline?.signal]);
+    try {
+      await this.#gate.wait({ signal: both.signal });
+    } catch (error) {
+      if (!both.signal.aborted) throw error;
+      const last = this.#gate.lastFailure();
+      throw new ApiServerUnavailableError(
+        {
+          server,
+          reason: signal.aborted ? 'aborted' : 'deadline',
+          waitedMs: this.#clock.monotonic() - startedAt,
+          lastCause: last?.cause,
+          lastError: last?.error,
+        },
+        { cause: signal.aborted ? abortReason(signal) : last?.error },
+      );
+    } finally {
+      deadline?.clear();
+      both.dispose();
+    }
+  }
+
   stopped(): Promise<StopResult> {
     const run = this.#run;
     if (run === undefined) return Promise.resolve({ drained: true, pending: [] });
@@ -290,6 +328,7 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#removeHealthListener?.();
     const run = this.#run;
     if (run !== undefined) {
       run.stop.abort(new FactoryClosedError('SharedCacheFactory'));

@@ -78,6 +78,15 @@ export interface SharedClientFactory extends KindLookups<'client'> {
     timeoutMs?: number | undefined;
   }): Promise<boolean>;
   /**
+   * `GET /version`, as {@link isHealthy}, but rejects with the failure (a `LASSO_CONNECTION_FAILED` error for a
+   * refused connection, a DNS or TLS failure; an `ApiError` for 401/403; the abort reason): the health gate
+   * names the cause from it.
+   */
+  ping(options?: {
+    signal?: AbortSignal | undefined;
+    timeoutMs?: number | undefined;
+  }): Promise<void>;
+  /**
    * Close the transport's connections when this factory created it (it was given a clock, logger or metrics
    * that the config lacked); otherwise the transport is the config's shared one and is left to its owner.
    * Idempotent.
@@ -193,16 +202,22 @@ class SharedClientFactoryImpl extends KindLookupsBase<'client'> implements Share
     return mapping.gvk;
   }
 
+  async ping(
+    options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined } = {},
+  ): Promise<void> {
+    await this.transport.requestJson<unknown>({
+      method: 'GET',
+      path: '/version',
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+    });
+  }
+
   async isHealthy(
     options: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined } = {},
   ): Promise<boolean> {
     try {
-      await this.transport.requestJson<unknown>({
-        method: 'GET',
-        path: '/version',
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
-      });
+      await this.ping(options);
       return true;
     } catch (error) {
       if (!options.signal?.aborted) {

@@ -12,6 +12,7 @@ import {
 } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferred, FakeCluster, object } from './__fixtures__/fake-cluster.ts';
+import { ApiServerUnavailableError } from './api-server-failure.ts';
 import { kindFor } from './kind.ts';
 import {
   createSharedCacheFactory,
@@ -450,8 +451,12 @@ describe('createSharedControllerFactory', () => {
       await starting;
       await seen.called(1);
       expect(cluster.pings).toBe(3);
-      // Loud once per state change, not once per ping.
-      expect(logger.find('API server is not healthy')).toHaveLength(1);
+      // Loud at the outage's start (server and cause named), not once per ping.
+      expect(logger.find('API server is not reachable, retrying')).toHaveLength(1);
+      expect(logger.find('API server is not reachable, retrying')[0]).toMatchObject({
+        level: 'warn',
+        attributes: { server: 'https://fake.invalid', cause: 'connection refused' },
+      });
       // Later starts do not ping again.
       await factory.start(signal, 1);
       expect(cluster.pings).toBe(3);
@@ -463,8 +468,23 @@ describe('createSharedControllerFactory', () => {
       const stop = new AbortController();
       const starting = factory.start(stop.signal, 1);
       await clock.advance(0);
-      stop.abort(new Error('shutdown'));
-      await expect(starting).rejects.toThrow('shutdown');
+      const reason = new Error('shutdown');
+      stop.abort(reason);
+      // A clean rejection naming the server and the cause, the abort reason as its cause.
+      const error = await starting.then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ApiServerUnavailableError);
+      expect(error).toMatchObject({
+        code: 'LASSO_API_SERVER_UNAVAILABLE',
+        reason: 'aborted',
+        lastCause: 'connection refused',
+        cause: reason,
+      });
+      expect((error as Error).message).toMatch(
+        /API server at https:\/\/fake\.invalid .*aborted.*connection refused/,
+      );
       expect(clock.pendingTimers()).toBe(0);
       await clock.advance(60_000);
       expect(cluster.pings).toBe(1);

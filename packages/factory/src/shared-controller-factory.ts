@@ -14,6 +14,7 @@ import {
   defaultLogger,
   errorMessage,
   guardLogger,
+  isLassoError,
   type Logger,
   type MetricsProvider,
   raceSignal,
@@ -279,7 +280,9 @@ class SharedControllerFactoryImpl
     } catch (error) {
       signal.removeEventListener('abort', onAbort);
       stop.abort(error);
-      if (signal.aborted) throw abortReason(signal);
+      // The caches' own account of an abort during the wait for the API server names the server and the cause.
+      if (signal.aborted && !isLassoError(error, 'LASSO_API_SERVER_UNAVAILABLE'))
+        throw abortReason(signal);
       throw error;
     }
     let settle!: (result: Promise<StopResult>) => void;

@@ -220,6 +220,12 @@ export class FakeCluster {
         cluster.pings++;
         return cluster.pingAnswers.shift() ?? cluster.healthy;
       },
+      async ping() {
+        cluster.pings++;
+        if (!(cluster.pingAnswers.shift() ?? cluster.healthy)) {
+          throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
+        }
+      },
       async close() {},
     } as SharedClientFactory;
     return factory;
