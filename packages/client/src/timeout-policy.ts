@@ -174,7 +174,9 @@ const OPTION_OF = Object.fromEntries(
  * core `TimeoutError`, `timeoutMs` the deadline that passed); `deadline` says which one, `option` the
  * option that changes it, `request` what was asked. The message says all of it:
  * `list configmaps in namespace "d" (GET /api/v1/namespaces/d/configmaps): no response bytes for 30000 ms
- * (progress deadline, progressTimeoutMs)`.
+ * (progress deadline, progressTimeoutMs)`. A deadline that passed while an exec credential plugin ran
+ * names the plugin (`waitingFor`, appended as `, still waiting for exec plugin "aws" (users[u].user.exec)`;
+ * never its args or env).
  *
  * @example
  * ```ts
@@ -194,12 +196,21 @@ export class RequestTimeoutError extends TimeoutError {
   readonly option: TimeoutRule['option'];
   /** What the request asked for. */
   readonly request: ApiRequest;
+  /** What the request was still waiting for when the deadline passed (an exec plugin), if known. */
+  readonly waitingFor: string | undefined;
+  readonly #method: string;
 
   constructor(
-    init: { method: string; request: ApiRequest; deadline: TimeoutDeadline; timeoutMs: number },
+    init: {
+      method: string;
+      request: ApiRequest;
+      deadline: TimeoutDeadline;
+      timeoutMs: number;
+      waitingFor?: string | undefined;
+    },
     options?: { cause?: unknown },
   ) {
-    const { method, request, deadline, timeoutMs } = init;
+    const { method, request, deadline, timeoutMs, waitingFor } = init;
     const option = OPTION_OF[deadline];
     const what =
       deadline === 'request'
@@ -212,10 +223,27 @@ export class RequestTimeoutError extends TimeoutError {
       request.resource === undefined
         ? `${method} ${request.path}`
         : `${describeApiRequest(request)} (${method} ${request.path})`;
-    super(`${asked}: ${what} (${deadline} deadline, ${option})`, timeoutMs, options);
+    const waiting = waitingFor === undefined ? '' : `, still waiting for ${waitingFor}`;
+    super(`${asked}: ${what} (${deadline} deadline, ${option})${waiting}`, timeoutMs, options);
     this.deadline = deadline;
     this.option = option;
     this.request = request;
+    this.waitingFor = waitingFor;
+    this.#method = method;
+  }
+
+  /** @internal This error, said to have passed while the request waited for `what`. */
+  whileWaitingFor(what: string): RequestTimeoutError {
+    return new RequestTimeoutError(
+      {
+        method: this.#method,
+        request: this.request,
+        deadline: this.deadline,
+        timeoutMs: this.timeoutMs,
+        waitingFor: what,
+      },
+      { cause: this.cause },
+    );
   }
 
   /** @internal The error of `deadline` passing on a request. */

@@ -24,6 +24,7 @@ import {
   DEFAULT_PROGRESS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type RequestDeadlines,
+  RequestTimeoutError,
   requestClassOf,
   resolveDeadlines,
 } from './timeout-policy.ts';
@@ -308,7 +309,14 @@ export class RestTransport {
       } catch (error) {
         timeout.clear();
         combined.dispose();
-        if (combined.signal?.aborted) throw requestFailure(request, error, combined.signal);
+        if (combined.signal?.aborted) {
+          const failure = requestFailure(request, error, combined.signal);
+          // A deadline that passed while an exec plugin ran: the plugin is what hangs, so say which one.
+          const plugin = this.#auth.execProvider;
+          throw failure instanceof RequestTimeoutError && plugin?.running === true
+            ? failure.whileWaitingFor(plugin.description)
+            : failure;
+        }
         throw error;
       }
       try {

@@ -6,6 +6,7 @@ import { isLassoError, TimeoutError } from '@lasso/core';
 import { FakeClock } from '@lasso/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRestConfig, type ExecConfig } from '../config/rest-config.ts';
+import { RequestTimeoutError } from '../timeout-policy.ts';
 import { RestTransport } from '../transport.ts';
 import { DEFAULT_EXEC_TIMEOUT_MS, ExecCredentialProvider } from './exec.ts';
 import { maskSecrets } from './mask-secrets.ts';
@@ -19,6 +20,12 @@ const HANG = `
 require('node:fs').writeFileSync(process.env.PID_FILE, String(process.pid));
 setInterval(() => {}, 1 << 30);
 `;
+// Prints a bare token to stderr (synchronous on a pipe), writes its pid to $PID_FILE, then never exits.
+const HANG_LEAKY = `
+process.stderr.write('fetching with s3cr3tT0kenABCDEFGH1\\n');
+require('node:fs').writeFileSync(process.env.PID_FILE, String(process.pid));
+setInterval(() => {}, 1 << 30);
+`;
 // Prints secrets (and $NOISE lines of filler first) to stderr, then fails.
 const LEAKY = `
 const noise = Number(process.env.NOISE || 0);
@@ -28,6 +35,7 @@ process.stderr.write('Authorization: Bearer abc.def.ghi\\n');
 process.stderr.write('jwt eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl\\n');
 process.stderr.write('-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\\n-----END PRIVATE KEY-----\\n');
 process.stderr.write('opaque AKIAIOSFODNN7EXAMPLEwJalrXUtnFEMIK7MDENG and env ' + process.env.API_KEY_VALUE + '\\n');
+process.stderr.write('refused s3cr3tT0kenABCDEFGH1\\n');
 process.stderr.write('could not reach the token service\\n');
 process.exitCode = 2;
 `;
@@ -36,6 +44,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lasso-exec-life-'));
   await writeFile(join(dir, 'hang.cjs'), HANG);
   await writeFile(join(dir, 'leaky.cjs'), LEAKY);
+  await writeFile(join(dir, 'hang-leaky.cjs'), HANG_LEAKY);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -172,6 +181,52 @@ describe('exec plugin lifecycle', () => {
     expect((error as Error).message).toMatch(/^GET \/api: /);
   });
 
+  it('names the plugin, never its arguments, when the request deadline passes while it runs', async () => {
+    const clock = new FakeClock();
+    const { exec, pidFile } = hanging({
+      args: [join(dir, 'hang.cjs'), '--token=argSecret0123456789'],
+    });
+    const transport = new RestTransport(
+      createRestConfig({ server: 'https://127.0.0.1:1', auth: { type: 'exec', exec }, clock }),
+    );
+    transports.push(transport);
+    // A short call (30 s total) and a list (30 s without response bytes): both wait for the plugin.
+    const get = transport.requestJson({ method: 'GET', path: '/api/v1/namespaces/d/configmaps/a' });
+    const list = transport.requestJson({ method: 'GET', path: '/api/v1/namespaces/d/configmaps' });
+    const errors = Promise.all([get, list].map((p) => p.catch((e: unknown) => e)));
+    await pidOf(pidFile);
+    await clock.advance(30_000);
+    const [getError, listError] = (await errors) as [RequestTimeoutError, RequestTimeoutError];
+    const plugin = `exec plugin ${JSON.stringify(process.execPath)} (test: users[u].user.exec)`;
+    expect(getError).toBeInstanceOf(RequestTimeoutError);
+    expect(getError.message).toBe(
+      `get configmaps "a" in namespace "d" (GET /api/v1/namespaces/d/configmaps/a): no whole answer within 30000 ms (request deadline, timeoutMs), still waiting for ${plugin}`,
+    );
+    expect(getError.waitingFor).toBe(plugin);
+    expect(listError.deadline).toBe('progress');
+    expect(listError.message).toContain(
+      `(progress deadline, progressTimeoutMs), still waiting for ${plugin}`,
+    );
+    for (const error of [getError, listError]) {
+      expect(error.message).not.toContain('hang.cjs');
+      expect(error.message).not.toContain('argSecret');
+    }
+  });
+
+  it('masks a bare token on the stderr of a plugin killed at its own timeout', async () => {
+    const clock = new FakeClock();
+    const { exec, pidFile } = hanging({ args: [join(dir, 'hang-leaky.cjs')], timeoutMs: 5000 });
+    const provider = new ExecCredentialProvider(exec, { clock });
+    providers.push(provider);
+    const result = provider.credential().catch((e: unknown) => e);
+    await pidOf(pidFile);
+    await clock.advance(5000);
+    const error = (await result) as Error;
+    expect(error.message).toBe(
+      `test: users[u].user.exec: exec plugin "${process.execPath}" did not finish within 5000 ms and was killed; stderr (last lines, secrets masked): fetching with <masked>`,
+    );
+  });
+
   it('reports only a masked tail of stderr: no token, key or password', async () => {
     const secretEnv = 'env-secret-value-42';
     const provider = new ExecCredentialProvider({
@@ -192,6 +247,7 @@ describe('exec plugin lifecycle', () => {
       'eyJhbGciOiJSUzI1NiJ9',
       'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
       'AKIAIOSFODNN7EXAMPLEwJalrXUtnFEMIK7MDENG',
+      's3cr3tT0kenABCDEFGH1',
       secretEnv,
     ]) {
       expect(error.message).not.toContain(secret);
@@ -224,6 +280,25 @@ describe('maskSecrets', () => {
     ['hash 0123456789abcdef0123456789', 'hash <masked>'],
     ['see https://example.com/docs for help', 'see https://example.com/docs for help'],
     ['exit status 1: connection refused', 'exit status 1: connection refused'],
+    // A bare token-like word, 16+ characters of the base64/base64url/hex alphabet.
+    ['error: s3cr3tT0kenABCDEFGH1 rejected', 'error: <masked> rejected'],
+    ['id AKIAIOSFODNN7EXAMPLE.', 'id <masked>.'],
+    ['got dGhpc2lzYXNlY3JldHRva2Vu back', 'got <masked> back'],
+    ['abc0123456789def0123 hex', '<masked> hex'],
+    ['request 3f2b1c9e-8a7d-4e6f-9b0c-1d2e3f4a5b6c', 'request <masked>'],
+    ['after a dot: sts.s3cr3tT0kenABCDEFGH1', 'after a dot: sts.<masked>'],
+    // Known prefixes, whatever follows.
+    ['ghp_abcdefghijklmnopqrstuvwxyz', '<masked>'],
+    ['use glpat-abcdefghij now', 'use <masked> now'],
+    ['xoxb-1234-abcdefgh', '<masked>'],
+    ['k8s-aws-v1.aHR0cHM6Ly9zdHM', '<masked>'],
+    ['sha256~abcdefghijklmnop', '<masked>'],
+    // Words that read as names stay: no digit and few capitals, a path, a host.
+    ['ServiceAccountToken expired', 'ServiceAccountToken expired'],
+    ['kubernetes-authentication-plugin failed', 'kubernetes-authentication-plugin failed'],
+    ['/usr/local/bin/authenticator2 failed', '/usr/local/bin/authenticator2 failed'],
+    ['letters only: dGhpcyBpcyBhIHNlY3JldA', 'letters only: <masked>'],
+    ['HTTPSConnectionPool(host=sts.amazonaws.com)', 'HTTPSConnectionPool(host=sts.amazonaws.com)'],
   ] as const)('%j -> %j', ([text, masked]) => {
     expect(maskSecrets(text)).toBe(masked);
   });

@@ -124,6 +124,21 @@ export class ExecCredentialProvider {
     for (const kill of [...this.#kill]) kill('closed');
   }
 
+  /**
+   * What messages call the plugin: `exec plugin "<command>"` as the config names it (a path or a
+   * name), with where it was configured (`exec.source`). Never its `args` or `env`, which may hold
+   * secrets (`--token=...`).
+   */
+  get description(): string {
+    const source = this.#exec.source;
+    return `exec plugin ${JSON.stringify(this.#exec.command)}${source !== undefined ? ` (${source})` : ''}`;
+  }
+
+  /** Whether the plugin is running now (a caller of {@link credential} waits for it). */
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
   /** How many times the plugin has been spawned (for metrics and tests). */
   get runs(): number {
     return this.#runs;
