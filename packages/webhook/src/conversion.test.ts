@@ -16,11 +16,9 @@ const widgets = createConversion(
     spokes: {
       v1: {
         toHub(object) {
-          const annotations = { ...object.metadata?.annotations };
-          const color = annotations[colorAnnotation];
-          delete annotations[colorAnnotation];
-          const metadata = { ...object.metadata, annotations };
-          if (Object.keys(annotations).length === 0) delete metadata.annotations;
+          const { [colorAnnotation]: color, ...annotations } = object.metadata?.annotations ?? {};
+          const { annotations: _dropped, ...rest } = object.metadata ?? {};
+          const metadata = Object.keys(annotations).length === 0 ? rest : { ...rest, annotations };
           return {
             ...object,
             metadata,
@@ -81,7 +79,7 @@ const metadata = fc.record({
 });
 const size = fc.integer({ min: 0, max: 1_000_000 });
 const color = fc.option(fc.constantFrom('red', 'blue'), { nil: undefined });
-const strip = <T extends object>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+const strip = (value: object): KubeObject => JSON.parse(JSON.stringify(value)) as KubeObject;
 const objectOf: Record<string, fc.Arbitrary<KubeObject>> = {
   v1: fc.record({ metadata, size, color }).map(({ metadata, size, color }) =>
     strip({
@@ -94,26 +92,22 @@ const objectOf: Record<string, fc.Arbitrary<KubeObject>> = {
       spec: { size },
     }),
   ),
-  v2: fc
-    .record({ metadata, size, color })
-    .map(({ metadata, size, color }) =>
-      strip({
-        apiVersion: 'example.com/v2',
-        kind: 'Widget',
-        metadata,
-        spec: { resources: { size: String(size) }, color },
-      }),
-    ),
-  v3: fc
-    .record({ metadata, size, color })
-    .map(({ metadata, size, color }) =>
-      strip({
-        apiVersion: 'example.com/v3',
-        kind: 'Widget',
-        metadata,
-        spec: { sizes: [String(size)], color },
-      }),
-    ),
+  v2: fc.record({ metadata, size, color }).map(({ metadata, size, color }) =>
+    strip({
+      apiVersion: 'example.com/v2',
+      kind: 'Widget',
+      metadata,
+      spec: { resources: { size: String(size) }, color },
+    }),
+  ),
+  v3: fc.record({ metadata, size, color }).map(({ metadata, size, color }) =>
+    strip({
+      apiVersion: 'example.com/v3',
+      kind: 'Widget',
+      metadata,
+      spec: { sizes: [String(size)], color },
+    }),
+  ),
 };
 
 describe('createConversion', () => {
