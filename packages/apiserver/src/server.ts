@@ -191,6 +191,7 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
       registry,
       store: this.#store,
       serverAddress: () => `127.0.0.1:${this.#port}`,
+      logger: this.#logger,
     });
     this.#api.bootstrap();
     this.#controllers = new ControllerManager({

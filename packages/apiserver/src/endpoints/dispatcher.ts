@@ -3,7 +3,15 @@
 // requests are routed (routes.ts: 404 and 405) and dispatched to one handler per verb (handlers/*.ts).
 // What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind shares in
 // generic-registry.ts.
-import type { Clock } from '@lasso/core';
+import { type Clock, defaultLogger, type Logger } from '@lasso/core';
+import { reviewOptions, serveAdmitted } from '../admission/replay.ts';
+import {
+  type AdmissionEnvironment,
+  anyWebhooks,
+  type RequestFacts,
+} from '../admission/webhook-dispatch.ts';
+import { orderKeys } from '../apimachinery/key-order.ts';
+import { omitEmpty } from '../apimachinery/omit-empty.ts';
 import { methodNotAllowed, pathNotFound } from '../apimachinery/status.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
@@ -13,8 +21,13 @@ import { routeOpenApi } from '../openapi/openapi-endpoints.ts';
 import { recordManagedFields } from '../patch/patch-request.ts';
 import { admitRbacWrite } from '../rbac/admission.ts';
 import { storageKey } from '../registry/builtin-resources.ts';
-import { type DryRunOptionsKind, isDryRun, withDryRun } from '../registry/dry-run.ts';
-import { createObject } from '../registry/generic-registry.ts';
+import {
+  type DryRunOptionsKind,
+  deleteIsDryRun,
+  isDryRun,
+  withDryRun,
+} from '../registry/dry-run.ts';
+import { createObject, toStored, toVersion } from '../registry/generic-registry.ts';
 import type { Registry } from '../registry/served-resources.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
 import { timestamp } from '../registry/server-context.ts';
@@ -26,6 +39,7 @@ import { typeDefinitions } from '../types/index.ts';
 import { requireNegotiable, requireRouteAcceptable } from './accept.ts';
 import * as discovery from './discovery.ts';
 import { handleCreate } from './handlers/create.ts';
+import { decodeDeleteOptions } from './handlers/decode.ts';
 import { handleDelete } from './handlers/delete.ts';
 import { handleDeleteCollection } from './handlers/delete-collection.ts';
 import { handleGet } from './handlers/get.ts';
@@ -62,10 +76,17 @@ const writeOptions: Partial<Record<Verb, DryRunOptionsKind>> = {
   patch: 'PatchOptions',
 };
 
+/** Writes that admission webhooks may see. */
+const admittedVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** Changes the context one request is served with (admission/replay.ts runs a request several times). */
+type ContextOverride = (context: ServerContext, request: ResourceRequestInfo) => ServerContext;
+
 /** The API of the local server: every request in, a result or a thrown StatusError out. */
 export class ApiCore {
   readonly #context: ServerContext;
   readonly #tokens: ServiceAccountTokens;
+  readonly #admission: AdmissionEnvironment;
   #openapiPublisher: OpenApiPublisher | undefined;
 
   constructor(options: {
@@ -73,6 +94,7 @@ export class ApiCore {
     registry: Registry;
     store: Store;
     serverAddress: () => string;
+    logger?: Logger;
   }) {
     const { clock } = options;
     this.#tokens = new ServiceAccountTokens({ store: options.store, clock });
@@ -90,6 +112,41 @@ export class ApiCore {
       unknownFields: (gvk, object) =>
         this.#openapi.unknownFields(this.#openapiSource(), gvk, object),
     };
+    const context = this.#context;
+    this.#admission = {
+      clock,
+      logger: options.logger ?? defaultLogger,
+      registry: options.registry,
+      store: options.store,
+      // Webhooks get objects as kube serializes them: Go's omitempty and field order.
+      toVersion: (info, object) => orderKeys(omitEmpty(toVersion(context, info, object))),
+      toStored: (info, object) => toStored(context, info, structuredClone(object)),
+    };
+  }
+
+  /**
+   * Serve one request as {@link ApiCore.handle} does, calling the admission webhooks the stored
+   * Mutating- and ValidatingWebhookConfigurations name on writes (admission/). Read at every write, so a
+   * configuration takes effect with the write that stores it.
+   */
+  async handleAdmitted(info: RequestInfo, request: ApiRequest): Promise<ApiResult> {
+    if (!info.isResourceRequest || !admittedVerbs.has(info.verb) || !anyWebhooks(this.#admission)) {
+      return this.handle(info, request);
+    }
+    let facts: RequestFacts | undefined;
+    const now = this.#context.now();
+    const { result, warnings } = await serveAdmitted(
+      this.#admission,
+      () => facts,
+      (hooks, probe) =>
+        this.handle(info, request, (context, parsed) => {
+          facts ??= requestFacts(parsed, request);
+          const admitted: ServerContext = { ...context, admission: hooks, now: () => now };
+          return probe ? withDryRun(admitted) : admitted;
+        }),
+    );
+    if (warnings.length === 0 || result.type !== 'json') return result;
+    return { ...result, warnings: [...(result.warnings ?? []), ...warnings] };
   }
 
   /** The OpenAPI documents, built at their first use (most servers in tests never need them). */
@@ -133,7 +190,7 @@ export class ApiCore {
    * Serve one request, classified as `info` and already authorized. Throws {@link StatusError} for every
    * failure kube-apiserver reports as a Status.
    */
-  handle(info: RequestInfo, request: ApiRequest): ApiResult {
+  handle(info: RequestInfo, request: ApiRequest, override?: ContextOverride): ApiResult {
     // `//api/...` matches no route prefix (kube's RequestInfo trims the slashes, its router does not).
     if (request.url.pathname.startsWith('//')) return pageNotFound;
     if (!info.isResourceRequest) return this.#nonResource(request);
@@ -155,7 +212,7 @@ export class ApiCore {
     const dryRun =
       optionsKind !== undefined && isDryRun(parsed.query.getAll('dryRun'), optionsKind);
     const context = dryRun ? withDryRun(this.#context) : this.#context;
-    return handlers[parsed.verb](context, parsed, request);
+    return handlers[parsed.verb](override?.(context, parsed) ?? context, parsed, request);
   }
 
   #nonResource(request: ApiRequest): ApiResult {
@@ -215,4 +272,25 @@ export class ApiCore {
 /** Discovery, version and health documents answer GET (and HEAD) alone. */
 function getOnly(request: ApiRequest): void {
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed();
+}
+
+/** What admission needs to know of a routed write. */
+function requestFacts(parsed: ResourceRequestInfo, request: ApiRequest): RequestFacts {
+  const isNamespace = parsed.info.group === '' && parsed.info.resource === 'namespaces';
+  // A Namespace's own requests carry its name as their namespace (kube's RequestInfo), except a create.
+  const namespace = isNamespace ? (parsed.name ?? '') : (parsed.namespace ?? '');
+  const deletes = parsed.verb === 'delete' || parsed.verb === 'deletecollection';
+  const deleteOptions = deletes ? decodeDeleteOptions(request) : undefined;
+  const dryRun = deletes
+    ? deleteIsDryRun(deleteOptions ?? {}, request.body, parsed.query)
+    : parsed.query.getAll('dryRun').length > 0;
+  return {
+    info: parsed.info,
+    subresource: parsed.subresource ?? '',
+    namespace,
+    name: parsed.name ?? '',
+    user: request.user,
+    dryRun,
+    options: (operation) => reviewOptions(operation, parsed.query, deleteOptions),
+  };
 }

@@ -7,14 +7,23 @@ import type { WatchStreams } from '../endpoints/watch-stream.ts';
 import type { ExchangeHandler } from './chain.ts';
 
 /** Hands the request to `api` and writes what it answers. */
-export function dispatch(api: Pick<ApiCore, 'handle'>, watches: WatchStreams): ExchangeHandler {
+export function dispatch(
+  api: Pick<ApiCore, 'handleAdmitted'>,
+  watches: WatchStreams,
+): ExchangeHandler {
   return async (exchange) => {
     const { info, method, url, request, body, user } = exchange;
     if (info === undefined) throw new Error('dispatch before authorization classified the request');
     // The CEL engine and the YAML parser load on first use (endpoints/lazy-modules.ts).
     const loading = modulesFor(request.headers, url, body);
     if (loading !== undefined) await loading;
-    const result = api.handle(info, { method, url, headers: request.headers, body, user });
+    const result = await api.handleAdmitted(info, {
+      method,
+      url,
+      headers: request.headers,
+      body,
+      user,
+    });
     switch (result.type) {
       case 'watch':
         watches.serve(result.plan, exchange.response, exchange.cutAfter);

@@ -228,6 +228,22 @@ export function builtinResources(): ResourceInfo[] {
       subresources: ['status'],
     }),
     builtin({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      resource: 'mutatingwebhookconfigurations',
+      kind: 'MutatingWebhookConfiguration',
+      namespaced: false,
+      generation: true,
+    }),
+    builtin({
+      group: 'admissionregistration.k8s.io',
+      version: 'v1',
+      resource: 'validatingwebhookconfigurations',
+      kind: 'ValidatingWebhookConfiguration',
+      namespaced: false,
+      generation: true,
+    }),
+    builtin({
       group: 'scheduling.k8s.io',
       version: 'v1',
       resource: 'priorityclasses',

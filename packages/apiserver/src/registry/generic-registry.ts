@@ -95,6 +95,7 @@ export function createObject(
   namespace: string,
   object: KubeObject,
   track: (prepared: KubeObject) => KubeObject,
+  admitted = false,
 ): KubeObject {
   const strategy = context.strategyFor(info);
   const metadata = metaOf(object);
@@ -109,6 +110,22 @@ export function createObject(
   } else {
     delete metadata.namespace;
   }
+  if (context.admission !== undefined && !admitted) {
+    // Mutating webhooks see the managedFields and creationTimestamp of the create (kube's create handler
+    // fills them before admission); storage fills both in again after.
+    const shown = track(structuredClone(object));
+    metaOf(shown).creationTimestamp = context.now();
+    const mutated = context.admission.mutate({ operation: 'CREATE', info, object: shown });
+    if (mutated !== undefined) {
+      const mutatedMeta = metaOf(mutated);
+      delete mutatedMeta.creationTimestamp;
+      if (canonical(mutatedMeta.managedFields) === canonical(metaOf(shown).managedFields)) {
+        if (metadata.managedFields === undefined) delete mutatedMeta.managedFields;
+        else mutatedMeta.managedFields = metadata.managedFields;
+      }
+      return createObject(context, info, namespace, mutated, track, true);
+    }
+  }
   const generated =
     (stringOf(metadata.name) ?? '') === '' && (stringOf(metadata.generateName) ?? '') !== '';
   if (generated) {
@@ -117,7 +134,8 @@ export function createObject(
     for (let attempt = 0; attempt < 8; attempt++) {
       let suffix = '';
       for (let index = 0; index < 5; index++) {
-        suffix += generateNameAlphabet[Math.floor(Math.random() * generateNameAlphabet.length)];
+        const draw = context.admission?.random() ?? Math.random();
+        suffix += generateNameAlphabet[Math.floor(draw * generateNameAlphabet.length)];
       }
       metadata.name = `${metadata.generateName as string}${suffix}`;
       if (!context.store.has(storageKey(info), scope, metadata.name as string)) break;
@@ -150,7 +168,7 @@ export function createObject(
     // Every generated name collided: the server's failure, which the client may retry (CheckGeneratedNameError).
     throw generated ? generateNameConflict(info, name) : alreadyExists(info, name);
   }
-  metadata.uid = randomUUID();
+  metadata.uid = context.admission?.uid() ?? randomUUID();
   metadata.creationTimestamp = context.now();
   delete metadata.deletionTimestamp;
   delete metadata.deletionGracePeriodSeconds;
@@ -160,7 +178,9 @@ export function createObject(
   else delete metadata.generation;
   strategy.prepareForCreate(context, info, object);
   strategy.admitCreate?.(context, info, object);
-  const stored = context.store.create(key, toStorage(info, track(object)));
+  const tracked = track(object);
+  context.admission?.validate({ operation: 'CREATE', info, object: tracked });
+  const stored = context.store.create(key, toStorage(info, tracked));
   strategy.afterCreate?.(context, stored);
   return stored;
 }
@@ -226,9 +246,17 @@ export function updateObject(
   context: ServerContext,
   info: ResourceInfo,
   existing: KubeObject,
-  incoming: KubeObject,
+  body: KubeObject,
   options: UpdateOptions,
 ): KubeObject {
+  const mutated = context.admission?.mutate({
+    operation: 'UPDATE',
+    info,
+    subresource: options.subresource,
+    object: body,
+    oldObject: existing,
+  });
+  const incoming = mutated ?? body;
   const strategy = context.strategyFor(info);
   const existingMeta = metaOf(existing);
   const name = stringOf(existingMeta.name) ?? '';
@@ -273,6 +301,13 @@ export function updateObject(
       subresource: options.subresource,
       info,
     });
+  context.admission?.validate({
+    operation: 'UPDATE',
+    info,
+    subresource: options.subresource,
+    object: tracked,
+    oldObject: existing,
+  });
   const key = storageKey(info);
   const nextMeta = metaOf(tracked);
   // ShouldDeleteDuringUpdate: a gracefully terminating object (a scheduled Pod) waits for its
@@ -430,6 +465,10 @@ export function deleteObject(
       name,
       `the ResourceVersion in the precondition (${String(preconditions.resourceVersion)}) does not match the ResourceVersion in record (${String(metadata.resourceVersion)}). The object might have been modified`,
     );
+  }
+  if (context.admission !== undefined) {
+    context.admission.mutate({ operation: 'DELETE', info, oldObject: existing });
+    context.admission.validate({ operation: 'DELETE', info, oldObject: existing });
   }
   const finalizers = Array.isArray(metadata.finalizers) ? metadata.finalizers.map(String) : [];
   if (strategy.delete !== undefined) {

@@ -6,10 +6,11 @@ import type { UserInfo } from '../authentication/authenticate.ts';
 import type { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
 import type { RequestTarget } from '../filters/request-target.ts';
 import type { UnknownFieldsFinder } from '../openapi/field-validation.ts';
-import type { Store } from '../storage/store.ts';
+import type { KubeObject, Store } from '../storage/store.ts';
 import type { WatchFanout, WatchPlan } from '../storage/watch-fanout.ts';
 import type { ClusterIpAllocator } from '../strategies/services.ts';
 import type { StrategyLookup } from '../strategies/strategy.ts';
+import type { ResourceInfo } from './builtin-resources.ts';
 import type { Registry } from './served-resources.ts';
 
 /** A request after transport concerns (TLS, auth, body limits) are handled. */
@@ -83,6 +84,34 @@ export interface ServerContext {
   readonly dryRun: boolean;
   /** The fields of an object its published OpenAPI schema does not declare (fieldValidation). */
   readonly unknownFields?: UnknownFieldsFinder;
+  /** Admission webhooks of this request (admission/); undefined: none are called. */
+  readonly admission?: AdmissionHooks;
+}
+
+/**
+ * Where the generic registry stops for admission, as kube's store calls its admission funcs: mutating
+ * before a create or update is prepared and validated, validating just before storage (and both, with
+ * the old object alone, before a delete). Synchronous: admission/replay.ts answers from webhook calls
+ * it made before this run of the request.
+ */
+export interface AdmissionHooks {
+  /** The object a create or update continues with (a webhook may have changed it). */
+  mutate(point: AdmissionPoint): KubeObject | undefined;
+  /** Throws the StatusError of a denial or of a webhook that failed. */
+  validate(point: AdmissionPoint): void;
+  /** A fresh uid for a created object, the same on every run of one request. */
+  uid(): string;
+  /** The random number a generated name draws, the same sequence on every run of one request. */
+  random(): number;
+}
+
+/** One admission point of a write, with objects in their stored shape. */
+export interface AdmissionPoint {
+  operation: 'CREATE' | 'UPDATE' | 'DELETE';
+  info: ResourceInfo;
+  subresource?: string | undefined;
+  object?: KubeObject | undefined;
+  oldObject?: KubeObject | undefined;
 }
 
 /** Format a clock reading as metav1.Time does (RFC 3339, whole seconds). */

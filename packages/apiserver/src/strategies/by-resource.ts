@@ -15,6 +15,7 @@ import { serviceAccountStrategy } from './service-accounts.ts';
 import { serviceStrategy } from './services.ts';
 import { simpleKindStrategies } from './simple-kinds.ts';
 import { builtinStrategy, type Strategy, type StrategyKey } from './strategy.ts';
+import { webhookConfigurationStrategies } from './webhook-configurations.ts';
 import { workloadStrategies } from './workloads.ts';
 
 const table = new Map<string, Strategy>([
@@ -31,6 +32,7 @@ const table = new Map<string, Strategy>([
   ...Object.entries(workloadStrategies),
   ...Object.entries(rbacStrategies),
   ...Object.entries(simpleKindStrategies),
+  ...Object.entries(webhookConfigurationStrategies),
 ]);
 
 /**

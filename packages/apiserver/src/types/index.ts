@@ -1,5 +1,6 @@
 // The table of built-in API types, keyed by OpenAPI definition name, with a lookup by group/version/kind.
 // Each group's definitions live in their own file; this one only gathers them.
+import { admissionregistrationV1Types } from './admissionregistration-v1.ts';
 import { apiextensionsV1Types } from './apiextensions-v1.ts';
 import { appsV1Types } from './apps-v1.ts';
 import { authenticationV1Types } from './authentication-v1.ts';
@@ -30,6 +31,7 @@ const allTypes: readonly (readonly TypeDefinition[])[] = [
   coordinationV1Types,
   eventsV1Types,
   apiextensionsV1Types,
+  admissionregistrationV1Types,
   authorizationV1Types,
 ];
 

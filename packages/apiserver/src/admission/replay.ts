@@ -1,0 +1,175 @@
+// Admission for a server whose write path is synchronous (generic-registry.ts): the request is run as a
+// dry run with admission hooks that answer from webhook calls already made; when a run reaches an
+// admission point with no answer yet, it stops (AdmissionSuspended), the webhooks of that point are
+// called, and the request runs again from the start against the then-current store. Once a dry run passes
+// every point with answers that still fit its objects, the request runs for real in the same tick (nothing
+// can change the store between the two), replaying the answers in order. A request sees what kube's
+// GuaranteedUpdate would: admission against the object it finally writes over.
+import { randomUUID } from 'node:crypto';
+import { canonical, type Json } from '../apimachinery/objects.ts';
+import { internalError, StatusError } from '../apimachinery/status.ts';
+import type { AdmissionHooks, AdmissionPoint } from '../registry/server-context.ts';
+import type { KubeObject } from '../storage/store.ts';
+import {
+  type AdmissionEnvironment,
+  type DispatchResult,
+  dispatchMutating,
+  dispatchValidating,
+  type RequestFacts,
+  replayPatches,
+} from './webhook-dispatch.ts';
+
+/** How many times a request may stop for webhooks before it is failed (each stop calls one point's webhooks). */
+export const maxAdmissionStops = 64;
+
+/** Thrown by a dry run that reached an admission point it has no answer for. */
+class AdmissionSuspended extends Error {
+  readonly phase: 'mutate' | 'validate';
+  readonly index: number;
+  readonly point: AdmissionPoint;
+  readonly key: string;
+  constructor(phase: 'mutate' | 'validate', index: number, point: AdmissionPoint, key: string) {
+    super('admission suspended');
+    this.phase = phase;
+    this.index = index;
+    this.point = point;
+    this.key = key;
+  }
+}
+
+interface Answer {
+  readonly key: string;
+  readonly result: DispatchResult;
+}
+
+function keyOf(point: AdmissionPoint): string {
+  return canonical({
+    operation: point.operation,
+    group: point.info.group,
+    version: point.info.version,
+    resource: point.info.resource,
+    subresource: point.subresource ?? '',
+    object: point.object ?? null,
+    oldObject: point.oldObject ?? null,
+  });
+}
+
+/**
+ * Serve one write through the admission webhooks. `run` serves the request once with `hooks` (as a dry
+ * run when `probe`); `facts` describes the request once the first run has routed it.
+ */
+export async function serveAdmitted<T>(
+  environment: AdmissionEnvironment,
+  facts: () => RequestFacts | undefined,
+  run: (hooks: AdmissionHooks, probe: boolean) => T,
+): Promise<{ result: T; warnings: string[] }> {
+  const mutations: Answer[] = [];
+  const validations: Answer[] = [];
+  const uids: string[] = [];
+  const draws: number[] = [];
+  const hooksFor = (probe: boolean, used: Answer[]): AdmissionHooks => {
+    let mutateIndex = 0;
+    let validateIndex = 0;
+    let uidIndex = 0;
+    let drawIndex = 0;
+    const answer = (
+      phase: 'mutate' | 'validate',
+      answers: Answer[],
+      index: number,
+      point: AdmissionPoint,
+    ): DispatchResult => {
+      const key = keyOf(point);
+      const found = answers[index];
+      if (found === undefined || (probe && found.key !== key)) {
+        if (!probe)
+          throw internalError('admission answers changed between the dry run and the write');
+        throw new AdmissionSuspended(phase, index, structuredClone(point), key);
+      }
+      used.push(found);
+      if (found.result.error !== undefined) throw found.result.error;
+      return found.result;
+    };
+    return {
+      mutate(point) {
+        const result = answer('mutate', mutations, mutateIndex++, point);
+        if (point.object === undefined || result.patches.length === 0) return undefined;
+        try {
+          return replayPatches(environment, point.object as KubeObject, result.patches);
+        } catch (error) {
+          if (error instanceof StatusError) throw error;
+          throw internalError(error instanceof Error ? error.message : 'the patch does not apply');
+        }
+      },
+      validate(point) {
+        answer('validate', validations, validateIndex++, point);
+      },
+      uid() {
+        uids[uidIndex] ??= randomUUID();
+        return uids[uidIndex++] as string;
+      },
+      random() {
+        draws[drawIndex] ??= Math.random();
+        return draws[drawIndex++] as number;
+      },
+    };
+  };
+  for (let stops = 0; stops <= maxAdmissionStops; stops++) {
+    let suspended: AdmissionSuspended | undefined;
+    const probeUsed: Answer[] = [];
+    try {
+      run(hooksFor(true, probeUsed), true);
+    } catch (error) {
+      if (!(error instanceof AdmissionSuspended)) throw withWarnings(error, probeUsed);
+      suspended = error;
+    }
+    if (suspended === undefined) {
+      const used: Answer[] = [];
+      try {
+        const result = run(hooksFor(false, used), false);
+        return { result, warnings: used.flatMap((entry) => entry.result.warnings) };
+      } catch (error) {
+        throw withWarnings(error, used);
+      }
+    }
+    const requestFacts = facts();
+    if (requestFacts === undefined) throw internalError('admission before the request was routed');
+    const { phase, index, point, key } = suspended;
+    const answers = phase === 'mutate' ? mutations : validations;
+    // Answers after this point were given for objects that no longer follow from the store.
+    answers.length = index;
+    if (phase === 'mutate') validations.length = 0;
+    const result =
+      phase === 'mutate'
+        ? await dispatchMutating(environment, point, requestFacts)
+        : await dispatchValidating(environment, point, requestFacts);
+    answers.push({ key, result });
+  }
+  throw internalError(`admission did not settle after ${maxAdmissionStops} webhook rounds`);
+}
+
+/** The error of a run, with the webhooks' warnings as `Warning` headers. */
+function withWarnings(error: unknown, used: readonly Answer[]): unknown {
+  const warnings = used.flatMap((entry) => entry.result.warnings);
+  if (warnings.length === 0 || !(error instanceof StatusError)) return error;
+  return new StatusError(error.status, { ...error.headers, Warning: warnings.join(', ') });
+}
+
+/** CreateOptions, UpdateOptions or DeleteOptions as the review's `options` carries them. */
+export function reviewOptions(
+  operation: AdmissionPoint['operation'],
+  query: URLSearchParams,
+  deleteOptions: Json | undefined,
+): Json {
+  if (operation === 'DELETE') {
+    return { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', ...(deleteOptions ?? {}) };
+  }
+  const options: Json = {
+    kind: operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions',
+    apiVersion: 'meta.k8s.io/v1',
+  };
+  const dryRun = query.getAll('dryRun');
+  if (dryRun.length > 0) options.dryRun = dryRun;
+  const fieldManager = query.get('fieldManager');
+  if (fieldManager !== null && fieldManager !== '') options.fieldManager = fieldManager;
+  return options;
+}
