@@ -16,6 +16,7 @@ import { connectExistingCluster } from './existing-cluster.ts';
 import { sendRequest } from './http-client.ts';
 import { startKubebuilderControlPlane } from './kubebuilder.ts';
 import { atProcessExit, makePrivateTempDir, sweepStaleTempDirs } from './process-cleanup.ts';
+import { installWebhooks, type WebhookInstallOptions } from './webhook-install.ts';
 
 /** Options of {@link startEnvironment}. */
 export interface EnvironmentOptions {
@@ -87,6 +88,30 @@ export interface Environment {
   installCrds(
     crds: Array<string | Record<string, unknown>>,
     options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<void>;
+  /**
+   * Install Mutating- and ValidatingWebhookConfigurations (objects, or YAML/JSON files) and wait until the
+   * API server calls them, as controller-runtime's `WebhookInstallOptions`: with `url`, every webhook's
+   * clientConfig becomes that base URL plus its `service.path` (or its url's path); with `caPem`, its
+   * caBundle. Each configuration is created, or replaced when it exists. kube-apiserver picks
+   * configurations up through an informer (about a second): the wait stores a probe configuration of each
+   * kind whose webhook fails dry-run creates of one labelled ConfigMap in `namespace`, retries such a create
+   * every 50 ms until it fails naming the probe, then deletes the probes. Bounded by `timeoutMs` (default:
+   * the environment's `readyTimeoutMs`); rejects with `LASSO_ENVTEST_FAILED` on a refused configuration
+   * or the deadline.
+   *
+   * @example
+   * ```ts
+   * const env = await startEnvironment({ namespace: true });
+   * await env.installWebhooks(['./config/webhook/manifests.yaml'], {
+   *   url: 'https://127.0.0.1:9443',
+   *   caPem: '-----BEGIN CERTIFICATE-----\n...',
+   * });
+   * ```
+   */
+  installWebhooks(
+    configurations: Array<string | Record<string, unknown>>,
+    options?: WebhookInstallOptions,
   ): Promise<void>;
   /** Release everything (ports, timers, child processes, temp files). Idempotent. */
   stop(): Promise<void>;
@@ -265,6 +290,21 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
           timeoutMs,
           installOptions.signal,
         );
+      },
+      installWebhooks: async (entries, installOptions = {}) => {
+        if (!Array.isArray(entries)) {
+          throw new TypeError('configurations must be an array of paths or objects');
+        }
+        const timeoutMs = installOptions.timeoutMs ?? readyTimeoutMs;
+        if (!(timeoutMs > 0)) throw new RangeError('timeoutMs must be > 0');
+        if (installOptions.url !== undefined && !/^https:\/\//.test(installOptions.url)) {
+          throw new TypeError('url must be an https URL');
+        }
+        installOptions.signal?.throwIfAborted();
+        await installWebhooks(credentials, namespace, clock, entries, {
+          ...installOptions,
+          timeoutMs,
+        });
       },
       stop: () => {
         stopped ??= (async () => {

@@ -22,3 +22,4 @@ export {
   type EnvironmentOptions,
   startEnvironment,
 } from './environment.ts';
+export type { WebhookInstallOptions } from './webhook-install.ts';
