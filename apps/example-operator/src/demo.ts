@@ -1,11 +1,12 @@
 // The README's main command with no cluster configured: the built-in API server of @lasso/envtest, the CRD,
 // the operator, a clearly labelled simulated workload controller (the built-in server runs none), two sample
-// Icecreams and a live view, until Ctrl-C.
+// Icecreams and a live view, until Ctrl-C. A lifecycle object, so that main runs it with runUntilShutdown as it
+// runs the operator against a cluster.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
-import type { Logger } from '@lasso/core';
-import { startEnvironment } from '@lasso/envtest';
+import { drainedResult, type Lifecycle, type Logger, type StopResult } from '@lasso/core';
+import { type Environment, startEnvironment } from '@lasso/envtest';
 import { parse } from 'yaml';
 import type { OperatorFlags } from './flags.ts';
 import { type Icecream, icecreamResource } from './icecream.ts';
@@ -23,34 +24,39 @@ import {
 export const manifestsDir = fileURLToPath(new URL('../manifests/', import.meta.url));
 const sampleFiles = ['samples/vanilla.yaml', 'samples/chocolate.yaml'];
 
-/** Run the demo until `signal` aborts; resolves to the exit code. */
-export async function runDemo(
-  flags: OperatorFlags,
-  stopSignal: AbortSignal,
-  logger: Logger,
-): Promise<number> {
+/**
+ * The demo as a lifecycle object: `start(signal)` starts the built-in API server, the operator, the simulated
+ * workload and the live view and applies the samples; `stopped()` settles once the operator, the simulated
+ * workload and the live view stopped (the operator's result); `close()` releases everything, the API server last.
+ */
+export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
   const out = process.stdout;
-  // Stops everything on Ctrl-C, and also when the demo itself fails, so nothing keeps running behind an error.
-  const stop = new AbortController();
-  const onStop = (): void => stop.abort(stopSignal.reason);
-  stopSignal.addEventListener('abort', onStop, { once: true });
-  const signal = stop.signal;
-  out.write('No cluster configured (no --kubeconfig, KUBECONFIG or in-cluster service account):\n');
-  out.write('starting the built-in Kubernetes API server of @lasso/envtest...\n');
-  // With kube-controller-manager's garbage collector and namespace controller, as on a real cluster:
-  // deleting an Icecream deletes what it owns, deleting a namespace empties it.
-  const env = await startEnvironment({
-    crds: [`${manifestsDir}crd.yaml`],
-    controllers: { garbageCollector: true, namespaceLifecycle: true },
-    signal,
-  });
-  const rest = await loadKubeConfig({ path: env.kubeconfigPath });
-  const namespace = flags.namespace || 'default';
+  let env: Environment | undefined;
+  let rest: Awaited<ReturnType<typeof loadKubeConfig>> | undefined;
+  let endpoints: Awaited<ReturnType<typeof serveOperatorEndpoints>> | undefined;
   let operator: Operator | undefined;
   let simulated: SimulatedWorkload | undefined;
-  try {
+  let run: Promise<StopResult> | undefined;
+  let closing: Promise<void> | undefined;
+
+  async function start(signal: AbortSignal): Promise<void> {
+    if (closing !== undefined) throw new Error('the demo was closed');
+    if (run !== undefined) return;
+    out.write(
+      'No cluster configured (no --kubeconfig, KUBECONFIG or in-cluster service account):\n',
+    );
+    out.write('starting the built-in Kubernetes API server of @lasso/envtest...\n');
+    // With kube-controller-manager's garbage collector and namespace controller, as on a real cluster:
+    // deleting an Icecream deletes what it owns, deleting a namespace empties it.
+    env = await startEnvironment({
+      crds: [`${manifestsDir}crd.yaml`],
+      controllers: { garbageCollector: true, namespaceLifecycle: true },
+      signal,
+    });
+    rest = await loadKubeConfig({ path: env.kubeconfigPath });
+    const namespace = flags.namespace || 'default';
     const { metrics, registry } = createPrometheusMetrics(logger);
-    const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
+    endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
     out.write(`API server ${env.credentials.server} ready; Icecream CRD installed.\n`);
     operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
     await operator.start(signal);
@@ -60,6 +66,8 @@ export async function runDemo(
       `SIMULATED workload controller running: it plays kube-controller-manager and a kubelet for node ${simulatedNodeName} (built-in server only).\n\n`,
     );
     let announced = false;
+    const { kubeconfigPath } = env;
+    const { metricsAddress } = endpoints;
     const live = startLiveView({
       rest,
       signal,
@@ -73,17 +81,24 @@ export async function runDemo(
           [
             '',
             'Both Icecreams are Ready. The API server keeps running until Ctrl-C; talk to it with kubectl:',
-            `  export KUBECONFIG=${env.kubeconfigPath}`,
+            `  export KUBECONFIG=${kubeconfigPath}`,
             `  kubectl get icecreams,deployments,pods -n ${namespace}`,
             `  kubectl patch icecream vanilla -n ${namespace} --type merge -p '{"spec":{"replicas":4}}'`,
             `  kubectl delete icecream chocolate -n ${namespace}`,
-            endpoints.metricsAddress === undefined
-              ? ''
-              : `Metrics: http://${endpoints.metricsAddress}/metrics`,
+            metricsAddress === undefined ? '' : `Metrics: http://${metricsAddress}/metrics`,
             '',
           ].join('\n'),
         );
       },
+    });
+    const running = [operator.stopped(), simulated.stopped(), live.done] as const;
+    run = Promise.all(running).then(([result]) => {
+      out.write(
+        result.drained
+          ? 'Stopped: no reconcile in flight, caches closed, API server stopped.\n'
+          : `Stopped, but reconciles were still running: ${result.pending.join(', ')}\n`,
+      );
+      return result;
     });
     const icecreams = new Client<Icecream>({
       gvr: icecreamResource,
@@ -93,28 +108,31 @@ export async function runDemo(
     });
     for (const file of sampleFiles) {
       const sample: Icecream = parse(readFileSync(`${manifestsDir}${file}`, 'utf8'));
-      await icecreams.create(namespace, { ...sample, metadata: { ...sample.metadata, namespace } });
+      await icecreams.create(
+        namespace,
+        { ...sample, metadata: { ...sample.metadata, namespace } },
+        { signal },
+      );
       out.write(`  applied ${file} (Icecream ${namespace}/${sample.metadata?.name})\n`);
     }
-    if (!signal.aborted) {
-      await new Promise<void>((resolve) =>
-        signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
-    }
-    const [result] = await Promise.all([operator.stopped(), simulated.stopped(), live.done]);
-    await endpoints.close();
-    if (!result.drained) {
-      out.write(`Stopped, but reconciles were still running: ${result.pending.join(', ')}\n`);
-      return 1;
-    }
-    out.write('Stopped: no reconcile in flight, caches closed, API server stopped.\n');
-    return 0;
-  } finally {
-    stopSignal.removeEventListener('abort', onStop);
-    stop.abort();
-    await operator?.close();
-    await simulated?.close();
-    await restTransportFor(rest)?.close();
-    await env.stop();
   }
+
+  async function close(): Promise<void> {
+    closing ??= (async () => {
+      await operator?.close();
+      await simulated?.close();
+      await endpoints?.close();
+      if (rest !== undefined) await restTransportFor(rest)?.close();
+      await env?.stop();
+    })();
+    return closing;
+  }
+
+  return {
+    start,
+    stopped: async () => (run === undefined ? drainedResult : run),
+    isRunning: () => run !== undefined && closing === undefined,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }

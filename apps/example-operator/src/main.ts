@@ -6,14 +6,9 @@ import {
   type RestConfig,
   restTransportFor,
 } from '@lasso/client';
-import {
-  createShutdownSignal,
-  errorMessage,
-  type Logger,
-  type ShutdownSignalTarget,
-  type StopResult,
-} from '@lasso/core';
-import { runDemo } from './demo.ts';
+import { runUntilShutdown } from '@lasso/controller';
+import { errorMessage, type Lifecycle, type Logger, type ShutdownSignalTarget } from '@lasso/core';
+import { createDemo } from './demo.ts';
 import { FlagError, type OperatorFlags, parseFlags, usage } from './flags.ts';
 import { createOperator, type Operator, operatorOptionsFrom } from './operator.ts';
 import { serveOperatorEndpoints } from './operator-endpoints.ts';
@@ -21,28 +16,15 @@ import { createPinoLogger } from './pino-logger.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
 
 /**
- * The exit code of a finished run: 1 when leadership was lost (as controller-runtime does: the process exits and
- * its Deployment restarts it, to stand again) or when the shutdown did not drain in time, else 0.
+ * How long closing may take after the drain (`runUntilShutdown`'s `closeTimeoutMs`): the operator's factory and
+ * transports in a cluster; in the demo also the API server, which a real kube-apiserver (KUBEBUILDER_ASSETS)
+ * takes seconds to stop. With the default --shutdown-timeout of 20 s the process ends within 25 s of SIGTERM,
+ * inside a Pod's default terminationGracePeriodSeconds of 30.
  */
-function exitCodeOf(operator: Operator, result: StopResult, logger: Logger): number {
-  const lost = operator.leadershipLost();
-  if (lost !== undefined) {
-    logger.error('leadership lost, exiting', { error: lost.message });
-    return 1;
-  }
-  if (!result.drained) {
-    logger.error('shutdown did not drain in time, exiting', { pending: result.pending.join(', ') });
-    return 1;
-  }
-  logger.info('stopped: every reconcile finished, Lease released, caches closed');
-  return 0;
-}
+const closeTimeoutMs = { cluster: 5_000, demo: 10_000 } as const;
 
-async function runAgainstCluster(
-  flags: OperatorFlags,
-  signal: AbortSignal,
-  logger: Logger,
-): Promise<number> {
+/** The operator against a cluster, with its endpoints and transport, as one lifecycle object. */
+async function clusterOperator(flags: OperatorFlags, logger: Logger): Promise<Lifecycle> {
   const rest: RestConfig =
     flags.kubeconfig !== undefined
       ? await loadKubeConfig({
@@ -53,26 +35,59 @@ async function runAgainstCluster(
   const { metrics, registry } = createPrometheusMetrics(logger);
   let operator: Operator | undefined;
   const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
-  try {
-    operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
-    try {
-      await operator.start(signal);
-      logger.info('operator started', {
-        identity: operator.identity,
-        namespace: flags.namespace || '(all)',
-      });
-      return exitCodeOf(operator, await operator.stopped(), logger);
-    } finally {
-      await operator.close();
-    }
-  } finally {
+  const release = async (): Promise<void> => {
     await endpoints.close();
     await restTransportFor(rest)?.close();
+  };
+  try {
+    operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
+  } catch (error) {
+    await release();
+    throw error;
   }
+  const made = operator;
+  const close = async (): Promise<void> => {
+    await made.close();
+    await release();
+  };
+  return {
+    async start(signal) {
+      await made.start(signal);
+      logger.info('operator started', {
+        identity: made.identity,
+        namespace: flags.namespace || '(all)',
+      });
+    },
+    stopped: () => made.stopped(),
+    isRunning: () => made.isRunning(),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** `lifecycle`, telling the terminal what a shutdown does as soon as its signal aborts. */
+function announcingShutdown(lifecycle: Lifecycle, flags: OperatorFlags): Lifecycle {
+  return {
+    start(signal) {
+      signal.addEventListener(
+        'abort',
+        () =>
+          process.stderr.write(
+            `\n${errorMessage(signal.reason)}: shutting down (stop intake, finish in-flight reconciles within ${flags.shutdownTimeoutSeconds} s, release the Lease)\n`,
+          ),
+        { once: true },
+      );
+      return lifecycle.start(signal);
+    },
+    stopped: () => lifecycle.stopped(),
+    isRunning: () => lifecycle.isRunning(),
+    close: () => lifecycle.close(),
+    [Symbol.asyncDispose]: () => lifecycle.close(),
+  };
 }
 
 /**
- * `process` for the shutdown signal, with one difference: a signal within a second of the previous one is the
+ * `process` for runUntilShutdown, with one difference: a signal within a second of the previous one is the
  * same Ctrl-C delivered twice (the terminal signals the whole process group, and `pnpm start` forwards it to
  * the operator too), not the second Ctrl-C that exits at once.
  */
@@ -120,31 +135,30 @@ export async function main(argv: readonly string[]): Promise<number> {
   const logger = createPinoLogger({
     level: flags.logLevel ?? (clusterConfigured ? 'info' : 'warn'),
   });
-  // The first SIGINT/SIGTERM stops gracefully (bounded by --shutdown-timeout); a second exits 1 at once.
-  const shutdown = createShutdownSignal({ logger, target: dedupedProcessSignals() });
-  shutdown.signal.addEventListener(
-    'abort',
-    () =>
-      process.stderr.write(
-        `\n${errorMessage(shutdown.signal.reason)}: shutting down (stop intake, finish in-flight reconciles within ${flags.shutdownTimeoutSeconds} s, release the Lease)\n`,
-      ),
-    { once: true },
-  );
+  let lifecycle: Lifecycle;
   try {
-    return clusterConfigured
-      ? await runAgainstCluster(flags, shutdown.signal, logger)
-      : await runDemo(flags, shutdown.signal, logger);
+    lifecycle = clusterConfigured
+      ? await clusterOperator(flags, logger)
+      : createDemo(flags, logger);
   } catch (error) {
     process.stderr.write(`example-operator: ${errorMessage(error)}\n`);
     return 1;
-  } finally {
-    shutdown.dispose();
   }
+  // From here the process's end is runUntilShutdown's: the first SIGINT/SIGTERM stops gracefully (bounded by
+  // --shutdown-timeout, then the close bound) and the process exits 0 (drained), 3 (the bound passed: a
+  // reconcile still ran), 1 (a start failed, or leadership was lost); a second signal exits at once (130/143).
+  const outcome = await runUntilShutdown(announcingShutdown(lifecycle, flags), {
+    gracefulShutdownTimeoutMs: flags.shutdownTimeoutSeconds * 1000,
+    closeTimeoutMs: clusterConfigured ? closeTimeoutMs.cluster : closeTimeoutMs.demo,
+    logger,
+    process: dedupedProcessSignals(),
+  });
+  return outcome.code;
 }
 
 /**
- * Exit with `code`. A failed run may leave work JavaScript cannot stop (a reconcile past the shutdown bound):
- * the process then exits a second after, instead of waiting for it.
+ * Exit with `code`, once main returned before runUntilShutdown took over (bad flags, a failed setup): whatever
+ * the setup left running does not keep a failed process alive for more than a second.
  */
 function exitWith(code: number): void {
   process.exitCode = code;

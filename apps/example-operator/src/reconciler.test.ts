@@ -780,7 +780,7 @@ describe('createIcecreamReconciler', () => {
 describe('an invalid spec', () => {
   /** An Icecream whose spec the CRD's schema would refuse. */
   function invalid(spec: unknown): Icecream {
-    return { ...icecream(), spec: spec as Icecream['spec'] };
+    return { ...icecream(), spec: spec as NonNullable<Icecream['spec']> };
   }
   const valid = icecream().spec;
 

@@ -47,7 +47,7 @@ afterAll(async () => {
 
 function invalidIcecream(namespace: string, name: string, deploymentName: unknown): Icecream {
   const object = icecream(namespace, name);
-  return { ...object, spec: { ...object.spec, deploymentName } as Icecream['spec'] };
+  return { ...object, spec: { ...object.spec, deploymentName } as NonNullable<Icecream['spec']> };
 }
 
 describe('an Icecream whose spec the schema would refuse (CRD without validation)', () => {

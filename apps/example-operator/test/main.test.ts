@@ -204,13 +204,18 @@ describe('main', () => {
         command.child.kill('SIGINT');
         expect(await command.exited(30_000), command.stderr()).toBe(0);
         // JSON lines (stderr is not a terminal), the leader election's own included.
-        const messages = command
+        const lines = command
           .stderr()
           .split('\n')
           .filter((line) => line.startsWith('{'))
-          .map((line) => (JSON.parse(line) as { msg: string }).msg);
+          .map((line) => JSON.parse(line) as { msg: string; level: number; stack?: unknown });
+        const messages = lines.map((line) => line.msg);
         expect(messages).toContain('operator started');
         expect(messages).toContain('controllers stopped');
+        expect(messages).toContain('shutdown signal received, stopping');
+        expect(messages).toContain('exiting');
+        // A shutdown is not an error: nothing at error level (pino's 50), no stack.
+        expect(lines.filter((line) => line.level >= 50 || line.stack !== undefined)).toEqual([]);
         expect((await leases.get(namespace, 'icecream-operator')).spec?.holderIdentity ?? '').toBe(
           '',
         );
