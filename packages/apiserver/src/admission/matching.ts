@@ -24,11 +24,12 @@ function listOf(value: unknown): string[] {
 }
 
 function resourceMatches(patterns: readonly string[], resource: string, sub: string): boolean {
-  const full = sub === '' ? resource : `${resource}/${sub}`;
+  // `pods` is pods alone, `pods/*` pods and every subresource of them, `*` every resource without its
+  // subresources, `*/status` every status subresource (a missing part is the empty subresource).
   return patterns.some((pattern) => {
-    if (pattern === '*/*' || pattern === full) return true;
-    const [res = '', subPattern] = pattern.split('/', 2);
-    if (subPattern === undefined) return pattern === '*' && sub === '';
+    const slash = pattern.indexOf('/');
+    const res = slash < 0 ? pattern : pattern.slice(0, slash);
+    const subPattern = slash < 0 ? '' : pattern.slice(slash + 1);
     return (res === '*' || res === resource) && (subPattern === '*' || subPattern === sub);
   });
 }
