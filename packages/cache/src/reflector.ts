@@ -23,7 +23,6 @@ import {
   isLassoError,
   LassoError,
   type Logger,
-  type MetricsProvider,
   noopMetricsProvider,
   sleep,
   systemClock,
@@ -31,11 +30,14 @@ import {
 } from '@lasso/core';
 import { createBackoff } from './backoff.ts';
 import { WatchError, type WatchErrorPhase } from './errors.ts';
+import { isTooLargeResourceVersion, ListStrategy } from './list-strategy.ts';
 import {
-  type InitialListStrategy,
-  isTooLargeResourceVersion,
-  ListStrategy,
-} from './list-strategy.ts';
+  nonNegative,
+  positiveInteger,
+  positiveNumber,
+  type ReflectorOptions,
+  type WatchErrorHandler,
+} from './reflector-options.ts';
 import {
   ForbiddenReporter,
   isForbiddenError,
@@ -80,76 +82,7 @@ export interface ReflectorStore<T> {
  */
 export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'polling' | 'stopped';
 
-/** Receives every failure of the list/watch cycle (after the reflector has decided how to recover). */
-export type WatchErrorHandler = (error: WatchError) => void;
-
-/** Options of {@link Reflector}. */
-export interface ReflectorOptions {
-  /** Name in logs, metrics (`name` label) and errors; usually the GVK. Default `'reflector'`. */
-  name?: string;
-  /**
-   * Page size of lists. Default 500, used as client-go uses it: lists at `"0"` and `""` ask for pages, a relist at
-   * a specific resourceVersion does not (so the watch cache answers it) unless this option is set or the first
-   * list at `"0"` came back paginated (the watch cache is off for the resource: etcd serves, in pages).
-   */
-  pageSize?: number;
-  /**
-   * How the state is read before watching: `'streaming'` (default; falls back to `'cached'` when the server
-   * refuses), `'cached'` (client-go: first list at `"0"`) or `'consistent'` (Lasso Go: at `""`, always paged).
-   * See {@link InitialListStrategy} and the cache README's "Lists".
-   */
-  initialList?: InitialListStrategy;
-  /** First backoff delay. Default 800 ms. */
-  initialBackoffMs?: number;
-  /** Cap of the un-jittered backoff delay. Default 3.2 s (client-go: 30 s; see the cache README's policy). */
-  maxBackoffMs?: number;
-  /** Backoff restarts from `initialBackoffMs` after this long without failures. Default 2 min. */
-  backoffResetMs?: number;
-  /** Jitter factor of the backoff (delay d is drawn from [d, d * (1 + jitter))). Default 0.25. */
-  backoffJitter?: number;
-  /**
-   * A watch that stayed open this long, or ended normally after delivering something newer than what the
-   * reflector had, is healthy: the backoff and the 410 streak restart. A watch that ends normally sooner without
-   * anything newer counts as a failure. Default 10 s.
-   */
-  healthyWatchMs?: number;
-  /** The server timeout of each watch is drawn from [min, 2 * min). Default 5 min. */
-  minWatchTimeoutMs?: number;
-  /**
-   * The reflector gives up on a silent watch (no event, bookmarks included) this long after its server timeout
-   * should have ended it, then resumes it after the backoff. Default 30 s.
-   */
-  inactivityMarginMs?: number;
-  /**
-   * Give up on a list page when no bytes of it arrived for this long (passed to the lister-watcher as
-   * `progressTimeoutMs`: a page still arriving, like a big list at `"0"`, is never cut; this catches a server or
-   * proxy that stopped answering). A lister-watcher without `listProgressDeadline` gets it as a total deadline
-   * per page. Default 2 min.
-   */
-  listPageTimeoutMs?: number;
-  /**
-   * A streaming list that receives nothing but plain bookmarks for this long before its
-   * `k8s.io/initial-events-end` bookmark is taken as a server that ignores `sendInitialEvents`: the reflector
-   * lists instead, for good. kube-apiserver sends the first initial event, or the end bookmark of an empty
-   * resource, within a few seconds. Default 10 s.
-   */
-  streamingListSilenceMs?: number;
-  /**
-   * False for a resource that can be listed but not watched (`watch` is not among its discovery verbs): the
-   * reflector then never watches it and lists it every `pollIntervalMs` instead, each list replacing the store as a
-   * relist does. A resource whose watch answers 405 MethodNotAllowed is switched to that at run time. Default true.
-   */
-  watchable?: boolean;
-  /** How often a resource that cannot be watched is listed, from the start of one list to the next. Default 30 s. */
-  pollIntervalMs?: number;
-  /** Called with every failure (also logged and counted). */
-  watchErrorHandler?: WatchErrorHandler;
-  clock?: Clock;
-  logger?: Logger;
-  metrics?: MetricsProvider;
-  /** Randomness in [0, 1) for watch timeouts and jitter. Default `Math.random`. */
-  random?: () => number;
-}
+export type { ReflectorOptions, WatchErrorHandler } from './reflector-options.ts';
 
 type WatchOutcome =
   | { kind: 'ended'; events: number; progressed: boolean; durationMs: number }
@@ -881,25 +814,4 @@ function errorEventStatus(event: unknown): Status | undefined {
   const { type, object } = event as { type?: unknown; object?: unknown };
   if (type !== 'ERROR' || typeof object !== 'object' || object === null) return undefined;
   return object as Status;
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new RangeError(`Reflector: ${name} must be a positive integer, got ${value}`);
-  }
-  return value;
-}
-
-function positiveNumber(value: number, name: string): number {
-  if (!(value > 0) || !Number.isFinite(value)) {
-    throw new RangeError(`Reflector: ${name} must be a positive number, got ${value}`);
-  }
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (!(value >= 0) || !Number.isFinite(value)) {
-    throw new RangeError(`Reflector: ${name} must be >= 0, got ${value}`);
-  }
-  return value;
 }
