@@ -146,10 +146,11 @@ describe('createCache under faults', () => {
           return () => watches() > before;
         },
         () => {
-          const before = watches();
+          // A 500 on a watch ends the watch session (client-go): the informer relists after the backoff.
+          const before = relists();
           server.faults.failNext(2, { path, watch: true, status: 500 });
           server.faults.closeWatches();
-          return () => watches() > before + 2;
+          return () => relists() > before;
         },
         () => {
           const before = watches();
