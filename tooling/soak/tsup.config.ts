@@ -9,6 +9,7 @@ export default defineConfig({
     'writer-process': 'src/writer-process.ts',
     'consumer-process': 'src/consumer-process.ts',
     'replica-process': 'src/replica-process.ts',
+    'outage-process': 'src/outage-process.ts',
   },
   format: ['esm'],
   sourcemap: true,

@@ -264,6 +264,34 @@ describe('HealthGate', () => {
     );
   });
 
+  it('counts an HTTP answer other than 401/403 as up: only an unreachable server or refused credentials hold', async () => {
+    const clock = new FakeClock();
+    const logger = createTestLogger();
+    const answers: unknown[] = [
+      new ApiError({ status: 403, message: 'forbidden' }),
+      new ApiError({ status: 500, message: 'etcd unavailable' }),
+    ];
+    let pings = 0;
+    const health = new HealthGate({
+      clock,
+      logger,
+      random: () => 0,
+      probe: () => {
+        pings++;
+        const answer = answers.shift();
+        return answer === undefined ? Promise.resolve() : Promise.reject(answer);
+      },
+    });
+    const waiting = health.wait();
+    await clock.advance(800);
+    await waiting;
+    expect(pings).toBe(2);
+    expect(logger.find('API server is not reachable, retrying')[0]?.attributes).toMatchObject({
+      cause: 'forbidden (403)',
+    });
+    expect(logger.find('API server is healthy again')).toHaveLength(1);
+  });
+
   it('tells every listener each outcome until it is removed', async () => {
     const { clock, health } = gate([false, true, false, true]);
     const seen: boolean[] = [];

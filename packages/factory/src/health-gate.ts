@@ -4,6 +4,7 @@
 // with the reflector's backoff (800 ms doubling to 3.2 s, +0..25 %) instead of every 15 s, and the outage is
 // logged loudly: the server and the cause, repeated with backoff.
 import { createBackoff } from '@lasso/cache';
+import { isApiError } from '@lasso/client';
 import {
   abortReason,
   anySignal,
@@ -40,7 +41,8 @@ export interface HealthGateOptions {
   isHealthy?: ((options: { signal: AbortSignal }) => Promise<boolean>) | undefined;
   /**
    * One ping that resolves when the API server answers and rejects with the failure otherwise (e.g.
-   * `SharedClientFactory.ping`): the warnings then name the cause (connection refused, DNS, TLS, 401/403).
+   * `SharedClientFactory.ping`): the warnings then name the cause (connection refused, DNS, TLS, 401/403). A
+   * rejection with an `ApiError` other than 401/403 (the server answered, with an error) counts as up.
    */
   probe?: ((options: { signal: AbortSignal }) => Promise<void>) | undefined;
   /** The API server's URL, named in the warnings (a user or password in it is never logged). */
@@ -186,7 +188,12 @@ export class HealthGate {
       if ((await isHealthy?.({ signal })) === true) return undefined;
       return { cause: 'not healthy', error: undefined };
     } catch (error) {
-      // isHealthy is documented never to throw; a custom one that does counts as unhealthy.
+      // An HTTP answer other than 401/403 (a 500, a 503 or a 429 past the transport's retries) comes from a server
+      // that is up: the informers go on, each backing off its own failing requests as the reflector does. Waiting
+      // for a 2xx instead stalled every informer of the server on one flaky /version. Refused credentials keep
+      // everyone waiting, loudly. (isHealthy is documented never to throw; a custom one that does counts as down.)
+      if (probe !== undefined && isApiError(error) && error.status !== 401 && error.status !== 403)
+        return undefined;
       return { cause: apiServerFailureCause(error), error };
     }
   }

@@ -22,11 +22,17 @@ export interface SoakOptions {
   leader: boolean;
   /** Run the informer soak. */
   informers: boolean;
+  /**
+   * Seconds the API server refuses connections in the outage soak (0: no outage soak). Default 120 for runs of
+   * 180 s or more, else a sixth of `durationS` (5 s for the CI's 30 s run).
+   */
+  outageS: number;
   verbose: boolean;
 }
 
 const usage = `usage: soak [--duration S] [--seed N] [--writers N] [--rate N] [--namespaces N] [--cap N]
-            [--converge-within S] [--quiet-timeout S] [--heap-bound MiB] [--no-leader] [--leader-only] [--verbose]
+            [--converge-within S] [--quiet-timeout S] [--heap-bound MiB] [--outage S] [--no-leader] [--leader-only]
+            [--verbose]
 The seed also comes from LASSO_SOAK_SEED.`;
 
 /** Parse `argv` (a bare `--` from `pnpm test:soak -- ...` is skipped); throws a RangeError with the usage. */
@@ -44,6 +50,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
     heapBoundMiB: 16,
     leader: true,
     informers: true,
+    outageS: -1,
     verbose: false,
   };
   const numbers: Record<string, keyof SoakOptions> = {
@@ -56,6 +63,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
     '--converge-within': 'convergeWithinS',
     '--quiet-timeout': 'quietTimeoutS',
     '--heap-bound': 'heapBoundMiB',
+    '--outage': 'outageS',
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -75,6 +83,9 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
       }
       (options as unknown as Record<string, number>)[key] = value;
     }
+  }
+  if (options.outageS < 0) {
+    options.outageS = options.durationS >= 180 ? 120 : Math.round(options.durationS / 6);
   }
   if (!Number.isInteger(options.seed) || options.seed < 0 || options.seed > 0xffff_ffff) {
     throw new RangeError(`--seed must be an integer in [0, 2^32), got ${options.seed}`);

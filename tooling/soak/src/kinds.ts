@@ -53,6 +53,43 @@ export const soakKinds: readonly SoakKind[] = [
   },
 ];
 
+/** The group of the outage soak's extra kinds (`Gadget0` ... in `outage.soak.lasso.dev/v1`). */
+export const gadgetGroup = 'outage.soak.lasso.dev';
+
+/** The CRD of `Gadget{index}`: namespaced, free-form `spec`, like Widget. */
+export function gadgetCrd(index: number) {
+  const kind = `Gadget${index}`;
+  const plural = `gadget${index}s`;
+  return {
+    ...widgetCrd,
+    metadata: { name: `${plural}.${gadgetGroup}` },
+    spec: {
+      ...widgetCrd.spec,
+      group: gadgetGroup,
+      names: { plural, singular: `gadget${index}`, kind, listKind: `${kind}List` },
+    },
+  };
+}
+
+/**
+ * The outage soak's `count` kinds: ConfigMap, Widget, then `Gadget0` ... (each needs its {@link gadgetCrd}).
+ */
+export function outageKinds(count: number): SoakKind[] {
+  const gadgets = Array.from({ length: Math.max(0, count - soakKinds.length) }, (_, index) => ({
+    name: `Gadget${index}`,
+    gvk: { group: gadgetGroup, version: 'v1', kind: `Gadget${index}` },
+    gvr: { group: gadgetGroup, version: 'v1', resource: `gadget${index}s` },
+    field: 'spec' as const,
+  }));
+  return [...soakKinds, ...gadgets].slice(0, count);
+}
+
+/** The name of the object the outage soak creates in every kind once the server answers again. */
+export const outageMarker = 'after-outage';
+
+/** The outage soak's kinds: 50, as issue 26 measures. */
+export const outageKindCount = 50;
+
 /** The payload key holding the wall-clock ms just before the write was sent (for write-to-handler lag). */
 export const writtenAtKey = 'writtenAt';
 /** The soak's namespaces: `soak-0` .. `soak-{n-1}`. */

@@ -6,20 +6,24 @@ import { join } from 'node:path';
 import { type Environment, type RequestMatch, startEnvironment } from '@lasso/envtest';
 import type { FaultAction, MatchSpec } from './faults.ts';
 import { leaveParent, toParent } from './ipc.ts';
-import { widgetCrd } from './kinds.ts';
+import { gadgetCrd, outageKindCount, widgetCrd } from './kinds.ts';
 
 /** Messages the server process sends. */
 export type ServerMessage =
   | { type: 'ready'; kubeconfigPath: string; url: string }
   | { type: 'applied'; seq: number; error?: string }
   | { type: 'quiet' }
+  /** The outage is over: the server answers again. */
+  | { type: 'outage-over'; seq: number }
   | { type: 'failed'; message: string };
 
 /** Messages the server process accepts. */
 export type ServerRequest =
   | { type: 'fault'; seq: number; action: FaultAction }
   /** Remove every pending fault and latency, wait for a restart in progress, answer `quiet`. */
-  | { type: 'quiet' };
+  | { type: 'quiet' }
+  /** Close every connection and refuse new ones (ECONNREFUSED) for `downMs`; answer `outage-over` after. */
+  | { type: 'outage'; seq: number; downMs: number };
 
 /** One injector match per method of `spec` (one match without a method when it names none). */
 function toMatches(spec: MatchSpec): RequestMatch[] {
@@ -31,7 +35,12 @@ function toMatches(spec: MatchSpec): RequestMatch[] {
 
 async function main(): Promise<void> {
   const [directory] = process.argv.slice(2);
-  const env: Environment = await startEnvironment({ crds: [widgetCrd], bookmarkIntervalMs: 5_000 });
+  // The Gadget CRDs make the outage soak's 50 kinds (with ConfigMap and Widget).
+  const gadgets = Array.from({ length: outageKindCount - 2 }, (_, index) => gadgetCrd(index));
+  const env: Environment = await startEnvironment({
+    crds: [widgetCrd, ...gadgets],
+    bookmarkIntervalMs: 5_000,
+  });
   const server = env.server;
   if (server === undefined)
     throw new Error('the soak needs the built-in API server (its fault API)');
@@ -93,6 +102,15 @@ async function main(): Promise<void> {
       } catch (error) {
         toParent({ type: 'applied', seq: message.seq, error: String(error) });
       }
+    } else if (message.type === 'outage') {
+      const restart = faults.restart({ downMs: message.downMs });
+      restarts.add(restart);
+      void restart
+        .then(
+          () => toParent({ type: 'outage-over', seq: message.seq }),
+          (error: unknown) => toParent({ type: 'failed', message: `outage: ${String(error)}` }),
+        )
+        .finally(() => restarts.delete(restart));
     } else if (message.type === 'quiet') {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();

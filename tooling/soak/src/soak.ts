@@ -10,6 +10,7 @@ import { runInformerSoak } from './informer-soak.ts';
 import { forkChild, forkedChildren, within } from './ipc.ts';
 import { soakNamespaces } from './kinds.ts';
 import { runLeaderSoak } from './leader-soak.ts';
+import { outageNamespace, runOutageSoak } from './outage-soak.ts';
 import { seededRandom } from './random.ts';
 import { Report } from './report.ts';
 import type { ServerMessage } from './server-process.ts';
@@ -27,7 +28,7 @@ async function main(): Promise<number> {
     `soak: seed ${options.seed} (replay: pnpm test:soak -- --seed ${options.seed} --duration ${options.durationS}), ${options.writers} writers at ${options.rate} writes/s over ${options.namespaces} namespaces`,
   );
   // The watchdog: a soak that hangs (a child that never answers) fails instead of holding test:all forever.
-  const deadlineMs = (options.durationS + options.quietTimeoutS + 300) * 1000;
+  const deadlineMs = (options.durationS + options.quietTimeoutS + options.outageS + 300) * 1000;
   setTimeout(() => {
     report.check(
       `the soak finished within ${deadlineMs / 1000} s`,
@@ -50,7 +51,7 @@ async function main(): Promise<number> {
       namespaced: false,
       rest: transport,
     });
-    for (const name of [...soakNamespaces(options.namespaces), leaderNamespace]) {
+    for (const name of [...soakNamespaces(options.namespaces), leaderNamespace, outageNamespace]) {
       await namespaces.create(undefined, {
         apiVersion: 'v1',
         kind: 'Namespace',
@@ -59,6 +60,8 @@ async function main(): Promise<number> {
     }
     await transport.close();
     if (options.informers) await runInformerSoak(options, random, server, kubeconfigPath, report);
+    if (options.informers && options.outageS > 0)
+      await runOutageSoak(options, server, kubeconfigPath, report);
     if (options.leader)
       await runLeaderSoak(random, kubeconfigPath, directory, leaderNamespace, report);
   } catch (error) {
