@@ -47,7 +47,8 @@ export interface DynamicControllerOptions {
    * How long a newly watched kind's informer may take to sync (lasso: 15 minutes). After it, the kind is dropped
    * (its list and watch stop), one warning says `failed to sync cache for <kind>` with the last list or watch error,
    * and reads of the kind reject with a `DynamicSyncFailedError` (`LASSO_DYNAMIC_SYNC_FAILED`) until the next
-   * discovery refresh watches it again. `Infinity`: wait forever. Default 900 000.
+   * discovery refresh watches it again (a CRD or APIService change, or 1 minute after the drop at the latest).
+   * `Infinity`: wait forever. Default 900 000.
    */
   syncTimeoutMs?: number | undefined;
   /** Bound of `stopped()` after the start signal aborted. Default 30 000. */

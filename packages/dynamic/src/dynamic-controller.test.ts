@@ -208,7 +208,7 @@ describe('a kind that never syncs', () => {
     await expect(dynamic.list(configMapGvk)).rejects.toMatchObject({
       code: 'LASSO_DYNAMIC_SYNC_FAILED',
     });
-    await clock.advance(60_000);
+    await clock.advance(59_000);
     expect(cluster.kind(configMapGvk).lists.length).toBe(lists);
 
     // A CRD event: the refresh 500 ms later watches the kind again; it syncs now.
@@ -223,6 +223,26 @@ describe('a kind that never syncs', () => {
     await clock.advance(1_000);
     expect(await names).toEqual(['settings']);
     expect(logger.find('watching again the kinds whose cache did not sync')).toHaveLength(1);
+  });
+
+  it('is watched again 1 minute after the drop when no discovery refresh came first', async () => {
+    const { cluster, clock, dynamic, signal, logger } = setup([], { syncTimeoutMs: 10_000 });
+    cluster.kind(configMapGvk).holdLists();
+    dynamic.onChange(signal, 'cms', isConfigMap, () => {});
+    await dynamic.start(signal);
+    expect(dynamic.watched()).toHaveLength(1);
+    await clock.advance(10_000);
+    expect(dynamic.watched()).toEqual([]);
+    expect(logger.find('failed to sync cache for /v1, Kind=ConfigMap')).toHaveLength(1);
+    const lists = cluster.kind(configMapGvk).lists.length;
+    await clock.advance(59_999);
+    expect(dynamic.watched()).toEqual([]);
+    // The refresh is asked for at 60 s and runs after the 500 ms debounce.
+    await clock.advance(501);
+    expect(dynamic.watched()).toHaveLength(1);
+    expect(logger.find('watching again the kinds whose cache did not sync')).toHaveLength(1);
+    await clock.advance(1_000);
+    expect(cluster.kind(configMapGvk).lists.length).toBeGreaterThan(lists);
   });
 
   it('keeps waiting with syncTimeoutMs: Infinity', async () => {

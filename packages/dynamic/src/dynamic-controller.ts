@@ -19,6 +19,7 @@ import {
   type Logger,
   type StopResult,
   systemClock,
+  type TimerHandle,
 } from '@lasso/core';
 import {
   defaultGracefulShutdownTimeoutMs,
@@ -65,6 +66,8 @@ export type {
 
 /** @internal How long a newly watched kind may take to sync before it is dropped (lasso's 15 minutes). */
 export const defaultSyncTimeoutMs = 15 * 60_000;
+/** @internal When a kind dropped for not syncing is retried if no discovery refresh came first. */
+export const syncRetryMs = 60_000;
 
 interface Run {
   readonly signal: AbortSignal;
@@ -79,6 +82,8 @@ interface Run {
   snapshot: DiscoverySnapshot | undefined;
   result: Promise<StopResult> | undefined;
   ended: boolean;
+  /** The refresh asked for after a kind was dropped for not syncing, when no other refresh came first. */
+  syncRetry: TimerHandle | undefined;
 }
 
 class DynamicControllerImpl implements DynamicController {
@@ -172,6 +177,7 @@ class DynamicControllerImpl implements DynamicController {
       snapshot: undefined,
       result: undefined,
       ended: false,
+      syncRetry: undefined,
     };
     this.#run = run;
     const onAbort = (): void => stop.abort(signal.reason);
@@ -392,9 +398,15 @@ class DynamicControllerImpl implements DynamicController {
       gvk: watcher.key,
       timeoutMs: error.timeoutMs,
       error: error.message,
-      retry: 'at the next discovery refresh (a CRD or APIService change)',
+      retry: `at the next discovery refresh, in ${syncRetryMs} ms at the latest`,
     });
     this.#cancel(run, watcher, 'cache did not sync');
+    // lasso waits for the next CRD/APIService event, which may never come (an RBAC rule fixed, a server back
+    // after an outage longer than the bound): a refresh is asked for after a minute at the latest.
+    run.syncRetry ??= this.#clock.schedule(syncRetryMs, () => {
+      run.syncRetry = undefined;
+      run.refresher.markDirty();
+    });
   }
 
   // A discovery refresh gives every kind dropped for not syncing another chance (lasso's next setGVKs).
@@ -404,6 +416,8 @@ class DynamicControllerImpl implements DynamicController {
       kinds: [...run.syncFailed.keys()].join(', '),
     });
     run.syncFailed.clear();
+    run.syncRetry?.cancel();
+    run.syncRetry = undefined;
   }
 
   #cancel(run: Run, watcher: Watcher, reason: string): void {
@@ -443,6 +457,8 @@ class DynamicControllerImpl implements DynamicController {
   }
 
   #endRun(run: Run): void {
+    run.syncRetry?.cancel();
+    run.syncRetry = undefined;
     for (const registration of run.discoveryHandlers.splice(0)) registration.remove();
     for (const watcher of [...run.watchers.values()]) this.#cancel(run, watcher, 'stopped');
     const names = (): string[] => [...run.watchers.keys()];

@@ -53,7 +53,8 @@ const causeLength = 200;
  * its watch was dropped (no further list or watch), and every read of the kind rejects with this error until the
  * next discovery refresh (a CRD or APIService change, or a retry after a failed refresh) watches it again. The
  * message names the kind as lasso does (`failed to sync cache for /v1, Kind=Secret`) and quotes the last list or
- * watch error when there was one (RBAC denied, a CRD whose objects cannot be decoded); `cause` holds it whole.
+ * watch error when there was one (RBAC denied, a CRD whose objects cannot be decoded); `cause` holds it whole. A
+ * refresh is asked for 1 minute after the drop when no CRD or APIService change brought one first.
  *
  * @example
  * ```ts
@@ -85,7 +86,7 @@ export class DynamicSyncFailedError extends LassoError {
           : lastError;
     super(
       'LASSO_DYNAMIC_SYNC_FAILED',
-      `failed to sync cache for ${kind} within ${timeoutMs} ms (${reason}); it is watched again at the next discovery refresh`,
+      `failed to sync cache for ${kind} within ${timeoutMs} ms (${reason}); it is watched again at the next discovery refresh (in 1 minute at the latest)`,
       options,
     );
     this.gvk = { group: gvk.group, version: gvk.version, kind: gvk.kind };

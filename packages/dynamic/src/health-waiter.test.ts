@@ -27,10 +27,10 @@ describe('healthWaiter', () => {
     expect(pings.map((ping) => ping.atMs)).toEqual([0, 800, 2_400]);
     // Each ping has a signal: the waiter bounds it by healthCheckIntervalMs.
     expect(pings.every((ping) => ping.signal instanceof AbortSignal)).toBe(true);
-    expect(logger.find('API server is not healthy, retrying')).toMatchObject([
+    expect(logger.find('API server is not reachable, retrying')).toMatchObject([
       { level: 'warn', attributes: { attempt: 1, delayMs: 800 } },
     ]);
-    expect(logger.find('API server still not healthy, retrying')).toHaveLength(1);
+    expect(logger.find('API server still not reachable, retrying')).toHaveLength(1);
     expect(logger.find('API server is healthy again')).toMatchObject([
       { level: 'info', attributes: { attempt: 3 } },
     ]);
@@ -69,7 +69,7 @@ describe('healthWaiter', () => {
     const second = wait({});
     await clock.advance(800);
     await second;
-    expect(logger.find('API server is not healthy, retrying')).toHaveLength(2);
+    expect(logger.find('API server is not reachable, retrying')).toHaveLength(2);
     expect(logger.find('API server is healthy again')).toHaveLength(2);
   });
 });
