@@ -26,7 +26,10 @@ export class WatchError extends LassoError {
   readonly reflector: string;
   /** The resourceVersion the reflector had reached when this happened (`''` before the first list). */
   readonly resourceVersion: string;
-  /** True when the reflector will relist (410 Gone, malformed data); false when it resumes the watch. */
+  /**
+   * True when the reflector will list next (every watch failure but a 429, a refused connection and a broken open
+   * stream; a list failure; a switch to polling); false when it resumes the watch.
+   */
   readonly willRelist: boolean;
   /** The backoff before the next attempt, in ms (0 when it retries at once). */
   readonly retryInMs: number;
