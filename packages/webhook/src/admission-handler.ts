@@ -77,7 +77,11 @@ export async function serveAdmission(
       ),
       combined.signal,
     );
-    return admissionReviewResponse(answer(registration, decoded, result, warnings, series, logger));
+    // A mutating handler that returns nothing may have changed its copy in place: that copy is its answer.
+    const outcome = result === undefined && registration.type === 'mutating' ? object : result;
+    return admissionReviewResponse(
+      answer(registration, decoded, outcome, warnings, series, logger),
+    );
   } catch (error) {
     series.errors.inc();
     const message = errorMessage(error);

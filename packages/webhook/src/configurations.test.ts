@@ -26,7 +26,7 @@ function server() {
   s.mutating(widgets, {
     handler: () => undefined,
     reinvocationPolicy: 'IfNeeded',
-    resources: ['widgets', 'widgets/scale'],
+    resources: ['widgets', 'widgets/status'],
   });
   return s;
 }
@@ -105,7 +105,7 @@ describe('WebhookServer configuration builders', () => {
           caBundle,
         },
         reinvocationPolicy: 'IfNeeded',
-        rules: [expect.objectContaining({ resources: ['widgets', 'widgets/scale'] })],
+        rules: [expect.objectContaining({ resources: ['widgets', 'widgets/status'] })],
       }),
     ]);
   });

@@ -155,7 +155,8 @@ export type ValidatingResult = AdmissionVerdict | undefined;
 
 /**
  * What a mutating handler returns: the changed object (the server answers with the JSON Patch from the request's
- * object to it), nothing (no change), or a verdict (a denial, or an admission without a change).
+ * object to it), nothing (its copy of the object is the answer, changed in place or not), or a verdict (a denial, or
+ * an admission without a change).
  */
 export type MutatingResult<T> = T | AdmissionVerdict | undefined;
 

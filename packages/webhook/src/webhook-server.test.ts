@@ -282,6 +282,20 @@ describe('WebhookServer', () => {
       ]);
     });
 
+    it('takes the copy a handler changed in place and returned nothing for as its answer', async () => {
+      const t = await startServer();
+      t.server.mutating(widgets, {
+        handler: ({ object }) => {
+          if (object?.spec !== undefined) object.spec.tags = ['a/b'];
+        },
+      });
+      await t.start();
+      const reply = await post(`${t.server.url()}${mutatePath}`, admissionReview({}), { caPem });
+      expect(decodePatch(reply.json().response)).toEqual([
+        { op: 'add', path: '/spec/tags', value: ['a/b'] },
+      ]);
+    });
+
     it('sends no patch when the handler returns nothing or an equal object', async () => {
       const t = await startServer();
       let calls = 0;
