@@ -13,6 +13,8 @@ const layers = {
   '@lasso/apiserver': 1,
   '@lasso/envtest': 2,
   '@lasso/client': 3,
+  // Build-time only (CRDs to types): reads a cluster's CRDs through the client; never imported by a runtime.
+  '@lasso/codegen': 4,
   '@lasso/cache': 4,
   '@lasso/controller': 5,
   // Beside the factory, above the controller: its tests drive a controller over a SQL-backed informer.
