@@ -31,6 +31,11 @@ declare module '@lasso/core' {
      * whole event): nothing after the last whole event was lost; resume from its resourceVersion.
      */
     LASSO_WATCH_TRUNCATED: true;
+    /**
+     * A list body or a started watch event brought fewer than `MIN_RESPONSE_BYTES_PER_SECOND` over a window
+     * (a server dripping bytes): a `SlowResponseError`; the connection was closed.
+     */
+    LASSO_RESPONSE_TOO_SLOW: true;
   }
 }
 

@@ -76,6 +76,7 @@ export {
   type RestMapping,
 } from './rest-mapper.ts';
 export { servedGroupOf } from './served-group.ts';
+export { MIN_RESPONSE_BYTES_PER_SECOND, SlowResponseError } from './throughput-floor.ts';
 export {
   DEFAULT_PROGRESS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,

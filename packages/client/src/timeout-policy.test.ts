@@ -82,8 +82,12 @@ async function trickleClient(
 
 const LIST_HEAD =
   '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[';
+/**
+ * One ConfigMap of about 12 KiB: a list trickling one every 5 s brings 60 KiB per 30 s window, above the
+ * throughput floor (MIN_RESPONSE_BYTES_PER_SECOND, 30 KiB per 30 s), so only the deadlines here apply.
+ */
 const item = (i: number, first = i === 0): string =>
-  `${first ? '' : ','}{"metadata":{"name":"cm-${i}","namespace":"d"},"data":{"k":"${'x'.repeat(64)}"}}`;
+  `${first ? '' : ','}{"metadata":{"name":"cm-${i}","namespace":"d"},"data":{"k":"${'x'.repeat(12 * 1024)}"}}`;
 
 /**
  * Write `text` and wait until the client has read the clock since (it received bytes), or until
@@ -197,7 +201,7 @@ describe('the request-timeout policy', () => {
     });
   });
 
-  it('never cuts a list whose body keeps arriving, past 30 s and past 2 minutes', async () => {
+  it('never cuts a list whose body keeps arriving above the throughput floor, past 30 s and past 2 minutes', async () => {
     const { clock, result, response } = await trickled((client) => client.list('d'));
     // 40 objects, one every 5 s: 200 s in all, far past the 30 s of a short call.
     await trickleList(clock, response, result, 40);
@@ -213,31 +217,34 @@ describe('the request-timeout policy', () => {
   it.for([
     { name: 'a metadata list', kind: 'asMetadata' },
     { name: 'the second page of listAll', kind: 'listAll' },
-  ] as const)('never cuts $name whose body keeps arriving past 2 minutes', async ({ kind }) => {
-    const { clock, trickle, client } = await trickleClient();
-    const result: Promise<unknown[]> =
-      kind === 'asMetadata'
-        ? client.list('d', { asMetadata: true }).then((list) => list.items)
-        : (async () => {
-            const items: unknown[] = [];
-            for await (const object of client.listAll('d', { limit: 1 })) items.push(object);
-            return items;
-          })();
-    result.catch(noop);
-    let response = await trickle.nextResponse();
-    if (kind === 'listAll') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c1"},"items":[${item(0)}]}`,
-      );
-      response = await trickle.nextResponse();
-    }
-    await trickleList(clock, response, result, 30, 1);
-    response.end(']}');
-    expect(await result).toHaveLength(kind === 'listAll' ? 31 : 30);
-    expect(clock.monotonic()).toBeGreaterThan(120_000);
-    expect(clock.pendingTimers()).toBe(0);
-  });
+  ] as const)(
+    'never cuts $name whose body keeps arriving above the floor past 2 minutes',
+    async ({ kind }) => {
+      const { clock, trickle, client } = await trickleClient();
+      const result: Promise<unknown[]> =
+        kind === 'asMetadata'
+          ? client.list('d', { asMetadata: true }).then((list) => list.items)
+          : (async () => {
+              const items: unknown[] = [];
+              for await (const object of client.listAll('d', { limit: 1 })) items.push(object);
+              return items;
+            })();
+      result.catch(noop);
+      let response = await trickle.nextResponse();
+      if (kind === 'listAll') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c1"},"items":[${item(0)}]}`,
+        );
+        response = await trickle.nextResponse();
+      }
+      await trickleList(clock, response, result, 30, 1);
+      response.end(']}');
+      expect(await result).toHaveLength(kind === 'listAll' ? 31 : 30);
+      expect(clock.monotonic()).toBeGreaterThan(120_000);
+      expect(clock.pendingTimers()).toBe(0);
+    },
+  );
 
   it('fails a list that stalls for 30 s with LASSO_TIMEOUT naming the list and the progress deadline', async () => {
     const { clock, result, response, loopback } = await trickled((client) => client.list('d'));

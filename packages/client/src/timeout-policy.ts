@@ -19,8 +19,9 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * Default progress deadline of a list, in ms: the config's `progressTimeoutMs` when it sets none. A list
- * fails when no response bytes arrived for this long (the wait for the headers included); a list whose
- * body keeps arriving is never cut, however long it takes.
+ * fails when no response bytes arrived for this long (the wait for the headers included), and, once its
+ * headers are in, when a window this long brought less than `MIN_RESPONSE_BYTES_PER_SECOND` (1 KiB/s) of
+ * body: a list whose body keeps arriving faster is never cut, however long it takes.
  *
  * @example
  * ```ts
@@ -77,14 +78,14 @@ export const TIMEOUT_POLICY: Readonly<Record<RequestClass, TimeoutRule>> = Objec
     option: 'progressTimeoutMs',
     defaultMs: DEFAULT_PROGRESS_TIMEOUT_MS,
     summary:
-      'every page of list and listAll (metadata lists too): some response bytes every progressTimeoutMs; no total deadline unless the call sets timeoutMs',
+      'every page of list and listAll (metadata lists too): some response bytes every progressTimeoutMs and, from the headers on, 1 KiB/s of body over each progressTimeoutMs window (SlowResponseError); no total deadline unless the call sets timeoutMs',
   }),
   watch: Object.freeze({
     deadline: 'inactivity',
     option: 'inactivityTimeoutMs',
     defaultMs: undefined,
     summary:
-      'watch: some bytes every inactivityTimeoutMs (default timeoutSeconds + 30 s, none without timeoutSeconds); never a total deadline',
+      'watch: some bytes every inactivityTimeoutMs (default timeoutSeconds + 30 s, none without timeoutSeconds); a started event 1 KiB/s over each 30 s window until its newline (SlowResponseError); an idle watch is never cut by that; never a total deadline',
   }),
 });
 

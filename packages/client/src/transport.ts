@@ -168,7 +168,9 @@ export class RestTransport {
    * total deadline; any other request must be answered whole within `timeoutMs` (the config's,
    * default 30 s). The request's own `timeoutMs` / `progressTimeoutMs` replace those and apply to
    * any request (0: none); a negative or non-finite one throws a RangeError naming it. A passed
-   * deadline throws a {@link RequestTimeoutError} (`LASSO_TIMEOUT`).
+   * deadline throws a {@link RequestTimeoutError} (`LASSO_TIMEOUT`). Under a progress deadline the body,
+   * from the headers on, must also bring `MIN_RESPONSE_BYTES_PER_SECOND` over each window of that length,
+   * or the request fails with a `SlowResponseError` (`LASSO_RESPONSE_TOO_SLOW`).
    */
   async requestJson<T>(request: RestRequest): Promise<T> {
     const deadlines = resolveDeadlines(
@@ -186,9 +188,10 @@ export class RestTransport {
       async (response, signal, progress) => {
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const bytes = await raceSignal(
-            readBounded(response.body, limit, request, 'throw', progress),
+            readBounded(response.body, limit, request, 'throw', progress.chunk),
             signal,
           );
+          progress.done();
           return (await decodeJsonBody(
             bytes ?? Buffer.alloc(0),
             response.headers['content-encoding'],
@@ -233,12 +236,13 @@ export class RestTransport {
     request: RestRequest,
     response: Dispatcher.ResponseData,
     signal: AbortSignal | undefined,
-    progress?: () => void,
+    progress?: BodyProgress,
   ): Promise<Error> {
     const bytes = await raceSignal(
-      readBounded(response.body, ERROR_BODY_BYTES, request, 'truncate', progress),
+      readBounded(response.body, ERROR_BODY_BYTES, request, 'truncate', progress?.chunk),
       signal,
     );
+    progress?.done();
     const text = bytes === undefined ? '' : bytes.toString('utf8');
     const error = apiErrorFrom(
       request,
@@ -265,7 +269,7 @@ export class RestTransport {
     handle: (
       response: Dispatcher.ResponseData,
       signal: AbortSignal | undefined,
-      progress: () => void,
+      progress: BodyProgress,
     ) => Promise<R>,
   ): Promise<R> {
     if (this.#closed) {
@@ -290,7 +294,10 @@ export class RestTransport {
         accept: request.accept,
       });
       const timeout = new RequestDeadline(this.#clock, deadlines, request);
-      const progress = (): void => timeout.progress();
+      const progress: BodyProgress = {
+        chunk: (bytes) => timeout.progress(bytes),
+        done: () => timeout.bodyDone(),
+      };
       // Without a deadline the caller's signal goes to undici as is: a stream's body must keep
       // listening to it after this call returned (a disposed combination would not).
       const combined =
@@ -337,8 +344,8 @@ export class RestTransport {
             started,
           );
         }
-        // The headers are response bytes: progress.
-        timeout.progress();
+        // The headers are response bytes: progress, and from now the body runs under the throughput floor.
+        timeout.headers();
         const status = response.statusCode;
         if (status === 401 && !refreshedAuth && this.#auth.canRefresh) {
           refreshedAuth = true;
@@ -438,6 +445,14 @@ export class RestTransport {
     await sleep(this.#clock, DEFAULT_RETRY_AFTER_MS, { signal: userSignal });
     return true;
   }
+}
+
+/** What a handler tells the deadlines of its attempt as it reads the body. */
+interface BodyProgress {
+  /** A chunk of `bytes` arrived. */
+  chunk: (bytes: number) => void;
+  /** The whole body was read. */
+  done: () => void;
 }
 
 /** A streamed request (watch): no deadline of the transport. */

@@ -86,7 +86,8 @@ export interface ListOptions {
   /**
    * Progress deadline of each page, in ms (0: none): fail with a `LASSO_TIMEOUT` `RequestTimeoutError`
    * when no response bytes arrived for this long (the wait for the headers included). Default: the
-   * config's `progressTimeoutMs`, 30 s. A page whose body keeps arriving is never cut by it.
+   * config's `progressTimeoutMs`, 30 s. A page whose body keeps arriving is never cut by it, as long as each
+   * window this long brings 1 KiB/s of body (else `SlowResponseError`, `LASSO_RESPONSE_TOO_SLOW`).
    */
   progressTimeoutMs?: number | undefined;
   signal?: AbortSignal | undefined;

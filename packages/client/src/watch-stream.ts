@@ -10,7 +10,9 @@ import {
 } from '@lasso/core';
 import type { Impersonation } from './config/rest-config.ts';
 import { InactivityTimer } from './inactivity-timer.ts';
+import { SlowResponseError, ThroughputFloor, WATCH_EVENT_WINDOW_MS } from './throughput-floor.ts';
 import { RequestTimeoutError, watchInactivityMs } from './timeout-policy.ts';
+import { requestInfoFor } from './transport/request-info.ts';
 import { describeRequest, tooLargeError } from './transport/response-body.ts';
 import type { RestRequest } from './transport/rest-request.ts';
 import type { RestTransport } from './transport.ts';
@@ -45,6 +47,8 @@ export function validateWatchOptions(options: WatchOptions): void {
     );
   }
 }
+
+const NEWLINE = 0x0a;
 
 /** @internal What {@link watchStream} needs of its Client. */
 export interface WatchStreamInit<T> {
@@ -158,6 +162,29 @@ async function* watchBatches<T extends KubeObjectLike>(
     timeoutMs: inactivityMs,
     onExpire: () => stop.abort(RequestTimeoutError.of(request, 'inactivity', inactivityMs)),
   });
+  // Beside it, the throughput floor, on a started event only: an idle watch (no events, bookmarks now and then)
+  // owes nothing, but once an event line began, it must bring the floor's bytes per window until its newline
+  // (a server dripping an event a few bytes at a time resets the inactivity deadline with every byte).
+  const sent = clock.monotonic();
+  let received = 0;
+  const floor = new ThroughputFloor({
+    clock,
+    windowMs: WATCH_EVENT_WINDOW_MS,
+    onTooSlow: (windowBytes, windowMs) =>
+      stop.abort(
+        new SlowResponseError({
+          method: request.method,
+          request: requestInfoFor(request.method, request.path, request.query),
+          part: 'watch event',
+          receivedBytes: received,
+          elapsedMs: clock.monotonic() - sent,
+          windowBytes,
+          windowMs,
+        }),
+      ),
+  });
+  // Whether the decoder holds the start of a line: the bytes after a chunk's last newline.
+  let partial = false;
   let body: { destroy(): unknown } | undefined;
   try {
     const response = await init.transport.stream({
@@ -181,6 +208,11 @@ async function* watchBatches<T extends KubeObjectLike>(
     try {
       for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
         deadline.touch();
+        received += chunk.byteLength;
+        if (chunk.byteLength > 0) partial = chunk[chunk.byteLength - 1] !== NEWLINE;
+        if (partial) floor.begin();
+        else floor.end();
+        floor.add(chunk.byteLength);
         // Every whole event of the chunk, decoded before it is handed over; the first failure (an oversized, a
         // malformed line, an ERROR event) is thrown after the events before it, as one event at a time would.
         const batch: WatchEvent<T>[] = [];
@@ -203,10 +235,12 @@ async function* watchBatches<T extends KubeObjectLike>(
         lines.length = 0;
         if (batch.length > 0) {
           deadline.hold();
+          floor.hold();
           try {
             yield batch;
           } finally {
             deadline.release();
+            floor.release();
             batch.length = 0;
           }
         }
@@ -232,6 +266,7 @@ async function* watchBatches<T extends KubeObjectLike>(
     }
   } finally {
     deadline.cancel();
+    floor.cancel();
     combined.dispose();
     body?.destroy();
   }

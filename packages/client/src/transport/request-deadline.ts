@@ -1,8 +1,11 @@
-// The deadlines of one request attempt on the injected clock: a total deadline and a progress deadline
-// (no response bytes for that long), both aborting one signal with a RequestTimeoutError.
+// The deadlines of one request attempt on the injected clock: a total deadline, a progress deadline (no
+// response bytes for that long) and, over the same window, the minimum-throughput floor of the body, all
+// aborting one signal (with a RequestTimeoutError, or a SlowResponseError for the floor).
 import type { Clock } from '@lasso/core';
 import { InactivityTimer } from '../inactivity-timer.ts';
+import { SlowResponseError, ThroughputFloor } from '../throughput-floor.ts';
 import { type RequestDeadlines, RequestTimeoutError } from '../timeout-policy.ts';
+import { requestInfoFor } from './request-info.ts';
 import type { QueryParams } from './rest-request.ts';
 
 /**
@@ -10,13 +13,18 @@ import type { QueryParams } from './rest-request.ts';
  * total deadline passes or when {@link RequestDeadline.progress} was not called for the progress
  * deadline (counted from construction, so the wait for the headers counts as no progress). Progress
  * is lazy (one timer, re-armed for the remainder when it fires early; a call only reads the clock).
- * {@link RequestDeadline.clear} releases both timers.
+ * With a progress deadline, the body also runs under the throughput floor from
+ * {@link RequestDeadline.headers} to {@link RequestDeadline.bodyDone}: each window of the progress
+ * deadline must bring `MIN_RESPONSE_BYTES_PER_SECOND` on average, or `signal` aborts with a
+ * {@link SlowResponseError}. {@link RequestDeadline.clear} releases every timer.
  */
 export class RequestDeadline {
   /** Aborts when a deadline passes; undefined when the attempt has none. */
   readonly signal: AbortSignal | undefined;
   readonly #total: { cancel(): void } | undefined;
   readonly #progress: InactivityTimer | undefined;
+  readonly #floor: ThroughputFloor | undefined;
+  #received = 0;
 
   constructor(
     clock: Clock,
@@ -31,9 +39,14 @@ export class RequestDeadline {
     }
     const controller = new AbortController();
     this.signal = controller.signal;
+    const stopOthers = (): void => {
+      this.#total?.cancel();
+      this.#progress?.cancel();
+      this.#floor?.cancel();
+    };
     if (totalMs > 0) {
       this.#total = clock.schedule(totalMs, () => {
-        this.#progress?.cancel();
+        stopOthers();
         controller.abort(RequestTimeoutError.of(request, 'request', totalMs));
       });
     }
@@ -42,21 +55,55 @@ export class RequestDeadline {
         clock,
         timeoutMs: progressMs,
         onExpire: () => {
-          this.#total?.cancel();
+          stopOthers();
           controller.abort(RequestTimeoutError.of(request, 'progress', progressMs));
+        },
+      });
+      const sent = clock.monotonic();
+      this.#floor = new ThroughputFloor({
+        clock,
+        windowMs: progressMs,
+        onTooSlow: (windowBytes, windowMs) => {
+          stopOthers();
+          controller.abort(
+            new SlowResponseError({
+              method: request.method,
+              request: requestInfoFor(request.method, request.path, request.query),
+              part: 'body',
+              receivedBytes: this.#received,
+              elapsedMs: clock.monotonic() - sent,
+              windowBytes,
+              windowMs,
+            }),
+          );
         },
       });
     }
   }
 
-  /** Response bytes arrived: the progress deadline counts from now. */
-  progress(): void {
+  /** The response headers arrived: progress, and the body owes bytes from now. */
+  headers(): void {
     this.#progress?.touch();
+    this.#floor?.begin();
+  }
+
+  /** `bytes` of the body arrived: the progress deadline counts from now. */
+  progress(bytes: number): void {
+    this.#progress?.touch();
+    this.#received += bytes;
+    this.#floor?.add(bytes);
+  }
+
+  /** The whole body was read: what follows (decoding it) is not the server's progress. */
+  bodyDone(): void {
+    this.#progress?.cancel();
+    this.#floor?.end();
   }
 
   /** Release the timers; the signal will not abort any more. */
   clear(): void {
     this.#total?.cancel();
     this.#progress?.cancel();
+    this.#floor?.cancel();
   }
 }

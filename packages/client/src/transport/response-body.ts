@@ -59,19 +59,19 @@ export function tooLargeError(request: BodyRequest, what: string, option: string
 /**
  * Read `body` whole, at most `limit` bytes. Past it the body is destroyed (its connection closed)
  * and what was read dropped; then `onLimit: 'throw'` throws `LASSO_RESPONSE_TOO_LARGE` and
- * `'truncate'` returns `undefined`. `onChunk` runs as each chunk arrives (a progress deadline).
+ * `'truncate'` returns `undefined`. `onChunk` runs with each chunk's size as it arrives (a progress deadline).
  */
 export async function readBounded(
   body: BodySource,
   limit: number,
   request: BodyRequest,
   onLimit: 'throw' | 'truncate' = 'throw',
-  onChunk?: () => void,
+  onChunk?: (bytes: number) => void,
 ): Promise<Buffer | undefined> {
   let chunks: Buffer[] = [];
   let received = 0;
   for await (const chunk of body) {
-    onChunk?.();
+    onChunk?.(chunk.byteLength);
     received += chunk.byteLength;
     if (received > limit) {
       chunks = [];
