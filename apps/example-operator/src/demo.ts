@@ -9,7 +9,8 @@ import { drainedResult, type Lifecycle, type Logger, type StopResult } from '@la
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { parse } from 'yaml';
 import type { OperatorFlags } from './flags.ts';
-import { type Icecream, icecreamResource } from './icecream.ts';
+import type { Icecream } from './generated/index.ts';
+import { icecreamResource } from './icecream.ts';
 import { startLiveView } from './live-view.ts';
 import { createOperator, type Operator, operatorOptionsFrom } from './operator.ts';
 import { serveOperatorEndpoints } from './operator-endpoints.ts';

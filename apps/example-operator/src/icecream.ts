@@ -1,56 +1,14 @@
-// The Icecream custom resource (example.lasso.dev/v1): what the operator reconciles into a Deployment.
+// The Icecream custom resource (example.lasso.dev/v1): what the operator reconciles into a Deployment. Its types
+// and kind token are generated from manifests/crd.yaml into generated/ (`pnpm --filter @lasso/example-operator
+// codegen`); here are the names and limits the operator derives from an Icecream.
 import { createHash } from 'node:crypto';
-import { type Kind, kindFor } from '@lasso/factory';
-import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 
-/**
- * The Icecream kind token: `factory.forKind(icecreamKind)` is a `SharedController<Icecream>`. It names the
- * resource and scope, so the factory needs no discovery for it.
- */
-export const icecreamKind: Kind<Icecream> = kindFor<Icecream>('example.lasso.dev/v1', 'Icecream', {
-  resource: 'icecreams',
-  namespaced: true,
-});
 /** The Icecream resource. */
 export const icecreamResource = {
   group: 'example.lasso.dev',
   version: 'v1',
   resource: 'icecreams',
 } as const;
-
-/** What the user asks for. */
-export interface IcecreamSpec {
-  flavor: string;
-  deploymentName: string;
-  replicas: number;
-}
-
-/** A standard condition (metav1.Condition). */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  observedGeneration?: number;
-  lastTransitionTime: string;
-  reason: string;
-  message: string;
-}
-
-/** What the operator reports. */
-export interface IcecreamStatus {
-  availableReplicas?: number;
-  nodes?: string[];
-  observedGeneration?: number;
-  conditions?: Condition[];
-}
-
-/** An Icecream object. */
-export interface Icecream {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
-  spec?: IcecreamSpec;
-  status?: IcecreamStatus;
-}
 
 /** The label every Deployment, ReplicaSet and Pod of an Icecream carries: {@link icecreamLabelValue} of its name. */
 export const icecreamLabel = 'example.lasso.dev/icecream';

@@ -3,7 +3,8 @@
 import { createCache, isDeletedFinalStateUnknown, type SharedIndexInformer } from '@lasso/cache';
 import { Client, type RestConfig } from '@lasso/client';
 import type { Logger } from '@lasso/core';
-import { type Icecream, icecreamResource } from './icecream.ts';
+import type { Icecream } from './generated/index.ts';
+import { icecreamResource } from './icecream.ts';
 
 /** Options of {@link startLiveView}. */
 export interface LiveViewOptions {

@@ -24,7 +24,8 @@ import {
 } from '@lasso/core';
 import { createSharedControllerFactoryFromConfig, kindFor } from '@lasso/factory';
 import type { OperatorFlags } from './flags.ts';
-import { icecreamFinalizer, icecreamKind, icecreamLabel } from './icecream.ts';
+import { icecreamKind } from './generated/index.ts';
+import { icecreamFinalizer, icecreamLabel } from './icecream.ts';
 import {
   createIcecreamReconciler,
   icecreamLabelKeys,

@@ -16,13 +16,12 @@ import {
 import { type Clock, errorMessage, type Logger, systemClock } from '@lasso/core';
 import type { Deployment, DeploymentSpec } from 'kubernetes-types/apps/v1.js';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import {
-  type Condition,
-  type Icecream,
-  type IcecreamStatus,
-  icecreamLabel,
-  icecreamLabelValue,
-} from './icecream.ts';
+import type {
+  IcecreamStatusConditionsItem as Condition,
+  Icecream,
+  IcecreamStatus,
+} from './generated/index.ts';
+import { icecreamLabel, icecreamLabelValue } from './icecream.ts';
 import { deploymentNameProblem, specProblems } from './spec-validation.ts';
 
 /** The writes the reconciler makes: `Client<Deployment>` and `Client<Icecream>` fit. */

@@ -23,7 +23,8 @@ import type { LogEntry } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Event } from 'kubernetes-types/events/v1.js';
-import { type Icecream, type IcecreamSpec, icecreamResource } from '../src/icecream.ts';
+import type { Icecream, IcecreamSpec } from '../src/generated/index.ts';
+import { icecreamResource } from '../src/icecream.ts';
 import { createOperator, type LeaderElectionSettings, type Operator } from '../src/operator.ts';
 import { startSimulatedWorkload } from '../src/simulated-workload.ts';
 

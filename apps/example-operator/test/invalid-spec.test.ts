@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Icecream } from '../src/icecream.ts';
+import type { Icecream } from '../src/generated/index.ts';
 import {
   crdPath,
   icecream,

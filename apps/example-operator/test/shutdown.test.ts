@@ -5,7 +5,8 @@
 import type { MetricLabels, MetricsProvider, StopResult } from '@lasso/core';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Icecream, icecreamFinalizer } from '../src/icecream.ts';
+import type { Icecream } from '../src/generated/index.ts';
+import { icecreamFinalizer } from '../src/icecream.ts';
 import {
   icecream,
   isReadyAt,
@@ -134,7 +135,7 @@ describe('createOperator shutdown', () => {
       const second = await runOperator({ rest: cluster.rest, namespace, workers });
       try {
         await icecreams.until(
-          () => names.every((name) => isReadyAt(icecreams.get(name) ?? {}, 1)),
+          () => names.every((name) => isReadyAt(icecreams.get(name) ?? ({} as Icecream), 1)),
           'every Icecream Ready',
           30_000,
         );

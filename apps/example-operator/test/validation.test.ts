@@ -2,7 +2,7 @@
 // with 422 Invalid before any operator sees it.
 import { ApiError, isInvalid } from '@lasso/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Icecream } from '../src/icecream.ts';
+import type { Icecream } from '../src/generated/index.ts';
 import { startCluster, type TestCluster } from './helpers.ts';
 
 let cluster: TestCluster;
