@@ -2,8 +2,8 @@ import type { KubeObject } from '@lasso/client';
 import type { Counter, MetricOptions, MetricsProvider } from '@lasso/core';
 import { noopLogger, noopMetricsProvider } from '@lasso/core';
 import { describe, expect, it } from 'vitest';
+import { testDrivers } from '../test/drivers.ts';
 import { openSqlDatabase } from './database.ts';
-import { betterSqlite3Driver } from './driver.ts';
 import { StorageError } from './errors.ts';
 import { createSqlStore } from './store.ts';
 
@@ -24,10 +24,11 @@ function countingMetrics(): { metrics: MetricsProvider; counts: Map<string, numb
   };
 }
 
-describe('transactions', () => {
+// Every case on every driver that loads here: busy codes, locks and the WAL are the driver's business.
+describe.each(testDrivers)('transactions ($name)', ({ driver }) => {
   it('commit a burst in one transaction and a replace in one transaction', async () => {
     const { metrics, counts } = countingMetrics();
-    const database = openSqlDatabase({ metrics });
+    const database = openSqlDatabase({ driver: driver(), metrics });
     const store = createSqlStore<KubeObject>(database, { gvk, metrics });
     store.replace(
       Array.from({ length: 500 }, (_, i) => cm(`o${i}`)),
@@ -44,7 +45,7 @@ describe('transactions', () => {
 
   it('roll back a failed transaction: nothing of it is stored', () => {
     const { metrics, counts } = countingMetrics();
-    const database = openSqlDatabase({ metrics });
+    const database = openSqlDatabase({ driver: driver(), metrics });
     const store = createSqlStore<KubeObject>(database, { gvk });
     store.add(cm('kept'));
     store.flush();
@@ -62,6 +63,7 @@ describe('transactions', () => {
   it('retry SQLITE_BUSY within a bound, keep the writes and commit them once the lock is gone', () => {
     const { metrics, counts } = countingMetrics();
     const database = openSqlDatabase({
+      driver: driver(),
       busyTimeoutMs: 10,
       maxBusyRetries: 2,
       metrics,
@@ -71,7 +73,7 @@ describe('transactions', () => {
     store.add(cm('before'));
     store.flush();
     // Another connection (another process, a backup tool) holds the write lock.
-    const other = betterSqlite3Driver().open(database.path);
+    const other = driver().open(database.path);
     other.exec('PRAGMA busy_timeout = 0; BEGIN IMMEDIATE');
     store.add(cm('during'));
     let error: unknown;
@@ -94,11 +96,11 @@ describe('transactions', () => {
   });
 
   it('read on their own connection: an open write transaction elsewhere blocks no read', () => {
-    const database = openSqlDatabase({ busyTimeoutMs: 0 });
+    const database = openSqlDatabase({ driver: driver(), busyTimeoutMs: 0 });
     const store = createSqlStore<KubeObject>(database, { gvk });
     store.add(cm('a'));
     store.flush();
-    const other = betterSqlite3Driver().open(database.path);
+    const other = driver().open(database.path);
     other.exec(`BEGIN IMMEDIATE; DELETE FROM "${store.tableName}"`);
     // busy_timeout 0: a read that had to wait would fail at once.
     expect(
@@ -111,7 +113,7 @@ describe('transactions', () => {
   });
 
   it('keep the WAL bounded: no read pins it, and it is truncated past walLimitBytes', () => {
-    const database = openSqlDatabase({ walLimitBytes: 256 * 1024 });
+    const database = openSqlDatabase({ driver: driver(), walLimitBytes: 256 * 1024 });
     const store = createSqlStore<KubeObject>(database, { gvk });
     const big = 'x'.repeat(2048);
     let maxWal = 0;
@@ -131,7 +133,7 @@ describe('transactions', () => {
   });
 
   it('fail every call after close with a StorageError', () => {
-    const database = openSqlDatabase();
+    const database = openSqlDatabase({ driver: driver() });
     database.close();
     database.close();
     expect(() => database.read(() => 1)).toThrow(StorageError);

@@ -15,7 +15,7 @@ import {
   noopMetricsProvider,
 } from '@lasso/core';
 import {
-  betterSqlite3Driver,
+  defaultSqliteDriver,
   type SqlConnection,
   type SqliteDriver,
   type SqlStatement,
@@ -39,7 +39,10 @@ export interface SqlDatabaseOptions {
   directory?: string;
   /** File name inside `directory`. Default `'lasso-sqlcache.db'`. */
   fileName?: string;
-  /** Default {@link betterSqlite3Driver}. */
+  /**
+   * Default {@link defaultSqliteDriver}: `node:sqlite` on Node 22.13 or later, `better-sqlite3` on Node 20. Pass
+   * `betterSqlite3Driver()` to use the addon on any version.
+   */
   driver?: SqliteDriver;
   /** How long SQLite waits on a locked database before SQLITE_BUSY (`PRAGMA busy_timeout`). Default 5000 ms. */
   busyTimeoutMs?: number;
@@ -122,7 +125,7 @@ export function openSqlDatabase(options: SqlDatabaseOptions = {}): SqlDatabase {
   // Created 0600 before SQLite opens it; SQLite gives -wal and -shm the database file's mode.
   closeSync(openSync(path, 'wx', 0o600));
   chmodSync(path, 0o600);
-  const driver = options.driver ?? betterSqlite3Driver();
+  const driver = options.driver ?? defaultSqliteDriver();
   const logger = guardLogger(options.logger ?? defaultLogger).child({ component: 'sqlcache' });
   const metrics = options.metrics ?? noopMetricsProvider;
   let writer: SqlConnection;

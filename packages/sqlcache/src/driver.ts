@@ -1,5 +1,5 @@
-// The driver seam: the few synchronous SQLite calls the cache makes, so `node:sqlite` (Node >= 22.13) can take
-// better-sqlite3's place without touching the store.
+// The driver seam: the few synchronous SQLite calls the cache makes, so `node:sqlite` (Node >= 22.13, built in)
+// and `better-sqlite3` (a native addon, an optional peer dependency) run the same store.
 import { createRequire } from 'node:module';
 
 /**
@@ -17,7 +17,7 @@ export type SqlValue = string | number | bigint | Uint8Array | null;
  *
  * @example
  * ```ts
- * const statement: SqlStatement = betterSqlite3Driver().open(':memory:').prepare('SELECT ? AS v');
+ * const statement: SqlStatement = defaultSqliteDriver().open(':memory:').prepare('SELECT ? AS v');
  * const row = statement.get('x'); // { v: 'x' }
  * ```
  */
@@ -35,7 +35,7 @@ export interface SqlStatement {
  *
  * @example
  * ```ts
- * const connection: SqlConnection = betterSqlite3Driver().open(':memory:');
+ * const connection: SqlConnection = defaultSqliteDriver().open(':memory:');
  * connection.exec('CREATE TABLE t (k TEXT)');
  * connection.close();
  * ```
@@ -61,12 +61,12 @@ export interface OpenOptions {
 }
 
 /**
- * Opens connections. The default, {@link betterSqlite3Driver}, loads `better-sqlite3`; {@link nodeSqliteDriver}
- * uses Node's built-in `node:sqlite` (Node 22.13 or later).
+ * Opens connections. {@link defaultSqliteDriver} picks Node's built-in `node:sqlite` ({@link nodeSqliteDriver},
+ * Node 22.13 or later) when the running Node has it, else `better-sqlite3` ({@link betterSqlite3Driver}).
  *
  * @example
  * ```ts
- * const driver = betterSqlite3Driver();
+ * const driver = defaultSqliteDriver();
  * const connection = driver.open('/tmp/example.db');
  * connection.exec('CREATE TABLE IF NOT EXISTS t (k TEXT)');
  * connection.prepare('INSERT INTO t (k) VALUES (?)').run('a');
@@ -96,8 +96,10 @@ type BetterSqliteConstructor = new (
 ) => BetterSqliteDatabase;
 
 /**
- * The `better-sqlite3` driver (12.x, a native addon built at install). Loaded on first use, so importing
- * `@lasso/sqlcache` costs nothing until a database is opened. Busy waits are left to `PRAGMA busy_timeout`.
+ * The `better-sqlite3` driver (12.x, a native addon built at install): an optional peer dependency, installed by
+ * the application that asks for it (Node 20, or by choice on later versions). Loaded on first use, so importing
+ * `@lasso/sqlcache` costs nothing until a database is opened; a missing or unloadable addon fails that open with
+ * a message saying what to install. Busy waits are left to `PRAGMA busy_timeout`.
  *
  * @example
  * ```ts
@@ -112,7 +114,7 @@ export function betterSqlite3Driver(): SqliteDriver {
   return Object.freeze({
     name: 'better-sqlite3',
     open(path: string, options: OpenOptions = {}): SqlConnection {
-      Database ??= require('better-sqlite3') as BetterSqliteConstructor;
+      Database ??= loadBetterSqlite3();
       const database = new Database(path, {
         readonly: options.readonly === true,
         fileMustExist: options.readonly === true,
@@ -122,6 +124,22 @@ export function betterSqlite3Driver(): SqliteDriver {
       return wrap(database);
     },
   });
+}
+
+function loadBetterSqlite3(): BetterSqliteConstructor {
+  try {
+    return require('better-sqlite3') as BetterSqliteConstructor;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    const hint =
+      code === 'MODULE_NOT_FOUND'
+        ? 'it is an optional peer dependency of @lasso/sqlcache: add better-sqlite3 to the application'
+        : `its native addon does not load on Node ${process.version} (built for another Node version? run \`npm rebuild better-sqlite3\`)`;
+    throw new Error(
+      `betterSqlite3Driver: cannot load better-sqlite3: ${hint}; on Node 22.13 or later the default driver needs neither (node:sqlite)`,
+      { cause: error },
+    );
+  }
 }
 
 interface NodeSqliteModule {
@@ -137,7 +155,7 @@ interface NodeSqliteModule {
  *
  * @example
  * ```ts
- * const driver = process.getBuiltinModule?.('node:sqlite') ? nodeSqliteDriver() : betterSqlite3Driver();
+ * const database = openSqlDatabase({ driver: nodeSqliteDriver() }); // what the default picks on Node 22.13+
  * ```
  */
 export function nodeSqliteDriver(): SqliteDriver {
@@ -155,31 +173,126 @@ export function nodeSqliteDriver(): SqliteDriver {
           );
         }
       }
+      const { DatabaseSync } = module;
       return wrap(
-        new module.DatabaseSync(path, {
-          readOnly: options.readonly === true,
-          enableForeignKeyConstraints: true,
-        }),
+        nodeSqliteErrors(
+          () =>
+            new DatabaseSync(path, {
+              readOnly: options.readonly === true,
+              enableForeignKeyConstraints: true,
+            }),
+        ),
+        nodeSqliteErrors,
       );
     },
   });
 }
 
-function wrap(database: BetterSqliteDatabase): SqlConnection {
+/** Whether the running Node has `node:sqlite` without flags (22.13+, 23.4+, 24+). */
+function hasNodeSqlite(): boolean {
+  // getBuiltinModule (Node 20.16+, 22.3+) answers undefined for a module that is missing or behind a flag.
+  return process.getBuiltinModule?.('node:sqlite') !== undefined;
+}
+
+/**
+ * The driver {@link openSqlDatabase} uses when none is given: {@link nodeSqliteDriver} where the running Node has
+ * `node:sqlite` (22.13 or later, no flag, nothing to build), else {@link betterSqlite3Driver} (Node 20, with
+ * `better-sqlite3` installed). Pass `betterSqlite3Driver()` as `driver` to use the addon anyway.
+ *
+ * @example
+ * ```ts
+ * const driver = defaultSqliteDriver();
+ * console.log(driver.name); // 'node:sqlite' on Node 22.13+, 'better-sqlite3' on Node 20
+ * ```
+ */
+export function defaultSqliteDriver(): SqliteDriver {
+  return hasNodeSqlite() ? nodeSqliteDriver() : betterSqlite3Driver();
+}
+
+// SQLite's primary result codes by number, so node:sqlite errors carry the same `code` as better-sqlite3's.
+const primaryCodes = [
+  'OK',
+  'ERROR',
+  'INTERNAL',
+  'PERM',
+  'ABORT',
+  'BUSY',
+  'LOCKED',
+  'NOMEM',
+  'READONLY',
+  'INTERRUPT',
+  'IOERR',
+  'CORRUPT',
+  'NOTFOUND',
+  'FULL',
+  'CANTOPEN',
+  'PROTOCOL',
+  'EMPTY',
+  'SCHEMA',
+  'TOOBIG',
+  'CONSTRAINT',
+  'MISMATCH',
+  'MISUSE',
+  'NOLFS',
+  'AUTH',
+  'FORMAT',
+  'RANGE',
+  'NOTADB',
+  'NOTICE',
+  'WARNING',
+];
+const extendedCodes = new Map([
+  [261, 'BUSY_RECOVERY'],
+  [517, 'BUSY_SNAPSHOT'],
+  [773, 'BUSY_TIMEOUT'],
+  [1555, 'CONSTRAINT_PRIMARYKEY'],
+  [2067, 'CONSTRAINT_UNIQUE'],
+  [787, 'CONSTRAINT_FOREIGNKEY'],
+  [1299, 'CONSTRAINT_NOTNULL'],
+]);
+
+/** node:sqlite reports `code: 'ERR_SQLITE_ERROR'` and the number in `errcode`; better-sqlite3 `code: 'SQLITE_BUSY'`. */
+class NodeSqliteError extends Error {
+  override name = 'SqliteError';
+  readonly code: string;
+  constructor(message: string, errcode: number, cause: unknown) {
+    super(message, { cause });
+    const name = extendedCodes.get(errcode) ?? primaryCodes[errcode & 0xff] ?? 'ERROR';
+    this.code = `SQLITE_${name}`;
+  }
+}
+
+function nodeSqliteErrors<R>(work: () => R): R {
+  try {
+    return work();
+  } catch (error) {
+    const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+    if (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number') {
+      throw new NodeSqliteError((error as Error).message, errcode, error);
+    }
+    throw error;
+  }
+}
+
+type Guard = <R>(work: () => R) => R;
+const unguarded: Guard = (work) => work();
+
+function wrap(database: BetterSqliteDatabase, guard: Guard = unguarded): SqlConnection {
   return {
     exec: (sql) => {
-      database.exec(sql);
+      guard(() => database.exec(sql));
     },
     prepare: (sql) => {
-      const statement = database.prepare(sql);
+      const statement = guard(() => database.prepare(sql));
       return {
-        run: (...params) => statement.run(...params),
-        get: (...params) => statement.get(...params) as Record<string, SqlValue> | undefined,
-        all: (...params) => statement.all(...params) as Record<string, SqlValue>[],
+        run: (...params) => guard(() => statement.run(...params)),
+        get: (...params) =>
+          guard(() => statement.get(...params)) as Record<string, SqlValue> | undefined,
+        all: (...params) => guard(() => statement.all(...params)) as Record<string, SqlValue>[],
       };
     },
     close: () => {
-      database.close();
+      guard(() => database.close());
     },
   };
 }

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '@lasso/client';
 import { describe, expect, it } from 'vitest';
+import { testDrivers } from '../test/drivers.ts';
 import { openSqlDatabase } from './database.ts';
 import { createEncryptor } from './encryption.ts';
 import { DecryptionError } from './errors.ts';
@@ -41,16 +42,16 @@ function databaseBytes(path: string): Buffer {
   );
 }
 
-describe('encryption at rest', () => {
+describe.each(testDrivers)('encryption at rest ($name)', ({ driver }) => {
   it('keeps a Secret value out of the database file, the WAL and shm, byte by byte', () => {
-    const database = openSqlDatabase();
+    const database = openSqlDatabase({ driver: driver() });
     const secrets = createSqlStore<KubeObject>(database, {
       gvk: { group: '', version: 'v1', kind: 'Secret' },
     });
     for (let i = 0; i < 50; i++) secrets.add(secret(`s${i}`));
     secrets.flush();
     // The same value in a ConfigMap (not encrypted by default) is found: the search itself works.
-    const plain = openSqlDatabase();
+    const plain = openSqlDatabase({ driver: driver() });
     const configMaps = createSqlStore<KubeObject>(plain, {
       gvk: { group: '', version: 'v1', kind: 'ConfigMap' },
     });
@@ -74,7 +75,7 @@ describe('encryption at rest', () => {
   });
 
   it('encrypts any kind on request and leaves other kinds readable', () => {
-    const database = openSqlDatabase();
+    const database = openSqlDatabase({ driver: driver() });
     const things = createSqlStore<KubeObject>(database, {
       gvk: { group: 'example.com', version: 'v1', kind: 'Token' },
       encrypt: true,
@@ -93,7 +94,7 @@ describe('encryption at rest', () => {
     const b = encryptor.encrypt(Buffer.from('same'), 'aad');
     expect(Buffer.from(a.nonce).equals(Buffer.from(b.nonce))).toBe(false);
     expect(Buffer.from(a.ciphertext).equals(Buffer.from(b.ciphertext))).toBe(false);
-    const database = openSqlDatabase();
+    const database = openSqlDatabase({ driver: driver() });
     const store = createSqlStore<KubeObject>(database, {
       gvk: { group: '', version: 'v1', kind: 'Secret' },
       encryptor,
@@ -136,7 +137,7 @@ describe('encryption at rest', () => {
     expect(String((error as Error).message)).not.toContain(secretValue);
 
     // Through the store: a row sealed for another key cannot be read as this one.
-    const database = openSqlDatabase();
+    const database = openSqlDatabase({ driver: driver() });
     const store = createSqlStore<KubeObject>(database, {
       gvk: { group: '', version: 'v1', kind: 'Secret' },
     });
@@ -158,9 +159,9 @@ describe('encryption at rest', () => {
   });
 });
 
-describe('database files', () => {
+describe.each(testDrivers)('database files ($name)', ({ driver }) => {
   it('are created 0600 in a fresh temporary folder and removed with -wal and -shm on close', () => {
-    const database = openSqlDatabase();
+    const database = openSqlDatabase({ driver: driver() });
     const store = createSqlStore<KubeObject>(database, {
       gvk: { group: '', version: 'v1', kind: 'ConfigMap' },
     });
@@ -180,7 +181,11 @@ describe('database files', () => {
       for (const suffix of ['', '-wal', '-shm']) {
         writeFileSync(join(folder, `cache.db${suffix}`), `stale ${secretValue}`);
       }
-      const database = openSqlDatabase({ directory: folder, fileName: 'cache.db' });
+      const database = openSqlDatabase({
+        driver: driver(),
+        directory: folder,
+        fileName: 'cache.db',
+      });
       expect(databaseBytes(database.path).indexOf(Buffer.from(secretValue))).toBe(-1);
       database.close();
       expect(readdirSync(folder)).toEqual([]);

@@ -7,6 +7,7 @@ export {
 } from './database.ts';
 export {
   betterSqlite3Driver,
+  defaultSqliteDriver,
   nodeSqliteDriver,
   type OpenOptions,
   type SqlConnection,

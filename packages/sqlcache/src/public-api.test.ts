@@ -14,6 +14,7 @@ describe('public API', () => {
         "createEncryptor",
         "createSqlCacheFactory",
         "createSqlStore",
+        "defaultSqliteDriver",
         "nodeSqliteDriver",
         "openSqlDatabase",
         "parseFieldPath",

@@ -1,10 +1,10 @@
-import { createRequire } from 'node:module';
 import { createIndexer } from '@lasso/cache';
 import type { KubeObject } from '@lasso/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { testDrivers } from '../test/drivers.ts';
 import { indexerContract } from '../test/indexer-contract.ts';
 import { openSqlDatabase } from './database.ts';
-import { nodeSqliteDriver } from './driver.ts';
+import { defaultSqliteDriver, nodeSqliteDriver } from './driver.ts';
 import { createSqlStore } from './store.ts';
 
 indexerContract('in-memory createIndexer (@lasso/cache)', (options) => ({
@@ -12,53 +12,55 @@ indexerContract('in-memory createIndexer (@lasso/cache)', (options) => ({
   cleanup: () => {},
 }));
 
-const shared = openSqlDatabase();
-afterAll(() => shared.close());
 let kinds = 0;
 
-indexerContract('SqlStore', (options) => {
-  const store = createSqlStore<KubeObject>(shared, {
-    gvk: { group: 'test', version: 'v1', kind: `Pod${kinds++}` },
-    ...options,
-  });
-  return { indexer: store, cleanup: () => store.drop() };
-});
+// The same contract on every driver that loads here (node:sqlite on Node 22.13+, better-sqlite3 where built).
+describe.each(testDrivers)('$name', ({ name, driver }) => {
+  const database = openSqlDatabase({ driver: driver() });
+  afterAll(() => database.close());
 
-indexerContract('SqlStore, encrypted', (options) => {
-  const store = createSqlStore<KubeObject>(shared, {
-    gvk: { group: 'test', version: 'v1', kind: `Secret${kinds++}` },
-    encrypt: true,
-    ...options,
+  it('opens the database with that driver', () => {
+    expect(database.driverName).toBe(name);
   });
-  return { indexer: store, cleanup: () => store.drop() };
-});
 
-// node:sqlite (Node 22.13+) through the driver seam; skipped on older Node versions.
-const hasNodeSqlite = (() => {
-  try {
-    createRequire(import.meta.url)('node:sqlite');
-    return true;
-  } catch {
-    return false;
-  }
-})();
-describe.skipIf(!hasNodeSqlite)('node:sqlite driver', () => {
-  const database = hasNodeSqlite ? openSqlDatabase({ driver: nodeSqliteDriver() }) : undefined;
-  afterAll(() => database?.close());
-  indexerContract('SqlStore on node:sqlite', (options) => {
-    const store = createSqlStore<KubeObject>(database as never, {
-      gvk: { group: 'node', version: 'v1', kind: `Pod${kinds++}` },
+  indexerContract(`SqlStore (${name})`, (options) => {
+    const store = createSqlStore<KubeObject>(database, {
+      gvk: { group: 'test', version: 'v1', kind: `Pod${kinds++}` },
+      ...options,
+    });
+    return { indexer: store, cleanup: () => store.drop() };
+  });
+
+  indexerContract(`SqlStore, encrypted (${name})`, (options) => {
+    const store = createSqlStore<KubeObject>(database, {
+      gvk: { group: 'test', version: 'v1', kind: `Secret${kinds++}` },
+      encrypt: true,
       ...options,
     });
     return { indexer: store, cleanup: () => store.drop() };
   });
 });
 
+const hasNodeSqlite = process.getBuiltinModule?.('node:sqlite') !== undefined;
+
 describe('nodeSqliteDriver', () => {
   it.skipIf(hasNodeSqlite)('names the Node version it needs when node:sqlite is missing', () => {
     expect(() => nodeSqliteDriver().open(':memory:')).toThrow(/22\.13/);
   });
 });
+
+describe('defaultSqliteDriver', () => {
+  it('is node:sqlite where the running Node has it, else better-sqlite3', () => {
+    const expected = hasNodeSqlite ? 'node:sqlite' : 'better-sqlite3';
+    expect(defaultSqliteDriver().name).toBe(expected);
+    const database = openSqlDatabase();
+    expect(database.driverName).toBe(expected);
+    database.close();
+  });
+});
+
+const shared = openSqlDatabase();
+afterAll(() => shared.close());
 
 describe('SqlStore writes', () => {
   it('batches a burst of writes into one transaction at the end of the task', async () => {
