@@ -11,6 +11,13 @@ import { internalError, StatusError } from '../apimachinery/status.ts';
 import type { AdmissionHooks, AdmissionPoint } from '../registry/server-context.ts';
 import type { KubeObject } from '../storage/store.ts';
 import {
+  type ConversionWebhook,
+  conversionKey,
+  conversionWebhookOf,
+  convertThroughWebhook,
+  restoreMetadata,
+} from './conversion.ts';
+import {
   type AdmissionEnvironment,
   type DispatchResult,
   dispatchMutating,
@@ -35,6 +42,13 @@ class AdmissionSuspended extends Error {
     this.point = point;
     this.key = key;
   }
+}
+
+interface PendingConversion {
+  readonly webhook: ConversionWebhook;
+  readonly object: KubeObject;
+  readonly apiVersion: string;
+  readonly key: string;
 }
 
 interface Answer {
@@ -67,6 +81,9 @@ export async function serveAdmitted<T>(
   const validations: Answer[] = [];
   const uids: string[] = [];
   const draws: number[] = [];
+  // Converted objects by conversionKey (or the conversion's error), and what a probe still needs.
+  const conversions = new Map<string, KubeObject | StatusError>();
+  const pending: PendingConversion[] = [];
   const hooksFor = (probe: boolean, used: Answer[]): AdmissionHooks => {
     let mutateIndex = 0;
     let validateIndex = 0;
@@ -111,17 +128,65 @@ export async function serveAdmitted<T>(
         draws[drawIndex] ??= Math.random();
         return draws[drawIndex++] as number;
       },
+      convert(info, object, apiVersion) {
+        if (object.apiVersion === apiVersion) return undefined;
+        const webhook = conversionWebhookOf(environment, info);
+        if (webhook === undefined) return undefined;
+        const key = conversionKey(object, apiVersion);
+        const found = conversions.get(key);
+        if (found === undefined) {
+          if (!probe) throw internalError('conversions changed between the dry run and the write');
+          // The probe goes on with the object as strategy None would convert it; it runs again once
+          // the webhook has answered for every object it needed.
+          pending.push({ webhook, object: structuredClone(object), apiVersion, key });
+          return { ...structuredClone(object), apiVersion };
+        }
+        if (found instanceof StatusError) throw found;
+        return restoreMetadata(object, found);
+      },
     };
+  };
+  const convertPending = async (): Promise<void> => {
+    const batches = new Map<string, PendingConversion[]>();
+    for (const entry of pending.splice(0)) {
+      if (conversions.has(entry.key)) continue;
+      const batchKey = `${entry.webhook.crd}\u0000${entry.apiVersion}`;
+      const batch = batches.get(batchKey) ?? [];
+      if (!batch.some((other) => other.key === entry.key)) batch.push(entry);
+      batches.set(batchKey, batch);
+    }
+    for (const batch of batches.values()) {
+      const { webhook, apiVersion } = batch[0] as PendingConversion;
+      const result = await convertThroughWebhook(
+        environment,
+        webhook,
+        batch.map((entry) => entry.object),
+        apiVersion,
+      );
+      batch.forEach((entry, index) => {
+        conversions.set(
+          entry.key,
+          result instanceof StatusError ? result : (result[index] as KubeObject),
+        );
+      });
+    }
   };
   for (let stops = 0; stops <= maxAdmissionStops; stops++) {
     let suspended: AdmissionSuspended | undefined;
+    let failure: { error: unknown } | undefined;
     const probeUsed: Answer[] = [];
     try {
       run(hooksFor(true, probeUsed), true);
     } catch (error) {
-      if (!(error instanceof AdmissionSuspended)) throw withWarnings(error, probeUsed);
-      suspended = error;
+      if (error instanceof AdmissionSuspended) suspended = error;
+      else failure = { error };
     }
+    if (pending.length > 0) {
+      // What the probe did after a missing conversion followed from a stand-in object: run it again.
+      await convertPending();
+      continue;
+    }
+    if (failure !== undefined) throw withWarnings(failure.error, probeUsed);
     if (suspended === undefined) {
       const used: Answer[] = [];
       try {

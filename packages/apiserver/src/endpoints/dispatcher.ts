@@ -4,6 +4,7 @@
 // What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind shares in
 // generic-registry.ts.
 import { type Clock, defaultLogger, type Logger } from '@lasso/core';
+import { conversionWebhookOf } from '../admission/conversion.ts';
 import { reviewOptions, serveAdmitted } from '../admission/replay.ts';
 import {
   type AdmissionEnvironment,
@@ -79,6 +80,12 @@ const writeOptions: Partial<Record<Verb, DryRunOptionsKind>> = {
 /** Writes that admission webhooks may see. */
 const admittedVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/**
+ * Requests whose objects a CRD's conversion webhook converts (watches are not: their events are
+ * converted as they stream, by rewriting apiVersion).
+ */
+const convertedVerbs = new Set([...admittedVerbs, 'get', 'list']);
+
 /** Changes the context one request is served with (admission/replay.ts runs a request several times). */
 type ContextOverride = (context: ServerContext, request: ResourceRequestInfo) => ServerContext;
 
@@ -130,7 +137,9 @@ export class ApiCore {
    * configuration takes effect with the write that stores it.
    */
   async handleAdmitted(info: RequestInfo, request: ApiRequest): Promise<ApiResult> {
-    if (!info.isResourceRequest || !admittedVerbs.has(info.verb) || !anyWebhooks(this.#admission)) {
+    if (!info.isResourceRequest) return this.handle(info, request);
+    const admitted = admittedVerbs.has(info.verb) && anyWebhooks(this.#admission);
+    if (!admitted && !(convertedVerbs.has(info.verb) && this.#convertsThroughWebhook(info))) {
       return this.handle(info, request);
     }
     let facts: RequestFacts | undefined;
@@ -156,6 +165,12 @@ export class ApiCore {
       version: discovery.builtinVersion.gitVersion,
     });
     return this.#openapiPublisher;
+  }
+
+  /** True when the request's custom resource converts through its CRD's webhook. */
+  #convertsThroughWebhook(info: RequestInfo): boolean {
+    const served = this.#context.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+    return served !== undefined && conversionWebhookOf(this.#admission, served) !== undefined;
   }
 
   /** The service account a TokenRequest token authenticates as; undefined once expired or revoked. */

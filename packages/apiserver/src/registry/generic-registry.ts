@@ -27,10 +27,12 @@ const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
 /** A stored object as version `info` shows it (a new object). */
 export function toVersion(
-  context: Pick<ServerContext, 'strategyFor'>,
+  context: Pick<ServerContext, 'strategyFor' | 'admission'>,
   info: ResourceInfo,
-  object: KubeObject,
+  given: KubeObject,
 ): KubeObject {
+  // A CRD's conversion webhook (admission/conversion.ts), when the request runs with one.
+  const object = context.admission?.convert(info, given, apiVersionOf(info)) ?? given;
   const convert = context.strategyFor(info).toVersion;
   if (convert !== undefined) return convert(info, structuredClone(object));
   const copy = structuredClone(object);
@@ -180,14 +182,15 @@ export function createObject(
   strategy.admitCreate?.(context, info, object);
   const tracked = track(object);
   context.admission?.validate({ operation: 'CREATE', info, object: tracked });
-  const stored = context.store.create(key, toStorage(info, tracked));
+  const stored = context.store.create(key, toStorage(context, info, tracked));
   strategy.afterCreate?.(context, stored);
   return stored;
 }
 
-function toStorage(info: ResourceInfo, object: KubeObject): KubeObject {
+function toStorage(context: ServerContext, info: ResourceInfo, object: KubeObject): KubeObject {
   if (info.storageVersion !== undefined && info.storageVersion !== info.version) {
-    return { ...object, apiVersion: `${info.group}/${info.storageVersion}` };
+    const apiVersion = `${info.group}/${info.storageVersion}`;
+    return context.admission?.convert(info, object, apiVersion) ?? { ...object, apiVersion };
   }
   return object;
 }
@@ -245,10 +248,12 @@ export interface UpdateOptions {
 export function updateObject(
   context: ServerContext,
   info: ResourceInfo,
-  existing: KubeObject,
+  stored: KubeObject,
   body: KubeObject,
   options: UpdateOptions,
 ): KubeObject {
+  // With a conversion webhook, the update runs in the request's version and is stored converted back.
+  const existing = context.admission?.convert(info, stored, apiVersionOf(info)) ?? stored;
   const mutated = context.admission?.mutate({
     operation: 'UPDATE',
     info,
@@ -321,10 +326,13 @@ export function updateObject(
   ) {
     return context.store.delete(key, tracked);
   }
-  if (comparable(tracked) === comparable(existing)) return existing;
-  const stored = context.store.update(key, tracked);
-  if (options.subresource === undefined) strategy.afterUpdate?.(context, stored);
-  return stored;
+  if (comparable(tracked) === comparable(existing)) return stored;
+  const written = context.store.update(
+    key,
+    existing === stored ? tracked : toStorage(context, info, tracked),
+  );
+  if (options.subresource === undefined) strategy.afterUpdate?.(context, written);
+  return written;
 }
 
 /** An update of the main resource: what may not change is kept, then the whole object is validated. */

@@ -103,6 +103,11 @@ export interface AdmissionHooks {
   uid(): string;
   /** The random number a generated name draws, the same sequence on every run of one request. */
   random(): number;
+  /**
+   * `object` converted to `apiVersion` by its CRD's conversion webhook; undefined when no webhook
+   * converts it (the caller rewrites apiVersion, conversion strategy None).
+   */
+  convert(info: ResourceInfo, object: KubeObject, apiVersion: string): KubeObject | undefined;
 }
 
 /** One admission point of a write, with objects in their stored shape. */

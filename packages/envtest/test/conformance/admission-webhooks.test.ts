@@ -17,8 +17,8 @@ interface Recorded {
   review: any;
 }
 
-/** What the webhook answers on a path: a response (without uid) or `hang`. */
-type Behaviour = (review: any) => Record<string, unknown> | 'hang' | 'garbage';
+/** What the webhook answers on a path: a response (without uid), a whole body (`raw`), or `hang`. */
+type Behaviour = (review: any) => Record<string, unknown> | { raw: unknown } | 'hang' | 'garbage';
 
 class RecordingWebhook {
   readonly recorded: Recorded[] = [];
@@ -59,6 +59,10 @@ class RecordingWebhook {
           response.setHeader('Content-Type', 'application/json');
           if (answer === 'garbage') {
             response.end('this is not json');
+            return;
+          }
+          if ('raw' in answer) {
+            response.end(JSON.stringify(answer.raw));
             return;
           }
           response.end(
@@ -674,5 +678,113 @@ describe('admission webhooks', () => {
       });
       return reply.status === 201;
     });
+  });
+
+  it('convert a custom resource between its versions through the CRD conversion webhook', async () => {
+    const group = `${unique('conv')}.lasso.example.com`;
+    const path = `/${unique('convert')}`;
+    let failing = false;
+    // v1 keeps spec.message, v2 the same text as the one item of spec.tags.
+    hook.behaviours.set(path, (review) => {
+      const { uid, desiredAPIVersion, objects } = review.request;
+      const convertedObjects = objects.map((object: any) => {
+        const spec = { ...object.spec };
+        if (desiredAPIVersion.endsWith('/v2') && spec.message !== undefined) {
+          spec.tags = [spec.message];
+          delete spec.message;
+        } else if (desiredAPIVersion.endsWith('/v1') && Array.isArray(spec.tags)) {
+          spec.message = spec.tags[0];
+          delete spec.tags;
+        }
+        return { ...object, apiVersion: desiredAPIVersion, spec };
+      });
+      return {
+        raw: {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          response: failing
+            ? { uid, result: { status: 'Failure', message: 'conversion refused' } }
+            : { uid, convertedObjects, result: { status: 'Success' } },
+        },
+      };
+    });
+    const definition = crd({ group, plural: 'things', kind: 'Thing', versions: ['v1', 'v2'] });
+    definition.spec.conversion = {
+      strategy: 'Webhook',
+      webhook: {
+        clientConfig: {
+          url: `${hook.url}${path}`,
+          caBundle: Buffer.from(hook.caPem).toString('base64'),
+        },
+        conversionReviewVersions: ['v1'],
+      },
+    };
+    await env.installCrds([definition]);
+    try {
+      const v1 = `/apis/${group}/v1/namespaces/${ns}/things`;
+      const v2 = `/apis/${group}/v2/namespaces/${ns}/things`;
+      const created = await call(env, 'POST', v2, {
+        body: {
+          apiVersion: `${group}/v2`,
+          kind: 'Thing',
+          metadata: { name: 'one' },
+          spec: { tags: ['hi'] },
+        },
+      });
+      expect(created.status).toBe(201);
+      expect(created.body.spec).toEqual({ tags: ['hi'] });
+      // Stored in v1 (the storage version) as the webhook converted it.
+      const stored = await call(env, 'GET', `${v1}/one`);
+      expect(stored.body.spec).toEqual({ message: 'hi' });
+      const read = await call(env, 'GET', `${v2}/one`);
+      expect(read.body).toMatchObject({ apiVersion: `${group}/v2`, spec: { tags: ['hi'] } });
+      expect(read.body.metadata.uid).toBe(stored.body.metadata.uid);
+      const listed = await call(env, 'GET', v2);
+      expect(listed.body.items.map((item: any) => item.spec)).toEqual([{ tags: ['hi'] }]);
+      const updated = await call(env, 'PUT', `${v2}/one`, {
+        body: { ...read.body, spec: { tags: ['bye'] } },
+      });
+      expect(updated.status).toBe(200);
+      expect(updated.body.spec).toEqual({ tags: ['bye'] });
+      expect(updated.body.metadata.generation).toBe(2);
+      expect((await call(env, 'GET', `${v1}/one`)).body.spec).toEqual({ message: 'bye' });
+
+      const toStorage = hook
+        .on(path)
+        .find((entry) => entry.review.request.desiredAPIVersion === `${group}/v1`);
+      expect(toStorage?.review).toMatchObject({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'ConversionReview',
+        request: { desiredAPIVersion: `${group}/v1` },
+      });
+      expect(toStorage?.review.request.uid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(toStorage?.review.request.objects[0]).toMatchObject({
+        apiVersion: `${group}/v2`,
+        spec: { tags: ['hi'] },
+      });
+      // kube's conversion client sends its REST client's 30 s timeout.
+      expect(toStorage?.query.get('timeout')).toBe('30s');
+
+      failing = true;
+      const refused = await call(env, 'GET', `${v2}/one`);
+      // A bare 500: no reason, no details.
+      expect(refused.status).toBe(500);
+      expect(refused.body).toEqual({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `conversion webhook for ${group}/v1, Kind=Thing failed: conversion refused`,
+        code: 500,
+      });
+      // The storage version needs no conversion.
+      expect((await call(env, 'GET', `${v1}/one`)).status).toBe(200);
+    } finally {
+      await call(
+        env,
+        'DELETE',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/things.${group}`,
+      );
+    }
   });
 });
