@@ -1,7 +1,7 @@
 // Conformance: admission webhooks as kube-apiserver (1.20+) calls them. A small recording HTTPS webhook in
 // this file answers by its path; env.installWebhooks installs each test's configurations and waits until
-// they are in effect. Every expectation holds on the built-in server and on a real kube-apiserver: the
-// recorded AdmissionReviews are compared field by field against the same literals on both.
+// they are in effect. Every expectation holds on the built-in server and on a real kube-apiserver (1.20.2
+// checked): the recorded AdmissionReviews are compared field by field against the same literals on both.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
@@ -120,6 +120,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // LASSO_ADMISSION_RECORD=<file> writes every review received, to diff one server's against another's
+  // beyond what the tests assert (uids, timestamps and generated names differ by nature).
   if (process.env.LASSO_ADMISSION_RECORD) {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(
