@@ -35,6 +35,7 @@ import { timestamp } from '../registry/server-context.ts';
 import type { KubeObject, Store } from '../storage/store.ts';
 import { WatchFanout } from '../storage/watch-fanout.ts';
 import { strategyFor } from '../strategies/by-resource.ts';
+import { createOnlyResource } from '../strategies/create-only.ts';
 import { ClusterIpAllocator } from '../strategies/services.ts';
 import { typeDefinitions } from '../types/index.ts';
 import { requireNegotiable, requireRouteAcceptable } from './accept.ts';
@@ -137,7 +138,12 @@ export class ApiCore {
    * configuration takes effect with the write that stores it.
    */
   async handleAdmitted(info: RequestInfo, request: ApiRequest): Promise<ApiResult> {
-    if (!info.isResourceRequest) return this.handle(info, request);
+    // Create-only subresources (TokenRequest, Eviction, Binding) reach no admission point here, and a
+    // dry-run pass of a TokenRequest would issue a token nobody receives.
+    const createOnly =
+      info.verb === 'create' &&
+      createOnlyResource(info.apiGroup, info.resource, info.subresource || undefined) !== undefined;
+    if (!info.isResourceRequest || createOnly) return this.handle(info, request);
     const admitted = admittedVerbs.has(info.verb) && anyWebhooks(this.#admission);
     if (!admitted && !(convertedVerbs.has(info.verb) && this.#convertsThroughWebhook(info))) {
       return this.handle(info, request);
