@@ -2,9 +2,13 @@
 // Checks the packages as users get them, not as the workspace sees them: packs every publishable package,
 // installs the tarballs into a scratch project outside the workspace, type-checks a program importing every
 // entry point (strict, NodeNext, skipLibCheck: false) in ESM and CJS, and runs it with import and require().
-// A package depending on better-sqlite3 gets the native driver installed in the scratch project and a database
-// opened through its public API, so a driver that does not load fails here and not at a user's.
-// Run after `pnpm build`. LASSO_KEEP_PACKED=1 keeps the scratch directory for a look.
+// @lasso/sqlcache then opens a database through its public API with the driver a user of this Node gets: node:sqlite
+// on Node 22.13+ (and better-sqlite3, its optional peer, must not be installed there: nothing compiles), the
+// better-sqlite3 addon on Node 20 (installed as a Node 20 user would). The newest toolchains a newcomer gets by
+// default also run: TypeScript 7 type-checks the same program, and a consumer test runs under vitest 5 (Node 22.12+).
+// Their versions are pinned below; they come from the npm registry into the scratch project (the pnpm store
+// keeps them for the next run). Run after `pnpm build`, with the Node to check (tooling/scripts/node-versions.mjs
+// runs it on each supported version). LASSO_KEEP_PACKED=1 keeps the scratch directory for a look.
 import { spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -22,6 +26,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
+// The newest majors a newcomer's `pnpm add typescript vitest` gets (checked November 2026); exact for
+// reproducible runs. vite is vitest's peer, pinned to the workspace's version.
+const newestTypeScript = '7.0.2';
+const newestVitest = '5.1.2';
+// vitest 5 declares node ^22.12.0 || ^24 || >=26.
+const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(Number);
+const vitestRuns = nodeMajor >= 24 || (nodeMajor === 22 && nodeMinor >= 12);
+// What @lasso/sqlcache's default driver is on this Node.
+const hasNodeSqlite = process.getBuiltinModule?.('node:sqlite') !== undefined;
 const started = performance.now();
 const problems = [];
 
@@ -153,8 +166,17 @@ try {
     packages.map(({ manifest }) => [manifest.name, tarballOf(manifest.name)]),
   );
   const workspaceRequire = createRequire(join(root, 'packages', 'client', 'package.json'));
-  const versionOf = (name) =>
-    JSON.parse(readFileSync(workspaceRequire.resolve(`${name}/package.json`), 'utf8')).version;
+  const versionOf = (name, from = workspaceRequire) =>
+    JSON.parse(readFileSync(from.resolve(`${name}/package.json`), 'utf8')).version;
+  // better-sqlite3 is an optional peer of the packages that can use it: a Node 20 user installs it, a user of
+  // Node 22.13+ does not.
+  const sqlitePackages = packages.filter(
+    ({ manifest }) =>
+      manifest.peerDependencies?.['better-sqlite3'] !== undefined ||
+      manifest.dependencies?.['better-sqlite3'] !== undefined,
+  );
+  const withBetterSqlite = sqlitePackages.length > 0 && !hasNodeSqlite;
+  const vitestRequire = createRequire(workspaceRequire.resolve('vitest/package.json'));
   writeFileSync(
     join(consumer, 'package.json'),
     `${JSON.stringify(
@@ -166,6 +188,16 @@ try {
           ...lasso,
           '@types/node': versionOf('@types/node'),
           'kubernetes-types': versionOf('kubernetes-types'),
+          typescript: newestTypeScript,
+          ...(vitestRuns ? { vitest: newestVitest, vite: versionOf('vite', vitestRequire) } : {}),
+          ...(withBetterSqlite
+            ? {
+                'better-sqlite3': versionOf(
+                  'better-sqlite3',
+                  createRequire(join(sqlitePackages[0].dir, 'package.json')),
+                ),
+              }
+            : {}),
         },
         // onlyBuiltDependencies: pnpm 10 builds a dependency only when allowed (the fallback rebuild below).
         pnpm: { overrides: lasso, onlyBuiltDependencies: ['better-sqlite3'] },
@@ -189,16 +221,25 @@ try {
     fail(`pnpm install exited ${install.status}:\n${install.stderr}${install.stdout}`);
   step('installed the tarballs into a scratch project');
 
-  // 3b. The native driver. The install above ran no install script, so better-sqlite3 has no binary yet, and a
-  // package that loads it lazily (as @lasso/sqlcache does) would still pass steps 4 and 5. Compiling it from source
-  // again costs about 2 CPU-minutes: when the scratch project got the same better-sqlite3 version as the
-  // workspace and the workspace's build exists, its build/Release/better_sqlite3.node is copied in (same version,
-  // same Node binary running both, so the same ABI); otherwise `pnpm rebuild better-sqlite3` runs its install
+  // 3b. The SQLite driver. On Node 22.13+ nothing native may be installed: better-sqlite3 is an optional peer.
+  // On Node 20 the install above ran no install script, so better-sqlite3 has no binary yet, and a package that
+  // loads it lazily (as @lasso/sqlcache does) would still pass steps 4 and 5. Compiling it from source again
+  // costs about 2 CPU-minutes: when the scratch project got the same better-sqlite3 version as the workspace and
+  // the workspace's build exists, its build/Release/better_sqlite3.node is copied in (same version, built by the
+  // Node 20 that ran `pnpm install`, so the same ABI); otherwise `pnpm rebuild better-sqlite3` runs its install
   // script (prebuild-install, else node-gyp). Step 6 then opens a database through the package's public API.
-  const sqlitePackages = packages.filter(
-    ({ manifest }) => manifest.dependencies?.['better-sqlite3'] !== undefined,
+  const installedDrivers = readdirSync(join(consumer, 'node_modules', '.pnpm')).filter((name) =>
+    name.startsWith('better-sqlite3@'),
   );
-  for (const { dir, manifest } of sqlitePackages) {
+  if (!withBetterSqlite && installedDrivers.length > 0) {
+    fail(
+      `Node ${process.version} has node:sqlite, yet installing the packages installed ${installedDrivers.join(', ')} (it must stay an optional peer)`,
+    );
+  }
+  if (sqlitePackages.length > 0 && !withBetterSqlite) {
+    step(`Node ${process.version}: no native SQLite driver installed (node:sqlite is built in)`);
+  }
+  for (const { dir, manifest } of withBetterSqlite ? sqlitePackages : []) {
     const installed = realpathSync(join(consumer, 'node_modules', ...manifest.name.split('/')));
     const scratchDriver = realpathSync(
       join(
@@ -279,16 +320,23 @@ try {
       2,
     )}\n`,
   );
-  const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
-  const typecheck = run(process.execPath, [tsc, '-p', join(consumer, 'tsconfig.json')], {
-    cwd: consumer,
-  });
-  if (typecheck.status !== 0) {
-    fail(
-      `tsc (strict, NodeNext, skipLibCheck: false) failed on the packed packages:\n${typecheck.stdout}${typecheck.stderr}`,
-    );
+  // The workspace's TypeScript, then the newest major from the registry (TypeScript 7, the native compiler).
+  const compilers = [
+    createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc'),
+    join(consumer, 'node_modules', 'typescript', 'bin', 'tsc'),
+  ];
+  for (const tsc of compilers) {
+    const version = JSON.parse(readFileSync(join(tsc, '..', '..', 'package.json'), 'utf8')).version;
+    const typecheck = run(process.execPath, [tsc, '-p', join(consumer, 'tsconfig.json')], {
+      cwd: consumer,
+    });
+    if (typecheck.status !== 0) {
+      fail(
+        `tsc ${version} (strict, NodeNext, skipLibCheck: false) failed on the packed packages:\n${typecheck.stdout}${typecheck.stderr}`,
+      );
+    }
+    step(`TypeScript ${version}: type-checked ${specifiers.length} entry points as ESM and CJS`);
   }
-  step(`type-checked ${specifiers.length} entry points as ESM and CJS`);
 
   // 5. Load every entry point with import and with require() (Node >= 20.19 loads ESM through it).
   const lister = (load) =>
@@ -312,11 +360,14 @@ try {
   }
   if (problems.length > 0) fail(problems.join('\n'));
 
-  // 6. The native driver loads: a :memory: database through the driver seam, then a store in a database file
-  // (created and removed by openSqlDatabase), with import and with require().
+  // 6. The default driver loads: a :memory: database through the driver seam, then a store in a database file
+  // (created and removed by openSqlDatabase), with import and with require(). Where node:sqlite is the default,
+  // asking for the absent better-sqlite3 fails with a message that names it as an optional peer.
   if (sqlitePackages.some(({ manifest }) => manifest.name === '@lasso/sqlcache')) {
+    const expectedDriver = hasNodeSqlite ? 'node:sqlite' : 'better-sqlite3';
     const body = [
-      "const connection = sqlcache.betterSqlite3Driver().open(':memory:');",
+      'const driver = sqlcache.defaultSqliteDriver();',
+      "const connection = driver.open(':memory:');",
       "const { version } = connection.prepare('SELECT sqlite_version() AS version').get();",
       "connection.exec('CREATE TABLE t (k TEXT)');",
       "connection.prepare('INSERT INTO t (k) VALUES (?)').run('a');",
@@ -325,9 +376,16 @@ try {
       'const database = sqlcache.openSqlDatabase();',
       "const store = sqlcache.createSqlStore(database, { gvk: { group: '', version: 'v1', kind: 'Secret' } });",
       "store.add({ metadata: { namespace: 'default', name: 's' }, data: { token: 'dG9rZW4=' } });",
-      "const listed = store.listByOptions({ namespace: 'default' });",
+      "const listed = store.listByOptions({ namespace: 'default', partitions: [{ passthrough: true }] });",
+      'const driverName = database.driverName;',
       'database.close();',
-      'process.stdout.write(JSON.stringify({ version, rows, total: listed.total, data: listed.items[0]?.data }));',
+      "let missing = '';",
+      ...(hasNodeSqlite
+        ? [
+            "try { sqlcache.betterSqlite3Driver().open(':memory:'); } catch (error) { missing = error.message; }",
+          ]
+        : []),
+      'process.stdout.write(JSON.stringify({ name: driver.name, driverName, version, rows, total: listed.total, data: listed.items[0]?.data, missing }));',
       '',
     ].join('\n');
     writeFileSync(
@@ -340,20 +398,62 @@ try {
     );
     for (const file of ['sqlite.mjs', 'sqlite.cjs']) {
       const result = run(process.execPath, [file], { cwd: consumer });
-      if (result.status !== 0) fail(`node ${file} (the native driver) failed:\n${result.stderr}`);
+      if (result.status !== 0)
+        fail(`node ${file} (the ${expectedDriver} driver) failed:\n${result.stderr}`);
       const out = JSON.parse(result.stdout);
       if (
+        out.name !== expectedDriver ||
+        out.driverName !== expectedDriver ||
+        (hasNodeSqlite && !/optional peer dependency/.test(out.missing)) ||
         !/^3\.\d+/.test(out.version) ||
         JSON.stringify(out.rows) !== '[{"k":"a"}]' ||
         out.total !== 1 ||
         out.data?.token !== 'dG9rZW4='
       ) {
-        fail(`node ${file}: unexpected answers from the native driver: ${result.stdout}`);
+        fail(
+          `node ${file}: unexpected answers from the ${expectedDriver} driver: ${result.stdout}`,
+        );
       }
     }
     step(
-      '@lasso/sqlcache opened a :memory: database and a store with better-sqlite3 (import, require)',
+      `@lasso/sqlcache opened a :memory: database and a store with ${expectedDriver} (import, require)`,
     );
+  }
+
+  // 7. A consumer's test under the newest vitest: the packages load in its runner (vite's module graph, not
+  // Node's loader) and a workqueue, a fake clock and a store behave there.
+  if (vitestRuns) {
+    writeFileSync(
+      join(consumer, 'consumer.test.mjs'),
+      [
+        "import { expect, it } from 'vitest';",
+        "import { FakeClock } from '@lasso/core/testing';",
+        "import { createIndexer } from '@lasso/cache';",
+        '',
+        "it('runs the packed packages under vitest', async () => {",
+        '  const clock = new FakeClock();',
+        '  const fired = [];',
+        "  clock.schedule(1500, () => fired.push('timer'));",
+        '  await clock.advance(1500);',
+        "  expect(fired).toEqual(['timer']);",
+        '  const indexer = createIndexer();',
+        "  indexer.add({ metadata: { namespace: 'ns', name: 'a' } });",
+        "  expect(indexer.listKeys()).toEqual(['ns/a']);",
+        '});',
+        '',
+      ].join('\n'),
+    );
+    const vitest = run(
+      process.execPath,
+      [join(consumer, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--reporter=dot'],
+      { cwd: consumer, env: { ...process.env, CI: 'true' } },
+    );
+    if (vitest.status !== 0) {
+      fail(`vitest ${newestVitest} failed in the consumer:\n${vitest.stdout}${vitest.stderr}`);
+    }
+    step(`vitest ${newestVitest}: a consumer test passed on Node ${process.version}`);
+  } else {
+    step(`vitest ${newestVitest} skipped: it needs Node 22.12+, this is ${process.version}`);
   }
   step(
     `passed: ${packages.length} packages, ${specifiers.length} entry points loaded with import and require()`,
