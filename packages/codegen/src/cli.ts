@@ -10,7 +10,14 @@ import { CodegenInputError } from './errors.ts';
 import { type GenerateOptions, generateTypes } from './generate.ts';
 import { loadCrdFiles } from './load.ts';
 
-/** The command's usage text. */
+/**
+ * The command's usage text (what `lasso-codegen --help` prints).
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(codegenUsage);
+ * ```
+ */
 export const codegenUsage = `Usage: lasso-codegen FILE|DIR... --out DIR [options]
        lasso-codegen --kubeconfig PATH --out DIR [options]
 
@@ -32,7 +39,16 @@ Exit codes: 0 done (or up to date with --check), 1 bad input, unreadable file, c
 output, 2 bad usage.
 `;
 
-/** Where the command writes: `process.stdout`/`process.stderr` fit. */
+/**
+ * Where the command writes: `process.stdout`/`process.stderr` fit.
+ *
+ * @example
+ * ```ts
+ * let output = '';
+ * const io: CodegenIo = { stdout: { write: (text: string) => (output += text) }, stderr: process.stderr };
+ * await runCodegen(['--help'], io);
+ * ```
+ */
 export interface CodegenIo {
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };

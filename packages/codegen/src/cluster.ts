@@ -2,7 +2,16 @@
 import { Client, type KubeObject, type RestConfig, type RestTransport } from '@lasso/client';
 import type { SourcedCrd } from './crd.ts';
 
-/** Options of {@link listClusterCrds}. */
+/**
+ * Options of {@link listClusterCrds}.
+ *
+ * @example
+ * ```ts
+ * const rest = await loadKubeConfig({ path: '/home/me/.kube/config' });
+ * const options: ListClusterCrdsOptions = { signal: AbortSignal.timeout(30_000) };
+ * const crds = await listClusterCrds(rest, options);
+ * ```
+ */
 export interface ListClusterCrdsOptions {
   /** Stops the list. */
   readonly signal?: AbortSignal | undefined;

@@ -26,7 +26,16 @@ export interface CrdVersion {
   readonly schemaPath: string;
 }
 
-/** A CRD read from a file: the object and where it came from. What {@link loadCrdFiles} returns. */
+/**
+ * A CRD read from a file: the object and where it came from. What `loadCrdFiles` returns and `generateTypes`
+ * takes (then its errors name the file).
+ *
+ * @example
+ * ```ts
+ * const crds: SourcedCrd[] = await loadCrdFiles(['crds/']);
+ * for (const { source } of crds) console.log(source); // crds/widget.yaml (document 2)
+ * ```
+ */
 export interface SourcedCrd {
   /** The file (and document) it came from, as errors name it. */
   readonly source: string;

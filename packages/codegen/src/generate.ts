@@ -4,7 +4,15 @@ import { CodegenInputError } from './errors.ts';
 import { type RenderedModule, renderIndex, renderModule } from './render.ts';
 import { type KindModel, kindModel } from './schema-model.ts';
 
-/** Options of {@link generateTypes}. */
+/**
+ * Options of {@link generateTypes}.
+ *
+ * @example
+ * ```ts
+ * const options: GenerateOptions = { importExtension: '.ts', kindTokens: true, groups: ['example.com'] };
+ * const files = generateTypes(await loadCrdFiles(['crds/']), options);
+ * ```
+ */
 export interface GenerateOptions {
   /**
    * The extension of the index's relative imports: `'.js'` (default; what Node's ESM resolution and

@@ -17,6 +17,8 @@ const extensions = /\.(ya?ml|json)$/i;
  *
  * @example
  * ```ts
+ * import { readFileSync } from 'node:fs';
+ *
  * const crds = parseCrdDocuments(readFileSync('crd.yaml', 'utf8'), 'crd.yaml');
  * const files = generateTypes(crds);
  * ```
