@@ -23,6 +23,9 @@ const layers = {
   '@lasso/dynamic': 7,
   // Above the dynamic controller: it may use the factory's Kind<T> tokens, the client's types and core.
   '@lasso/webhook': 8,
+  // The operator runtime: owns the factories, leader election, recorders, probes and the process's shutdown;
+  // may use the webhook server. Only apps sit above it.
+  '@lasso/operator': 9,
 };
 const forbidden = {
   '@lasso/apiserver': ['@lasso/client', '@lasso/workqueue', '@lasso/envtest'],
