@@ -55,14 +55,75 @@ function failuresOf(error: unknown): readonly HandlerFailure[] | undefined {
   }
 }
 
+// Bounds of the `stack` attribute: a handler error's cause chain, the failures of one run and the text as a
+// whole, so a cyclic chain or a huge aggregate cannot flood a log line.
+const maxStackCauses = 5;
+const maxStackFailures = 10;
+const maxStackChars = 16_384;
+
+function ownStack(error: unknown): string | undefined {
+  const stack = safeGet(error, 'stack');
+  if (typeof stack === 'string' && stack !== '') return stack;
+  if (typeof error === 'object' && error !== null) return undefined;
+  // A thrown primitive has no stack: its text says at least what was thrown.
+  return error === undefined ? undefined : `thrown ${typeof error}: ${errorMessage(error)}`;
+}
+
+// `error`'s stack followed by its cause chain's (`caused by: ...`), `seen` breaking cycles.
+function chainStack(error: unknown, seen: Set<unknown>): string[] {
+  const parts: string[] = [];
+  let current = error;
+  for (let depth = 0; current !== undefined && current !== null; depth++) {
+    if (seen.has(current)) {
+      parts.push('caused by: [circular]');
+      break;
+    }
+    if (depth > maxStackCauses) {
+      parts.push('caused by: [more causes]');
+      break;
+    }
+    seen.add(current);
+    const stack = ownStack(current) ?? errorMessage(current);
+    parts.push(depth === 0 ? stack : `caused by: ${stack}`);
+    current = safeGet(current, 'cause');
+  }
+  return parts;
+}
+
 /**
- * @internal The `stack` of a thrown value when it is a string, for the `stack` attribute of error logs. Total:
- * a getter that throws gives undefined. The stack's first line is the error's message, which the log already
- * carries; nothing else about the error (request bodies, headers) is read.
+ * @internal The `stack` attribute of an error log: the thrown value's stack with its `cause` chain (5 causes
+ * at most), and for a {@link HandlerError} each failed handler's own error first (`handler <name>: <stack>`,
+ * 10 handlers at most), so the line of the user's handler that threw is in the log, not only the library frames
+ * that aggregated it. At most 16 KiB. Total: a getter that throws or a revoked proxy is skipped, never thrown;
+ * only `stack`, `message` and `cause` are read (no request bodies, headers or other fields).
  */
 export function stackOf(error: unknown): string | undefined {
-  const stack = safeGet(error, 'stack');
-  return typeof stack === 'string' ? stack : undefined;
+  try {
+    if (typeof error !== 'object' || error === null) return undefined;
+    const seen = new Set<unknown>();
+    const parts: string[] = [];
+    const failures = failuresOf(error);
+    if (failures !== undefined) {
+      seen.add(error);
+      for (const failure of failures.slice(0, maxStackFailures)) {
+        const chain = chainStack(safeGet(failure, 'error'), seen);
+        const handler = safeGet(failure, 'handler');
+        parts.push(`handler ${typeof handler === 'string' ? handler : '?'}: ${chain.join('\n')}`);
+      }
+      if (failures.length > maxStackFailures) {
+        parts.push(`[${failures.length - maxStackFailures} more failed handlers]`);
+      }
+      const wrapper = ownStack(error);
+      if (wrapper !== undefined) parts.push(`aggregated at: ${wrapper}`);
+    } else {
+      if (ownStack(error) === undefined) return undefined;
+      parts.push(...chainStack(error, seen));
+    }
+    const text = parts.join('\n');
+    return text.length > maxStackChars ? `${text.slice(0, maxStackChars)}\n[truncated]` : text;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

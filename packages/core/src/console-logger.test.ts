@@ -34,6 +34,20 @@ describe('createConsoleLogger', () => {
     ]);
   });
 
+  it('prints a multi-line stack attribute under a text line, and keeps it one string in JSON', () => {
+    const stack =
+      'Error: boom\n    at deriveCopy (file:///app/derive.ts:3:9)\ncaused by: Error: quota';
+    const text = memoryStream(true);
+    createConsoleLogger({ stream: text, clock }).error('reconcile failed', { key: 'a/b', stack });
+    expect(text.lines).toEqual([
+      '2026-01-02T03:04:05.006Z ERROR reconcile failed key=a/b\n' +
+        '    Error: boom\n    at deriveCopy (file:///app/derive.ts:3:9)\n    caused by: Error: quota\n',
+    ]);
+    const json = memoryStream(false);
+    createConsoleLogger({ stream: json, clock }).error('reconcile failed', { stack });
+    expect(JSON.parse(json.lines[0] ?? '').stack).toBe(stack);
+  });
+
   it.for([
     { name: 'text on a non-terminal when asked', format: 'text', isTTY: false, json: false },
     { name: 'JSON on a terminal when asked', format: 'json', isTTY: true, json: true },

@@ -56,7 +56,8 @@ interface Output {
  * The logger never throws: attribute values are rendered defensively (an `Error` as its message, a `bigint`
  * as its digits, a cycle as `'[circular]'`, a getter that throws or a revoked `Proxy` as
  * `'[unprintable]'`, nesting beyond 5 levels as `'[object]'`), and a stream whose `write` throws loses the
- * entry rather than failing the caller.
+ * entry rather than failing the caller. In text, a multi-line `stack` attribute (the stack lasso's error logs
+ * carry) is printed under the entry's line, one frame per line, indented; JSON keeps it a string.
  *
  * @example
  * ```ts
@@ -254,8 +255,17 @@ function textLine(
   entries: readonly (readonly [string, unknown])[],
 ): string {
   let line = `${timestamp(clock)} ${textLevels[level]} ${quoteIfNeeded(safeString(message), /[\n\r]/)}`;
+  let block = '';
   for (const [key, value] of entries) {
     const rendered = plain(value, 0, new Set());
+    if (key === 'stack' && typeof rendered === 'string' && rendered.includes('\n')) {
+      // A stack read on a terminal: its frames under the line, indented, rather than one quoted line of \n.
+      block += rendered
+        .split('\n')
+        .map((frame) => `    ${frame.trimStart().replace(/\r/g, '')}\n`)
+        .join('');
+      continue;
+    }
     const text =
       typeof rendered === 'string'
         ? quoteIfNeeded(rendered, /[\s"=]|^$/)
@@ -264,7 +274,7 @@ function textLine(
           : JSON.stringify(rendered);
     line += ` ${quoteIfNeeded(key, /[\s"=]|^$/)}=${text}`;
   }
-  return `${line}\n`;
+  return `${line}\n${block}`;
 }
 
 function quoteIfNeeded(text: string, needsQuotes: RegExp): string {
