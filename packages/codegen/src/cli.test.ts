@@ -49,8 +49,9 @@ describe('lasso-codegen', () => {
   it('reads multi-document YAML and JSON, skips documents that are not CRDs, and writes the modules', async () => {
     const deployment = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\n';
     writeFileSync(join(dir, 'crds.yaml'), `${crdYaml('Widget')}---\n${deployment}---\n`);
-    const json = JSON.parse(JSON.stringify({ kind: 'List', apiVersion: 'v1', items: [] }));
-    writeFileSync(join(dir, 'list.json'), JSON.stringify(json));
+    // What `kubectl get crd -o json` prints: a List.
+    const list = { kind: 'List', apiVersion: 'v1', items: [parseYaml(crdYaml('Gizmo'))] };
+    writeFileSync(join(dir, 'list.json'), JSON.stringify(list));
     writeFileSync(join(dir, 'gadget.json'), JSON.stringify(parseYaml(crdYaml('Gadget'))));
     const out = join(dir, 'out');
     const result = await run(dir, '--out', out);
@@ -61,6 +62,7 @@ describe('lasso-codegen', () => {
     });
     const module = readFileSync(join(out, 'example.com_v1.ts'), 'utf8');
     expect(module).toContain('export interface Gadget {');
+    expect(module).toContain('export interface Gizmo {');
     expect(module).toContain('export interface Widget {');
     expect(readFileSync(join(out, 'index.ts'), 'utf8')).toContain("from './example.com_v1.js';");
   });
@@ -112,14 +114,14 @@ describe('lasso-codegen', () => {
     expect(yaml.code).toBe(1);
     expect(yaml.stderr).toMatch(
       new RegExp(
-        `^lasso-codegen: ${escape(join(dir, 'broken.yaml'))}: not valid YAML at line \\d+, column \\d+: `,
+        `^lasso-codegen: ${escapeRegExp(join(dir, 'broken.yaml'))}: not valid YAML at line \\d+, column \\d+: `,
       ),
     );
     writeFileSync(join(dir, 'broken.json'), '{"kind": ');
     const json = await run(join(dir, 'broken.json'), '--out', join(dir, 'out'));
     expect(json.code).toBe(1);
     expect(json.stderr).toMatch(
-      new RegExp(`^lasso-codegen: ${escape(join(dir, 'broken.json'))}: not valid JSON: `),
+      new RegExp(`^lasso-codegen: ${escapeRegExp(join(dir, 'broken.json'))}: not valid JSON: `),
     );
     const missing = await run(join(dir, 'nope.yaml'), '--out', join(dir, 'out'));
     expect(missing.code).toBe(1);
@@ -159,7 +161,7 @@ describe('lasso-codegen', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
