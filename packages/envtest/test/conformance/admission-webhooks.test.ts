@@ -789,4 +789,60 @@ describe('admission webhooks', () => {
       );
     }
   });
+  it('refuse a configuration without sideEffects or admissionReviewVersions, and default the rest', async () => {
+    const base = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+    const name = unique('invalid');
+    const refused = await call(env, 'POST', base, {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name },
+        webhooks: [
+          { name: 'x.webhooks.lasso.example.com', clientConfig: { url: `${hook.url}/x` } },
+        ],
+      },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.reason).toBe('Invalid');
+    const fields = refused.body.details.causes.map((cause: any) => cause.field).sort();
+    expect(fields).toEqual(['webhooks[0].admissionReviewVersions', 'webhooks[0].sideEffects']);
+    for (const cause of refused.body.details.causes) {
+      expect(cause.reason).toBe('FieldValueRequired');
+    }
+
+    const defaulted = await call(env, 'POST', base, {
+      body: {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name },
+        webhooks: [
+          {
+            name: 'x.webhooks.lasso.example.com',
+            clientConfig: { url: `${hook.url}/x` },
+            rules: [
+              {
+                operations: ['CREATE'],
+                apiGroups: [''],
+                apiVersions: ['v1'],
+                resources: ['secrets'],
+              },
+            ],
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
+        ],
+      },
+    });
+    expect(defaulted.status).toBe(201);
+    installed.push({ kind: 'validatingwebhookconfigurations', name });
+    expect(defaulted.body.webhooks[0]).toMatchObject({
+      failurePolicy: 'Fail',
+      matchPolicy: 'Equivalent',
+      namespaceSelector: {},
+      objectSelector: {},
+      timeoutSeconds: 10,
+      rules: [{ scope: '*' }],
+    });
+    expect(defaulted.body.metadata.generation).toBe(1);
+  });
 });
