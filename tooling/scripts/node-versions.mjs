@@ -6,8 +6,9 @@
 // checked to run and report its own version, and reused by every later run.
 //
 //   node tooling/scripts/node-versions.mjs list            the supported versions, one line each
+//   node tooling/scripts/node-versions.mjs fetch           install every one that is missing, print the paths
 //   node tooling/scripts/node-versions.mjs bin <major>     install if needed, print its bin directory
-//   node tooling/scripts/node-versions.mjs exec <major> -- <command...>
+//   node tooling/scripts/node-versions.mjs exec <major|lts> -- <command...>
 //                                                          run a command with that Node first on PATH
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -41,6 +42,7 @@ function log(message) {
 
 function lookup(majorOrVersion) {
   const wanted = String(majorOrVersion).replace(/^v/, '');
+  if (wanted === 'lts') return ltsVersion;
   const entry = nodeVersions.find(
     (candidate) => String(candidate.major) === wanted || candidate.version === wanted,
   );
@@ -114,16 +116,35 @@ export function nodeBin(majorOrVersion) {
   return bin;
 }
 
+/**
+ * The SQLite drivers @lasso/sqlcache's tests must find on that Node (LASSO_SQLCACHE_DRIVERS, read by
+ * packages/sqlcache/test/drivers.ts): node:sqlite from 22.13, better-sqlite3 on Node 20, the version the workspace
+ * builds its addon for. A driver that stops loading then fails the run instead of being skipped.
+ */
+export function sqliteDriversFor(majorOrVersion) {
+  return lookup(majorOrVersion).major >= 22 ? 'node:sqlite' : 'better-sqlite3';
+}
+
 /** The environment of a child that runs on that Node: its bin directory first on PATH. */
 export function envFor(majorOrVersion, env = process.env) {
   const bin = nodeBin(majorOrVersion);
-  return { ...env, PATH: `${bin}${delimiter}${env.PATH ?? ''}` };
+  return {
+    ...env,
+    PATH: `${bin}${delimiter}${env.PATH ?? ''}`,
+    LASSO_SQLCACHE_DRIVERS: env.LASSO_SQLCACHE_DRIVERS ?? sqliteDriversFor(majorOrVersion),
+  };
 }
 
 function main(argv) {
   const [command, target, ...rest] = argv;
   if (command === 'list') {
     for (const entry of nodeVersions) process.stdout.write(`${entry.version}\t${entry.note}\n`);
+    return 0;
+  }
+  if (command === 'fetch') {
+    for (const entry of nodeVersions) {
+      process.stdout.write(`Node ${entry.version}: ${nodeBin(entry.version)}\n`);
+    }
     return 0;
   }
   if (command === 'bin' && target !== undefined) {
@@ -138,7 +159,7 @@ function main(argv) {
     return child.status ?? 1;
   }
   process.stderr.write(
-    'usage: node-versions.mjs list | bin <major> | exec <major> -- <command...>\n',
+    'usage: node-versions.mjs list | fetch | bin <major|lts> | exec <major|lts> -- <command...>\n',
   );
   return 2;
 }

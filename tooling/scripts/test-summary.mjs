@@ -17,4 +17,6 @@ const failedTests = report.numFailedTests ?? 0;
 const failedFiles = report.numFailedTestSuites ?? 0;
 const failed = failedTests > 0 ? failedTests : failedFiles;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+// The Node that ran this script is the one vitest ran on: both are `node` from the same PATH (the pnpm bin shim
+// of vitest execs the first node on PATH), so a run under tooling/scripts/node-versions.mjs names its version.
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped (Node ${process.version})`);
