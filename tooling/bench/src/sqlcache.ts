@@ -256,7 +256,13 @@ async function main(): Promise<void> {
     walseconds: 60,
     walrate: 2_000,
   });
-  console.log(`W6 sqlcache (${machineNote()})`);
+  // The default driver of the running Node (node:sqlite on 22.13+, better-sqlite3 on 20): run once per Node to
+  // compare them.
+  const probe = openSqlDatabase();
+  const driverName = probe.driverName;
+  probe.close();
+  console.log(`W6 sqlcache (${machineNote()}, driver ${driverName})`);
+  (summary as { driver?: string }).driver = driverName;
   await warmUp(5_000, 5);
   await warmUp(sizes.objects, 2);
   const objects = fixture(sizes.objects);
