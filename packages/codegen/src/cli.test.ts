@@ -130,6 +130,17 @@ describe('lasso-codegen', () => {
     );
   });
 
+  it('exits 1 when --group leaves no CRD', async () => {
+    writeFileSync(join(dir, 'crd.yaml'), crdYaml('Widget'));
+    expect(
+      await run(join(dir, 'crd.yaml'), '--out', join(dir, 'out'), '--group', 'other.io'),
+    ).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'lasso-codegen: no CustomResourceDefinition of the groups other.io among 1\n',
+    });
+  });
+
   it('exits 1 when the inputs hold no CRD', async () => {
     writeFileSync(
       join(dir, 'empty.yaml'),

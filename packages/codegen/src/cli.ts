@@ -183,6 +183,12 @@ export async function runCodegen(argv: readonly string[], io: CodegenIo): Promis
       ...(flags.groups === undefined ? {} : { groups: flags.groups }),
     };
     files = generateTypes(crds, options);
+    if (files.size === 1) {
+      io.stderr.write(
+        `lasso-codegen: no CustomResourceDefinition of the groups ${flags.groups?.join(', ')} among ${crds.length}\n`,
+      );
+      return 1;
+    }
   } catch (error) {
     // Input errors name their file and path; a cluster error says what the server or transport said.
     const prefix = error instanceof CodegenInputError ? '' : 'cannot read the inputs: ';
