@@ -75,11 +75,7 @@ export class ApiServerUnavailableError extends LassoError {
  * (credentials refused), `'forbidden (403)'`, `'timed out'`, `'connection reset'` (the server or a proxy closed
  * the connection), `'HTTP <status>'` for any other answer, else `'unreachable'`.
  *
- * @example
- * ```ts
- * const error = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
- * apiServerFailureCause(error); // 'connection refused'
- * ```
+ * @internal
  */
 export function apiServerFailureCause(error: unknown): string {
   // The client wraps undici's error (LASSO_CONNECTION_FAILED) whose cause chain holds the errno code.
@@ -120,7 +116,7 @@ const tlsCodes =
   /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|ERR_OSSL_|EPROTO$)/;
 
 /**
- * The server URL for a log line or an error: scheme, host, port and path, never a user or password a URL may
+ * @internal The server URL for a log line or an error: scheme, host, port and path, never a user or password a URL may
  * carry (`https://user:secret@host` logs as `https://host`), nor a query.
  */
 export function displayServer(server: string): string {
