@@ -1,10 +1,12 @@
 // Admission for a server whose write path is synchronous (generic-registry.ts): the request is run as a
-// dry run with admission hooks that answer from webhook calls already made; when a run reaches an
-// admission point with no answer yet, it stops (AdmissionSuspended), the webhooks of that point are
-// called, and the request runs again from the start against the then-current store. Once a dry run passes
-// every point with answers that still fit its objects, the request runs for real in the same tick (nothing
-// can change the store between the two), replaying the answers in order. A request sees what kube's
-// GuaranteedUpdate would: admission against the object it finally writes over.
+// dry run with admission hooks that answer from webhook calls already made; where a run reaches an
+// admission point (or a conversion) with no answer yet, it goes on as if the webhooks allowed the object
+// unchanged and notes the point. The webhooks of every noted point are then called (conversions first, then
+// mutating webhooks, then validating ones, which must see what the mutating ones made), and the request
+// runs again from the start against the then-current store. Once a dry run passes every point with answers
+// that still fit its objects, the request runs for real in the same tick (nothing can change the store
+// between the two), replaying the answers in order. A request sees what kube's GuaranteedUpdate would:
+// admission against the object it finally writes over.
 import { randomUUID } from 'node:crypto';
 import { canonical, type Json } from '../apimachinery/objects.ts';
 import { internalError, StatusError } from '../apimachinery/status.ts';
@@ -26,22 +28,18 @@ import {
   replayPatches,
 } from './webhook-dispatch.ts';
 
-/** How many times a request may stop for webhooks before it is failed (each stop calls one point's webhooks). */
-export const maxAdmissionStops = 64;
+/**
+ * How many dry runs a request may take before it is failed: each round calls the webhooks of every point
+ * (or conversion) the last one lacked, so a write settles in three or four whatever its number of items.
+ */
+export const maxAdmissionRounds = 16;
 
-/** Thrown by a dry run that reached an admission point it has no answer for. */
-class AdmissionSuspended extends Error {
+/** An admission point a dry run reached without an answer that fits it. */
+interface PendingPoint {
   readonly phase: 'mutate' | 'validate';
   readonly index: number;
   readonly point: AdmissionPoint;
   readonly key: string;
-  constructor(phase: 'mutate' | 'validate', index: number, point: AdmissionPoint, key: string) {
-    super('admission suspended');
-    this.phase = phase;
-    this.index = index;
-    this.point = point;
-    this.key = key;
-  }
 }
 
 interface PendingConversion {
@@ -84,6 +82,7 @@ export async function serveAdmitted<T>(
   // Converted objects by conversionKey (or the conversion's error), and what a probe still needs.
   const conversions = new Map<string, KubeObject | StatusError>();
   const pending: PendingConversion[] = [];
+  const pendingPoints: PendingPoint[] = [];
   const hooksFor = (probe: boolean, used: Answer[]): AdmissionHooks => {
     let mutateIndex = 0;
     let validateIndex = 0;
@@ -94,13 +93,17 @@ export async function serveAdmitted<T>(
       answers: Answer[],
       index: number,
       point: AdmissionPoint,
-    ): DispatchResult => {
+    ): DispatchResult | undefined => {
       const key = keyOf(point);
       const found = answers[index];
       if (found === undefined || (probe && found.key !== key)) {
-        if (!probe)
+        if (!probe) {
           throw internalError('admission answers changed between the dry run and the write');
-        throw new AdmissionSuspended(phase, index, structuredClone(point), key);
+        }
+        // The probe goes on as if the webhooks allowed the object unchanged; it runs again once they
+        // have answered for every point it reached (a deletecollection reaches one per item).
+        pendingPoints.push({ phase, index, point: structuredClone(point), key });
+        return undefined;
       }
       used.push(found);
       if (found.result.error !== undefined) throw found.result.error;
@@ -109,7 +112,9 @@ export async function serveAdmitted<T>(
     return {
       mutate(point) {
         const result = answer('mutate', mutations, mutateIndex++, point);
-        if (point.object === undefined || result.patches.length === 0) return undefined;
+        if (result === undefined || point.object === undefined || result.patches.length === 0) {
+          return undefined;
+        }
         try {
           return replayPatches(environment, point.object as KubeObject, result.patches);
         } catch (error) {
@@ -171,45 +176,49 @@ export async function serveAdmitted<T>(
       });
     }
   };
-  for (let stops = 0; stops <= maxAdmissionStops; stops++) {
-    let suspended: AdmissionSuspended | undefined;
+  for (let round = 0; round < maxAdmissionRounds; round++) {
     let failure: { error: unknown } | undefined;
     const probeUsed: Answer[] = [];
+    pendingPoints.length = 0;
     try {
       run(hooksFor(true, probeUsed), true);
     } catch (error) {
-      if (error instanceof AdmissionSuspended) suspended = error;
-      else failure = { error };
+      failure = { error };
     }
+    // What the probe did after a missing answer followed from a stand-in: call the webhooks, run it
+    // again. Conversions first, then mutating webhooks (validating ones must see their result).
     if (pending.length > 0) {
-      // What the probe did after a missing conversion followed from a stand-in object: run it again.
+      pendingPoints.length = 0;
       await convertPending();
       continue;
     }
-    if (failure !== undefined) throw withWarnings(failure.error, probeUsed);
-    if (suspended === undefined) {
-      const used: Answer[] = [];
-      try {
-        const result = run(hooksFor(false, used), false);
-        return { result, warnings: used.flatMap((entry) => entry.result.warnings) };
-      } catch (error) {
-        throw withWarnings(error, used);
+    const mutating = pendingPoints.filter((entry) => entry.phase === 'mutate');
+    const waiting = mutating.length > 0 ? mutating : pendingPoints.splice(0);
+    if (waiting.length > 0) {
+      const requestFacts = facts();
+      if (requestFacts === undefined)
+        throw internalError('admission before the request was routed');
+      for (const { phase, index, point, key } of waiting) {
+        const result =
+          phase === 'mutate'
+            ? await dispatchMutating(environment, point, requestFacts)
+            : await dispatchValidating(environment, point, requestFacts);
+        (phase === 'mutate' ? mutations : validations)[index] = { key, result };
       }
+      continue;
     }
-    const requestFacts = facts();
-    if (requestFacts === undefined) throw internalError('admission before the request was routed');
-    const { phase, index, point, key } = suspended;
-    const answers = phase === 'mutate' ? mutations : validations;
-    // Answers after this point were given for objects that no longer follow from the store.
-    answers.length = index;
-    if (phase === 'mutate') validations.length = 0;
-    const result =
-      phase === 'mutate'
-        ? await dispatchMutating(environment, point, requestFacts)
-        : await dispatchValidating(environment, point, requestFacts);
-    answers.push({ key, result });
+    if (failure !== undefined) throw withWarnings(failure.error, probeUsed);
+    const used: Answer[] = [];
+    try {
+      const result = run(hooksFor(false, used), false);
+      return { result, warnings: used.flatMap((entry) => entry.result.warnings) };
+    } catch (error) {
+      throw withWarnings(error, used);
+    }
   }
-  throw internalError(`admission did not settle after ${maxAdmissionStops} webhook rounds`);
+  throw internalError(
+    `admission did not settle after ${maxAdmissionRounds} rounds of webhook calls`,
+  );
 }
 
 /** The error of a run, with the webhooks' warnings as `Warning` headers. */

@@ -845,4 +845,42 @@ describe('admission webhooks', () => {
     });
     expect(defaulted.body.metadata.generation).toBe(1);
   });
+
+  it('send each item of a deletecollection to the DELETE webhooks, however many there are', async () => {
+    const { labels, objectSelector } = marker();
+    const path = `/${unique('bulk')}`;
+    await install('ValidatingWebhookConfiguration', unique('bulk'), [
+      webhook('bulk', path, {
+        objectSelector,
+        rules: [
+          {
+            operations: ['DELETE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+          },
+        ],
+      }),
+    ]);
+    const names = Array.from({ length: 40 }, (_, index) => `bulk-${index}-${unique('cm')}`);
+    for (const name of names) {
+      expect((await call(env, 'POST', cms, { body: configMap(name, {}, labels) })).status).toBe(
+        201,
+      );
+    }
+    const selector = encodeURIComponent(
+      Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+    );
+    const deleted = await call(env, 'DELETE', `${cms}?labelSelector=${selector}`);
+    expect(deleted.status).toBe(200);
+    const seen = hook.on(path).map((entry) => entry.review.request);
+    expect(seen.every((request) => request.operation === 'DELETE')).toBe(true);
+    // The review names the collection's request: no name, each item as oldObject.
+    expect(seen.every((request) => request.name === undefined)).toBe(true);
+    expect(seen.map((request) => request.oldObject.metadata.name).sort()).toEqual([...names].sort());
+    const left = await call(env, 'GET', `${cms}?labelSelector=${selector}`);
+    expect(left.body.items).toEqual([]);
+  });
 });
