@@ -657,6 +657,32 @@ describe('SharedIndexInformer', () => {
     expect(t.clock.pendingTimers()).toBe(0);
   });
 
+  it('asks a watchable function at the start of every run: false lists on an interval and never watches', async () => {
+    let watchable = true;
+    const t = setup(['a'], { watchable: () => watchable, pollIntervalMs: 1_000 });
+    void t.start();
+    await t.fake.nextWatch();
+    await t.stop();
+    const callsBefore = t.fake.watchCalls.length + t.fake.streamingCalls.length;
+    const listsBefore = t.fake.listCalls.length;
+    watchable = false;
+    const again = new AbortController();
+    const running = t.informer.run({ signal: again.signal });
+    await t.informer.whenSynced();
+    expect(t.fake.listCalls).toHaveLength(listsBefore + 1);
+    await t.clock.advance(1_000);
+    expect(t.fake.listCalls).toHaveLength(listsBefore + 2);
+    expect(t.fake.watchCalls.length + t.fake.streamingCalls.length).toBe(callsBefore);
+    again.abort();
+    await running;
+  });
+
+  it('refuses a watchable option that is neither a boolean nor a function', () => {
+    expect(() =>
+      createSharedIndexInformer(new FakeListerWatcher(), { watchable: 'no' as never }),
+    ).toThrow(TypeError);
+  });
+
   it('refuses a second run while one is in progress', async () => {
     const t = setup(['a']);
     void t.start();

@@ -145,7 +145,13 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
 }
 
 /** Options of {@link createSharedIndexInformer}: the reflector's plus the informer's own. */
-export interface SharedIndexInformerOptions<T> extends ReflectorOptions {
+export interface SharedIndexInformerOptions<T> extends Omit<ReflectorOptions, 'watchable'> {
+  /**
+   * Whether the resource can be watched (default true). A function is asked at the start of every run, so whoever
+   * learns it later (the cache factory, from discovery's verbs) can mark an informer created earlier as list-only:
+   * `false` lists every `pollIntervalMs` instead of watching, as the reflector's `watchable: false` does.
+   */
+  watchable?: boolean | (() => boolean);
   /** Default resync period of handlers; 0 = never (the default). */
   resyncPeriodMs?: number;
   /** Initial index functions (added to `indexer` through `addIndexers` when one is given). */
@@ -255,6 +261,16 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
 
   constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T>) {
     this.name = options.name ?? 'informer';
+    const { watchable } = options;
+    if (
+      watchable !== undefined &&
+      typeof watchable !== 'boolean' &&
+      typeof watchable !== 'function'
+    ) {
+      throw new TypeError(
+        `informer ${this.name}: watchable must be a boolean or a function, got ${typeof watchable}`,
+      );
+    }
     this.#listerWatcher = listerWatcher;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
@@ -480,8 +496,10 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
         this.#checkSynced();
       },
     };
+    const { watchable } = this.#options;
     const reflectorOptions: ReflectorOptions = {
       ...this.#options,
+      watchable: typeof watchable === 'function' ? watchable() : (watchable ?? true),
       name: this.name,
       metrics: this.#staleness.reflectorMetrics(),
       // The reflector guards the call: a throwing handler is logged, never propagated.

@@ -156,6 +156,7 @@ describe('createRestMapper', () => {
       gvr: { group: '', version: 'v1', resource: 'namespaces' },
       gvk: { group: '', version: 'v1', kind: 'Namespace' },
       namespaced: false,
+      verbs: ['get'],
     });
     await expect(mapper.resourceFor({ group: '', kind: 'Pod' })).resolves.toMatchObject({
       gvr: { resource: 'pods' },
@@ -170,6 +171,7 @@ describe('createRestMapper', () => {
       gvr: { group: '', version: 'v1', resource: 'configmaps' },
       gvk: { group: '', version: 'v1', kind: 'ConfigMap' },
       namespaced: true,
+      verbs: ['get'],
     });
     await expect(mapper.mappingFor({ group: '', resource: 'namespaces' })).resolves.toMatchObject({
       gvk: { kind: 'Namespace' },
@@ -197,6 +199,7 @@ describe('createRestMapper', () => {
       gvr: { group: 'example.com', version: 'v1beta1', resource: 'sundaes' },
       gvk: { group: 'example.com', version: 'v1beta1', kind: 'Sundae' },
       namespaced: false,
+      verbs: ['get'],
     });
     await expect(mapper.kindFor({ group: 'example.com', resource: 'sundae' })).resolves.toEqual({
       group: 'example.com',

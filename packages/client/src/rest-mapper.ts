@@ -10,6 +10,11 @@ export interface RestMapping {
   gvr: GroupVersionResource;
   gvk: GroupVersionKind;
   namespaced: boolean;
+  /**
+   * The verbs discovery lists for the resource (`get`, `list`, `watch`, ...). Absent when the mapping did not come
+   * from discovery (a hand-written mapper): then nothing is known, and callers take every verb as served.
+   */
+  verbs?: readonly string[] | undefined;
 }
 
 /**
@@ -139,6 +144,7 @@ export function createRestMapper(source: DiscoveryClient | RestConfig | RestTran
     gvr: { group: r.group, version: r.version, resource: r.name },
     gvk: { group: r.group, version: r.version, kind: r.kind },
     namespaced: r.namespaced,
+    verbs: r.verbs,
   });
 
   const mappingFor: RestMapper['mappingFor'] = (gvr, options = {}) => {

@@ -47,6 +47,11 @@ export interface Entry {
   readonly logger: Logger;
   state: KindState;
   lastError: unknown;
+  /**
+   * False when discovery listed the resource's verbs without `watch`: the informer's next run lists on an
+   * interval instead of watching (the informer asks for it at the start of every run).
+   */
+  watchable: boolean;
   /** The entry's part of the current factory run. */
   active: Activation | undefined;
 }
@@ -269,6 +274,18 @@ export class KindSupervisor {
     const onAbort = (): void => stop.abort(run.signal.reason);
     run.signal.addEventListener('abort', onAbort, { once: true });
     const wasUnserved = entry.state === 'unserved';
+    // Read by the informer as its run starts: a resource discovery serves without `watch` is listed on an interval.
+    // Discovery unreadable (no mapping): what it said last stands (watchable at first); a 405 still switches a
+    // run to polling.
+    if (mapping !== undefined) {
+      const canWatch = watchable(mapping);
+      if (!canWatch && entry.watchable) {
+        entry.logger.info('discovery lists no watch verb for the kind: listing it on an interval', {
+          resource: gvrString(entry.gvr),
+        });
+      }
+      entry.watchable = canWatch;
+    }
     this.#setState(entry, 'syncing', undefined);
     if (wasUnserved) entry.logger.info('kind is served now, informer started');
     // A run of a previous factory run still ending (past its shutdown bound) ends first: one run at a time.
@@ -297,13 +314,6 @@ export class KindSupervisor {
     );
     for (const release of active.waiters) release();
     active.waiters.clear();
-    if (mapping !== undefined && !watchable(mapping)) {
-      // Seam: discovery says the resource cannot be watched. The informer should list on an interval instead
-      // (the cache's list-only mode); until it can be created so, its watch errors relist with backoff.
-      entry.logger.info('discovery lists no watch verb for the kind', {
-        resource: gvrString(entry.gvr),
-      });
-    }
     this.#updateFollowing(run);
   }
 
@@ -410,11 +420,8 @@ function mismatch(entry: Entry, mapping: RestMapping): LassoError | undefined {
   );
 }
 
-/**
- * False when discovery lists the resource's verbs without `watch`. The RESTMapper's mapping carries no verbs yet:
- * until it does, every kind is taken as watchable.
- */
+/** False when discovery lists the resource's verbs without `watch`; a mapping without verbs is taken as watchable. */
 function watchable(mapping: RestMapping): boolean {
-  const verbs = (mapping as { verbs?: unknown }).verbs;
-  return !Array.isArray(verbs) || verbs.includes('watch');
+  const { verbs } = mapping;
+  return verbs === undefined || verbs.includes('watch');
 }

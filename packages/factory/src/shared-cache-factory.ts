@@ -182,6 +182,8 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       watchErrorHandler: (error) => {
         if (entry !== undefined) this.#kinds.onWatchError(entry, error);
       },
+      // Known only once discovery was read (the kind supervisor sets it before each run).
+      watchable: () => entry?.watchable ?? true,
       ...(namespace !== undefined ? { namespace } : {}),
       ...(resyncMs !== undefined ? { resyncMs } : {}),
       ...(tweakList !== undefined ? { tweakList } : {}),
@@ -197,6 +199,7 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       logger,
       state: 'pending',
       lastError: undefined,
+      watchable: true,
       active: undefined,
     };
     this.#entries.set(key, entry);

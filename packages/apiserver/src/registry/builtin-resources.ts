@@ -152,6 +152,18 @@ export function builtinResources(): ResourceInfo[] {
       ],
       nameRule: 'path-segment',
     }),
+    // Listed but never watched (kube-apiserver answers a watch with 405): the one built-in resource that lists
+    // without `watch` in discovery. Read-only, as there; the built-in server has no components to probe, so
+    // the list is empty.
+    builtin({
+      group: '',
+      version: 'v1',
+      resource: 'componentstatuses',
+      kind: 'ComponentStatus',
+      namespaced: false,
+      shortNames: ['cs'],
+      verbs: ['get', 'list'],
+    }),
     builtin({
       group: 'apps',
       version: 'v1',

@@ -19,7 +19,14 @@ import {
   type SharedControllerFactory,
   type SharedControllerFactoryFromConfigOptions,
 } from '../../src/shared-controller-factory.ts';
-import { type RecordingConfig, startCluster, type TestCluster, Waiter } from './helpers.ts';
+import {
+  collectionOf,
+  isWatchRequest,
+  type RecordingConfig,
+  startCluster,
+  type TestCluster,
+  Waiter,
+} from './helpers.ts';
 
 interface Widget extends KubeObject {
   spec?: { size?: number };
@@ -251,6 +258,36 @@ describe('following discovery', { timeout: 60_000 }, () => {
     // Forbidden once: not asked again while it waited, nor once served.
     expect(discoveryFollows(recording)).toBe(follows);
     expect(hint()).toHaveLength(1);
+  });
+
+  it('lists a resource whose discovery verbs lack watch on an interval, never sending a watch', async () => {
+    // componentstatuses: get and list only, on kube-apiserver and on the built-in server alike (a watch is a 405).
+    const { factory, recording, logger, signal } = await factoryAs(undefined);
+    const statuses = await factory.forKind(
+      kindFor<KubeObject>('v1', 'ComponentStatus', {
+        resource: 'componentstatuses',
+        namespaced: false,
+      }),
+    );
+    statuses.registerHandler(signal, 'seen', () => undefined);
+    await factory.start(signal, 1);
+    const waiter = recording.waiter;
+    await waiter.until(
+      () => factory.status()[0]?.state === 'running',
+      'the ComponentStatus informer to sync',
+      20_000,
+    );
+    const requests = recording.requests.filter(
+      (request) => collectionOf(request.path) === 'v1/componentstatuses',
+    );
+    // Neither a streaming list nor a watch: without discovery's verbs the informer's first request was a streaming
+    // list, refused with 405, and a warning that it switched to polling.
+    expect(requests.filter((request) => isWatchRequest(request.path))).toEqual([]);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(
+      logger.entries.some((entry) => entry.message.includes('discovery lists no watch verb')),
+    ).toBe(true);
+    expect(loud(logger)).toEqual([]);
   });
 
   it('warns, naming the kind, about a resource name discovery does not serve, and reports it in status()', async () => {
