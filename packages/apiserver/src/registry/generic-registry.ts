@@ -324,7 +324,10 @@ export function updateObject(
     strategy.holdsDeletion?.(tracked) !== true &&
     grace === 0
   ) {
-    return context.store.delete(key, tracked);
+    return context.store.delete(
+      key,
+      existing === stored ? tracked : toStorage(context, info, tracked),
+    );
   }
   if (comparable(tracked) === comparable(existing)) return stored;
   const written = context.store.update(
