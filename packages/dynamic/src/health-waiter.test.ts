@@ -72,4 +72,29 @@ describe('healthWaiter', () => {
     expect(logger.find('API server is not reachable, retrying')).toHaveLength(2);
     expect(logger.find('API server is healthy again')).toHaveLength(2);
   });
+
+  it('shares one ping loop per transport between the informers of many kinds', async () => {
+    const clock = new FakeClock();
+    const logger = createTestLogger();
+    const pings: number[] = [];
+    let up = false;
+    // A client factory with a transport: every waiter over it waits on the same gate.
+    const clients = {
+      transport: {},
+      config: { server: 'https://127.0.0.1:6443' },
+      isHealthy: async () => {
+        pings.push(clock.monotonic());
+        return up;
+      },
+    };
+    const waits = Array.from({ length: 50 }, () => healthWaiter({ clients, clock, logger }));
+    const waiting = Promise.all(waits.map((wait) => wait({})));
+    await clock.advance(800 + 1_600);
+    up = true;
+    await clock.advance(3_200 * 1.25);
+    await waiting;
+    // One ping at a time for the 50 informers, not 50 (each informer waiting on a gate of its own).
+    expect(pings.length).toBeLessThanOrEqual(4);
+    expect(clock.pendingTimers()).toBe(0);
+  });
 });
