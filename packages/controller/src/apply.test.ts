@@ -63,4 +63,37 @@ describe('applyObject', () => {
       applyObject(client, { apiVersion: 'v1', kind: 'ConfigMap' }, { fieldManager: 'm' }),
     ).rejects.toThrow(/metadata.name/);
   });
+
+  it('adds the owner as controller reference to the applied body', async () => {
+    const { client, patches } = recordingClient();
+    const owner = {
+      apiVersion: 'example.com/v1',
+      kind: 'App',
+      metadata: { namespace: 'default', name: 'web', uid: 'uid-web' },
+    };
+    await applyObject(client, { ...key, data: { a: 'b' } }, { fieldManager: 'm', owner });
+    expect(patches[0]?.[3]).toEqual({
+      ...key,
+      metadata: {
+        ...key.metadata,
+        ownerReferences: [
+          {
+            apiVersion: 'example.com/v1',
+            kind: 'App',
+            name: 'web',
+            uid: 'uid-web',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      data: { a: 'b' },
+    });
+    await expect(
+      applyObject(client, key, {
+        fieldManager: 'm',
+        owner: { ...owner, metadata: { name: 'web' } },
+      }),
+    ).rejects.toThrow('applyObject: options.owner.metadata.uid must be a non-empty string');
+  });
 });

@@ -1,6 +1,7 @@
 // Server-side apply of an object a controller owns the fields of: controller-runtime's client.Apply with
 // client.FieldOwner and client.ForceOwnership, with the metadata a server refuses in an apply body removed.
 import type { Client, KubeObjectLike } from '@lasso/client';
+import { type OwnerCaller, withControllerReference } from './owner-references.ts';
 
 /** The call `applyObject` makes: a `Client<T>` fits, and so does a test fake. */
 export type ApplyClient<T extends KubeObjectLike> = Pick<Client<T>, 'patch'>;
@@ -20,7 +21,16 @@ export interface ApplyObjectOptions {
   dryRun?: boolean | undefined;
   /** Passed to the request. */
   signal?: AbortSignal | undefined;
+  /**
+   * Make this object (as read from the server or a cache: it needs a `uid`) the controller of the applied one:
+   * its controller owner reference is added to the body (as {@link setControllerReference} adds it), so this
+   * manager owns that entry. An object already controlled by another owner in `object` fails with
+   * `AlreadyOwnedError` (one controlled by another owner only on the server is the server's 422).
+   */
+  owner?: KubeObjectLike | undefined;
 }
+
+const ownerCaller: OwnerCaller = { caller: 'applyObject', owner: 'options.owner' };
 
 // Metadata the server sets: an apply body must not carry managedFields (400), and a resourceVersion would
 // turn the apply into a conditional write that fails as soon as the object changes.
@@ -51,14 +61,18 @@ const serverOwnedMetadata = [
  * ```ts
  * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
  * declare const configMaps: Client<ConfigMap>;
+ * declare const app: KubeObject; // the owner, as read from the server (it has a uid)
  * const applied = await applyObject(
  *   configMaps,
  *   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'settings' }, data: { color: 'blue' } },
- *   { fieldManager: 'example.com/settings-controller', signal },
+ *   { fieldManager: 'example.com/settings-controller', signal, owner: app },
  * );
  * ```
  *
- * @throws TypeError when `fieldManager` is empty or `object` lacks apiVersion, kind or metadata.name.
+ * @throws TypeError when `fieldManager` is empty, `object` lacks apiVersion, kind or metadata.name, or
+ *   `owner` lacks `apiVersion`, `kind`, `metadata.name` or `metadata.uid`.
+ * @throws RangeError when a namespaced `owner` is in another namespace than `object`, or `object` is cluster-scoped.
+ * @throws AlreadyOwnedError when `object` names another controller.
  */
 export async function applyObject<T extends KubeObjectLike>(
   client: ApplyClient<T>,
@@ -98,9 +112,13 @@ export async function applyObject<T extends KubeObjectLike>(
   if (typeof name !== 'string' || name === '') {
     throw new TypeError('applyObject: object.metadata.name must be a non-empty string');
   }
-  const metadata: Record<string, unknown> = { ...object.metadata };
+  const owned =
+    options.owner === undefined
+      ? object
+      : withControllerReference(options.owner, object, {}, ownerCaller);
+  const metadata: Record<string, unknown> = { ...owned.metadata };
   for (const field of serverOwnedMetadata) delete metadata[field];
-  const body = { ...object, metadata };
+  const body = { ...owned, metadata };
   const patchOptions = {
     fieldManager,
     force: options.force ?? true,

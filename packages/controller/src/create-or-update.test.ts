@@ -178,4 +178,71 @@ describe('createOrUpdate', () => {
     await expect(createOrUpdate(client, { metadata: {} }, blue)).rejects.toThrow(TypeError);
     await expect(createOrUpdate(client, key, 1 as never)).rejects.toThrow(/mutate/);
   });
+
+  describe('with an owner', () => {
+    const source: ConfigMap = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { namespace: 'default', name: 'source', uid: 'uid-source' },
+    };
+    const reference = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'source',
+      uid: 'uid-source',
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+
+    it('sets the controller reference on the created object, then leaves it unchanged', async () => {
+      const { client, stored, calls } = fakeConfigMaps();
+      const created = await createOrUpdate(client, key, blue, { owner: source });
+      expect(created.operation).toBe('created');
+      expect(stored.get('settings')?.metadata?.ownerReferences).toEqual([reference]);
+      const again = await createOrUpdate(client, key, blue, { owner: source });
+      expect(again.operation).toBe('unchanged');
+      expect(calls.map((call) => call.verb)).toEqual(['get', 'create', 'get']);
+    });
+
+    it('adds it to an existing object, keeping other owners, and never to the cached copy', async () => {
+      const { client, stored, put } = fakeConfigMaps();
+      const other = { apiVersion: 'v1', kind: 'Secret', name: 's', uid: 'uid-s' };
+      const cached = put({
+        ...key,
+        metadata: { ...key.metadata, ownerReferences: [other] },
+        data: { color: 'blue' },
+      });
+      const result = await createOrUpdate(client, key, blue, {
+        owner: source,
+        lister: () => cached,
+      });
+      expect(result.operation).toBe('updated');
+      expect(stored.get('settings')?.metadata?.ownerReferences).toEqual([other, reference]);
+      expect(cached.metadata?.ownerReferences).toEqual([other]);
+    });
+
+    it('fails on an object another owner controls, and on a bad owner before any request', async () => {
+      const { client, put, calls } = fakeConfigMaps();
+      put({
+        ...key,
+        metadata: {
+          ...key.metadata,
+          ownerReferences: [{ ...reference, name: 'someone-else', uid: 'uid-else' }],
+        },
+      });
+      await expect(createOrUpdate(client, key, blue, { owner: source })).rejects.toMatchObject({
+        code: 'LASSO_ALREADY_OWNED',
+      });
+      calls.length = 0;
+      const noUid = { ...source, metadata: { namespace: 'default', name: 'source' } };
+      await expect(createOrUpdate(client, key, blue, { owner: noUid })).rejects.toThrow(
+        'createOrUpdate: options.owner.metadata.uid must be a non-empty string',
+      );
+      const elsewhere = { ...source, metadata: { ...source.metadata, namespace: 'other' } };
+      await expect(createOrUpdate(client, key, blue, { owner: elsewhere })).rejects.toThrow(
+        RangeError,
+      );
+      expect(calls).toEqual([]);
+    });
+  });
 });

@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type Client, isAlreadyExists, isNotFound, type KubeObjectLike } from '@lasso/client';
 import type { Clock } from '@lasso/core';
+import { type OwnerCaller, withControllerReference } from './owner-references.ts';
 import { type RetryBackoff, retryOnConflict } from './retry-on-conflict.ts';
 
 /** The calls `createOrUpdate` makes: a `Client<T>` fits, and so does a test fake. */
@@ -41,6 +42,14 @@ export interface CreateOrUpdateOptions<T> {
   backoff?: RetryBackoff | undefined;
   /** Time source of the retry waits (default `systemClock`). */
   clock?: Clock | undefined;
+  /**
+   * Make this object (as read from the server or a cache: it needs a `uid`) the controller of the written
+   * object: after `mutate`, its controller owner reference is set as {@link setControllerReference} sets it,
+   * on the object that is written (create and update), so `mutate` need not touch `metadata.ownerReferences`.
+   * An object controlled by another owner fails with `AlreadyOwnedError`; one that already has this reference
+   * is `unchanged`.
+   */
+  owner?: KubeObjectLike | undefined;
 }
 
 /**
@@ -48,6 +57,8 @@ export interface CreateOrUpdateOptions<T> {
  * one) or, when none exists, a copy of `object`.
  */
 export type MutateFunc<T> = (object: T) => void | Promise<void>;
+
+const ownerCaller: OwnerCaller = { caller: 'createOrUpdate', owner: 'options.owner' };
 
 function nameOf(object: KubeObjectLike): { namespace: string | undefined; name: string } {
   const name = object?.metadata?.name;
@@ -72,6 +83,9 @@ function read<T>(lister: CreateOrUpdateLister<T>, namespace: string | undefined,
  *   again, up to `backoff.steps` attempts (then the Conflict is thrown).
  * - An object `mutate` left equal to the current one is not written (`unchanged`).
  * - `options.signal` is passed to every client call.
+ * - `options.owner` makes that object the controller of the written one (its `ownerReferences` entry is set
+ *   after `mutate`): the one way to own what `createOrUpdate` writes, instead of calling
+ *   `setControllerReference` inside `mutate`.
  *
  * **Gotchas**: `mutate` must not change the name or namespace (TypeError). It may run several times. Fields
  * the server defaults (and the cache holds) count: set whole values rather than rebuilding `spec` from
@@ -81,18 +95,22 @@ function read<T>(lister: CreateOrUpdateLister<T>, namespace: string | undefined,
  * ```ts
  * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
  * declare const configMaps: Client<ConfigMap>;
+ * declare const app: KubeObject; // the owner, as read from the server (it has a uid)
  * const { operation } = await createOrUpdate(
  *   configMaps,
  *   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'default', name: 'settings' } },
  *   (configMap) => {
  *     configMap.data = { color: 'blue' };
  *   },
- *   { signal },
+ *   { signal, owner: app },
  * );
  * logger.info('settings', { operation });
  * ```
  *
- * @throws TypeError when `object` has no name, `mutate` is not a function or changed the name or namespace.
+ * @throws TypeError when `object` has no name, `mutate` is not a function or changed the name or namespace,
+ *   or `owner` lacks `apiVersion`, `kind`, `metadata.name` or `metadata.uid`.
+ * @throws RangeError when a namespaced `owner` is in another namespace than `object`, or `object` is cluster-scoped.
+ * @throws AlreadyOwnedError when the object is already controlled by another owner.
  */
 export async function createOrUpdate<T extends KubeObjectLike>(
   client: CreateOrUpdateClient<T>,
@@ -111,7 +129,9 @@ export async function createOrUpdate<T extends KubeObjectLike>(
     throw new TypeError('createOrUpdate: mutate must be a function');
   }
   const { namespace, name } = nameOf(object);
-  const { lister, signal, fieldManager } = options;
+  const { lister, signal, fieldManager, owner } = options;
+  // A bad owner (no uid, another namespace) fails here, before any request.
+  if (owner !== undefined) withControllerReference(owner, object, {}, ownerCaller);
   const writeOptions = fieldManager === undefined ? { signal } : { signal, fieldManager };
 
   const mutated = async (current: T): Promise<T> => {
@@ -121,7 +141,7 @@ export async function createOrUpdate<T extends KubeObjectLike>(
     if (after.name !== name || (after.namespace ?? '') !== (namespace ?? '')) {
       throw new TypeError('createOrUpdate: mutate must not change the name or namespace');
     }
-    return next;
+    return owner === undefined ? next : withControllerReference(owner, next, {}, ownerCaller);
   };
 
   const update = async (current: T): Promise<CreateOrUpdateResult<T>> => {

@@ -59,9 +59,17 @@ function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
   return groupOf(a.apiVersion) === groupOf(b.apiVersion) && a.kind === b.kind && a.name === b.name;
 }
 
-function requireString(value: unknown, field: string): string {
+/** @internal Who asks (`createOrUpdate`) and what it calls the owner (`options.owner`), for error messages. */
+export interface OwnerCaller {
+  readonly caller: string;
+  readonly owner: string;
+}
+
+const direct: OwnerCaller = { caller: 'setControllerReference', owner: 'owner' };
+
+function requireString(value: unknown, field: string, from: OwnerCaller): string {
   if (typeof value !== 'string' || value === '') {
-    throw new TypeError(`setControllerReference: owner.${field} must be a non-empty string`);
+    throw new TypeError(`${from.caller}: ${from.owner}.${field} must be a non-empty string`);
   }
   return value;
 }
@@ -74,20 +82,21 @@ function requireString(value: unknown, field: string): string {
  */
 function controllerReferenceTo(
   owner: KubeObjectLike,
-  options: ControllerReferenceOptions = {},
+  options: ControllerReferenceOptions,
+  from: OwnerCaller,
 ): OwnerReference {
   if (typeof owner !== 'object' || owner === null) {
-    throw new TypeError('setControllerReference: owner must be an object');
+    throw new TypeError(`${from.caller}: ${from.owner} must be an object`);
   }
   const blockOwnerDeletion = options.blockOwnerDeletion ?? true;
   if (typeof blockOwnerDeletion !== 'boolean') {
-    throw new TypeError('setControllerReference: options.blockOwnerDeletion must be a boolean');
+    throw new TypeError(`${from.caller}: options.blockOwnerDeletion must be a boolean`);
   }
   return {
-    apiVersion: requireString(owner.apiVersion, 'apiVersion'),
-    kind: requireString(owner.kind, 'kind'),
-    name: requireString(owner.metadata?.name, 'metadata.name'),
-    uid: requireString(owner.metadata?.uid, 'metadata.uid'),
+    apiVersion: requireString(owner.apiVersion, 'apiVersion', from),
+    kind: requireString(owner.kind, 'kind', from),
+    name: requireString(owner.metadata?.name, 'metadata.name', from),
+    uid: requireString(owner.metadata?.uid, 'metadata.uid', from),
     controller: true,
     blockOwnerDeletion,
   };
@@ -106,7 +115,9 @@ function controllerReferenceTo(
  *
  * **Gotchas**: unlike controller-runtime, `object` is not modified: the result is a copy with a new
  * `metadata` and `ownerReferences` array (the rest is shared), so objects read from an informer's cache stay
- * untouched. Write the result back (create or update) for it to take effect.
+ * untouched. Write the result back (create or update) for it to take effect. With `createOrUpdate` or
+ * `applyObject`, do not call this: pass the owner as their `owner` option, which sets the reference on the
+ * object they write.
  *
  * @example
  * ```ts
@@ -128,9 +139,19 @@ export function setControllerReference<T extends KubeObjectLike>(
   object: T,
   options: ControllerReferenceOptions = {},
 ): T {
-  const reference = controllerReferenceTo(owner, options);
+  return withControllerReference(owner, object, options, direct);
+}
+
+/** @internal {@link setControllerReference}, its errors naming `from`. */
+export function withControllerReference<T extends KubeObjectLike>(
+  owner: KubeObjectLike,
+  object: T,
+  options: ControllerReferenceOptions,
+  from: OwnerCaller,
+): T {
+  const reference = controllerReferenceTo(owner, options ?? {}, from);
   if (typeof object !== 'object' || object === null) {
-    throw new TypeError('setControllerReference: object must be an object');
+    throw new TypeError(`${from.caller}: object must be an object`);
   }
   const existing = getControllerOf(object);
   if (existing !== undefined && !sameOwner(existing, reference)) {
@@ -141,12 +162,12 @@ export function setControllerReference<T extends KubeObjectLike>(
   if (ownerNamespace !== '') {
     if (objectNamespace === '') {
       throw new RangeError(
-        `setControllerReference: cluster-scoped ${describeObject(object)} cannot have an owner in namespace ${ownerNamespace}`,
+        `${from.caller}: cluster-scoped ${describeObject(object)} cannot have an owner in namespace ${ownerNamespace}`,
       );
     }
     if (objectNamespace !== ownerNamespace) {
       throw new RangeError(
-        `setControllerReference: cross-namespace owner references are not allowed: owner in ${ownerNamespace}, ${describeObject(object)}`,
+        `${from.caller}: cross-namespace owner references are not allowed: owner in ${ownerNamespace}, ${describeObject(object)}`,
       );
     }
   }

@@ -80,6 +80,45 @@ describe('createOrUpdate', () => {
   });
 });
 
+describe('the owner option', () => {
+  it('createOrUpdate and applyObject write the controller reference the server stores', async () => {
+    const signal = new AbortController().signal;
+    const source = await configMaps.create(namespace, configMap('owner-source'), { signal });
+    const reference = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'owner-source',
+      uid: source.metadata?.uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    const created = await createOrUpdate(
+      configMaps,
+      configMap('owner-copy'),
+      (cm) => {
+        cm.data = { color: 'BLUE' };
+      },
+      { signal, owner: source },
+    );
+    expect(created.object.metadata?.ownerReferences).toEqual([reference]);
+    const again = await createOrUpdate(
+      configMaps,
+      configMap('owner-copy'),
+      (cm) => {
+        cm.data = { color: 'BLUE' };
+      },
+      { signal, owner: source },
+    );
+    expect(again.operation).toBe('unchanged');
+    const applied = await applyObject(
+      configMaps,
+      { ...configMap('owner-applied'), data: { a: 'b' } },
+      { fieldManager: 'owner-test', signal, owner: source },
+    );
+    expect(applied.metadata?.ownerReferences).toEqual([reference]);
+  });
+});
+
 describe('applyObject', () => {
   it('creates and updates through server-side apply, owning the fields it sent', async () => {
     const applied = await applyObject(
