@@ -3,7 +3,7 @@
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { healthCheckIntervalMs } from '@lasso/factory';
 import { describe, expect, it } from 'vitest';
-import { healthWaiter } from './health-waiter.ts';
+import { type HealthWaiterOptions, healthWaiter } from './health-waiter.ts';
 
 /** A waiter whose pings answer `answers` in turn (then true), recording each ping's time and signal. */
 function waiter(answers: boolean[], random?: () => number) {
@@ -87,7 +87,13 @@ describe('healthWaiter', () => {
         return up;
       },
     };
-    const waits = Array.from({ length: 50 }, () => healthWaiter({ clients, clock, logger }));
+    const waits = Array.from({ length: 50 }, () =>
+      healthWaiter({
+        clients: clients as unknown as HealthWaiterOptions['clients'],
+        clock,
+        logger,
+      }),
+    );
     const waiting = Promise.all(waits.map((wait) => wait({})));
     await clock.advance(800 + 1_600);
     up = true;
