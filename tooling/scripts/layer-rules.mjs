@@ -13,8 +13,6 @@ const layers = {
   '@lasso/apiserver': 1,
   '@lasso/envtest': 2,
   '@lasso/client': 3,
-  // Build-time only (CRDs to types): reads a cluster's CRDs through the client; never imported by a runtime.
-  '@lasso/codegen': 4,
   '@lasso/cache': 4,
   '@lasso/controller': 5,
   // Beside the factory, above the controller: its tests drive a controller over a SQL-backed informer.
@@ -23,6 +21,9 @@ const layers = {
   '@lasso/dynamic': 7,
   // Above the dynamic controller: it may use the factory's Kind<T> tokens, the client's types and core.
   '@lasso/webhook': 8,
+  // Build-time only (CRDs to types), never imported by a runtime: it reads a cluster's CRDs through the client,
+  // and its tests compile the generated modules, which import the factory's Kind<T>.
+  '@lasso/codegen': 9,
   // The operator runtime: owns the factories, leader election, recorders, probes and the process's shutdown;
   // may use the webhook server. Only apps sit above it.
   '@lasso/operator': 9,
