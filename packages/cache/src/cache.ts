@@ -18,10 +18,9 @@ import {
   type Logger,
 } from '@lasso/core';
 import { CacheNotSyncedError } from './errors.ts';
-import type { ListerWatcher } from './reflector.ts';
+import type { ListerWatcher } from './lister-watcher.ts';
 import {
   createSharedIndexInformer,
-  lastWatchErrorOf,
   type SharedIndexInformer,
   type SharedIndexInformerOptions,
 } from './shared-informer.ts';
@@ -230,7 +229,9 @@ function gateWatch<T>(
  */
 export async function waitForCacheSync(
   signal: AbortSignal | undefined,
-  ...informers: ReadonlyArray<Pick<SharedIndexInformer, 'name' | 'hasSynced' | 'whenSynced'>>
+  ...informers: ReadonlyArray<
+    Pick<SharedIndexInformer, 'name' | 'hasSynced' | 'whenSynced' | 'lastWatchError'>
+  >
 ): Promise<void> {
   const pending = informers.filter((informer) => !informer.hasSynced());
   if (pending.length === 0) return;
@@ -248,12 +249,12 @@ export async function waitForCacheSync(
 }
 
 function notSynced(
-  informers: ReadonlyArray<Pick<SharedIndexInformer, 'name'>>,
+  informers: ReadonlyArray<Pick<SharedIndexInformer, 'name' | 'lastWatchError'>>,
   cause: unknown,
 ): CacheNotSyncedError {
   const lastErrors = new Map<string, unknown>();
   for (const informer of informers) {
-    const error = lastWatchErrorOf(informer);
+    const error = informer.lastWatchError?.();
     if (error !== undefined) lastErrors.set(informer.name, error);
   }
   return new CacheNotSyncedError(

@@ -11,7 +11,7 @@ export {
   type WaitHealthyFunc,
   waitForCacheSync,
 } from './cache.ts';
-export { createCompactTransform } from './compact.ts';
+export { createCompactTransform, dropManagedFields } from './compact.ts';
 export {
   DeletedFinalStateUnknown,
   type Delta,
@@ -26,26 +26,22 @@ export {
 export { CacheNotSyncedError, WatchError, type WatchErrorPhase } from './errors.ts';
 export { createInternTable, type InternTable, type InternTableOptions } from './intern.ts';
 export type { InitialListStrategy } from './list-strategy.ts';
+export type { ListerWatcher } from './lister-watcher.ts';
 export {
   createMetadataCache,
   type MetadataCacheClient,
   metadataCacheClient,
   type PartialObjectMetadata,
 } from './metadata-cache.ts';
-export {
-  type ListerWatcher,
-  Reflector,
-  type ReflectorOptions,
-  type ReflectorState,
-  type ReflectorStore,
-  type WatchErrorHandler,
-} from './reflector.ts';
+export type {
+  EventHandlerOptions,
+  EventHandlerRegistration,
+  ResourceEventHandler,
+} from './processor-listener.ts';
+export { Reflector, type ReflectorState, type ReflectorStore } from './reflector.ts';
+export type { ReflectorOptions, WatchErrorHandler } from './reflector-options.ts';
 export {
   createSharedIndexInformer,
-  dropManagedFields,
-  type EventHandlerOptions,
-  type EventHandlerRegistration,
-  type ResourceEventHandler,
   type SharedIndexInformer,
   type SharedIndexInformerOptions,
 } from './shared-informer.ts';

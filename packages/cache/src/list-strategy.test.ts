@@ -4,7 +4,9 @@ import { ApiError, type KubeObject } from '@lasso/client';
 import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { runReflector } from '../test/reflector-harness.ts';
-import { type ListerWatcher, Reflector, type ReflectorOptions } from './reflector.ts';
+import type { ListerWatcher } from './lister-watcher.ts';
+import { Reflector } from './reflector.ts';
+import type { ReflectorOptions } from './reflector-options.ts';
 import { createStore } from './store.ts';
 import { FakeListerWatcher, type FakeListerWatcherOptions } from './testing/fake-lister-watcher.ts';
 

@@ -18,7 +18,7 @@ import {
   raceSignal,
   timeoutSignal,
 } from '@lasso/core';
-import type { ListerWatcher } from './reflector.ts';
+import type { ListerWatcher } from './lister-watcher.ts';
 import { isStreamingRefusal, type OpenWatch, streamList } from './watch-list.ts';
 
 /**

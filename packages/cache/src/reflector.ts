@@ -6,8 +6,6 @@ import {
   isGone,
   type KubeObject,
   type KubeObjectLike,
-  type ListOptions,
-  type ObjectList,
   type Status,
   type WatchEvent,
   type WatchOptions,
@@ -31,6 +29,7 @@ import {
 import { createBackoff } from './backoff.ts';
 import { WatchError, type WatchErrorPhase } from './errors.ts';
 import { isTooLargeResourceVersion, ListStrategy } from './list-strategy.ts';
+import type { ListerWatcher } from './lister-watcher.ts';
 import {
   nonNegative,
   positiveInteger,
@@ -46,28 +45,6 @@ import {
 } from './watch-errors.ts';
 import { type OpenWatch, releaseWatch, resumeWatch, watchStepsOf } from './watch-list.ts';
 
-/**
- * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
- * (`FakeListerWatcher` from `@lasso/cache/testing`).
- */
-export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
-  /** One page of the list. */
-  list(options: ListOptions): Promise<ObjectList<T>>;
-  /**
-   * A watch from `options.resourceVersion`. Ends normally when the server closes the stream; throws an
-   * `ApiError` for HTTP errors and ERROR events (410 -> `isGone`); must stop when `options.signal` aborts.
-   * An ERROR event yielded instead of thrown is handled as if it had been thrown.
-   */
-  watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
-  /**
-   * True when `list` enforces `options.progressTimeoutMs` itself (a page fails only when no bytes of it arrived for
-   * that long), as `createClientListerWatcher` over `@lasso/client` does: the reflector then puts no total deadline
-   * on a page, so a page still arriving (a big list at `"0"`) is never cut. Otherwise each page gets
-   * `listPageTimeoutMs` in total.
-   */
-  readonly listProgressDeadline?: boolean;
-}
-
 /** What a reflector writes to (a `DeltaFIFO` in an informer, or any `Store`). */
 export interface ReflectorStore<T> {
   add(object: T): void;
@@ -81,8 +58,6 @@ export interface ReflectorStore<T> {
  * of a resource that cannot be watched.
  */
 export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'polling' | 'stopped';
-
-export type { ReflectorOptions, WatchErrorHandler } from './reflector-options.ts';
 
 type WatchOutcome =
   | { kind: 'ended'; events: number; progressed: boolean; durationMs: number }

@@ -7,11 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCache } from './cache.ts';
 import { DeletedFinalStateUnknown } from './delta-fifo.ts';
-import {
-  createSharedIndexInformer,
-  type ResourceEventHandler,
-  type SharedIndexInformerOptions,
-} from './shared-informer.ts';
+import type { ResourceEventHandler } from './processor-listener.ts';
+import { createSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.ts';
 import { createIndexer, type Indexer, type Indexers, namespaceIndex } from './store.ts';
 import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
 

@@ -6,14 +6,11 @@ import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/c
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { waitForCacheSync } from './cache.ts';
+import { dropManagedFields } from './compact.ts';
 import { DeletedFinalStateUnknown } from './delta-fifo.ts';
 import { CacheNotSyncedError } from './errors.ts';
-import {
-  createSharedIndexInformer,
-  dropManagedFields,
-  type ResourceEventHandler,
-  type SharedIndexInformerOptions,
-} from './shared-informer.ts';
+import type { ResourceEventHandler } from './processor-listener.ts';
+import { createSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.ts';
 import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
 
 function cm(name: string, data: Record<string, string> = {}): KubeObject {

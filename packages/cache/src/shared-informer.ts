@@ -5,7 +5,6 @@ import {
   abortReason,
   anySignal,
   type Clock,
-  type Counter,
   defaultLogger,
   drainedResult,
   errorMessage,
@@ -20,61 +19,34 @@ import {
 } from '@lasso/core';
 import { createCompactTransform } from './compact.ts';
 import {
-  type DeletedFinalStateUnknown,
   DeltaFIFO,
   isDeletedFinalStateUnknown,
   type PoppedDeltas,
   type TransformFunc,
 } from './delta-fifo.ts';
 import { CacheNotSyncedError, type WatchError } from './errors.ts';
-import { ChunkedQueue } from './internal/chunked-queue.ts';
+import type { ListerWatcher } from './lister-watcher.ts';
 import {
-  type ListerWatcher,
-  Reflector,
-  type ReflectorOptions,
-  type ReflectorStore,
-  type WatchErrorHandler,
-} from './reflector.ts';
+  type EventHandlerOptions,
+  type EventHandlerRegistration,
+  type Notification,
+  ProcessorListener,
+  type ResourceEventHandler,
+} from './processor-listener.ts';
+import { Reflector, type ReflectorStore } from './reflector.ts';
+import type { ReflectorOptions, WatchErrorHandler } from './reflector-options.ts';
 import { type CacheGroupVersionKind, StalenessTracker } from './staleness.ts';
 import {
+  checkedIndexer,
   createIndexer,
   type Indexer,
   type IndexerReader,
   type Indexers,
+  indexerView,
   type KeyFunc,
   metaNamespaceKeyFunc,
-  putByKey,
   type StoreReader,
 } from './store.ts';
-
-/**
- * Callbacks of one event handler. Each may return a promise: the next notification for this handler waits
- * for it, other handlers do not. A thrown error or rejection is logged and counted, never propagated.
- */
-export interface ResourceEventHandler<T> {
-  /** A new object; `isInInitialList` is true for objects of the first list (or synthetic adds of a late handler). */
-  onAdd?(object: T, isInInitialList: boolean): void | Promise<void>;
-  /** A changed object; also called on resync (same resourceVersion) when this handler's period is due. */
-  onUpdate?(oldObject: T, newObject: T): void | Promise<void>;
-  /** A deleted object, or a tombstone when the deletion was inferred by a relist. */
-  onDelete?(object: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
-}
-
-/** Options of {@link SharedIndexInformer.addEventHandler}. */
-export interface EventHandlerOptions {
-  /** Re-deliver every stored object as an update this often; 0 = never. Default: the informer's `resyncPeriodMs`. */
-  resyncPeriodMs?: number;
-  /** Name in logs and metrics. Default `handler-<n>`. */
-  name?: string;
-}
-
-/** The handle of one added handler. */
-export interface EventHandlerRegistration {
-  /** True once the informer has synced and this handler has been given every object of the initial list. */
-  hasSynced(): boolean;
-  /** Stop delivering to this handler (notifications still buffered are dropped). */
-  remove(): void;
-}
 
 /**
  * An informer shared by several handlers: one list/watch, one indexer, one buffer and loop per handler.
@@ -142,6 +114,12 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
   lastSyncResourceVersion(): string;
   /** True once a run has ended and no other has started. */
   isStopped(): boolean;
+  /**
+   * The last list or watch failure since the last successful list (undefined when there is none): what
+   * `waitForCacheSync`'s `CacheNotSyncedError` names for an informer that did not sync. Optional: an informer
+   * from elsewhere may not know it.
+   */
+  lastWatchError?(): WatchError | undefined;
 }
 
 /** Options of {@link createSharedIndexInformer}: the reflector's plus the informer's own. */
@@ -176,9 +154,6 @@ export interface SharedIndexInformerOptions<T> extends Omit<ReflectorOptions, 'w
   metrics?: MetricsProvider;
 }
 
-// The default transform (a compact copy without `metadata.managedFields`): compact.ts.
-export { dropManagedFields } from './compact.ts';
-
 /**
  * Create a {@link SharedIndexInformer} over a lister-watcher. Nothing is requested before `run`.
  *
@@ -206,21 +181,7 @@ export function createSharedIndexInformer<T extends KubeObjectLike = KubeObject>
   return new SharedInformer<T>(listerWatcher, options);
 }
 
-// The last list/watch failure of each informer this module created, for waitForCacheSync's CacheNotSyncedError
-// (kept off the public interface: informers from elsewhere simply have none).
-const lastErrors = new WeakMap<object, () => WatchError | undefined>();
-
-/** The last list or watch failure of `informer` since its last successful list; internal to @lasso/cache. */
-export function lastWatchErrorOf(informer: object): WatchError | undefined {
-  return lastErrors.get(informer)?.();
-}
-
 type PutByKey<T> = (key: string, object: T) => void;
-
-type Notification<T> =
-  | { type: 'add'; object: T; initial: boolean }
-  | { type: 'update'; oldObject: T; newObject: T }
-  | { type: 'delete'; object: T | DeletedFinalStateUnknown<T> };
 
 class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T> {
   readonly name: string;
@@ -239,13 +200,13 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   #watchErrorHandler: WatchErrorHandler | undefined;
   // Cleared by a successful list: an informer that syncs no longer has a reason not to.
   #lastError: WatchError | undefined;
-  readonly #listeners = new Set<Listener<T>>();
+  readonly #listeners = new Set<ProcessorListener<T>>();
   // #listeners as an array, rebuilt when a handler is added or removed: the per-notification loop.
-  #listenerList: Listener<T>[] = [];
-  readonly #removed = new Set<Listener<T>>();
+  #listenerList: ProcessorListener<T>[] = [];
+  readonly #removed = new Set<ProcessorListener<T>>();
   // Listeners whose resync was due at the last resync check: updates with an unchanged resourceVersion go
   // only to them (client-go's syncingListeners).
-  #syncingListeners = new Set<Listener<T>>();
+  #syncingListeners = new Set<ProcessorListener<T>>();
   #fifo: DeltaFIFO<T> | undefined;
   #reflector: Reflector<T> | undefined;
   #resyncTimer: TimerHandle | undefined;
@@ -284,9 +245,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       });
       this.#indexer = indexer;
       // Its own indexer keys objects with the FIFO's key function: store under the key the FIFO computed.
-      this.#putByKey = (indexer as unknown as Record<typeof putByKey, PutByKey<T>>)[putByKey].bind(
-        indexer,
-      );
+      this.#putByKey = indexer.putByKey?.bind(indexer);
     } else {
       this.#indexer = checkedIndexer(options.indexer);
       if (options.indexers !== undefined) this.#indexer.addIndexers(options.indexers);
@@ -294,7 +253,6 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#indexerView = indexerView(this.#indexer);
     this.#defaultResyncMs = resyncPeriod(options.resyncPeriodMs ?? 0, 'resyncPeriodMs');
     this.#watchErrorHandler = options.watchErrorHandler;
-    lastErrors.set(this, () => this.#lastError);
     this.#staleness = new StalenessTracker({
       owner: this,
       name: this.name,
@@ -322,7 +280,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       help: 'Errors thrown or rejected by informer event handlers.',
       labels: { name: this.name, handler: name },
     });
-    const listener = new Listener<T>(
+    const listener = new ProcessorListener<T>(
       handler,
       name,
       period,
@@ -409,6 +367,10 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       this.#syncWaiters.add(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  lastWatchError(): WatchError | undefined {
+    return this.#lastError;
   }
 
   lastSyncResourceVersion(): string {
@@ -624,7 +586,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     }
     const listeners = this.#listenerList;
     for (let index = 0; index < listeners.length; index++)
-      (listeners[index] as Listener<T>).add(notification);
+      (listeners[index] as ProcessorListener<T>).add(notification);
   }
 
   #notSynced(): CacheNotSyncedError {
@@ -652,7 +614,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     this.#resyncTimer = this.#clock.schedule(earliest - this.#clock.monotonic(), () => {
       this.#resyncTimer = undefined;
       const now = this.#clock.monotonic();
-      const due = new Set<Listener<T>>();
+      const due = new Set<ProcessorListener<T>>();
       for (const listener of this.#listeners) {
         if (listener.resyncPeriodMs > 0 && listener.nextResyncAt <= now) {
           due.add(listener);
@@ -666,122 +628,6 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   }
 }
 
-/** One handler's buffer and delivery loop (client-go processorListener). */
-class Listener<T> {
-  readonly handler: ResourceEventHandler<T>;
-  readonly name: string;
-  readonly resyncPeriodMs: number;
-  nextResyncAt = 0;
-  /** Notifications of the initial list not yet delivered: the registration is synced when it reaches 0. */
-  pendingInitial = 0;
-  readonly #logger: Logger;
-  readonly #errors: Counter;
-  // Unbounded, as client-go's: a slow handler must never block the informer or the other handlers.
-  readonly #buffer = new ChunkedQueue<Notification<T>>();
-  // Removed: never delivers again.
-  #stopped = false;
-  // The informer's run ended: the loop ends, the buffer is kept for the next run.
-  #paused = false;
-  #wake: (() => void) | undefined;
-  // Built once: the loop parks on `new Promise(this.#park)` after each drained buffer (once per event when events
-  // arrive one at a time), without a closure per wait.
-  readonly #park = (resolve: () => void): void => {
-    this.#wake = resolve;
-  };
-  #loop: Promise<void> | undefined;
-
-  constructor(
-    handler: ResourceEventHandler<T>,
-    name: string,
-    resyncPeriodMs: number,
-    logger: Logger,
-    errors: Counter,
-  ) {
-    this.handler = handler;
-    this.name = name;
-    this.resyncPeriodMs = resyncPeriodMs;
-    this.#logger = logger;
-    this.#errors = errors;
-  }
-
-  add(notification: Notification<T>): void {
-    if (this.#stopped) return;
-    if (notification.type === 'add' && notification.initial) this.pendingInitial++;
-    this.#buffer.push(notification);
-    // Once per wake-up: the rest of a chunk's notifications find the loop already woken.
-    const wake = this.#wake;
-    if (wake === undefined) return;
-    this.#wake = undefined;
-    wake();
-  }
-
-  start(): void {
-    if (this.#stopped) return;
-    this.#paused = false;
-    // Never call handlers synchronously from addEventHandler or run.
-    this.#loop ??= Promise.resolve().then(() => this.#run());
-  }
-
-  /** End the delivery loop after the call in progress; undelivered notifications stay buffered. */
-  pause(): void {
-    this.#paused = true;
-    this.#wake?.();
-  }
-
-  stop(): void {
-    this.#stopped = true;
-    this.#wake?.();
-  }
-
-  done(): Promise<void> {
-    return this.#loop ?? Promise.resolve();
-  }
-
-  async #run(): Promise<void> {
-    try {
-      await this.#deliverAll();
-    } finally {
-      // Synchronously with the decision to end: a start after this creates a new loop.
-      this.#loop = undefined;
-    }
-  }
-
-  async #deliverAll(): Promise<void> {
-    for (;;) {
-      while (this.#buffer.size > 0) {
-        if (this.#stopped || this.#paused) return;
-        const notification = this.#buffer.shift() as Notification<T>;
-        try {
-          const result: unknown = this.#deliver(notification);
-          if (typeof (result as PromiseLike<void> | undefined)?.then === 'function') await result;
-        } catch (error) {
-          this.#errors.inc();
-          this.#logger.error('event handler failed', {
-            event: notification.type,
-            error: errorMessage(error),
-          });
-        } finally {
-          if (notification.type === 'add' && notification.initial) this.pendingInitial--;
-        }
-      }
-      if (this.#stopped || this.#paused) return;
-      await new Promise<void>(this.#park);
-      this.#wake = undefined;
-    }
-  }
-
-  #deliver(notification: Notification<T>): void | Promise<void> {
-    switch (notification.type) {
-      case 'add':
-        return this.handler.onAdd?.(notification.object, notification.initial);
-      case 'update':
-        return this.handler.onUpdate?.(notification.oldObject, notification.newObject);
-      case 'delete':
-        return this.handler.onDelete?.(notification.object);
-    }
-  }
-}
-
 function resourceVersionOf(object: unknown): string | undefined {
   return (object as KubeObject | undefined)?.metadata?.resourceVersion;
 }
@@ -791,55 +637,6 @@ function resyncPeriod(value: number, name: string): number {
     throw new RangeError(`${name} must be >= 0 ms (0 = never), got ${value}`);
   }
   return value === Number.POSITIVE_INFINITY ? 0 : value;
-}
-
-const indexerMethods = [
-  'add',
-  'update',
-  'delete',
-  'replace',
-  'get',
-  'getByKey',
-  'list',
-  'listKeys',
-  'size',
-  'index',
-  'indexKeys',
-  'listIndexFuncValues',
-  'byIndex',
-  'getIndexers',
-  'addIndexers',
-] as const;
-
-/** `indexer` when it has every method of the Indexer contract; a TypeError naming the option otherwise. */
-function checkedIndexer<T>(indexer: Indexer<T>): Indexer<T> {
-  if (typeof indexer !== 'object' || indexer === null) {
-    throw new TypeError(
-      `indexer must be an Indexer, got ${indexer === null ? 'null' : typeof indexer}`,
-    );
-  }
-  for (const method of indexerMethods) {
-    if (typeof indexer[method] !== 'function') {
-      throw new TypeError(`indexer must be an Indexer: it has no ${method}()`);
-    }
-  }
-  return indexer;
-}
-
-/** A frozen read-only view of `indexer`: its readers only, so a caller cannot reach add/update/delete. */
-function indexerView<T extends KubeObjectLike>(indexer: Indexer<T>): IndexerReader<T> {
-  return Object.freeze({
-    get: (object: T) => indexer.get(object),
-    getByKey: (key: string) => indexer.getByKey(key),
-    list: () => indexer.list(),
-    listKeys: () => indexer.listKeys(),
-    size: () => indexer.size(),
-    index: (indexName: string, object: T) => indexer.index(indexName, object),
-    indexKeys: (indexName: string, value: string) => indexer.indexKeys(indexName, value),
-    listIndexFuncValues: (indexName: string) => indexer.listIndexFuncValues(indexName),
-    byIndex: (indexName: string, value: string) => indexer.byIndex(indexName, value),
-    getIndexers: () => indexer.getIndexers(),
-  });
 }
 
 // The stack of a thrown value for error logs, never throwing (a hostile value's getter may).

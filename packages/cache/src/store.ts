@@ -109,6 +109,12 @@ export interface Indexer<T> extends Store<T>, IndexerReader<T> {
    * an index function throws on a stored object, none of `indexers` is added.
    */
   addIndexers(indexers: Indexers<T>): void;
+  /**
+   * Store `object` under `key`, which the caller computed with this indexer's key function: the informer stores
+   * what its DeltaFIFO has just keyed without computing (and hashing) the key again. Optional; `createIndexer`'s
+   * indexers have it.
+   */
+  putByKey?(key: string, object: T): void;
 }
 
 /** Options of {@link createIndexer}. */
@@ -130,12 +136,6 @@ export function createIndexer<T = KubeObject>(options: IndexerOptions<T> = {}): 
 export function createStore<T = KubeObject>(options: { keyFunc?: KeyFunc } = {}): Store<T> {
   return createIndexer<T>(options);
 }
-
-/**
- * @internal A `createIndexer` indexer's store-under-this-key method: the informer, which has just computed the key
- * of what it stores with the same key function, stores without computing (and hashing) it again.
- */
-export const putByKey: unique symbol = Symbol('lasso.cache.putByKey') as never;
 
 class MapIndexer<T> implements Indexer<T> {
   readonly #keyFunc: KeyFunc;
@@ -159,7 +159,7 @@ class MapIndexer<T> implements Indexer<T> {
     this.#put(this.#keyFunc(object), object);
   }
 
-  [putByKey](key: string, object: T): void {
+  putByKey(key: string, object: T): void {
     this.#put(key, object);
   }
 
@@ -339,4 +339,53 @@ function addToIndex(index: Map<string, Set<string>>, values: readonly string[], 
     }
     keys.add(key);
   }
+}
+
+const indexerMethods = [
+  'add',
+  'update',
+  'delete',
+  'replace',
+  'get',
+  'getByKey',
+  'list',
+  'listKeys',
+  'size',
+  'index',
+  'indexKeys',
+  'listIndexFuncValues',
+  'byIndex',
+  'getIndexers',
+  'addIndexers',
+] as const;
+
+/** @internal `indexer` when it has every method of the Indexer contract; a TypeError naming the option otherwise. */
+export function checkedIndexer<T>(indexer: Indexer<T>): Indexer<T> {
+  if (typeof indexer !== 'object' || indexer === null) {
+    throw new TypeError(
+      `indexer must be an Indexer, got ${indexer === null ? 'null' : typeof indexer}`,
+    );
+  }
+  for (const method of indexerMethods) {
+    if (typeof indexer[method] !== 'function') {
+      throw new TypeError(`indexer must be an Indexer: it has no ${method}()`);
+    }
+  }
+  return indexer;
+}
+
+/** @internal A frozen read-only view of `indexer`: its readers only, so a caller cannot reach add/update/delete. */
+export function indexerView<T extends KubeObjectLike>(indexer: Indexer<T>): IndexerReader<T> {
+  return Object.freeze({
+    get: (object: T) => indexer.get(object),
+    getByKey: (key: string) => indexer.getByKey(key),
+    list: () => indexer.list(),
+    listKeys: () => indexer.listKeys(),
+    size: () => indexer.size(),
+    index: (indexName: string, object: T) => indexer.index(indexName, object),
+    indexKeys: (indexName: string, value: string) => indexer.indexKeys(indexName, value),
+    listIndexFuncValues: (indexName: string) => indexer.listIndexFuncValues(indexName),
+    byIndex: (indexName: string, value: string) => indexer.byIndex(indexName, value),
+    getIndexers: () => indexer.getIndexers(),
+  });
 }

@@ -16,7 +16,7 @@ import { isLassoError } from '@lasso/core';
 import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { WatchError } from './errors.ts';
-import type { ListerWatcher } from './reflector.ts';
+import type { ListerWatcher } from './lister-watcher.ts';
 import { createSharedIndexInformer, type SharedIndexInformer } from './shared-informer.ts';
 import { stalenessMetricNames } from './staleness.ts';
 

@@ -9,7 +9,7 @@ import {
   type WatchOptions,
 } from '@lasso/client';
 import { abortReason, type Clock, LassoError, TimeoutError } from '@lasso/core';
-import type { ListerWatcher } from './reflector.ts';
+import type { ListerWatcher } from './lister-watcher.ts';
 import { metaNamespaceKeyFunc } from './store.ts';
 
 /** The annotation of the bookmark that ends a streaming list's initial events. */

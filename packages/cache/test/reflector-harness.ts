@@ -4,7 +4,8 @@
 import type { KubeObject } from '@lasso/client';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import type { WatchError } from '../src/errors.ts';
-import { Reflector, type ReflectorOptions } from '../src/reflector.ts';
+import { Reflector } from '../src/reflector.ts';
+import type { ReflectorOptions } from '../src/reflector-options.ts';
 import { createStore } from '../src/store.ts';
 import {
   FakeListerWatcher,

@@ -9,7 +9,7 @@ import {
   type WatchOptions,
 } from '@lasso/client';
 import { abortReason } from '@lasso/core';
-import type { ListerWatcher } from '../reflector.ts';
+import type { ListerWatcher } from '../lister-watcher.ts';
 import { metaNamespaceKeyFunc } from '../store.ts';
 
 /** One watch opened on a {@link FakeListerWatcher}: push events into it, end it or fail it. */

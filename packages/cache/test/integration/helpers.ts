@@ -12,8 +12,8 @@ import { isDeletedFinalStateUnknown } from '../../src/delta-fifo.ts';
 import type {
   EventHandlerRegistration,
   ResourceEventHandler,
-  SharedIndexInformer,
-} from '../../src/shared-informer.ts';
+} from '../../src/processor-listener.ts';
+import type { SharedIndexInformer } from '../../src/shared-informer.ts';
 import { metaNamespaceKeyFunc } from '../../src/store.ts';
 
 export interface TestCluster {

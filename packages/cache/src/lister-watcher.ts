@@ -1,0 +1,32 @@
+// ListerWatcher: the two calls a reflector makes (client-go tools/cache ListerWatcher), with what the reflector may
+// leave to them.
+import type {
+  KubeObject,
+  KubeObjectLike,
+  ListOptions,
+  ObjectList,
+  WatchEvent,
+  WatchOptions,
+} from '@lasso/client';
+
+/**
+ * The two calls a reflector makes. `createCache` adapts a `Client`; tests pass a fake
+ * (`FakeListerWatcher` from `@lasso/cache/testing`).
+ */
+export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
+  /** One page of the list. */
+  list(options: ListOptions): Promise<ObjectList<T>>;
+  /**
+   * A watch from `options.resourceVersion`. Ends normally when the server closes the stream; throws an
+   * `ApiError` for HTTP errors and ERROR events (410 -> `isGone`); must stop when `options.signal` aborts.
+   * An ERROR event yielded instead of thrown is handled as if it had been thrown.
+   */
+  watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /**
+   * True when `list` enforces `options.progressTimeoutMs` itself (a page fails only when no bytes of it arrived for
+   * that long), as `createClientListerWatcher` over `@lasso/client` does: the reflector then puts no total deadline
+   * on a page, so a page still arriving (a big list at `"0"`) is never cut. Otherwise each page gets
+   * `listPageTimeoutMs` in total.
+   */
+  readonly listProgressDeadline?: boolean;
+}
