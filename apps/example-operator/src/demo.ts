@@ -20,6 +20,7 @@ import {
   simulatedNodeName,
   startSimulatedWorkload,
 } from './simulated-workload.ts';
+import { type IcecreamWebhooks, icecreamWebhooksFromFlags, showcaseWebhooks } from './webhooks.ts';
 
 /** The app's manifests folder, from src/ (tests) or dist/ (the built command). */
 export const manifestsDir = fileURLToPath(new URL('../manifests/', import.meta.url));
@@ -37,6 +38,7 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
   let endpoints: Awaited<ReturnType<typeof serveOperatorEndpoints>> | undefined;
   let operator: Operator | undefined;
   let simulated: SimulatedWorkload | undefined;
+  let webhooks: IcecreamWebhooks | undefined;
   let run: Promise<StopResult> | undefined;
   let closing: Promise<void> | undefined;
 
@@ -59,6 +61,20 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
     const { metrics, registry } = createPrometheusMetrics(logger);
     endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
     out.write(`API server ${env.credentials.server} ready; Icecream CRD installed.\n`);
+    // The Icecream webhooks in this process, installed through the API as a cluster's would be.
+    webhooks = icecreamWebhooksFromFlags(flags, 'demo', { logger, metrics });
+    if (webhooks !== undefined) {
+      await webhooks.server.start(signal);
+      const caPem = webhooks.caPem ?? readFileSync(`${flags.webhookCertDir}/ca.crt`, 'utf8');
+      const configurations = webhooks.configurations(caPem, webhooks.server.url());
+      await env.installWebhooks(
+        configurations.map((object) => object as unknown as Record<string, unknown>),
+        { caPem, signal },
+      );
+      out.write(
+        `Icecream webhooks (validating, defaulting) served at ${webhooks.server.url()} and installed.\n`,
+      );
+    }
     operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
     await operator.start(signal);
     out.write(`Operator running (identity ${operator.identity}).\n`);
@@ -92,7 +108,12 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
         );
       },
     });
-    const running = [operator.stopped(), simulated.stopped(), live.done] as const;
+    const running = [
+      operator.stopped(),
+      simulated.stopped(),
+      live.done,
+      webhooks?.server.stopped(),
+    ] as const;
     run = Promise.all(running).then(([result]) => {
       out.write(
         result.drained
@@ -116,6 +137,16 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
       );
       out.write(`  applied ${file} (Icecream ${namespace}/${sample.metadata?.name})\n`);
     }
+    if (webhooks !== undefined) {
+      const shown = await showcaseWebhooks(
+        (object) => icecreams.create(namespace, object, { signal, dryRun: true }),
+        namespace,
+      );
+      out.write(
+        `  webhook defaulted Icecream strawberry (dry run): spec ${JSON.stringify(shown.defaulted)}\n` +
+          `  webhook denied Icecream pistachio (dry run): ${shown.denied}\n`,
+      );
+    }
   }
 
   async function close(): Promise<void> {
@@ -123,6 +154,7 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
       await operator?.close();
       await simulated?.close();
       await endpoints?.close();
+      await webhooks?.server.close();
       if (rest !== undefined) await restTransportFor(rest)?.close();
       await env?.stop();
     })();

@@ -14,6 +14,8 @@ const defaults: OperatorFlags = {
   healthAddr: '127.0.0.1:8081',
   logLevel: undefined,
   shutdownTimeoutSeconds: 20,
+  webhookPort: undefined,
+  webhookCertDir: undefined,
   help: false,
 };
 
@@ -46,6 +48,10 @@ describe('parseFlags()', () => {
         'debug',
         '--shutdown-timeout',
         '7',
+        '--webhook-port',
+        '8443',
+        '--webhook-cert-dir',
+        '/certs',
       ],
       {},
     );
@@ -61,6 +67,8 @@ describe('parseFlags()', () => {
       healthAddr: '0.0.0.0:9091',
       logLevel: 'debug',
       shutdownTimeoutSeconds: 7,
+      webhookPort: 8443,
+      webhookCertDir: '/certs',
       help: false,
     } satisfies OperatorFlags);
   });
@@ -219,6 +227,24 @@ describe('parseFlags()', () => {
       env: { LASSO_LOG_LEVEL: 'trace' },
       names: 'LASSO_LOG_LEVEL',
     },
+    {
+      name: 'a webhook port above 65535',
+      argv: ['--webhook-port', '70000'],
+      env: {},
+      names: '--webhook-port',
+    },
+    {
+      name: 'a bad LASSO_WEBHOOK_PORT',
+      argv: [],
+      env: { LASSO_WEBHOOK_PORT: 'x' },
+      names: 'LASSO_WEBHOOK_PORT',
+    },
+    {
+      name: 'an empty webhook cert dir',
+      argv: ['--webhook-cert-dir='],
+      env: {},
+      names: '--webhook-cert-dir',
+    },
   ] as const)('throws a FlagError naming it for $name', ({ argv, env, names }) => {
     let thrown: unknown;
     try {
@@ -243,6 +269,8 @@ describe('usage', () => {
       '--leader-election-id',
       '--metrics-addr',
       '--health-addr',
+      '--webhook-port',
+      '--webhook-cert-dir',
       '--log-level',
       '--shutdown-timeout',
       '--help',

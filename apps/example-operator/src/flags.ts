@@ -21,6 +21,13 @@ export interface OperatorFlags {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent' | undefined;
   /** Seconds a graceful shutdown may take before the process exits anyway. */
   shutdownTimeoutSeconds: number;
+  /**
+   * Port of the Icecream webhooks (validating, defaulting); 0 = off. undefined = the mode's default: 9443 in a
+   * cluster (served only with a certificate directory), any free loopback port in the demo.
+   */
+  webhookPort: number | undefined;
+  /** Directory of the webhook certificate (tls.crt, tls.key; ca.crt for the demo to install it), reloaded on change. */
+  webhookCertDir: string | undefined;
   help: boolean;
 }
 
@@ -47,6 +54,9 @@ Flags (environment variable in brackets):
   --health-addr HOST:PORT           serve /healthz and /readyz; 0 = off (default 127.0.0.1:8081) [LASSO_HEALTH_ADDR]
   --log-level LEVEL                 debug, info, warn, error or silent (default info; warn in the demo) [LASSO_LOG_LEVEL]
   --shutdown-timeout SECONDS        bound of a graceful shutdown (default 20)
+  --webhook-port N                  port of the Icecream webhooks; 0 = off (default 9443; any free one in the demo) [LASSO_WEBHOOK_PORT]
+  --webhook-cert-dir DIR            tls.crt and tls.key of the webhooks (a cert-manager Secret); in a cluster the
+                                    webhooks are served only with it; the demo self-signs without it [LASSO_WEBHOOK_CERT_DIR]
   -h, --help                        print this help
 `;
 
@@ -66,6 +76,19 @@ function address(name: string, value: string): string {
   if (match === null || Number(match[2]) > 65535) {
     throw new FlagError(`${name} must be HOST:PORT, :PORT or 0, got ${JSON.stringify(value)}`);
   }
+  return value;
+}
+
+function port(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) {
+    throw new FlagError(`${name} must be a port from 0 to 65535, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+function nonEmpty(name: string, value: string | undefined): string | undefined {
+  if (value === '') throw new FlagError(`${name} must not be empty`);
   return value;
 }
 
@@ -98,6 +121,8 @@ export function parseFlags(
         'health-addr': { type: 'string' },
         'log-level': { type: 'string' },
         'shutdown-timeout': { type: 'string' },
+        'webhook-port': { type: 'string' },
+        'webhook-cert-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -146,6 +171,14 @@ export function parseFlags(
     ),
     logLevel: logLevel as OperatorFlags['logLevel'],
     shutdownTimeoutSeconds: positiveInteger('--shutdown-timeout', text('shutdown-timeout') ?? '20'),
+    webhookPort: port(
+      source('webhook-port', 'LASSO_WEBHOOK_PORT'),
+      text('webhook-port', 'LASSO_WEBHOOK_PORT'),
+    ),
+    webhookCertDir: nonEmpty(
+      source('webhook-cert-dir', 'LASSO_WEBHOOK_CERT_DIR'),
+      text('webhook-cert-dir', 'LASSO_WEBHOOK_CERT_DIR'),
+    ),
     help: values.help === true,
   };
 }

@@ -14,6 +14,7 @@ import { createOperator, type Operator, operatorOptionsFrom } from './operator.t
 import { serveOperatorEndpoints } from './operator-endpoints.ts';
 import { createPinoLogger } from './pino-logger.ts';
 import { createPrometheusMetrics } from './prometheus-metrics.ts';
+import { icecreamWebhooksFromFlags } from './webhooks.ts';
 
 /**
  * How long closing may take after the drain (`runUntilShutdown`'s `closeTimeoutMs`): the operator's factory and
@@ -35,7 +36,10 @@ async function clusterOperator(flags: OperatorFlags, logger: Logger): Promise<Li
   const { metrics, registry } = createPrometheusMetrics(logger);
   let operator: Operator | undefined;
   const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
+  // Served with --webhook-cert-dir (cert-manager's Secret); the configurations are the cluster's (README).
+  const webhooks = icecreamWebhooksFromFlags(flags, 'cluster', { logger, metrics });
   const release = async (): Promise<void> => {
+    await webhooks?.server.close();
     await endpoints.close();
     await restTransportFor(rest)?.close();
   };
@@ -52,13 +56,20 @@ async function clusterOperator(flags: OperatorFlags, logger: Logger): Promise<Li
   };
   return {
     async start(signal) {
+      await webhooks?.server.start(signal);
       await made.start(signal);
+      if (webhooks !== undefined) {
+        logger.info('Icecream webhooks serving', { url: webhooks.server.url() });
+      }
       logger.info('operator started', {
         identity: made.identity,
         namespace: flags.namespace || '(all)',
       });
     },
-    stopped: () => made.stopped(),
+    stopped: async () => {
+      const [result] = await Promise.all([made.stopped(), webhooks?.server.stopped()]);
+      return result;
+    },
     isRunning: () => made.isRunning(),
     close,
     [Symbol.asyncDispose]: close,

@@ -120,6 +120,14 @@ describe('main', () => {
       await command.untilOutput('stdout', 'Both Icecreams are Ready', startMs);
       expect(command.stdout()).toContain('No cluster configured');
       expect(command.stdout()).toContain('SIMULATED workload controller running');
+      // The Icecream webhooks, called by the API server on two dry-run creates.
+      await command.untilOutput('stdout', 'webhook denied Icecream pistachio', startMs);
+      expect(command.stdout()).toContain(
+        'webhook defaulted Icecream strawberry (dry run): spec {"deploymentName":"strawberry","flavor":"strawberry","replicas":1}',
+      );
+      expect(command.stdout()).toContain(
+        'spec.deploymentName must be "pistachio" or start with "pistachio-", got "vanilla-scoops"',
+      );
       const metricsUrl = /Metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(
         command.stdout(),
       )?.[1];
@@ -131,6 +139,7 @@ describe('main', () => {
       expect(metrics).toContain('workqueue_adds_total');
       expect(metrics).toContain('lasso_controller_total_handler_execution');
       expect(metrics).toContain('rest_client_requests_total');
+      expect(metrics).toContain('lasso_webhook_requests_total');
 
       command.child.kill('SIGINT');
       expect(await command.exited(30_000), command.stderr()).toBe(0);
