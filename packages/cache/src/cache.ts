@@ -137,7 +137,8 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
   const { tweakList, waitHealthy } = options;
   const logger = guardLogger(options.logger ?? defaultLogger);
   return {
-    // @lasso/client's Client fails a list page only when no bytes arrived for `progressTimeoutMs`.
+    // @lasso/client's Client fails a list page when no bytes arrived for `progressTimeoutMs`, or a window that long
+    // brought less than its throughput floor (1 KiB/s).
     listProgressDeadline: true,
     async list(listOptions) {
       const tweaked: ListOptions = { ...listOptions };

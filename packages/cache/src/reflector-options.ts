@@ -44,9 +44,9 @@ export interface ReflectorOptions {
    */
   inactivityMarginMs?: number;
   /**
-   * Give up on a list page when no bytes of it arrived for this long (passed to the lister-watcher as
-   * `progressTimeoutMs`: a page still arriving, like a big list at `"0"`, is never cut; this catches a server or
-   * proxy that stopped answering). A lister-watcher without `listProgressDeadline` gets it as a total deadline
+   * Give up on a list page when no bytes of it arrived for this long, or when a window this long brought less than
+   * 1 KiB/s (passed to the lister-watcher as `progressTimeoutMs`: a page arriving at a useful speed, like a big list
+   * at `"0"`, is never cut; this catches a server or proxy that stopped answering or drips its answer). A lister-watcher without `listProgressDeadline` gets it as a total deadline
    * per page. Default 2 min.
    */
   listPageTimeoutMs?: number;
