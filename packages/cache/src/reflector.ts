@@ -1,22 +1,17 @@
 // Reflector: keeps a store in step with the API server through list + watch, as an explicit state machine.
 // Ports client-go tools/cache reflector.go; how it lists is list-strategy.ts (streaming lists, client-go's list rules).
 import {
-  ApiError,
   isApiError,
   isGone,
   type KubeObject,
   type KubeObjectLike,
-  type Status,
   type WatchEvent,
   type WatchOptions,
 } from '@lasso/client';
 import {
-  abortReason,
   type Clock,
-  type Counter,
   defaultLogger,
   errorMessage,
-  type Gauge,
   guardLogger,
   isLassoError,
   LassoError,
@@ -24,12 +19,12 @@ import {
   noopMetricsProvider,
   sleep,
   systemClock,
-  TimeoutError,
 } from '@lasso/core';
 import { createBackoff } from './backoff.ts';
 import { WatchError, type WatchErrorPhase } from './errors.ts';
 import { isTooLargeResourceVersion, ListStrategy } from './list-strategy.ts';
 import type { ListerWatcher } from './lister-watcher.ts';
+import { type ReflectorMetrics, reflectorMetrics } from './reflector-metrics.ts';
 import {
   nonNegative,
   positiveInteger,
@@ -43,7 +38,8 @@ import {
   type ReflectorVerb,
   watchFailureAction,
 } from './watch-errors.ts';
-import { type OpenWatch, releaseWatch, resumeWatch, watchStepsOf } from './watch-list.ts';
+import { type OpenWatch, releaseWatch, resumeWatch } from './watch-list.ts';
+import { type WatchCursor, WatchSession } from './watch-session.ts';
 
 /** What a reflector writes to (a `DeltaFIFO` in an informer, or any `Store`). */
 export interface ReflectorStore<T> {
@@ -58,20 +54,6 @@ export interface ReflectorStore<T> {
  * of a resource that cannot be watched.
  */
 export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'polling' | 'stopped';
-
-type WatchOutcome =
-  | { kind: 'ended'; events: number; progressed: boolean; durationMs: number }
-  | { kind: 'aborted' }
-  | {
-      kind: 'failed';
-      phase: WatchErrorPhase;
-      error: unknown;
-      events: number;
-      progressed: boolean;
-      durationMs: number;
-      /** An open stream broke (inactivity deadline, or the connection failed after events): resumable. */
-      streamBroke: boolean;
-    };
 
 // resourceVersion undefined: the first list (no version known yet).
 type Next = { kind: 'list'; resourceVersion: string | undefined } | { kind: 'watch' };
@@ -115,7 +97,6 @@ type Next = { kind: 'list'; resourceVersion: string | undefined } | { kind: 'wat
 export class Reflector<T extends KubeObjectLike = KubeObject> {
   /** Name in logs, metrics and errors. */
   readonly name: string;
-  readonly #listerWatcher: ListerWatcher<T>;
   readonly #lists: ListStrategy<T>;
   /** The open watch of the last streaming list, taken over by the next watch. */
   #handoff: OpenWatch<T> | undefined;
@@ -137,22 +118,13 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     resetAfterMs: number;
     jitter: number;
   };
-  readonly #metrics: {
-    lists: Counter;
-    relists: Counter;
-    watches: Counter;
-    restarts: Counter;
-    errors: Counter;
-    truncated: Counter;
-    lastEvent: Gauge;
-    polling: Gauge;
-  };
+  readonly #metrics: ReflectorMetrics;
   #watchErrorHandler: WatchErrorHandler | undefined;
   #state: ReflectorState = 'stopped';
   #running = false;
-  #lastSyncResourceVersion = '';
+  readonly #cursor: WatchCursor = { resourceVersion: '' };
+  readonly #session: WatchSession<T>;
   #listsDone = 0;
-  #watchesStarted = 0;
 
   constructor(
     listerWatcher: ListerWatcher<T>,
@@ -160,10 +132,6 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     options: ReflectorOptions = {},
   ) {
     this.name = options.name ?? 'reflector';
-    this.#listerWatcher = {
-      list: (listOptions) => listerWatcher.list(listOptions),
-      watch: (watchOptions) => this.#takeOver(watchOptions) ?? listerWatcher.watch(watchOptions),
-    };
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger).child({ reflector: this.name });
@@ -222,49 +190,19 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       metrics,
       random: this.#random,
     });
-    const labels = { name: this.name };
-    this.#metrics = {
-      lists: metrics.counter({
-        name: 'lasso_reflector_lists_total',
-        help: 'Lists completed by the reflector (every page of one list counts once).',
-        labels,
-      }),
-      relists: metrics.counter({
-        name: 'lasso_reflector_relists_total',
-        help: 'Lists after the first one (after a 410 Gone or malformed data).',
-        labels,
-      }),
-      watches: metrics.counter({
-        name: 'lasso_reflector_watches_total',
-        help: 'Watch requests started by the reflector.',
-        labels,
-      }),
-      restarts: metrics.counter({
-        name: 'lasso_reflector_restarts_total',
-        help: 'Watches started after a previous watch ended or failed.',
-        labels,
-      }),
-      errors: metrics.counter({
-        name: 'lasso_reflector_errors_total',
-        help: 'Failures of the list/watch cycle (each one was also given to the watch error handler).',
-        labels,
-      }),
-      truncated: metrics.counter({
-        name: 'lasso_reflector_truncated_events_total',
-        help: 'Watches whose body ended inside an event (the partial event was dropped; the watch resumed).',
-        labels,
-      }),
-      lastEvent: metrics.gauge({
-        name: 'lasso_reflector_last_event_timestamp_seconds',
-        help: 'Wall-clock time of the last watch event or list, in seconds since the epoch.',
-        labels,
-      }),
-      polling: metrics.gauge({
-        name: 'lasso_reflector_polling',
-        help: '1 while the reflector lists on an interval because the resource cannot be watched (405, or watchable: false), else 0.',
-        labels,
-      }),
-    };
+    this.#metrics = reflectorMetrics(metrics, this.name);
+    this.#session = new WatchSession<T>({
+      watch: (watchOptions) => this.#takeOver(watchOptions) ?? listerWatcher.watch(watchOptions),
+      store,
+      cursor: this.#cursor,
+      clock: this.#clock,
+      logger: this.#logger,
+      random: this.#random,
+      minWatchTimeoutMs: this.#minWatchTimeoutMs,
+      inactivityMarginMs: this.#inactivityMarginMs,
+      forbidden: this.#forbidden,
+      metrics: this.#metrics,
+    });
   }
 
   /** The state machine's current state. */
@@ -274,7 +212,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
 
   /** The resourceVersion of the last list or watch event (`''` before the first list). */
   lastSyncResourceVersion(): string {
-    return this.#lastSyncResourceVersion;
+    return this.#cursor.resourceVersion;
   }
 
   /** Replace the watch error handler (client-go `SetWatchErrorHandler`). */
@@ -359,7 +297,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             if (!(await wait(delayMs))) break;
             continue;
           }
-          if (!polling && this.#lastSyncResourceVersion === '') {
+          if (!polling && this.#cursor.resourceVersion === '') {
             startPolling('the list carries no resourceVersion to watch from', undefined, 'warn');
           }
           if (polling) {
@@ -374,7 +312,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           }
         }
         this.#state = 'watching';
-        const outcome = await this.#watch(signal);
+        const outcome = await this.#session.run(signal);
         if (outcome.kind === 'aborted' || signal.aborted) break;
         // Healthy: open long enough, or ended cleanly after progress. The backoff and the 410 streak restart, so
         // one failure after a healthy watch waits 800 ms, not what a past fault storm had grown it to.
@@ -392,15 +330,15 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             // once would otherwise leave the store frozen at its last list.
             const error = new LassoError(
               'LASSO_WATCH_FAILED',
-              `very short watch: the watch ended after ${Math.round(outcome.durationMs)} ms without anything newer than resourceVersion ${JSON.stringify(this.#lastSyncResourceVersion)} (${outcome.events} events)`,
+              `very short watch: the watch ended after ${Math.round(outcome.durationMs)} ms without anything newer than resourceVersion ${JSON.stringify(this.#cursor.resourceVersion)} (${outcome.events} events)`,
             );
             const delayMs = this.#delay(backoff.next(), error, outcome.durationMs);
             this.#report('watch', error, true, delayMs);
-            next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
+            next = { kind: 'list', resourceVersion: this.#cursor.resourceVersion };
             if (!(await wait(delayMs))) break;
           } else {
             this.#logger.debug('watch ended, resuming', {
-              resourceVersion: this.#lastSyncResourceVersion,
+              resourceVersion: this.#cursor.resourceVersion,
             });
           }
           continue;
@@ -435,7 +373,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           gone && goneStreak === 0 ? 0 : this.#delay(backoff.next(), error, outcome.durationMs);
         if (gone) goneStreak++;
         this.#report(phase, error, relist, delayMs);
-        if (relist) next = { kind: 'list', resourceVersion: this.#lastSyncResourceVersion };
+        if (relist) next = { kind: 'list', resourceVersion: this.#cursor.resourceVersion };
         if (delayMs > 0 && !(await wait(delayMs))) break;
       }
     } finally {
@@ -482,7 +420,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       if (stream !== undefined) releaseWatch(stream, 'streaming list not taken over');
       throw error;
     }
-    this.#lastSyncResourceVersion = listVersion;
+    this.#cursor.resourceVersion = listVersion;
     this.#handoff = stream;
     this.#forbidden.allowed('list');
     if (this.#listsDone > 0) this.#metrics.relists.inc();
@@ -494,223 +432,6 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       resourceVersion: listVersion,
       strategy: kind,
     });
-  }
-
-  async #watch(signal: AbortSignal): Promise<WatchOutcome> {
-    const timeoutSeconds = Math.floor((this.#minWatchTimeoutMs / 1000) * (1 + this.#random()));
-    const inactivityTimeoutMs = timeoutSeconds * 1000 + this.#inactivityMarginMs;
-    const controller = new AbortController();
-    // The watch tests these flags and never touches an aborted signal: an aborted AbortSignal has another hidden
-    // class than a live one, and reading it here (`aborted`, `removeEventListener`) deoptimized this method at every
-    // stop (V8 then compiled it again for the next run). `stopped`: the caller's signal aborted; `released`: the
-    // watch's own, with `releasedBy` its reason.
-    let stopped = signal.aborted;
-    let released = false;
-    let releasedBy: Error | undefined;
-    const onAbort = (): void => {
-      stopped = true;
-      controller.abort(signal.reason);
-    };
-    if (!stopped) signal.addEventListener('abort', onAbort, { once: true });
-    const started = this.#clock.monotonic();
-    // The watch's only inactivity deadline: the lister-watcher is asked for none (`inactivityTimeoutMs: 0`), as
-    // client-go keeps the client-side timeout in the reflector's watch, so any ListerWatcher gets one and a
-    // Client does not run a second timer for the same deadline. A lazy deadline: events only record their time, and the one timer, when it fires before the watch has
-    // been silent long enough, re-arms for the remainder. It expires exactly when a timer re-armed by every
-    // event would, without a cancel and a schedule per event.
-    let lastEventAt = started;
-    const check = (): void => {
-      const silentMs = this.#clock.monotonic() - lastEventAt;
-      if (silentMs < inactivityTimeoutMs) {
-        timer = this.#clock.schedule(inactivityTimeoutMs - silentMs, check);
-        return;
-      }
-      inactive = true;
-      controller.abort(
-        new TimeoutError(`watch silent for ${inactivityTimeoutMs} ms`, inactivityTimeoutMs),
-      );
-    };
-    let timer = this.#clock.schedule(inactivityTimeoutMs, check);
-    // The inactivity deadline fired: the stream was open and went silent, which resumes like a stream that ended.
-    let inactive = false;
-    // One abort listener for the whole watch rejects whichever next() is pending, instead of a listener added
-    // and removed around every event (raceSignal). The pending next() itself is released by the abort.
-    let rejectNext: ((reason: Error) => void) | undefined;
-    const onWatchAbort = (): void => {
-      released = true;
-      releasedBy = abortReason(controller.signal);
-      rejectNext?.(releasedBy);
-    };
-    controller.signal.addEventListener('abort', onWatchAbort, { once: true });
-    const next = <V>(source: AsyncIterator<V>): Promise<IteratorResult<V>> => {
-      const result = source.next();
-      if (released) {
-        result.catch(() => {});
-        return Promise.reject(releasedBy);
-      }
-      return new Promise((resolve, reject) => {
-        rejectNext = reject;
-        result.then(resolve, reject);
-      });
-    };
-    let events = 0;
-    // Events applied to the store: the last-event gauge and the inactivity deadline are updated once per step (one
-    // event, or every event of one body chunk from the client's batch view) that applied any.
-    let applied = 0;
-    const startVersion = this.#lastSyncResourceVersion;
-    const progressed = (): boolean => this.#lastSyncResourceVersion !== startVersion;
-    const elapsed = (): number => this.#clock.monotonic() - started;
-    // One event: undefined once applied, else the outcome that ends the watch.
-    const apply = (event: WatchEvent<T>): WatchOutcome | undefined => {
-      // An ERROR event yielded instead of thrown is the failure of the watch, not progress: counting it as an
-      // event would reset the 410 streak, so a server answering every watch with 410 could never be backed off.
-      const status = errorEventStatus(event);
-      if (status !== undefined) {
-        return {
-          kind: 'failed',
-          phase: events === 0 ? 'watch-start' : 'watch',
-          error: ApiError.fromStatus(status),
-          events,
-          progressed: progressed(),
-          durationMs: elapsed(),
-          streamBroke: false,
-        };
-      }
-      // The first event proves the watch is allowed again after a 403.
-      if (events === 0 && this.#forbidden.isDenied('watch')) this.#forbidden.allowed('watch');
-      events++;
-      try {
-        this.#handleEvent(event);
-      } catch (error) {
-        return {
-          kind: 'failed',
-          phase: 'event',
-          error,
-          events,
-          progressed: progressed(),
-          durationMs: elapsed(),
-          streamBroke: false,
-        };
-      }
-      applied++;
-      return undefined;
-    };
-    let iterator: AsyncIterator<unknown> | undefined;
-    let pending = false;
-    if (this.#watchesStarted > 0) this.#metrics.restarts.inc();
-    this.#watchesStarted++;
-    this.#metrics.watches.inc();
-    try {
-      const eventIterator = this.#listerWatcher
-        .watch({
-          resourceVersion: this.#lastSyncResourceVersion,
-          allowWatchBookmarks: true,
-          timeoutSeconds,
-          inactivityTimeoutMs: 0,
-          signal: controller.signal,
-        })
-        [Symbol.asyncIterator]();
-      // @lasso/client's batch view: the events of one body chunk per step, applied in order without a promise turn
-      // between them. Any other lister-watcher is read event by event.
-      const { batched, steps } = watchStepsOf(eventIterator);
-      iterator = steps;
-      for (;;) {
-        pending = true;
-        const result = await next(steps);
-        pending = false;
-        if (result.done) {
-          return { kind: 'ended', events, progressed: progressed(), durationMs: elapsed() };
-        }
-        const appliedBefore = applied;
-        let failure: WatchOutcome | undefined;
-        if (!batched) {
-          failure = apply(result.value as WatchEvent<T>);
-        } else {
-          const batch = result.value as WatchEvent<T>[];
-          for (let index = 0; index < batch.length && failure === undefined; index++) {
-            failure = apply(batch[index] as WatchEvent<T>);
-          }
-        }
-        if (applied !== appliedBefore) {
-          lastEventAt = this.#clock.monotonic();
-          // After the step's last event, with the resourceVersion already advanced (the staleness tracker reads it).
-          this.#metrics.lastEvent.set(this.#clock.now() / 1000);
-        }
-        if (failure !== undefined) return failure;
-      }
-    } catch (error) {
-      if (stopped) return { kind: 'aborted' };
-      // The body ended inside an event: the server (or a proxy) closed the stream mid-write. Nothing after the
-      // last whole event was lost, so this is the end of the watch (client-go's unexpected EOF), judged like any
-      // end by its progress; the dropped part is logged and counted instead of passing silently.
-      if (isLassoError(error, 'LASSO_WATCH_TRUNCATED')) {
-        this.#metrics.truncated.inc();
-        this.#logger.warn('watch ended inside an event, dropped the partial event', {
-          error: errorMessage(error),
-          resourceVersion: this.#lastSyncResourceVersion,
-        });
-        return { kind: 'ended', events, progressed: progressed(), durationMs: elapsed() };
-      }
-      return {
-        kind: 'failed',
-        phase: events === 0 ? 'watch-start' : 'watch',
-        error,
-        events,
-        progressed: progressed(),
-        durationMs: elapsed(),
-        streamBroke: inactive || (events > 0 && isLassoError(error, 'LASSO_CONNECTION_FAILED')),
-      };
-    } finally {
-      timer.cancel();
-      // A listener added with `once` is gone once its signal aborted.
-      if (!stopped) signal.removeEventListener('abort', onAbort);
-      if (!released) controller.signal.removeEventListener('abort', onWatchAbort);
-      // Aborting releases the HTTP body of the real client even while a next() is still pending.
-      if (!released) controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
-      if (iterator?.return !== undefined) {
-        const closing = Promise.resolve()
-          .then(() => iterator?.return?.())
-          .catch(() => {});
-        // A pending next() would make return() wait for it; the abort above already ends that request.
-        if (!pending) await closing;
-      }
-    }
-  }
-
-  #handleEvent(event: WatchEvent<T>): void {
-    if (typeof event !== 'object' || event === null) {
-      throw new LassoError('LASSO_WATCH_DECODE', 'watch event is not an object');
-    }
-    const { type, object } = event as { type: string; object: T };
-    if (typeof object !== 'object' || object === null) {
-      throw new LassoError('LASSO_WATCH_DECODE', `watch event ${type} has no object`);
-    }
-    switch (type) {
-      case 'ADDED':
-        this.#store.add(object);
-        break;
-      case 'MODIFIED':
-        this.#store.update(object);
-        break;
-      case 'DELETED':
-        this.#store.delete(object);
-        break;
-      case 'BOOKMARK':
-        break;
-      default:
-        throw new LassoError(
-          'LASSO_WATCH_DECODE',
-          `unknown watch event type ${JSON.stringify(type)}`,
-        );
-    }
-    const resourceVersion = object.metadata?.resourceVersion;
-    if (
-      typeof resourceVersion === 'string' &&
-      resourceVersion !== '' &&
-      !olderOrSame(resourceVersion, this.#lastSyncResourceVersion)
-    ) {
-      this.#lastSyncResourceVersion = resourceVersion;
-    }
   }
 
   /** `logged`: the caller has logged this failure its own way (the switch to polling). */
@@ -725,7 +446,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       {
         phase,
         reflector: this.name,
-        resourceVersion: this.#lastSyncResourceVersion,
+        resourceVersion: this.#cursor.resourceVersion,
         willRelist,
         retryInMs,
         message: `${phase} failed: ${errorMessage(cause)}`,
@@ -765,28 +486,4 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       this.#logger.error('watch error handler threw', { error: errorMessage(handlerError) });
     }
   }
-}
-
-/**
- * True when `candidate` is not newer than `current`. resourceVersions are opaque, but every server in use
- * (etcd-backed kube-apiserver, the built-in one) sends decimal integers: those are compared as numbers, so a
- * replayed older event does not move the watch back. Anything else is "newer" when it differs.
- */
-function olderOrSame(candidate: string, current: string): boolean {
-  if (candidate === current) return true;
-  if (!decimal.test(candidate) || !decimal.test(current)) return false;
-  return (
-    candidate.length < current.length ||
-    (candidate.length === current.length && candidate < current)
-  );
-}
-
-const decimal = /^[1-9][0-9]*$|^0$/;
-
-/** The Status of an ERROR event (a lister-watcher that yields them instead of throwing), else undefined. */
-function errorEventStatus(event: unknown): Status | undefined {
-  if (typeof event !== 'object' || event === null) return undefined;
-  const { type, object } = event as { type?: unknown; object?: unknown };
-  if (type !== 'ERROR' || typeof object !== 'object' || object === null) return undefined;
-  return object as Status;
 }
