@@ -123,12 +123,11 @@ for (const major of versions) {
           'exec',
           'vitest',
           'run',
-          '--typecheck.enabled=false',
           '--reporter=default',
           '--reporter=json',
           `--outputFile.json=${report}`,
         ],
-        { LASSO_INTEGRATION: '0' },
+        { LASSO_INTEGRATION: '0', LASSO_TYPECHECK: '0' },
       );
       const counted = runOn(major, 'node', [
         join(root, 'tooling', 'scripts', 'test-summary.mjs'),
