@@ -63,7 +63,12 @@ export {
 } from './leader-elector-api.ts';
 export type { LeaseClient } from './lease-lock.ts';
 export type { Lister } from './lister.ts';
-export { enqueueOwnerHandler, type OwnerKindOptions, ownerKeysOf } from './owner-handler.ts';
+export {
+  enqueueOwnerHandler,
+  type OwnerController,
+  type OwnerKindOptions,
+  ownerKeysOf,
+} from './owner-handler.ts';
 export {
   AlreadyOwnedError,
   type ControllerReferenceOptions,
@@ -74,6 +79,7 @@ export {
 export {
   annotationsChangedPredicate,
   generationChangedPredicate,
+  labelSelectorPredicate,
   labelsChangedPredicate,
   type Predicate,
   type PredicateEvent,

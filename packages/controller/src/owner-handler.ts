@@ -1,9 +1,29 @@
 // Owner-to-key mapping: a handler on owned objects that enqueues their owners. Ports controller-runtime
 // pkg/handler/enqueue_owner.go (EnqueueRequestForOwner) and rancher/wrangler's relatedresource owner resolver.
 import type { KubeObjectLike } from '@lasso/client';
+import { errorMessage } from '@lasso/core';
 import type { Controller } from './controller.ts';
 import { groupOf } from './owner-references.ts';
+import {
+  acceptsAll,
+  hostEventPredicates,
+  type Predicate,
+  predicate,
+  type WithHostEventPredicates,
+} from './predicates.ts';
+import type { ReconcileContext } from './reconcile-context.ts';
 import type { SharedControllerHandler } from './shared-handler.ts';
+
+/**
+ * What `enqueueOwnerHandler` enqueues into: a controller, and optionally the predicates given to it once
+ * (`shared.withPredicates(...)`) with the cache they read owners from.
+ */
+export type OwnerController = Pick<Controller<KubeObjectLike>, 'enqueueKey'> & {
+  /** Predicates an owner must pass (read from `get`) to be enqueued; a `withPredicates` view has them. */
+  readonly predicates?: readonly Predicate<never>[] | undefined;
+  /** The owner controller's cache. */
+  get?(namespace: string, name: string): KubeObjectLike | undefined;
+};
 
 /** Which owners {@link ownerKeysOf} and {@link enqueueOwnerHandler} look for. */
 export interface OwnerKindOptions {
@@ -76,6 +96,51 @@ function keysOf(object: KubeObjectLike, matcher: OwnerMatcher): string[] {
   return keys;
 }
 
+function hasOwner(object: unknown, matcher: OwnerMatcher): boolean {
+  try {
+    return (
+      typeof object === 'object' &&
+      object !== null &&
+      keysOf(object as KubeObjectLike, matcher).length > 0
+    );
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The filter on owner keys of `ownerController`'s predicates: an owner found in its cache is enqueued when it
+ * passes them as a create event would (a label selector decides; change predicates such as
+ * `generationChangedPredicate` pass); an owner not in the cache is enqueued (its reconcile sees it gone).
+ */
+function ownerGate(
+  ownerController: OwnerController,
+): ((ownerKey: string, context: ReconcileContext | undefined) => boolean) | undefined {
+  const predicates = ownerController.predicates as readonly Predicate<KubeObjectLike>[] | undefined;
+  if (!Array.isArray(predicates) || predicates.length === 0) return undefined;
+  if (typeof ownerController.get !== 'function') return undefined;
+  return (ownerKey, context) => {
+    const slash = ownerKey.indexOf('/');
+    const namespace = slash === -1 ? '' : ownerKey.slice(0, slash);
+    const name = slash === -1 ? ownerKey : ownerKey.slice(slash + 1);
+    let owner: KubeObjectLike | undefined;
+    try {
+      owner = ownerController.get?.(namespace, name);
+    } catch {
+      // The owner controller could not be built: its enqueue is a no-op anyway.
+      return true;
+    }
+    if (owner === undefined) return true;
+    return acceptsAll(predicates, { type: 'create', object: owner }, (refused, error) => {
+      context?.logger.warn('predicate threw; the owner is enqueued', {
+        predicate: refused.name,
+        owner: ownerKey,
+        error: errorMessage(error),
+      });
+    });
+  };
+}
+
 /**
  * The keys (`namespace/name`, or `name` for a cluster-scoped owner kind) of `object`'s owners of the given
  * group and kind: its controller only, unless `controllerOnly: false`. The namespace is `object`'s own, since
@@ -105,6 +170,14 @@ export function ownerKeysOf(object: KubeObjectLike, options: OwnerKindOptions): 
  *   keeps the owner keys last seen per object key and enqueues those, then forgets the key. Its memory holds
  *   one entry per live object that has a matching owner.
  *
+ * - Its registration filters the informer events of the controller it is registered on to objects that have
+ *   (or had, before an update) a matching owner reference, whatever predicates other handlers have; a
+ *   `withPredicates` view does not add its predicates to it (the owned objects are not the view's objects).
+ * - When `ownerController` is a `withPredicates` view, an owner is enqueued only when it passes those
+ *   predicates as read from the view's cache (as a create event: a label selector decides, change predicates
+ *   pass); an owner not in the cache is enqueued. So predicates given once to the owner controller apply to
+ *   its own events and to the owners this handler maps to.
+ *
  * **Gotchas**: an object deleted before this handler ever saw it (registered while the object was already
  * gone) cannot be mapped. Use one handler per owner controller: each keeps its own memory.
  *
@@ -121,28 +194,41 @@ export function ownerKeysOf(object: KubeObjectLike, options: OwnerKindOptions): 
  * @throws TypeError when `ownerController` has no `enqueueKey` or the owner kind is incomplete.
  */
 export function enqueueOwnerHandler<T extends KubeObjectLike>(
-  ownerController: Pick<Controller<KubeObjectLike>, 'enqueueKey'>,
+  ownerController: OwnerController,
   options: OwnerKindOptions,
 ): SharedControllerHandler<T> {
   if (typeof ownerController?.enqueueKey !== 'function') {
     throw new TypeError('enqueueOwnerHandler: ownerController must have an enqueueKey method');
   }
   const matcher = ownerMatcher('enqueueOwnerHandler', options);
+  const gate = ownerGate(ownerController);
+  const enqueue = (ownerKey: string, context: ReconcileContext | undefined): void => {
+    if (gate === undefined || gate(ownerKey, context)) ownerController.enqueueKey(ownerKey);
+  };
   // Object key -> owner keys last seen; only objects with matching owners, so the map stays small.
   const lastOwners = new Map<string, string[]>();
-  return (key, object) => {
+  const handler: SharedControllerHandler<T> = (key, object, context) => {
     const previous = lastOwners.get(key);
     if (object === undefined) {
       lastOwners.delete(key);
-      for (const ownerKey of previous ?? []) ownerController.enqueueKey(ownerKey);
+      for (const ownerKey of previous ?? []) enqueue(ownerKey, context);
       return;
     }
     const current = keysOf(object, matcher);
     if (current.length === 0) lastOwners.delete(key);
     else lastOwners.set(key, current);
-    for (const ownerKey of current) ownerController.enqueueKey(ownerKey);
+    for (const ownerKey of current) enqueue(ownerKey, context);
     for (const ownerKey of previous ?? []) {
-      if (!current.includes(ownerKey)) ownerController.enqueueKey(ownerKey);
+      if (!current.includes(ownerKey)) enqueue(ownerKey, context);
     }
   };
+  // Only events of objects with a matching owner (before or after) can enqueue anything here.
+  const owned = predicate<T>(
+    (event) =>
+      hasOwner(event.object, matcher) ||
+      (event.type === 'update' && hasOwner(event.oldObject, matcher)),
+    `owned-by-${matcher.kind}`,
+  );
+  const marked: WithHostEventPredicates<T> = { [hostEventPredicates]: Object.freeze([owned]) };
+  return Object.assign(handler, marked);
 }

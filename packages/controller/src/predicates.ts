@@ -1,6 +1,7 @@
 // Predicates: filters on informer events before their key is enqueued, as controller-runtime's predicate
 // package (GenerationChangedPredicate and friends) and kube-rs's predicate_filter.
 import type { KubeObjectLike } from '@lasso/client';
+import { compileLabelSelector, type LabelSelectorInput } from './label-selector.ts';
 
 /**
  * An informer event a {@link Predicate} decides on. `object` is the object after the event (for a delete, the
@@ -117,6 +118,45 @@ export const annotationsChangedPredicate: Predicate<KubeObjectLike> = updateChan
 );
 
 /**
+ * Lets through the events of objects whose labels match `selector` (kubectl's string syntax,
+ * `'a=b,c!=d,e in (x,y),f notin (z),!g,h'`, or a metav1 `LabelSelector`; controller-runtime
+ * `LabelSelectorPredicate`). An update passes when the object matches before or after it, so a handler sees an
+ * object leave the selection (its label removed) as well as enter it. Give it to a controller once with
+ * `shared.withPredicates([...])` to filter both its own events and the owners `enqueueOwnerHandler` enqueues.
+ *
+ * Unlike an informer's label selector, the cache still holds every object: the objects a controller owns
+ * (which may be of the same kind and lack the label) stay visible to `enqueueOwnerHandler`.
+ *
+ * @example
+ * ```ts
+ * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+ * declare const configMaps: SharedController<ConfigMap>;
+ * const sources = configMaps.withPredicates([labelSelectorPredicate('example.com/derive=true')]);
+ * sources.registerHandler(signal, 'derive', (_key, source) => {
+ *   console.log(source?.metadata?.labels);
+ * });
+ * ```
+ *
+ * @throws RangeError when `selector` does not parse (the message names the position or token).
+ * @throws TypeError when `selector` is neither a string nor a `LabelSelector`.
+ */
+export function labelSelectorPredicate(
+  selector: LabelSelectorInput,
+  name = `label-selector(${typeof selector === 'string' ? selector : 'object'})`,
+): Predicate<KubeObjectLike> {
+  if (selector === undefined || selector === null) {
+    throw new TypeError('labelSelectorPredicate: selector must be a string or a LabelSelector');
+  }
+  const matches = compileLabelSelector(selector, 'labelSelectorPredicate');
+  const labelsMatch = (object: KubeObjectLike): boolean => matches(metadataOf(object)?.labels);
+  return predicate<KubeObjectLike>(
+    (event) =>
+      labelsMatch(event.object) || (event.type === 'update' && labelsMatch(event.oldObject)),
+    name,
+  );
+}
+
+/**
  * True when `event` passes every predicate of `predicates` (an empty list passes everything). A predicate that
  * throws counts as accepting: an event is never lost to a broken filter. `onThrow` hears about it.
  */
@@ -151,4 +191,29 @@ export function checkPredicates<T>(value: unknown, where: string): readonly Pred
     }
   });
   return Object.freeze([...(value as Predicate<T>[])]);
+}
+
+/**
+ * @internal The predicates a handler brings for the informer events of the controller it is registered on (an
+ * `enqueueOwnerHandler`: objects with a matching owner reference). The shared handler adds them to the
+ * registration's own; `withPredicates` views add theirs only to handlers without this mark, since a mapped
+ * object is not one of the view's objects.
+ */
+export const hostEventPredicates: unique symbol = Symbol(
+  'lasso.controller.hostEventPredicates',
+) as never;
+
+/** @internal A handler carrying {@link hostEventPredicates}. */
+export interface WithHostEventPredicates<T> {
+  readonly [hostEventPredicates]: readonly Predicate<T>[];
+}
+
+/** @internal The {@link hostEventPredicates} of `handler`, or an empty list. Total. */
+export function hostEventPredicatesOf<T>(handler: unknown): readonly Predicate<T>[] {
+  try {
+    const own = (handler as Partial<WithHostEventPredicates<T>> | null)?.[hostEventPredicates];
+    return Array.isArray(own) ? own : [];
+  } catch {
+    return [];
+  }
 }

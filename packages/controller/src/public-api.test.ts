@@ -33,6 +33,7 @@ describe('public API', () => {
         "isControlledBy",
         "isHandlerTransaction",
         "isIgnoreError",
+        "labelSelectorPredicate",
         "labelsChangedPredicate",
         "ownerKeysOf",
         "predicate",

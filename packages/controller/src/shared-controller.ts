@@ -27,6 +27,8 @@ import {
 } from './handler-transaction.ts';
 import type { LabelSelectorInput } from './label-selector.ts';
 import { createLister, type Lister } from './lister.ts';
+import { PredicatedSharedController } from './predicated-controller.ts';
+import { checkPredicates, type Predicate } from './predicates.ts';
 import {
   createSharedHandler,
   eventFilterOf,
@@ -69,6 +71,33 @@ export interface SharedController<T extends KubeObjectLike> extends Controller<T
     handler: SharedControllerHandler<T>,
     options?: RegisterHandlerOptions<T>,
   ): void;
+  /**
+   * The predicates given to this controller with {@link SharedController.withPredicates} (none for the shared
+   * controller itself).
+   */
+  readonly predicates: readonly Predicate<T>[];
+  /**
+   * This controller with `predicates` given once (added to this view's own): every handler registered through
+   * the returned view takes them (before its own `options.predicates`), and an `enqueueOwnerHandler` enqueuing
+   * into the view enqueues only owners that pass them (read from the cache; change predicates pass). Everything
+   * else (queue, cache, lifecycle, `enqueue*`) is the shared controller's: the view adds no informer and no
+   * queue, and handlers registered elsewhere are not affected. An owner-enqueue handler registered through a
+   * view does not take the view's predicates: the objects it maps are not the view's objects. Throws a
+   * TypeError for a predicate that is not one.
+   *
+   * @example
+   * ```ts
+   * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+   * declare const configMaps: SharedController<ConfigMap>;
+   * // Sources are labelled; their copies (same kind, owned by them) are not.
+   * const sources = configMaps.withPredicates([labelSelectorPredicate('example.com/derive=true')]);
+   * sources.registerHandler(signal, 'derive-owner', enqueueOwnerHandler(sources, { group: '', kind: 'ConfigMap' }));
+   * sources.registerHandler(signal, 'derive', (_key, source) => {
+   *   console.log(source?.metadata?.name);
+   * });
+   * ```
+   */
+  withPredicates(predicates: readonly Predicate<T>[]): SharedController<T>;
   /** The client of the controller's resource; does not build the controller (no informer, no API traffic). */
   client(): Client<T>;
   /** The error that building the controller failed with, once it was built; undefined otherwise. */
@@ -111,6 +140,7 @@ type Built<T extends KubeObjectLike> = { controller: Controller<T> } | { error: 
 
 class SharedControllerImpl<T extends KubeObjectLike> implements SharedController<T> {
   readonly name: string;
+  readonly predicates: readonly Predicate<T>[] = Object.freeze([]);
   readonly #client: Client<T>;
   readonly #create: (handler: Handler<T>) => Controller<T>;
   readonly #logger: Logger;
@@ -180,6 +210,11 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
 
   client(): Client<T> {
     return this.#client;
+  }
+
+  withPredicates(predicates: readonly Predicate<T>[]): SharedController<T> {
+    const given = checkPredicates<T>(predicates, `controller ${this.name}: withPredicates`);
+    return new PredicatedSharedController(this, given);
   }
 
   startError(): unknown {

@@ -16,7 +16,13 @@ import {
 } from '@lasso/core';
 import type { EventFilter } from './controller-types.ts';
 import { HandlerError, type HandlerFailure, isIgnoreError, retryAfter } from './errors.ts';
-import { acceptsAll, checkPredicates, type Predicate, type PredicateEvent } from './predicates.ts';
+import {
+  acceptsAll,
+  checkPredicates,
+  hostEventPredicatesOf,
+  type Predicate,
+  type PredicateEvent,
+} from './predicates.ts';
 import { LazyReconcileContext, type ReconcileContext } from './reconcile-context.ts';
 import { isThenable } from './thenable.ts';
 
@@ -155,7 +161,11 @@ class SharedHandlerImpl<T extends KubeObjectLike> implements SharedHandler<T> {
     if (typeof handler !== 'function') {
       throw new TypeError(`registerHandler(${name}): handler must be a function`);
     }
-    const predicates = checkPredicates<T>(options?.predicates, `registerHandler(${name})`);
+    // A handler's own event predicates (an owner-enqueue handler's) come first, then the registration's.
+    const predicates = [
+      ...hostEventPredicatesOf<T>(handler),
+      ...checkPredicates<T>(options?.predicates, `registerHandler(${name})`),
+    ];
     if (signal.aborted) {
       this.#logger.debug('handler not registered: its signal is already aborted', {
         handler: name,
