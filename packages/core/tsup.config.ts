@@ -8,7 +8,12 @@ const { version } = JSON.parse(
 };
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts', pki: 'src/pki/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    pki: 'src/pki/index.ts',
+    sharding: 'src/sharding/index.ts',
+  },
   format: ['esm'],
   dts: true,
   sourcemap: true,

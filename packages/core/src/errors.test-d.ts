@@ -4,7 +4,7 @@ import { isLassoError, LassoError, type LassoErrorCode } from './errors.ts';
 describe('LassoErrorCode', () => {
   it('lists only the codes core declares; packages above add theirs to LassoErrorCodes', () => {
     expectTypeOf<LassoErrorCode>().toEqualTypeOf<
-      'LASSO_ABORTED' | 'LASSO_CONFIG_INVALID' | 'LASSO_TIMEOUT'
+      'LASSO_ABORTED' | 'LASSO_CONFIG_INVALID' | 'LASSO_SHARD_SELECTOR_INVALID' | 'LASSO_TIMEOUT'
     >();
   });
 

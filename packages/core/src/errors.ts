@@ -20,6 +20,8 @@ export interface LassoErrorCodes {
   LASSO_CONFIG_INVALID: true;
   /** A timeout, not an abort by the caller, ended an operation: a {@link TimeoutError}. */
   LASSO_TIMEOUT: true;
+  /** A KEP-5866 shard selector text the server's grammar refuses (`@lasso/core/sharding`). */
+  LASSO_SHARD_SELECTOR_INVALID: true;
 }
 
 /**

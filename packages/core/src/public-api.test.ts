@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as api from './index.ts';
 import * as pki from './pki/index.ts';
+import * as sharding from './sharding/index.ts';
 import * as testing from './testing/index.ts';
 
 describe('public API', () => {
@@ -40,6 +41,20 @@ describe('public API', () => {
       [
         "createCertificateAuthority",
         "createSignedCertificate",
+      ]
+    `);
+    expect(Object.keys(sharding).sort()).toMatchInlineSnapshot(`
+      [
+        "ShardSelectorError",
+        "createShardMatcher",
+        "fnv1a64",
+        "fnv1a64Hex",
+        "formatShardBound",
+        "formatShardSelector",
+        "parseShardSelector",
+        "shardHashSpaceEnd",
+        "shardKeyValue",
+        "shardRangesContain",
       ]
     `);
   });

@@ -1,0 +1,202 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isLassoError } from '../errors.ts';
+import {
+  createShardMatcher,
+  fnv1a64,
+  fnv1a64Hex,
+  formatShardBound,
+  formatShardSelector,
+  parseShardSelector,
+  type ShardRange,
+  ShardSelectorError,
+  shardHashSpaceEnd,
+  shardKeyValue,
+  shardRangesContain,
+} from './index.ts';
+import vectors from './vectors.json' with { type: 'json' };
+
+// A plain BigInt FNV-1a over Node's own UTF-8 encoder: an independent reference for the two-halves code.
+function referenceHash(value: string): bigint {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(value, 'utf8')) {
+    hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash;
+}
+
+const uid = 'object.metadata.uid' as const;
+
+describe('fnv1a64', () => {
+  it('matches the FNV reference vectors and the upstream test inputs (vectors.json)', () => {
+    for (const { input, hex } of [...vectors.fnvSpec, ...vectors.hash]) {
+      expect(fnv1a64Hex(input), input).toBe(hex);
+      expect(fnv1a64(input)).toBe(BigInt(`0x${hex}`));
+    }
+  });
+
+  it('always prints 16 lowercase hex digits', () => {
+    fc.assert(
+      fc.property(fc.string(), (value) => {
+        expect(fnv1a64Hex(value)).toMatch(/^[0-9a-f]{16}$/);
+      }),
+    );
+  });
+
+  it('agrees with a BigInt reference over UTF-8 for any string, lone surrogates included', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (value) => {
+        expect(fnv1a64(value)).toBe(referenceHash(value));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(fnv1a64('\ud800')).toBe(referenceHash('\ufffd'));
+    expect(fnv1a64('ns-é-😀')).toBe(referenceHash('ns-é-😀'));
+  });
+});
+
+describe('shard selectors', () => {
+  it('checks ranges as the upstream selector tests do', () => {
+    for (const { name, uid: value, start, end, match } of vectors.match) {
+      // Upstream builds one end as hash + 'f' (17 digits, numerically past 2^64): clamp it to the space.
+      const upper = BigInt(end) > shardHashSpaceEnd ? shardHashSpaceEnd : BigInt(end);
+      const selector = { key: uid, ranges: [{ start: BigInt(start), end: upper }] };
+      expect(createShardMatcher(selector)(value), name).toBe(match);
+      expect(shardRangesContain(selector.ranges, fnv1a64(value)), name).toBe(match);
+    }
+  });
+
+  it('parses the accepted upstream inputs into their requirements', () => {
+    for (const { name, input, requirements } of vectors.parseValid) {
+      const selector = parseShardSelector(input);
+      expect(
+        selector.ranges.map((range) => ({
+          key: selector.key,
+          start: formatShardBound(range.start),
+          end: formatShardBound(range.end),
+        })),
+        name,
+      ).toEqual(requirements);
+    }
+  });
+
+  it('refuses every rejected upstream input with the server message', () => {
+    const messages: Record<string, string> = {};
+    for (const { name, input } of vectors.parseInvalid) {
+      let thrown: unknown;
+      try {
+        parseShardSelector(input);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, name).toBeInstanceOf(ShardSelectorError);
+      expect(isLassoError(thrown, 'LASSO_SHARD_SELECTOR_INVALID')).toBe(true);
+      messages[name] = (thrown as Error).message;
+    }
+    expect(messages).toMatchInlineSnapshot(`
+      {
+        "&& operator not allowed": "unsupported function "_&&_"; only shardRange() and || are allowed",
+        "comparison operator": "unsupported function "_>_"; only shardRange() and || are allowed",
+        "empty after 0x prefix": "hexStart: hex value is required after '0x'",
+        "empty string": "empty shard selector is not allowed; omit the parameter for unfiltered lists",
+        "hex too long (18 chars)": "hexStart: hex value too long (18 chars, max 17): "000000000000000000"",
+        "integer literal instead of string": "hexStart must be a string literal, got int64",
+        "invalid hex char": "hexStart: invalid hex character "g" in "0x0g"",
+        "missing 0x prefix on end": "hexEnd must have '0x' prefix, got "8000000000000000"",
+        "missing 0x prefix on start": "hexStart must have '0x' prefix, got "0000000000000000"",
+        "mixed field keys": "all shard ranges must use the same field, got "object.metadata.uid" and "object.metadata.namespace"",
+        "name field unsupported": "unsupported field path "object.metadata.name"; supported: object.metadata.uid, object.metadata.namespace",
+        "nested function call": "hexStart must be a string literal (e.g. '0xff'), got expression kind 1",
+        "short hex rejected": "hexStart must be a 0x-prefixed 16-digit hex value, got "0x0" (did you mean "0x0000000000000000"?)",
+        "short hex rejected on end": "hexEnd must be a 0x-prefixed 16-digit hex value, got "0xff" (did you mean "0x00000000000000ff"?)",
+        "start equals end": "shard range start 0x8000000000000000 must be less than end 0x8000000000000000",
+        "start greater than end": "shard range start 0xffffffffffffffff must be less than end 0x0000000000000000",
+        "unknown function": "unsupported function "invalidFunc"; only shardRange() and || are allowed",
+        "unsupported field": "unsupported field path "object.metadata.labels"; supported: object.metadata.uid, object.metadata.namespace",
+        "wrong number of arguments": "shardRange() requires exactly 3 arguments, got 2",
+      }
+    `);
+  });
+
+  it('round-trips the upstream canonical texts unchanged', () => {
+    for (const text of vectors.roundTrip) {
+      expect(formatShardSelector(parseShardSelector(text))).toBe(text);
+    }
+  });
+
+  it('formats any valid ranges to text that parses back to them', () => {
+    const bound = fc.bigInt({ min: 0n, max: shardHashSpaceEnd });
+    const range = fc
+      .tuple(bound, bound)
+      .filter(([a, b]) => a !== b)
+      .map(([a, b]): ShardRange => (a < b ? { start: a, end: b } : { start: b, end: a }));
+    fc.assert(
+      fc.property(
+        fc.constantFrom(uid, 'object.metadata.namespace' as const),
+        fc.array(range, { minLength: 1, maxLength: 6 }),
+        (key, ranges) => {
+          const text = formatShardSelector({ key, ranges });
+          expect(parseShardSelector(text)).toEqual({ key, ranges });
+        },
+      ),
+    );
+  });
+
+  it('the compiled matcher agrees with the BigInt range check at and around every bound', () => {
+    const bound = fc.bigInt({ min: 0n, max: shardHashSpaceEnd });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(bound, bound), { minLength: 1, maxLength: 4 }),
+        fc.string(),
+        (pairs, value) => {
+          const ranges = pairs
+            .filter(([a, b]) => a !== b)
+            .map(([a, b]) => (a < b ? { start: a, end: b } : { start: b, end: a }));
+          if (ranges.length === 0) return;
+          const hash = fnv1a64(value);
+          expect(createShardMatcher({ key: uid, ranges })(value)).toBe(
+            shardRangesContain(ranges, hash),
+          );
+          // A range that starts or ends exactly at the hash: [start, end) includes start, excludes end.
+          const at = [{ start: hash, end: hash + 1n }];
+          expect(createShardMatcher({ key: uid, ranges: at })(value)).toBe(true);
+          if (hash > 0n) {
+            expect(
+              createShardMatcher({ key: uid, ranges: [{ start: 0n, end: hash }] })(value),
+            ).toBe(false);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('accepts CEL spellings the server accepts: double quotes, parentheses', () => {
+    const selector = parseShardSelector(
+      '(shardRange(object.metadata.uid, "0x0000000000000000", "0x8000000000000000"))',
+    );
+    expect(formatShardSelector(selector)).toBe(
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+    );
+  });
+
+  it('bad arguments to formatting throw RangeError naming what is wrong', () => {
+    expect(() => formatShardSelector({ key: uid, ranges: [] })).toThrow(/selector.ranges/);
+    expect(() => formatShardSelector({ key: uid, ranges: [{ start: 2n, end: 2n }] })).toThrow(
+      RangeError,
+    );
+    expect(() =>
+      formatShardSelector({
+        key: 'object.metadata.name' as never,
+        ranges: [{ start: 0n, end: 1n }],
+      }),
+    ).toThrow(/selector.key/);
+    expect(() => formatShardBound(shardHashSpaceEnd + 1n)).toThrow(RangeError);
+  });
+
+  it('reads the uid or namespace of an object, empty when absent', () => {
+    expect(shardKeyValue({ metadata: { uid: 'u', namespace: 'n' } }, uid)).toBe('u');
+    expect(shardKeyValue({ metadata: { uid: 'u' } }, 'object.metadata.namespace')).toBe('');
+    expect(shardKeyValue({}, uid)).toBe('');
+  });
+});
