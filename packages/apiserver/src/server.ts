@@ -400,6 +400,8 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
 
   /** Close the listener and every connection; watches end cleanly unless `abrupt`. */
   async #closeAll(abrupt = false): Promise<void> {
+    // A hanging webhook must not hold the stop for its timeoutSeconds (nor its socket and timer after).
+    this.#api.cancelWebhookCalls();
     if (!abrupt) this.#watches.endAll();
     for (const timer of [...this.#timers]) timer.cancel();
     this.#timers.clear();

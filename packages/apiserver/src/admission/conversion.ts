@@ -84,12 +84,16 @@ function gvkOf(object: KubeObject): string {
   return `${group}/${version}, Kind=${String(object.kind ?? '')}`;
 }
 
-/** Convert `objects` (all of one kind) to `apiVersion` through the webhook; a StatusError on failure. */
+/**
+ * Convert `objects` (all of one kind) to `apiVersion` through the webhook; a StatusError on failure.
+ * `signal` cancels the call (a watch that ends); the server's stop always does.
+ */
 export async function convertThroughWebhook(
   environment: AdmissionEnvironment,
   webhook: ConversionWebhook,
   objects: readonly KubeObject[],
   apiVersion: string,
+  signal: AbortSignal = environment.signal,
 ): Promise<KubeObject[] | StatusError> {
   const first = objects[0];
   if (first === undefined) return [];
@@ -123,9 +127,11 @@ export async function convertThroughWebhook(
         timeoutSeconds: conversionTimeoutSeconds,
       },
       review,
+      signal,
     );
   } catch (error) {
-    environment.logger.warn('conversion webhook failed', {
+    // The client gets the failure (a 500, or its watch ends): the webhook's, not the server's.
+    environment.logger.debug('conversion webhook failed', {
       crd: webhook.crd,
       error: error instanceof Error ? error.message : String(error),
     });

@@ -43,8 +43,14 @@ export function callUrl(target: WebhookTarget): URL {
 /**
  * POST `review` and answer the parsed JSON body. Throws an Error whose message follows kube's
  * `failed to call webhook: ...` / `received invalid webhook response: ...` shapes; it never holds a body.
+ * `signal` (the server's stop) cancels the call at once, as kube's request context does.
  */
-export function postReview(clock: Clock, target: WebhookTarget, review: unknown): Promise<unknown> {
+export function postReview(
+  clock: Clock,
+  target: WebhookTarget,
+  review: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const url = callUrl(target);
   const shown = `Post "${url.toString()}"`;
   const payload = Buffer.from(JSON.stringify(review));
@@ -54,6 +60,7 @@ export function postReview(clock: Clock, target: WebhookTarget, review: unknown)
       if (settled) return;
       settled = true;
       timer.cancel();
+      signal?.removeEventListener('abort', cancel);
       if (error !== undefined) reject(error);
       else resolve(value);
     };
@@ -115,9 +122,18 @@ export function postReview(clock: Clock, target: WebhookTarget, review: unknown)
       request.destroy();
       finish(new Error(`failed to call webhook: ${shown}: context deadline exceeded`));
     });
+    // A stopping server does not wait out a hanging webhook's timeout (kube's context canceled).
+    const cancel = (): void => {
+      request.destroy();
+      finish(new Error(`failed to call webhook: ${shown}: context canceled`));
+    };
     request.on('error', (error) =>
       finish(new Error(`failed to call webhook: ${shown}: ${error.message}`)),
     );
-    request.end(payload);
+    if (signal?.aborted) cancel();
+    else {
+      signal?.addEventListener('abort', cancel, { once: true });
+      request.end(payload);
+    }
   });
 }

@@ -38,6 +38,8 @@ export interface AdmissionEnvironment {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly store: Pick<ObjectStore, 'get' | 'list'>;
+  /** Aborted when the server stops: every webhook call in flight is cancelled at once. */
+  readonly signal: AbortSignal;
   /** A stored object as version `info` shows it. */
   toVersion(info: ResourceInfo, object: KubeObject): KubeObject;
   /** An object of version `info` in its stored shape. */
@@ -259,7 +261,7 @@ async function call(
   });
   let body: unknown;
   try {
-    body = await postReview(environment.clock, target, review);
+    body = await postReview(environment.clock, target, review, environment.signal);
   } catch (error) {
     throw new CallFailure(error instanceof Error ? error.message : 'failed to call webhook');
   }
@@ -289,7 +291,11 @@ function optionsOf(point: AdmissionPoint, facts: RequestFacts): Json {
   return { ...options, preconditions: { uid: metadata.uid } };
 }
 
-/** Turn a failed call into the request's error (Fail) or a logged warning (Ignore). */
+/**
+ * Turn a failed call into the request's error (Fail) or nothing (Ignore). Logged at debug: the failure is
+ * the webhook's, not the server's, and the client gets it as its 500 (kube-apiserver 1.20 logs it as a
+ * klog warning, which here would print one for each of envtest's always-failing readiness probes).
+ */
 function failed(
   environment: AdmissionEnvironment,
   webhook: Webhook,
@@ -299,14 +305,14 @@ function failed(
   const reason = error instanceof Error ? error.message : 'unknown failure';
   const message = `failed calling webhook ${JSON.stringify(webhook.name)}: ${reason}`;
   if (webhook.hook.failurePolicy === 'Ignore') {
-    environment.logger.warn('admission webhook failed, ignored by its failurePolicy', {
+    environment.logger.debug('admission webhook failed, ignored by its failurePolicy', {
       webhook: webhook.name,
       configuration: webhook.configuration,
       error: reason,
     });
     return undefined;
   }
-  environment.logger.warn('admission webhook failed, failing closed', {
+  environment.logger.debug('admission webhook failed, failing closed', {
     webhook: webhook.name,
     configuration: webhook.configuration,
     error: reason,

@@ -4,7 +4,7 @@
 // What a kind does on each verb lives in its strategy (strategies/*.ts), what every kind shares in
 // generic-registry.ts.
 import { type Clock, defaultLogger, type Logger } from '@lasso/core';
-import { conversionWebhookOf } from '../admission/conversion.ts';
+import { conversionWebhookOf, convertThroughWebhook } from '../admission/conversion.ts';
 import { reviewOptions, serveAdmitted } from '../admission/replay.ts';
 import {
   type AdmissionEnvironment,
@@ -13,7 +13,7 @@ import {
 } from '../admission/webhook-dispatch.ts';
 import { orderKeys } from '../apimachinery/key-order.ts';
 import { omitEmpty } from '../apimachinery/omit-empty.ts';
-import { methodNotAllowed, pathNotFound } from '../apimachinery/status.ts';
+import { methodNotAllowed, pathNotFound, StatusError } from '../apimachinery/status.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
 import type { RequestInfo, ResourceRequestInfo, Verb } from '../filters/request-info.ts';
@@ -21,7 +21,7 @@ import { OpenApiPublisher, type OpenApiSource } from '../openapi/documents.ts';
 import { routeOpenApi } from '../openapi/openapi-endpoints.ts';
 import { recordManagedFields } from '../patch/patch-request.ts';
 import { admitRbacWrite } from '../rbac/admission.ts';
-import { storageKey } from '../registry/builtin-resources.ts';
+import { apiVersionOf, type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
 import {
   type DryRunOptionsKind,
   deleteIsDryRun,
@@ -81,10 +81,7 @@ const writeOptions: Partial<Record<Verb, DryRunOptionsKind>> = {
 /** Writes that admission webhooks may see. */
 const admittedVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-/**
- * Requests whose objects a CRD's conversion webhook converts (watches are not: their events are
- * converted as they stream, by rewriting apiVersion).
- */
+/** Requests whose objects a CRD's conversion webhook converts (watches: as their events stream). */
 const convertedVerbs = new Set([...admittedVerbs, 'get', 'list']);
 
 /** Changes the context one request is served with (admission/replay.ts runs a request several times). */
@@ -95,6 +92,8 @@ export class ApiCore {
   readonly #context: ServerContext;
   readonly #tokens: ServiceAccountTokens;
   readonly #admission: AdmissionEnvironment;
+  /** Aborted (and replaced) when the server stops: cancels the webhook calls in flight. */
+  #calls = new AbortController();
   #openapiPublisher: OpenApiPublisher | undefined;
 
   constructor(options: {
@@ -121,9 +120,13 @@ export class ApiCore {
         this.#openapi.unknownFields(this.#openapiSource(), gvk, object),
     };
     const context = this.#context;
+    const calls = (): AbortSignal => this.#calls.signal;
     this.#admission = {
       clock,
       logger: options.logger ?? defaultLogger,
+      get signal() {
+        return calls();
+      },
       registry: options.registry,
       store: options.store,
       // Webhooks get objects as kube serializes them: Go's omitempty and field order.
@@ -144,6 +147,12 @@ export class ApiCore {
       info.verb === 'create' &&
       createOnlyResource(info.apiGroup, info.resource, info.subresource || undefined) !== undefined;
     if (!info.isResourceRequest || createOnly) return this.handle(info, request);
+    if (info.verb === 'watch' && this.#convertsThroughWebhook(info)) {
+      return this.handle(info, request, (context, parsed) => ({
+        ...context,
+        convertEvents: (objects, signal) => this.#convertEvents(parsed.info, objects, signal),
+      }));
+    }
     const admitted = admittedVerbs.has(info.verb) && anyWebhooks(this.#admission);
     if (!admitted && !(convertedVerbs.has(info.verb) && this.#convertsThroughWebhook(info))) {
       return this.handle(info, request);
@@ -177,6 +186,48 @@ export class ApiCore {
   #convertsThroughWebhook(info: RequestInfo): boolean {
     const served = this.#context.registry.lookup(info.apiGroup, info.apiVersion, info.resource);
     return served !== undefined && conversionWebhookOf(this.#admission, served) !== undefined;
+  }
+
+  /** Cancel every webhook call in flight (the server stops): each fails as its timeout would. */
+  cancelWebhookCalls(): void {
+    this.#calls.abort();
+    this.#calls = new AbortController();
+  }
+
+  /**
+   * A watch's stored objects in `info`'s version through the CRD's webhook (read at each batch, as a
+   * CRD update applies at once); objects already in that version are not sent.
+   */
+  async #convertEvents(
+    info: ResourceInfo,
+    objects: KubeObject[],
+    signal: AbortSignal,
+  ): Promise<KubeObject[] | StatusError> {
+    const webhook = conversionWebhookOf(this.#admission, info);
+    const apiVersion = apiVersionOf(info);
+    const needed = objects.filter((object) => object.apiVersion !== apiVersion);
+    if (webhook === undefined || needed.length === 0) return objects;
+    const stopped = this.#calls.signal;
+    const converted = await convertThroughWebhook(
+      this.#admission,
+      webhook,
+      needed,
+      apiVersion,
+      AbortSignal.any([signal, stopped]),
+    );
+    if (converted instanceof StatusError) {
+      if (!signal.aborted && !stopped.aborted) {
+        this.#admission.logger.info('watch ended: conversion webhook failed', {
+          crd: webhook.crd,
+          error: converted.message,
+        });
+      }
+      return converted;
+    }
+    let next = 0;
+    return objects.map((object) =>
+      object.apiVersion === apiVersion ? object : (converted[next++] as KubeObject),
+    );
   }
 
   /** The service account a TokenRequest token authenticates as; undefined once expired or revoked. */

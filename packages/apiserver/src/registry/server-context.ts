@@ -2,6 +2,7 @@
 // wires into its REST storage at startup (clock, storage, the served-resource registry, token issuer).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '@lasso/core';
+import type { EventConverter } from '../admission/watch-conversion.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import type { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
 import type { RequestTarget } from '../filters/request-target.ts';
@@ -86,6 +87,11 @@ export interface ServerContext {
   readonly unknownFields?: UnknownFieldsFinder;
   /** Admission webhooks of this request (admission/); undefined: none are called. */
   readonly admission?: AdmissionHooks;
+  /**
+   * A watch's events converted through its CRD's conversion webhook (admission/watch-conversion.ts);
+   * undefined: they are converted where they are sent.
+   */
+  readonly convertEvents?: EventConverter;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Watches: what a watch request streams (initial state or the history after a resourceVersion, then
 // every commit that matches), and the registry of open watches so a removed resource can end them.
 import { errorMessage } from '@lasso/core';
+import { ConvertedEvents } from '../admission/watch-conversion.ts';
 import { type Json, truthy } from '../apimachinery/objects.ts';
 import { integerOptions } from '../apimachinery/query-integers.ts';
 import { failure } from '../apimachinery/status.ts';
@@ -80,13 +81,24 @@ export class WatchFanout {
       bookmarks,
       key,
       start: (send, end) => {
+        // Through a CRD's conversion webhook, events wait for their conversion and bookmarks for them.
+        const converted =
+          context.convertEvents === undefined
+            ? undefined
+            : new ConvertedEvents({
+                convert: context.convertEvents,
+                send,
+                end,
+                finish: (object) => toVersion(context, info, object),
+              });
         const emit = (type: string, object: KubeObject): void => {
-          send({ type, object: toVersion(context, info, object) });
+          if (converted !== undefined) converted.push(type, object);
+          else send({ type, object: toVersion(context, info, object) });
         };
         const bookmark = (annotations?: Record<string, string>): void => {
           const metadata: Json = { resourceVersion: String(store.currentRv()) };
           if (annotations !== undefined) metadata.annotations = annotations;
-          send({
+          (converted === undefined ? send : (event: unknown) => converted.pass(event))({
             type: 'BOOKMARK',
             object: { kind: info.kind, apiVersion: apiVersionOf(info), metadata },
           });
@@ -152,6 +164,7 @@ export class WatchFanout {
         watches.add(entry);
         return {
           stop: () => {
+            converted?.stop();
             unsubscribe();
             watches.delete(entry);
           },
