@@ -284,35 +284,29 @@ describe('createClientListerWatcher: watches that cannot connect wait on waitHea
   });
 
   it('keeps the client batch view (one promise per body chunk, not per event)', async () => {
-    const batchesKey = Symbol.for('lasso.client.watchBatches');
     const events = [
       { type: 'ADDED', object: deployment('ns', 'a') },
       { type: 'ADDED', object: deployment('ns', 'b') },
-    ];
+    ] as WatchEvent[];
     const client: CacheClient = {
       ...fakeClient(true),
       watch: () => ({
+        [Symbol.asyncIterator]: () => ({ next: async () => ({ done: true, value: undefined }) }),
+      }),
+      watchBatches: () => ({
         [Symbol.asyncIterator]() {
           let sent = false;
           return {
-            next: async () => ({ done: true, value: undefined }),
-            [batchesKey]: () => ({
-              next: async () => {
-                if (sent) return { done: true, value: undefined };
-                sent = true;
-                return { done: false, value: events };
-              },
-            }),
-          } as unknown as AsyncIterator<WatchEvent>;
+            next: async () =>
+              sent
+                ? { done: true, value: undefined }
+                : ((sent = true), { done: false, value: events }),
+          };
         },
       }),
     };
     const listerWatcher = createClientListerWatcher(client, { waitHealthy: async () => {} });
-    const iterator = listerWatcher.watch({})[Symbol.asyncIterator]() as unknown as Record<
-      symbol,
-      () => AsyncIterator<WatchEvent[]>
-    >;
-    const batches = iterator[batchesKey]?.();
+    const batches = listerWatcher.watchBatches?.({})[Symbol.asyncIterator]();
     expect((await batches?.next())?.value).toEqual(events);
     expect((await batches?.next())?.done).toBe(true);
   });

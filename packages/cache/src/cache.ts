@@ -34,6 +34,11 @@ export interface CacheClient<T extends KubeObjectLike = KubeObject> {
   readonly namespaced: boolean;
   list(namespace: string | undefined, options?: ListOptions): Promise<ObjectList<T>>;
   watch(namespace: string | undefined, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /** The same watch a body chunk at a time (`Client.watchBatches`); optional, read through when present. */
+  watchBatches?(
+    namespace: string | undefined,
+    options?: WatchOptions,
+  ): AsyncIterable<WatchEvent<T>[]>;
 }
 
 /** Mutates the options of every list and watch (label/field selectors), lasso's `TweakListOptionsFunc`. */
@@ -136,6 +141,7 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
   const namespace = client.namespaced && options.namespace ? options.namespace : undefined;
   const { tweakList, waitHealthy } = options;
   const logger = guardLogger(options.logger ?? defaultLogger);
+  const watchBatches = client.watchBatches?.bind(client);
   return {
     // @lasso/client's Client fails a list page when no bytes arrived for `progressTimeoutMs`, or a window that long
     // brought less than its throughput floor (1 KiB/s).
@@ -164,61 +170,59 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
       }
     },
     watch(watchOptions) {
-      const tweaked: WatchOptions = { ...watchOptions };
-      tweakList?.(tweaked);
-      const source = client.watch(namespace, tweaked);
-      if (waitHealthy === undefined) return source;
-      const signal = watchOptions.signal;
-      return gateWatch(source, async (error) => {
-        if (!isLassoError(error, 'LASSO_CONNECTION_FAILED') || signal?.aborted) throw error;
-        try {
-          await waitHealthy(signal === undefined ? {} : { signal });
-        } catch (healthError) {
-          if (!signal?.aborted) {
-            logger.warn('waitHealthy failed after a failed watch', {
-              error: errorMessage(healthError),
-              watchError: errorMessage(error),
-            });
-          }
-        }
-        throw error;
-      });
+      return gated(watchOptions, (tweaked) => client.watch(namespace, tweaked));
     },
+    ...(watchBatches === undefined
+      ? {}
+      : {
+          watchBatches: (watchOptions: WatchOptions) =>
+            gated(watchOptions, (tweaked) => watchBatches(namespace, tweaked)),
+        }),
   };
+
+  /** A watch with `tweakList` applied and, with `waitHealthy`, every failed step passed through the gate. */
+  function gated<V>(
+    watchOptions: WatchOptions,
+    open: (tweaked: WatchOptions) => AsyncIterable<V>,
+  ): AsyncIterable<V> {
+    const tweaked: WatchOptions = { ...watchOptions };
+    tweakList?.(tweaked);
+    const source = open(tweaked);
+    if (waitHealthy === undefined) return source;
+    const gate = waitHealthy;
+    const signal = watchOptions.signal;
+    return gateWatch(source, async (error) => {
+      if (!isLassoError(error, 'LASSO_CONNECTION_FAILED') || signal?.aborted) throw error;
+      try {
+        await gate(signal === undefined ? {} : { signal });
+      } catch (healthError) {
+        if (!signal?.aborted) {
+          logger.warn('waitHealthy failed after a failed watch', {
+            error: errorMessage(healthError),
+            watchError: errorMessage(error),
+          });
+        }
+      }
+      throw error;
+    });
+  }
 }
 
-/** @lasso/client's batch view of a watch iterator (watch-list.ts reads it): kept through {@link gateWatch}. */
-const watchBatchesKey = Symbol.for('lasso.client.watchBatches');
-
-type Step<V> = AsyncIterator<V> & Record<symbol, unknown>;
-
-/**
- * `source`, with every failed step first passed through `onFailure` (which rethrows, possibly after waiting). The
- * client's batch view stays available, so gating costs one promise per body chunk, not per event.
- */
+/** `source`, with every failed step first passed through `onFailure` (which rethrows, possibly after waiting). */
 function gateWatch<T>(
   source: AsyncIterable<T>,
   onFailure: (error: unknown) => Promise<never>,
 ): AsyncIterable<T> {
-  const wrap = <V>(inner: AsyncIterator<V>): Step<V> => ({
-    next: () => inner.next().then(undefined, onFailure),
-    return: (value?: unknown) =>
-      inner.return !== undefined
-        ? inner.return(value as V)
-        : Promise.resolve({ done: true, value: value as V }),
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  });
   return {
     [Symbol.asyncIterator]() {
-      const inner = source[Symbol.asyncIterator]() as Step<T>;
-      const gated = wrap(inner);
-      const batches = inner[watchBatchesKey];
-      if (typeof batches === 'function') {
-        gated[watchBatchesKey] = () => wrap(batches.call(inner) as AsyncIterator<T[]>);
-      }
-      return gated;
+      const inner = source[Symbol.asyncIterator]();
+      return {
+        next: () => inner.next().then(undefined, onFailure),
+        return: (value?: unknown) =>
+          inner.return !== undefined
+            ? inner.return(value as T)
+            : Promise.resolve({ done: true, value: value as T }),
+      };
     },
   };
 }

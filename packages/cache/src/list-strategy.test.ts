@@ -1,6 +1,6 @@
 // The reflector's lists: client-go's reflector.list rules (relistResourceVersion, paginatedResult, the pager's page
 // size, isLastSyncResourceVersionUnavailable) and streaming lists (reflector.watchList, KEP-3157) with their fallback.
-import { ApiError, type KubeObject } from '@lasso/client';
+import { ApiError, type KubeObject, type WatchEvent } from '@lasso/client';
 import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { runReflector } from '../test/reflector-harness.ts';
@@ -360,20 +360,22 @@ describe('streaming lists (client-go reflector.watchList, KEP-3157)', () => {
       watch: () => ({
         [Symbol.asyncIterator]: () => ({
           next: () => Promise.reject(new Error('the batch view must be read')),
-          [Symbol.for('lasso.client.watchBatches')]: () => ({
-            next: () => {
-              const chunk = chunks.shift();
-              if (chunk !== undefined) return Promise.resolve({ done: false, value: chunk });
-              return new Promise((resolve) => {
-                release = () => resolve({ done: true, value: undefined });
-              });
-            },
-            return: async () => {
-              returned = true;
-              release();
-              return { done: true, value: undefined };
-            },
-          }),
+        }),
+      }),
+      watchBatches: () => ({
+        [Symbol.asyncIterator]: () => ({
+          next: (): Promise<IteratorResult<WatchEvent<KubeObject>[]>> => {
+            const chunk = chunks.shift() as WatchEvent<KubeObject>[] | undefined;
+            if (chunk !== undefined) return Promise.resolve({ done: false, value: chunk });
+            return new Promise((resolve) => {
+              release = () => resolve({ done: true, value: undefined });
+            });
+          },
+          return: async () => {
+            returned = true;
+            release();
+            return { done: true, value: undefined };
+          },
         }),
       }),
     };

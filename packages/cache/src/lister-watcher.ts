@@ -23,6 +23,13 @@ export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
    */
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
   /**
+   * The same watch as `watch`, read a body chunk at a time: each value is the events of one chunk, in order, never
+   * empty; errors as `watch` throws them, after the events before them. Optional: when present, the reflector and
+   * the streaming list read watches through it (one promise turn per chunk instead of one per event), as
+   * `createClientListerWatcher` offers through `Client.watchBatches`.
+   */
+  watchBatches?(options: WatchOptions): AsyncIterable<WatchEvent<T>[]>;
+  /**
    * True when `list` enforces `options.progressTimeoutMs` itself (a page fails only when no bytes of it arrived for
    * that long), as `createClientListerWatcher` over `@lasso/client` does: the reflector then puts no total deadline
    * on a page, so a page still arriving (a big list at `"0"`) is never cut. Otherwise each page gets

@@ -5,7 +5,6 @@ import {
   isGone,
   type KubeObject,
   type KubeObjectLike,
-  type WatchEvent,
   type WatchOptions,
 } from '@lasso/client';
 import {
@@ -38,7 +37,13 @@ import {
   type ReflectorVerb,
   watchFailureAction,
 } from './watch-errors.ts';
-import { type OpenWatch, releaseWatch, resumeWatch } from './watch-list.ts';
+import {
+  type OpenWatch,
+  openWatchSteps,
+  releaseWatch,
+  resumeWatch,
+  type WatchSteps,
+} from './watch-list.ts';
 import { type WatchCursor, WatchSession } from './watch-session.ts';
 
 /** What a reflector writes to (a `DeltaFIFO` in an informer, or any `Store`). */
@@ -192,7 +197,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     });
     this.#metrics = reflectorMetrics(metrics, this.name);
     this.#session = new WatchSession<T>({
-      watch: (watchOptions) => this.#takeOver(watchOptions) ?? listerWatcher.watch(watchOptions),
+      open: (watchOptions) =>
+        this.#takeOver(watchOptions) ?? openWatchSteps(listerWatcher, watchOptions),
       store,
       cursor: this.#cursor,
       clock: this.#clock,
@@ -384,7 +390,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   }
 
   /** The streaming list's open watch, for the watch that follows it (undefined: open a new one). */
-  #takeOver(options: WatchOptions): AsyncIterable<WatchEvent<T>> | undefined {
+  #takeOver(options: WatchOptions): WatchSteps<T> | undefined {
     const open = this.#handoff;
     this.#handoff = undefined;
     return open === undefined ? undefined : resumeWatch(open, options);

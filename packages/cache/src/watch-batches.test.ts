@@ -1,8 +1,8 @@
 // Watch events in bursts (every event of one body chunk at once, as @lasso/client decodes them): the informer's
 // guarantees hold across and inside bursts: per-key order with old and new objects, isolated handlers, failures in
-// the middle of a burst, staleness after it, the request released on stop. The fake offers @lasso/client's batch
-// view (Symbol.for('lasso.client.watchBatches')) beside its events, and the reflector reads the batch view: every
-// event of one batch is applied in one step.
+// the middle of a burst, staleness after it, the request released on stop. The fake offers `watchBatches` (as
+// @lasso/client's Client does) beside its events, and the reflector reads the batches: every event of one batch is
+// applied in one step.
 import {
   ApiError,
   isGone,
@@ -19,8 +19,6 @@ import type { WatchError } from './errors.ts';
 import type { ListerWatcher } from './lister-watcher.ts';
 import { createSharedIndexInformer, type SharedIndexInformer } from './shared-informer.ts';
 import { stalenessMetricNames } from './staleness.ts';
-
-const batchView = Symbol.for('lasso.client.watchBatches');
 
 function cm(name: string, resourceVersion: string): KubeObject {
   return {
@@ -45,6 +43,7 @@ class BatchWatch {
   eventReads = 0;
   readonly #steps: Step[] = [];
   #wake: (() => void) | undefined;
+  #batches: AsyncIterator<unknown[]> | undefined;
 
   constructor(options: WatchOptions) {
     this.options = options;
@@ -99,12 +98,15 @@ class BatchWatch {
       },
       return: async () => (batches.return?.() ?? { done: true, value: undefined }) as never,
     };
-    return Object.assign(events, {
-      [batchView]: () => {
-        this.batchViewTaken = true;
-        return batches;
-      },
-    });
+    this.#batches = batches;
+    return events;
+  }
+
+  /** The batch view (what a Client's `watchBatches` gives). */
+  batchIterator(): AsyncIterator<WatchEvent<KubeObject>[]> {
+    this.iterator();
+    this.batchViewTaken = true;
+    return this.#batches as AsyncIterator<WatchEvent<KubeObject>[]>;
   }
 }
 
@@ -129,27 +131,38 @@ class BatchListerWatcher implements ListerWatcher<KubeObject> {
     };
   }
 
+  watchBatches(options: WatchOptions): AsyncIterable<WatchEvent<KubeObject>[]> {
+    const watch = this.#open(options);
+    if (watch === undefined) return { [Symbol.asyncIterator]: () => refused() };
+    return { [Symbol.asyncIterator]: () => watch.batchIterator() };
+  }
+
   watch(options: WatchOptions): AsyncIterable<WatchEvent<KubeObject>> {
+    const watch = this.#open(options);
+    if (watch === undefined) return { [Symbol.asyncIterator]: () => refused() };
+    return { [Symbol.asyncIterator]: () => watch.iterator() };
+  }
+
+  #open(options: WatchOptions): BatchWatch | undefined {
     // A server without streaming lists (KEP-3157) refuses them: the reflector lists instead.
     if ((options as { sendInitialEvents?: boolean }).sendInitialEvents === true) {
-      const refusal = new ApiError({
-        status: 422,
-        reason: 'Invalid',
-        message: 'no sendInitialEvents',
-      });
-      return {
-        [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(refusal) }),
-      };
+      return undefined;
     }
     const watch = new BatchWatch(options);
     this.watches.push(watch);
     for (const waiter of this.#watchWaiters.splice(0)) waiter(watch);
-    return { [Symbol.asyncIterator]: () => watch.iterator() };
+    return watch;
   }
 
   nextWatch(): Promise<BatchWatch> {
     return new Promise((resolve) => this.#watchWaiters.push(resolve));
   }
+}
+
+/** A streaming list refused as a server without KEP-3157 refuses it. */
+function refused<V>(): AsyncIterator<V> {
+  const refusal = new ApiError({ status: 422, reason: 'Invalid', message: 'no sendInitialEvents' });
+  return { next: () => Promise.reject(refusal) };
 }
 
 /** Let the informer's loops run until `done()` holds (bounded: a stuck pipeline fails the expectation). */

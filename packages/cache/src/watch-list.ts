@@ -25,17 +25,14 @@ export interface StreamedList<T extends KubeObjectLike> {
 
 /**
  * @internal An open watch request whose iteration a later consumer takes over: the rest of the stream, read as
- * {@link watchStepsOf} read it (a batched stream gives the events after the bookmark first).
+ * {@link openWatchSteps} read it (a batched stream gives the events after the bookmark first).
  */
 export interface OpenWatch<T extends KubeObjectLike> extends WatchSteps<T> {
   /** Aborting it releases the request. */
   controller: AbortController;
 }
 
-/** @lasso/client's batch view of a watch iterator (`watchBatchesKey` there). */
-const watchBatchesKey = Symbol.for('lasso.client.watchBatches');
-
-/** @internal A watch read a step at a time, as {@link watchStepsOf} gives it. */
+/** @internal A watch read a step at a time, as {@link openWatchSteps} gives it. */
 export interface WatchSteps<T extends KubeObjectLike> {
   /** True: every step is a batch of events (`WatchEvent<T>[]`); false: every step is one `WatchEvent<T>`. */
   batched: boolean;
@@ -43,18 +40,18 @@ export interface WatchSteps<T extends KubeObjectLike> {
 }
 
 /**
- * @internal How the reflector's watch and the streaming list read a watch iterator: `batched`, the client's batch
- * view (the events of one body chunk per step, never an empty batch; once taken, the iterator's only view); else
- * the iterator itself, one event per step. Nothing is put between the steps and their reader: an adapter making
- * batches of one would cost a promise per event to every lister-watcher without the batch view.
+ * @internal How the reflector's watch and the streaming list open a watch: through the lister-watcher's
+ * `watchBatches` when it has one (the events of one body chunk per step, never an empty batch), else its `watch`,
+ * one event per step. Nothing is put between the steps and their reader: an adapter making batches of one would
+ * cost a promise per event to every lister-watcher without `watchBatches`.
  */
-export function watchStepsOf<T extends KubeObjectLike>(
-  iterator: AsyncIterator<WatchEvent<T>>,
+export function openWatchSteps<T extends KubeObjectLike>(
+  listerWatcher: ListerWatcher<T>,
+  options: WatchOptions,
 ): WatchSteps<T> {
-  const view = (iterator as unknown as Record<symbol, unknown>)[watchBatchesKey];
-  return typeof view === 'function'
-    ? { batched: true, steps: view.call(iterator) as AsyncIterator<WatchEvent<T>[]> }
-    : { batched: false, steps: iterator };
+  return listerWatcher.watchBatches !== undefined
+    ? { batched: true, steps: listerWatcher.watchBatches(options)[Symbol.asyncIterator]() }
+    : { batched: false, steps: listerWatcher.watch(options)[Symbol.asyncIterator]() };
 }
 
 /**
@@ -129,7 +126,7 @@ export async function streamList<T extends KubeObjectLike>(
   let handedOver = false;
   const state = new Map<string, T>();
   try {
-    watch = watchStepsOf(options.listerWatcher.watch(request)[Symbol.asyncIterator]());
+    watch = openWatchSteps(options.listerWatcher, request);
     const source = watch;
     for (;;) {
       if (controller.signal.aborted) throw abortReason(controller.signal);
@@ -267,21 +264,20 @@ function withLeftover<T extends KubeObjectLike>(
 }
 
 /**
- * @internal The rest of a streaming list's watch as the iterable of the watch that takes it over: `options.signal`
- * (that watch's) releases the request; `return()` releases it too. A batched stream offers the client's batch view
- * as well (one view per consumer); any other is its steps as they are. Undefined, and the request released, when
+ * @internal The rest of a streaming list's watch as the steps of the watch that takes it over: `options.signal`
+ * (that watch's) releases the request; `return()` releases it too. Undefined, and the request released, when
  * `options` ask for another stream (a streaming list again) or carry no signal.
  */
 export function resumeWatch<T extends KubeObjectLike>(
   open: OpenWatch<T>,
   options: WatchOptions,
-): AsyncIterable<WatchEvent<T>> | undefined {
+): WatchSteps<T> | undefined {
   const { signal } = options;
   if (options.sendInitialEvents !== undefined || signal === undefined) {
     releaseWatch(open, 'streaming list not taken over');
     return undefined;
   }
-  const { controller } = open;
+  const { controller, steps } = open;
   const onAbort = (): void => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
@@ -289,33 +285,10 @@ export function resumeWatch<T extends KubeObjectLike>(
     signal.removeEventListener('abort', onAbort);
     if (!controller.signal.aborted)
       controller.abort(new LassoError('LASSO_ABORTED', 'watch released'));
-    await open.steps.return?.();
+    await steps.return?.();
     return { done: true, value: undefined };
   };
-  if (!open.batched) {
-    const steps = open.steps as AsyncIterator<WatchEvent<T>>;
-    const single: AsyncIterator<WatchEvent<T>> = { next: () => steps.next(), return: release };
-    return { [Symbol.asyncIterator]: () => single };
-  }
-  const batches = open.steps as AsyncIterator<WatchEvent<T>[]>;
-  const view: AsyncIterator<WatchEvent<T>[]> = { next: () => batches.next(), return: release };
-  // An index into the current batch, not shift(): a streaming list's first chunk can hold many events.
-  let queue: WatchEvent<T>[] = [];
-  let next = 0;
-  const events: AsyncIterator<WatchEvent<T>> & Record<symbol, unknown> = {
-    next: async () => {
-      while (next === queue.length) {
-        const result = await batches.next();
-        if (result.done) return { done: true, value: undefined };
-        queue = result.value;
-        next = 0;
-      }
-      return { done: false, value: queue[next++] as WatchEvent<T> };
-    },
-    return: release,
-    [watchBatchesKey]: () => view,
-  };
-  return { [Symbol.asyncIterator]: () => events };
+  return { batched: open.batched, steps: { next: () => steps.next(), return: release } };
 }
 
 /** @internal Releases a streaming list's watch nobody takes over. */

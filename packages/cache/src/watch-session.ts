@@ -22,7 +22,7 @@ import type { WatchErrorPhase } from './errors.ts';
 import type { ReflectorStore } from './reflector.ts';
 import type { ReflectorMetrics } from './reflector-metrics.ts';
 import type { ForbiddenReporter } from './watch-errors.ts';
-import { watchStepsOf } from './watch-list.ts';
+import type { WatchSteps } from './watch-list.ts';
 
 /** How one watch ended: the list/watch loop decides from it whether to resume, relist or back off. */
 export type WatchOutcome =
@@ -47,7 +47,7 @@ export interface WatchCursor {
 /** @internal What a {@link WatchSession} needs from its reflector. */
 export interface WatchSessionInit<T extends KubeObjectLike> {
   /** Opens the watch (the reflector's: it hands over a streaming list's open watch first). */
-  watch: (options: WatchOptions) => AsyncIterable<WatchEvent<T>>;
+  open: (options: WatchOptions) => WatchSteps<T>;
   store: ReflectorStore<T>;
   cursor: WatchCursor;
   clock: Clock;
@@ -66,7 +66,7 @@ export interface WatchSessionInit<T extends KubeObjectLike> {
  * newer resourceVersion. Never throws: every end is a {@link WatchOutcome}.
  */
 export class WatchSession<T extends KubeObjectLike> {
-  readonly #watch: (options: WatchOptions) => AsyncIterable<WatchEvent<T>>;
+  readonly #open: (options: WatchOptions) => WatchSteps<T>;
   readonly #store: ReflectorStore<T>;
   readonly #cursor: WatchCursor;
   readonly #clock: Clock;
@@ -79,7 +79,7 @@ export class WatchSession<T extends KubeObjectLike> {
   #watchesStarted = 0;
 
   constructor(init: WatchSessionInit<T>) {
-    this.#watch = init.watch;
+    this.#open = init.open;
     this.#store = init.store;
     this.#cursor = init.cursor;
     this.#clock = init.clock;
@@ -193,16 +193,15 @@ export class WatchSession<T extends KubeObjectLike> {
     this.#watchesStarted++;
     this.#metrics.watches.inc();
     try {
-      const eventIterator = this.#watch({
+      // A lister-watcher with `watchBatches` gives the events of one body chunk per step, applied in order without
+      // a promise turn between them. Any other is read event by event.
+      const { batched, steps } = this.#open({
         resourceVersion: this.#cursor.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds,
         inactivityTimeoutMs: 0,
         signal: controller.signal,
-      })[Symbol.asyncIterator]();
-      // @lasso/client's batch view: the events of one body chunk per step, applied in order without a promise turn
-      // between them. Any other lister-watcher is read event by event.
-      const { batched, steps } = watchStepsOf(eventIterator);
+      });
       iterator = steps;
       for (;;) {
         pending = true;

@@ -20,7 +20,12 @@ import type {
   WatchEvent,
   WatchOptions,
 } from './types.ts';
-import { validateWatchOptions, watchStream } from './watch-stream.ts';
+import {
+  validateWatchOptions,
+  type WatchStreamInit,
+  watchBatchStream,
+  watchStream,
+} from './watch-stream.ts';
 
 /** Options of the {@link Client} constructor. */
 export interface ClientOptions {
@@ -273,6 +278,28 @@ export class Client<T extends KubeObjectLike = KubeObject> {
     return { [Symbol.asyncIterator]: () => this.#watch(path, options) };
   }
 
+  /**
+   * The same watch as {@link Client.watch}, read a body chunk at a time: each value is the events of one chunk
+   * of the response, in order, never empty. Errors, and their order, are `watch`'s (the events before a
+   * malformed line or an ERROR event come first as one batch). A consumer that applies each chunk's events
+   * synchronously (the cache's reflector) pays one promise turn per chunk instead of one per event.
+   *
+   * @example
+   * ```ts
+   * for await (const batch of configMaps.watchBatches('default', { signal })) {
+   *   for (const event of batch) logger.info(event.type, { name: event.object.metadata?.name });
+   * }
+   * ```
+   */
+  watchBatches(
+    namespace: string | undefined,
+    options: WatchOptions = {},
+  ): AsyncIterable<WatchEvent<T>[]> {
+    const path = this.#path('watch', namespace);
+    validateWatchOptions(options);
+    return { [Symbol.asyncIterator]: () => watchBatchStream<T>(this.#watchInit(path, options)) };
+  }
+
   /** One object by name. */
   async get(namespace: string | undefined, name: string, options: RequestOptions = {}): Promise<T> {
     const request: RestRequest = {
@@ -521,7 +548,11 @@ export class Client<T extends KubeObjectLike = KubeObject> {
   }
 
   #watch(path: string, options: WatchOptions): AsyncGenerator<WatchEvent<T>> {
-    return watchStream<T>({
+    return watchStream<T>(this.#watchInit(path, options));
+  }
+
+  #watchInit(path: string, options: WatchOptions): WatchStreamInit<T> {
+    return {
       transport: this.transport,
       path,
       options,
@@ -531,7 +562,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
       userAgent: this.#options.userAgent,
       impersonation: this.#options.impersonation,
       fill: (object) => this.#fill(object),
-    });
+    };
   }
 
   #fill(object: T): T {

@@ -1,4 +1,4 @@
-// The batch view of a watch iterator (watchBatchesKey): the events of each body chunk at once, in order, with the
+// The batch view of a watch (Client.watchBatches): the events of each body chunk at once, in order, with the
 // event view's errors and their order.
 import type { ServerResponse } from 'node:http';
 import { isLassoError } from '@lasso/core';
@@ -8,7 +8,6 @@ import { type Loopback, status } from '../test/helpers/loopback.ts';
 import type { Client } from './client.ts';
 import { isGone } from './errors.ts';
 import type { KubeObject, WatchEvent } from './types.ts';
-import { watchBatchesKey } from './watch-stream.ts';
 
 const { serve, client: configMaps } = useClients();
 
@@ -18,13 +17,7 @@ const event = (type: string, name: string, rv: string): string =>
 type Batches = AsyncIterator<WatchEvent<KubeObject>[]>;
 
 function batchesOf(client: Client): Batches {
-  const iterator = client.watch('d')[Symbol.asyncIterator]() as unknown as Record<
-    symbol,
-    () => Batches
-  >;
-  const view = iterator[watchBatchesKey];
-  expect(typeof view).toBe('function');
-  return (view as () => Batches).call(iterator);
+  return client.watchBatches('d')[Symbol.asyncIterator]();
 }
 
 const names = (batch: WatchEvent<KubeObject>[]): Array<string | undefined> =>
@@ -45,10 +38,6 @@ async function manualWatch(): Promise<{ response: Promise<ServerResponse>; serve
 }
 
 describe('watch batch view', () => {
-  it('is the same symbol for every copy of the package (Symbol.for)', () => {
-    expect(watchBatchesKey).toBe(Symbol.for('lasso.client.watchBatches'));
-  });
-
   it('yields every event of one chunk in one batch, in order, with kind and apiVersion filled', async () => {
     const { response, server } = await manualWatch();
     const batches = batchesOf(configMaps(server));

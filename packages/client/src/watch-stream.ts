@@ -66,37 +66,29 @@ export interface WatchStreamInit<T> {
 }
 
 /**
- * @internal The key of a watch iterator's batch view (shared by every copy of `@lasso/client` through
- * `Symbol.for`; `@lasso/cache`'s reflector looks it up by the same name). `iterator[watchBatchesKey]()` returns an
- * AsyncIterator over the same events, each value the events of one body chunk, in order, never empty: a consumer
- * that applies every event of a chunk synchronously pays one promise turn per chunk instead of one per event.
- * Errors and their order are the events view's: the events decoded before a malformed line, an ERROR event or
- * an oversized line are yielded as one batch, and the error is thrown by the next call. A consumer uses one view
- * only; the batch iterator's `return()` releases the request (the event iterator's does not once the batch view
- * is in use).
- */
-export const watchBatchesKey: unique symbol = Symbol.for('lasso.client.watchBatches') as never;
-
-/** @internal A watch event iterator with its batch view (see {@link watchBatchesKey}). */
-export interface BatchedWatchIterator<T extends KubeObjectLike>
-  extends AsyncGenerator<WatchEvent<T>> {
-  [watchBatchesKey](): AsyncGenerator<WatchEvent<T>[]>;
-}
-
-/**
  * @internal The events of one watch request. An HTTP error answer throws its ApiError from the first
  * `next()`; a line over `maxWatchEventBytes` throws `LASSO_RESPONSE_TOO_LARGE`; a malformed line
  * `LASSO_WATCH_DECODE`; a stream ending inside an event `LASSO_WATCH_TRUNCATED`; no bytes for the
  * inactivity timeout a TimeoutError; a cut connection `LASSO_CONNECTION_FAILED`. The body is destroyed
- * whenever the generator ends. The iterator also offers the events chunk by chunk ({@link watchBatchesKey}).
+ * whenever the generator ends. {@link watchBatchStream} gives the same events chunk by chunk.
  */
 export function watchStream<T extends KubeObjectLike>(
   init: WatchStreamInit<T>,
-): BatchedWatchIterator<T> {
-  const batches = watchBatches(init);
-  const events = eventsOf(batches) as BatchedWatchIterator<T>;
-  Object.defineProperty(events, watchBatchesKey, { value: () => batches });
-  return events;
+): AsyncGenerator<WatchEvent<T>> {
+  return eventsOf(watchBatches(init));
+}
+
+/**
+ * @internal The events of one watch request, one array per body chunk, in order, never empty: a consumer that
+ * applies every event of a chunk synchronously pays one promise turn per chunk instead of one per event. Errors
+ * and their order are {@link watchStream}'s: the events decoded before a malformed line, an ERROR event or an
+ * oversized line are yielded as one batch, and the error is thrown by the next call. `return()` releases the
+ * request.
+ */
+export function watchBatchStream<T extends KubeObjectLike>(
+  init: WatchStreamInit<T>,
+): AsyncGenerator<WatchEvent<T>[]> {
+  return watchBatches(init);
 }
 
 /** The events of `batches` one by one; ending early (return, throw) ends `batches`, which releases the body. */
