@@ -5,7 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { errorMessage, type Logger } from '@lasso/core';
 import { OperatorListenError } from './errors.ts';
 
-/** Where an endpoint listens. */
+/**
+ * Where an endpoint listens.
+ *
+ * @example
+ * ```ts
+ * const health: EndpointAddress = { port: 8081 }; // all IPv4 interfaces, as a kubelet probes the Pod IP
+ * const metrics: EndpointAddress = { host: '127.0.0.1', port: 0 }; // a free port: operator.addresses()
+ * await createOperator({ health, metrics });
+ * ```
+ */
 export interface EndpointAddress {
   /** TCP port; 0 picks a free one (read it back from `operator.addresses()`). */
   port: number;

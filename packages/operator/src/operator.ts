@@ -49,6 +49,13 @@ import { alwaysActive, leaderElected, type WorkerGate } from './worker-gate.ts';
  * `standingBy` (caches synced or syncing, campaigning for the Lease), `running` (workers reconcile),
  * `stopping` (its signal aborted, reconciles draining), `failed` (the last run ended without its signal:
  * leadership lost or a start failed), `closed`.
+ *
+ * @example
+ * ```ts
+ * declare const operator: Operator;
+ * const phase: OperatorPhase = operator.status().phase;
+ * if (phase === 'failed') console.error('lost leadership:', operator.leadershipLost()?.message);
+ * ```
  */
 export type OperatorPhase =
   | 'idle'
@@ -59,7 +66,16 @@ export type OperatorPhase =
   | 'failed'
   | 'closed';
 
-/** What `/readyz` and `/healthz` answer from: {@link Operator.status}. */
+/**
+ * What `/readyz` and `/healthz` answer from: {@link Operator.status}.
+ *
+ * @example
+ * ```ts
+ * declare const operator: Operator;
+ * const status: OperatorStatus = operator.status();
+ * for (const kind of status.kinds) if (kind.state !== 'running') console.warn(kind.key, kind.state);
+ * ```
+ */
 export interface OperatorStatus {
   readonly phase: OperatorPhase;
   /** `/readyz`: see {@link Operator.status} for the rule. */
@@ -72,7 +88,16 @@ export interface OperatorStatus {
   readonly kinds: readonly ControllerKindStatus[];
 }
 
-/** The bound addresses of the operator's endpoints (`host:port`), once started; undefined when not served. */
+/**
+ * The bound addresses of the operator's endpoints (`host:port`), once started; undefined when not served.
+ *
+ * @example
+ * ```ts
+ * declare const operator: Operator;
+ * const { health }: OperatorAddresses = operator.addresses();
+ * const ready = await fetch(`http://${health}/readyz`); // 200 once synced (and leading or standing by)
+ * ```
+ */
 export interface OperatorAddresses {
   readonly health: string | undefined;
   readonly metrics: string | undefined;
@@ -82,6 +107,16 @@ export interface OperatorAddresses {
  * The operator runtime; see {@link createOperator}. It is a `Lifecycle`: `start(signal)` runs it until
  * `signal` aborts (or leadership is lost), `stopped()` settles once its reconciles and caches stopped (bounded by
  * `gracefulShutdownTimeoutMs`), `start` runs it again, `close()` releases everything it created.
+ *
+ * @example
+ * ```ts
+ * await using operator = await createOperator({ health: { port: 8081 } });
+ * const stop = new AbortController();
+ * await operator.start(stop.signal); // caches synced, workers running
+ * stop.abort();
+ * const { drained, pending } = await operator.stopped();
+ * if (!drained) console.error('still reconciling at shutdown', pending);
+ * ```
  */
 export interface Operator extends Lifecycle {
   /**

@@ -5,7 +5,20 @@ import type { SharedCacheFactoryOptions, SharedControllerFactoryOptions } from '
 import type { EndpointAddress } from './endpoints.ts';
 import type { PrometheusRegistry } from './prometheus-registry.ts';
 
-/** Leader election of an operator: workers run only while this candidate holds the Lease. */
+/**
+ * Leader election of an operator: workers run only while this candidate holds the Lease; the caches run
+ * meanwhile (warm standby).
+ *
+ * @example
+ * ```ts
+ * const leaderElection: LeaderElectionSettings = {
+ *   namespace: 'my-system',
+ *   name: 'my-operator',
+ *   identity: process.env.POD_NAME, // default: hostname + random suffix
+ * };
+ * const operator = await createOperator({ leaderElection });
+ * ```
+ */
 export interface LeaderElectionSettings {
   /** Namespace of the Lease. */
   namespace: string;
@@ -21,7 +34,22 @@ export interface LeaderElectionSettings {
   retryPeriodMs?: number | undefined;
 }
 
-/** Options of `createOperator`. */
+/**
+ * Options of `createOperator`: every field is optional.
+ *
+ * @example
+ * ```ts
+ * const options: OperatorOptions = {
+ *   kubeconfig: '/etc/my-operator/kubeconfig', // default: KUBECONFIG, ~/.kube/config, in-cluster
+ *   namespace: 'team-a',
+ *   workers: 2,
+ *   health: { port: 8081 },
+ *   metrics: { port: 8080 },
+ *   gracefulShutdownTimeoutMs: 20_000,
+ * };
+ * const operator = await createOperator(options);
+ * ```
+ */
 export interface OperatorOptions {
   /** The cluster to run against. Default: `kubeconfig` when given, else `loadDefaultConfig()` (KUBECONFIG, ~/.kube/config, in-cluster). */
   config?: RestConfig | undefined;
@@ -72,7 +100,17 @@ export interface OperatorOptions {
   clock?: Clock | undefined;
 }
 
-/** Options of `operator.run()`. */
+/**
+ * Options of `operator.run()`.
+ *
+ * @example
+ * ```ts
+ * declare const operator: Operator;
+ * declare const webhooks: { close(): Promise<void> };
+ * const options: OperatorRunOptions = { cleanup: () => webhooks.close() };
+ * await operator.run(options);
+ * ```
+ */
 export interface OperatorRunOptions {
   /** Where the OS signals arrive and what exits (default `process`). */
   process?: ShutdownSignalTarget | undefined;

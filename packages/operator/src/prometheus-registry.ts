@@ -13,15 +13,46 @@ import {
   noopLogger,
 } from '@lasso/core';
 
-/** Prometheus' default histogram buckets (seconds), used when a histogram is asked for without its own. */
+/**
+ * Prometheus' default histogram buckets (seconds), used when a histogram is asked for without its own.
+ *
+ * @example
+ * ```ts
+ * const slow = createPrometheusRegistry().metrics.histogram({
+ *   name: 'sync_seconds',
+ *   help: 'Sync time.',
+ *   buckets: [...defaultHistogramBuckets, 30, 60],
+ * });
+ * slow.observe(12);
+ * ```
+ */
 export const defaultHistogramBuckets: readonly number[] = Object.freeze([
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ]);
 
-/** The `Content-Type` of {@link PrometheusRegistry.expose}'s text. */
+/**
+ * The `Content-Type` of {@link PrometheusRegistry.expose}'s text (the text format, version 0.0.4).
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * const registry = createPrometheusRegistry();
+ * createServer((_request, response) => {
+ *   response.writeHead(200, { 'content-type': prometheusContentType }).end(registry.expose());
+ * }).listen(9090);
+ * ```
+ */
 export const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
 
-/** Options of {@link createPrometheusRegistry}. */
+/**
+ * Options of {@link createPrometheusRegistry}.
+ *
+ * @example
+ * ```ts
+ * const options: PrometheusRegistryOptions = { logger: createConsoleLogger({ level: 'warn' }) };
+ * const registry = createPrometheusRegistry(options);
+ * ```
+ */
 export interface PrometheusRegistryOptions {
   /** Told once per metric name asked for with another type than its first (that series records nothing). */
   logger?: Logger | undefined;
@@ -30,6 +61,13 @@ export interface PrometheusRegistryOptions {
 /**
  * The lasso metrics of a process as Prometheus series: `metrics` is the {@link MetricsProvider} to give every
  * factory, `expose()` the text a `/metrics` scrape answers with.
+ *
+ * @example
+ * ```ts
+ * const registry: PrometheusRegistry = createPrometheusRegistry();
+ * const operator = await createOperator({ registry, metrics: { port: 8080 } });
+ * registry.metrics.counter({ name: 'derived_total', help: 'Copies written.' }).inc();
+ * ```
  */
 export interface PrometheusRegistry {
   /** Records into this registry; runs its `onCollect` hooks before each {@link PrometheusRegistry.expose}. */
