@@ -11,10 +11,14 @@
 //
 // Usage: node tooling/scripts/pack-all.mjs [--out <dir>] [--no-build] [package ...]
 //   package: the packages you import (`factory` or `@lasso/factory`); the printed install lines then hold
-//   those and the @lasso packages they depend on. Default: all. Every publishable package is packed either way.
+//   what their README examples and Testing sections need (install-set.mjs): those packages, the @lasso
+//   packages their READMEs import (`@lasso/envtest` for a Testing section), every @lasso package those depend
+//   on, `kubernetes-types`, and the test runner as a dev dependency. Default: all. Every publishable package is
+//   packed either way.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { installLines, installSet, parseCatalog, workspaceRanges } from './install-set.mjs';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -62,12 +66,18 @@ function run(command, commandArgs, options = {}) {
   return result;
 }
 
-// Every non-private package under packages/.
-const packages = readdirSync(join(root, 'packages'), { withFileTypes: true })
+// Every non-private package under packages/ (with the folder its README is in).
+const folders = new Map();
+const allManifests = readdirSync(join(root, 'packages'), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
-  .map((entry) => join(root, 'packages', entry.name, 'package.json'))
-  .filter((file) => existsSync(file))
-  .map((file) => JSON.parse(readFileSync(file, 'utf8')))
+  .map((entry) => join(root, 'packages', entry.name))
+  .filter((dir) => existsSync(join(dir, 'package.json')))
+  .map((dir) => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    folders.set(manifest.name, dir);
+    return manifest;
+  });
+const packages = allManifests
   .filter((manifest) => manifest.private !== true)
   .sort((a, b) => a.name.localeCompare(b.name));
 if (packages.length === 0) usage('no publishable package under packages/');
@@ -75,15 +85,20 @@ const names = packages.map((manifest) => manifest.name);
 for (const name of wanted) {
   if (!names.includes(name)) usage(`${name} is not a publishable package (${names.join(', ')})`);
 }
-// The packages to install: those asked for and, transitively, the @lasso packages they depend on.
-const byName = new Map(packages.map((manifest) => [manifest.name, manifest]));
-const selected = new Set();
-const select = (name) => {
-  if (selected.has(name) || !byName.has(name)) return;
-  selected.add(name);
-  for (const dependency of Object.keys(byName.get(name).dependencies ?? {})) select(dependency);
-};
-for (const name of wanted.length > 0 ? wanted : names) select(name);
+// What to install: enough for the READMEs of the packages asked for (install-set.mjs says what that is).
+const workspaceYaml = join(root, 'pnpm-workspace.yaml');
+const toInstall = installSet({
+  manifests: new Map(packages.map((manifest) => [manifest.name, manifest])),
+  wanted,
+  readme: (name) => {
+    const file = join(folders.get(name), 'README.md');
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  },
+  rangeOf: workspaceRanges(
+    allManifests,
+    existsSync(workspaceYaml) ? parseCatalog(readFileSync(workspaceYaml, 'utf8')) : {},
+  ),
+});
 const filters = names.flatMap((name) => ['--filter', name]);
 
 if (build) {
@@ -133,26 +148,12 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
-const closure = names.filter((name) => selected.has(name)).map((name) => tarballs.get(name));
-const direct = (wanted.length > 0 ? wanted : names).map((name) => tarballs.get(name));
-const overrides = Object.fromEntries(
-  names.filter((name) => selected.has(name)).map((name) => [name, `file:${tarballs.get(name)}`]),
-);
-const indent = (text, by) => text.replace(/^/gm, ' '.repeat(by));
 process.stdout.write(
   [
     `pack-all: packed ${names.length} packages into ${out}`,
     ...names.map((name) => `  ${tarballs.get(name)}`),
     '',
-    'They are not on the npm registry yet: install these files in your project.',
-    '',
-    'npm: install them together, so their dependencies on each other resolve to these files:',
-    `  npm install ${closure.join(' ')}`,
-    '',
-    'pnpm: first add these overrides to your package.json (without them pnpm looks the dependencies',
-    'between the packages up on the registry and fails with a 404), then add the packages:',
-    indent(JSON.stringify({ pnpm: { overrides } }, null, 2), 2),
-    `  pnpm add ${direct.join(' ')}`,
+    ...installLines(toInstall, (name) => tarballs.get(name)),
     ...(wanted.length > 0
       ? []
       : ['', 'Name the packages you import to shorten these lines: pnpm pack:all factory client']),
