@@ -26,7 +26,13 @@ export {
   TimeoutError,
 } from './errors.ts';
 export { guardLogger, type LoggerFailureReporter } from './guarded-logger.ts';
-export { drainedResult, drainWithin, type Lifecycle, type StopResult } from './lifecycle.ts';
+export {
+  defaultGracefulShutdownTimeoutMs,
+  drainedResult,
+  drainWithin,
+  type Lifecycle,
+  type StopResult,
+} from './lifecycle.ts';
 export { type LogAttributes, type Logger, type LogLevel, noopLogger } from './logger.ts';
 export {
   type Counter,

@@ -17,6 +17,18 @@ export interface StopResult {
   readonly pending: readonly string[];
 }
 
+/**
+ * The default drain bound of every long-lived lasso object (`gracefulShutdownTimeoutMs`): 30 s, as
+ * controller-runtime's manager. One constant, so the controller, the factories, the leader elector, the SQL cache
+ * and the other objects cannot drift apart.
+ *
+ * @example
+ * ```ts
+ * const bound = process.env.SHUTDOWN_MS ? Number(process.env.SHUTDOWN_MS) : defaultGracefulShutdownTimeoutMs;
+ * ```
+ */
+export const defaultGracefulShutdownTimeoutMs = 30_000;
+
 /** The {@link StopResult} of a stop that drained (or of an object that was not running). */
 export const drainedResult: StopResult = Object.freeze({
   drained: true,

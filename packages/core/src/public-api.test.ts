@@ -14,6 +14,7 @@ describe('public API', () => {
         "anySignal",
         "createConsoleLogger",
         "createShutdownSignal",
+        "defaultGracefulShutdownTimeoutMs",
         "defaultLogger",
         "describeError",
         "drainWithin",
