@@ -2,7 +2,7 @@
 // implementation is controller.ts).
 import type { SharedIndexInformer } from '@lasso/cache';
 import type { KubeObjectLike } from '@lasso/client';
-import type { Clock, Logger, MetricsProvider, StopResult } from '@lasso/core';
+import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { PredicateEvent } from './predicates.ts';
 import type { ReconcileContext } from './reconcile-context.ts';
@@ -31,10 +31,10 @@ export type StartCacheFunc = (signal: AbortSignal) => void | Promise<void>;
 
 /**
  * A controller: a workqueue of keys fed by one informer and drained by workers (lasso `controller.Controller`),
- * with the lifecycle shape of `@lasso/core`'s `Lifecycle` (`start(signal, workers)`, `stopped()`, `isRunning()`,
- * `close()`).
+ * and a `@lasso/core` {@link Lifecycle}: `start(signal, workers?)` (lasso's name; `workers` defaults to the
+ * `workers` option), `stopped()`, `isRunning()`, `close()`.
  */
-export interface Controller<T extends KubeObjectLike> {
+export interface Controller<T extends KubeObjectLike> extends Lifecycle {
   /** The controller's name: the workqueue's `name` label and the logger's `controller` attribute. */
   readonly name: string;
   /** Queue `namespace/name` through the rate limiter: it raises that key's backoff (lasso `Enqueue`). */
@@ -49,13 +49,14 @@ export interface Controller<T extends KubeObjectLike> {
   /** The informer whose store the handler reads. */
   informer(): SharedIndexInformer<T>;
   /**
-   * Start the cache, wait for it to sync, then run `workers` workers until `signal` aborts. Resolves once
+   * Start the cache, wait for it to sync, then run `workers` workers (default: the controller's `workers`
+   * option; a RangeError for anything but an integer >= 1) until `signal` aborts. Resolves once
    * the workers run; rejects with a `CacheNotSyncedError` when the signal aborts before the cache synced, or
    * when `startCache` left the informer stopped (it cannot see changes any more). Idempotent while running;
    * after the signal aborted the controller can be started again with a new signal, on the same queue.
    * Rejects after {@link Controller.close}.
    */
-  start(signal: AbortSignal, workers: number): Promise<void>;
+  start(signal: AbortSignal, workers?: number | undefined): Promise<void>;
   /**
    * Settles once the controller is not running: after an abort, when every in-flight key is done and the last
    * worker returned (`drained: true`), or when `gracefulShutdownTimeoutMs` passed first (`drained: false`,
@@ -77,6 +78,11 @@ export interface Controller<T extends KubeObjectLike> {
 
 /** Options of {@link createController} (lasso `controller.Options` plus lasso's injected services). */
 export interface ControllerOptions {
+  /**
+   * Workers of a `start` that names no count (lasso's `start(signal, workers)` with `workers` omitted): an
+   * integer >= 1. Default 1 (controller-runtime's `MaxConcurrentReconciles`).
+   */
+  workers?: number | undefined;
   /** Per-key retry backoff. Default `defaultLassoRateLimiter()` (5 ms doubling to 30 s, then 120 s after 30 failures). */
   rateLimiter?: RateLimiter<string> | undefined;
   /** Skip informer updates whose resourceVersion did not change (resyncs). Default false. */
@@ -89,7 +95,8 @@ export interface ControllerOptions {
   reconcileTimeoutMs?: number | undefined;
   /**
    * How long `stopped()` waits after the start signal aborts for in-flight reconciles to finish before it
-   * settles with `drained: false` and logs each one still running. Default 30 000 (controller-runtime's).
+   * settles with `drained: false` and logs each one still running. Default `defaultGracefulShutdownTimeoutMs`
+   * from `@lasso/core` (30 000, controller-runtime's).
    */
   gracefulShutdownTimeoutMs?: number | undefined;
   /** Time source of the queue, its delays, the reconcile timeout and the shutdown bound. Default `systemClock`. */
@@ -123,8 +130,14 @@ export interface FilterableController<T extends KubeObjectLike> extends Controll
   [setEventFilter](filter: EventFilter<T>): void;
 }
 
-/** @internal Throws a RangeError naming the option for a bad `reconcileTimeoutMs` or `gracefulShutdownTimeoutMs`. */
+/** @internal Throws a RangeError naming the option for a bad `workers`, `reconcileTimeoutMs` or `gracefulShutdownTimeoutMs`. */
 export function checkControllerOptions(options: ControllerOptions, name: string): void {
+  const workers = options.workers;
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1)) {
+    throw new RangeError(
+      `createController(${name}): workers must be an integer >= 1, got ${String(workers)}`,
+    );
+  }
   checkDuration(options.reconcileTimeoutMs, 'reconcileTimeoutMs', name, 'timeout');
   checkDuration(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs', name, 'bound');
 }

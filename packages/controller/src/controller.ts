@@ -12,6 +12,7 @@ import {
   anySignal,
   type Clock,
   type Counter,
+  defaultGracefulShutdownTimeoutMs,
   defaultLogger,
   drainedResult,
   drainWithin,
@@ -50,9 +51,6 @@ import { isThenable } from './thenable.ts';
 
 // The types live in controller-types.ts; importers of this file keep finding them here.
 export type { Controller, ControllerOptions, Handler, StartCacheFunc } from './controller-types.ts';
-
-/** The default of {@link ControllerOptions.gracefulShutdownTimeoutMs} (controller-runtime's). */
-const defaultGracefulShutdownTimeoutMs = 30_000;
 
 // One start's worth of state. The queue outlives it: keys stay queued across runs.
 interface Run {
@@ -93,6 +91,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   readonly #logger: Logger;
   readonly #reconcileTimeoutMs: number | undefined;
   readonly #gracefulShutdownTimeoutMs: number;
+  readonly #workers: number;
   readonly #timeouts: Counter | undefined;
   // The one queue, from creation to close(): events and enqueues land here whether or not workers run.
   readonly #queue: RateLimitingQueue<string>;
@@ -126,6 +125,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     this.#reconcileTimeoutMs = options.reconcileTimeoutMs;
     this.#gracefulShutdownTimeoutMs =
       options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
+    this.#workers = options.workers ?? 1;
     const metrics = options.metrics ?? noopMetricsProvider;
     this.#timeouts =
       this.#reconcileTimeoutMs === undefined
@@ -219,7 +219,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     return this.#run?.result ?? Promise.resolve(drainedResult);
   }
 
-  start(signal: AbortSignal, workers: number): Promise<void> {
+  start(signal: AbortSignal, workers: number | undefined = this.#workers): Promise<void> {
     if (!(signal instanceof AbortSignal)) {
       return Promise.reject(
         new TypeError(`controller ${this.name}: start needs an AbortSignal, got ${typeof signal}`),

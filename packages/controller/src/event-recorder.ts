@@ -5,9 +5,13 @@ import type { KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
   defaultLogger,
+  drainedResult,
   errorMessage,
   guardLogger,
+  LassoError,
+  type Lifecycle,
   type Logger,
+  type StopResult,
   systemClock,
   TimeoutError,
   type TimerHandle,
@@ -47,13 +51,20 @@ export interface EventRecorderOptions {
   /** Where write failures and dropped events are logged (default: `defaultLogger`). Notes are never logged. */
   logger?: Logger | undefined;
   /**
-   * Aborting it stops the recorder as {@link EventRecorder.stop} does: the series counts not written yet are
-   * written once, and they and the requests in flight get `stopTimeoutMs` before they are cancelled.
+   * The signal of the first run (the recorder records from creation; `start(signal)` does the same for a
+   * later run). Aborting it stops the recorder: the series counts not written yet are written once, and they
+   * and the requests in flight get `gracefulShutdownTimeoutMs` before they are cancelled.
    */
   signal?: AbortSignal | undefined;
   /**
-   * How long a stop (or an abort of `signal`) lets the final series writes and the requests in flight run
-   * before cancelling them, in ms (default 5 s).
+   * How long a stop (an abort of the run's signal, or `close()`) lets the final series writes and the requests
+   * in flight run before cancelling them, in ms (default 5 s: Events are best effort, and a recorder stops
+   * inside its process's own drain bound).
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /**
+   * @deprecated Use `gracefulShutdownTimeoutMs`, the drain bound's one name across lasso; this alias still
+   * works (a warning is logged once) and loses to `gracefulShutdownTimeoutMs` when both are set.
    */
   stopTimeoutMs?: number | undefined;
   /** A repeated event's series is written at most this often, in ms (default 30 s). */
@@ -71,8 +82,13 @@ export interface EventRecorderOptions {
   maxPendingWrites?: number | undefined;
 }
 
-/** Records Events about objects; see {@link createEventRecorder}. */
-export interface EventRecorder {
+/**
+ * Records Events about objects; see {@link createEventRecorder}. A `@lasso/core` {@link Lifecycle}: it records
+ * from creation (bound to the `signal` option when given); an abort of the run's signal or `close()` stops it;
+ * `start(signal)` runs it again after a stop; `stopped()` says whether the final writes finished within
+ * `gracefulShutdownTimeoutMs`.
+ */
+export interface EventRecorder extends Lifecycle {
   /**
    * Record that `action` was taken on `regarding` (about `related`, if given) for `reason`. Never throws and
    * never waits: the write happens in the background; an invalid event is logged and dropped.
@@ -88,9 +104,27 @@ export interface EventRecorder {
   /** Resolves once no write is in flight or waiting for a retry (retries wait on the clock). */
   flush(): Promise<void>;
   /**
+   * Record again with `signal` in charge after a stop (waiting for that stop to end first). While recording,
+   * it only hands control to `signal` when no signal is in charge (a recorder created without one). Rejects
+   * with a `LASSO_CONFIG_INVALID` error after `close()`.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /**
+   * Settles once a stop has ended (at once when not recording): `drained: false`, naming the writes cancelled,
+   * when `gracefulShutdownTimeoutMs` passed first.
+   */
+  stopped(): Promise<StopResult>;
+  /** True from creation (or a start) until a stop begins. */
+  isRunning(): boolean;
+  /** Stop (as an abort of the run's signal does) and refuse further starts. Idempotent. */
+  close(): Promise<void>;
+  /**
    * Stop recording: later events are dropped, series counts not written yet are written once (no retry),
    * pending retries are dropped, and timers are cancelled. Resolves once the last write settled, or once
-   * `stopTimeoutMs` passed (the writes still in flight are then cancelled).
+   * `gracefulShutdownTimeoutMs` passed (the writes still in flight are then cancelled).
+   *
+   * @deprecated Abort the run's signal, or call `close()` (the lifecycle shape); `stop()` still works, and a
+   * recorder stopped by it can `start` again.
    */
   stop(): Promise<void>;
 }
@@ -117,8 +151,16 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
   return value;
 }
 
+// `stopTimeoutMs` is deprecated: said once per process, not once per recorder.
+let warnedStopTimeoutMs = false;
+
 class EventRecorderImpl implements EventRecorder {
-  readonly #writer: EventWriter;
+  // Replaced by a start after a stop: a stopped writer sends nothing more.
+  #writer: EventWriter;
+  readonly #newWriter: () => EventWriter;
+  #closed = false;
+  // The result of the last stop, and the promise a running recorder's stopped() returns.
+  #result: StopResult = drainedResult;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #reportingController: string;
@@ -129,7 +171,7 @@ class EventRecorderImpl implements EventRecorder {
   readonly #maxPendingWrites: number;
   readonly #stopTimeoutMs: number;
   readonly #entries = new Map<string, SeriesEntry>();
-  readonly #signal: AbortSignal | undefined;
+  #signal: AbortSignal | undefined;
   // One timer for every entry: armed for the earliest series write or expiry, only while entries exist.
   #timer: TimerHandle | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
@@ -171,19 +213,66 @@ class EventRecorderImpl implements EventRecorder {
     const retryDelayMs = positiveOption('retryDelayMs', options.retryDelayMs, 10_000);
     this.#maxTries = positiveOption('maxTries', options.maxTries, 12);
     this.#maxPendingWrites = positiveOption('maxPendingWrites', options.maxPendingWrites, 1000);
-    this.#stopTimeoutMs = positiveOption('stopTimeoutMs', options.stopTimeoutMs, 5_000);
+    if (options.stopTimeoutMs !== undefined && !warnedStopTimeoutMs) {
+      warnedStopTimeoutMs = true;
+      this.#logger.warn('createEventRecorder: stopTimeoutMs is deprecated, use gracefulShutdownTimeoutMs', {});
+    }
+    this.#stopTimeoutMs =
+      options.gracefulShutdownTimeoutMs === undefined
+        ? positiveOption('stopTimeoutMs', options.stopTimeoutMs, 5_000)
+        : positiveOption('gracefulShutdownTimeoutMs', options.gracefulShutdownTimeoutMs, 5_000);
     if (!Number.isInteger(this.#maxTries)) {
       throw new RangeError('createEventRecorder: options.maxTries must be an integer');
     }
-    this.#writer = new EventWriter({
-      client,
-      clock: this.#clock,
-      logger: this.#logger,
-      retryDelayMs,
-    });
+    this.#newWriter = () =>
+      new EventWriter({ client, clock: this.#clock, logger: this.#logger, retryDelayMs });
+    this.#writer = this.#newWriter();
+    if (signal !== undefined) this.#bind(signal);
+  }
+
+  #bind(signal: AbortSignal): void {
     this.#signal = signal;
-    if (signal?.aborted) this.#onAbort();
-    else signal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (signal.aborted) this.#onAbort();
+    else signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError(`event recorder: start needs an AbortSignal, got ${typeof signal}`);
+    }
+    if (this.#closed) throw new LassoError('LASSO_CONFIG_INVALID', 'event recorder is closed');
+    if (!this.#stopped) {
+      if (this.#signal === undefined) this.#bind(signal);
+      return;
+    }
+    await this.#stopping;
+    if (this.#closed) throw new LassoError('LASSO_CONFIG_INVALID', 'event recorder is closed');
+    // Another start got here first.
+    if (!this.#stopped) return;
+    this.#writer = this.#newWriter();
+    this.#stopped = false;
+    this.#stopping = undefined;
+    this.#signal = undefined;
+    this.#bind(signal);
+  }
+
+  async stopped(): Promise<StopResult> {
+    if (this.#stopping === undefined) return drainedResult;
+    await this.#stopping;
+    return this.#result;
+  }
+
+  isRunning(): boolean {
+    return !this.#stopped;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.stop();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   event(
@@ -209,6 +298,7 @@ class EventRecorderImpl implements EventRecorder {
   stop(): Promise<void> {
     if (this.#stopping !== undefined) return this.#stopping;
     this.#stopped = true;
+    this.#result = drainedResult;
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#timer?.cancel();
     this.#timer = undefined;
@@ -220,6 +310,10 @@ class EventRecorderImpl implements EventRecorder {
     }
     // The final writes and those in flight are bounded: a hung server must not hold a shutdown.
     const bound = this.#clock.schedule(this.#stopTimeoutMs, () => {
+      this.#result = Object.freeze({
+        drained: false,
+        pending: Object.freeze([`event writes (${this.#writer.pending})`]),
+      });
       this.#log('warn', 'event writes cancelled: the recorder stop timed out', {
         timeoutMs: this.#stopTimeoutMs,
       });

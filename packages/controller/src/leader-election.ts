@@ -2,6 +2,7 @@
 // rancher/lasso: ports client-go tools/leaderelection (NewLeaderElector, RunOrDie); the loop is leader-elector.ts.
 import {
   type Clock,
+  defaultGracefulShutdownTimeoutMs,
   defaultLogger,
   guardLogger,
   type Logger,
@@ -51,6 +52,9 @@ export interface LeaderElectionOptions {
   /**
    * Ends the election: stops acquiring, or stops leading (see `releaseOnCancel`). Used by `run()`; a campaign
    * begun with `start(signal)` ends when either signal aborts.
+   *
+   * @deprecated A second signal beside `start(signal)`'s: pass the signal to `start` (the lifecycle shape)
+   * instead; this option still works.
    */
   signal?: AbortSignal | undefined;
   /** Time source (default `systemClock`). */
@@ -124,7 +128,7 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
   ) {
     throw new TypeError('createLeaderElector: signal must be an AbortSignal');
   }
-  const gracefulShutdownTimeoutMs = options.gracefulShutdownTimeoutMs ?? 30_000;
+  const gracefulShutdownTimeoutMs = options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
   if (
     typeof gracefulShutdownTimeoutMs !== 'number' ||
     Number.isNaN(gracefulShutdownTimeoutMs) ||
@@ -231,6 +235,9 @@ export function createLeaderElector(
  * Run a leader election until `options.signal` aborts or leadership is lost (client-go's `RunOrDie`):
  * `createLeaderElector(options, callbacks).run()`. Throws synchronously on bad options; the promise never
  * rejects.
+ *
+ * @deprecated The older dialect of the lifecycle shape: use `createLeaderElector(options, callbacks)`, then
+ * `start(signal)` and `stopped()`. It still works.
  *
  * @example
  * ```ts

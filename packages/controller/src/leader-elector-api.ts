@@ -51,6 +51,9 @@ export interface LeaderElector extends Lifecycle {
    * Run one campaign on the `signal` option, as client-go's `RunOrDie`: resolves once leadership was lost or
    * the signal aborted, after `onStoppedLeading` returned and `onStartedLeading`'s promise settled (or the
    * drain bound passed); never rejects. Calling it again returns the same promise.
+   *
+   * @deprecated The older dialect, on the `signal` option: use `start(signal)` then `stopped()` (the lifecycle
+   * shape). It still works.
    */
   run(): Promise<void>;
   /**

@@ -6,6 +6,7 @@
 import { constants } from 'node:os';
 import {
   type Clock,
+  defaultGracefulShutdownTimeoutMs,
   defaultLogger,
   errorMessage,
   guardLogger,
@@ -75,7 +76,6 @@ export interface RunUntilShutdownOptions {
   cleanup?: ((outcome: Omit<ShutdownOutcome, 'code'>) => void | Promise<void>) | undefined;
 }
 
-const defaultGracefulShutdownTimeoutMs = 30_000;
 const defaultCloseTimeoutMs = 2_000;
 
 function checkBound(name: string, value: unknown, fallback: number): number {

@@ -272,7 +272,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
     else register();
   }
 
-  async start(signal: AbortSignal, workers: number): Promise<void> {
+  async start(signal: AbortSignal, workers?: number | undefined): Promise<void> {
     const built = this.#built;
     // Nobody used this controller: nothing to list or watch.
     if (built === undefined) return;
