@@ -10,6 +10,7 @@ import {
   errorMessage,
   guardLogger,
   LassoError,
+  type Lifecycle,
   type Logger,
   type MetricsProvider,
   noopMetricsProvider,
@@ -50,9 +51,10 @@ import {
 
 /**
  * An informer shared by several handlers: one list/watch, one indexer, one buffer and loop per handler.
- * Created by {@link createSharedIndexInformer} or `createCache`.
+ * Created by {@link createSharedIndexInformer} or `createCache`. A `@lasso/core` {@link Lifecycle}:
+ * `start(signal)`, `stopped()`, `isRunning()`, `close()`, and `whenSynced({ signal })` to wait for its list.
  */
-export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
+export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> extends Lifecycle {
   /** Name in logs, metrics and errors (usually the GVK). */
   readonly name: string;
   /**
@@ -84,6 +86,8 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
    * An informer whose run ended can run again: it relists, and the new list replaces the store (objects
    * gone meanwhile are delivered as deletions, changed ones as updates); notifications a handler had not
    * received when the run ended are delivered by the next run.
+   *
+   * @deprecated The older dialect of the lifecycle shape: use `start(signal)` then `stopped()`. It still works.
    */
   run(options: { signal: AbortSignal }): Promise<void>;
   /**
@@ -112,7 +116,11 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> {
   whenSynced(options?: { signal?: AbortSignal }): Promise<void>;
   /** The resourceVersion of the last list or watch event. */
   lastSyncResourceVersion(): string;
-  /** True once a run has ended and no other has started. */
+  /**
+   * True once a run has ended and no other has started.
+   *
+   * @deprecated Use `isRunning()` (the lifecycle shape: false before the first run too); it still works.
+   */
   isStopped(): boolean;
   /**
    * The last list or watch failure since the last successful list (undefined when there is none): what
