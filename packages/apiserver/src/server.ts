@@ -52,6 +52,13 @@ export interface LocalApiServerOptions {
    * default to off, as with controller-runtime's envtest (a real cluster runs them).
    */
   controllers?: LocalApiServerControllers;
+  /**
+   * Serve the `shardSelector` of list and watch as kube-apiserver 1.36 does with its ShardedListAndWatch
+   * gate on (KEP-5866): only objects whose uid or namespace hashes into the ranges, `metadata.shardInfo`
+   * echoed on lists. Default true; false ignores the parameter (everything, no shardInfo), as a server
+   * before 1.36 or with the gate off does.
+   */
+  shardedListAndWatch?: boolean;
 }
 
 /**
@@ -192,6 +199,7 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
       store: this.#store,
       serverAddress: () => `127.0.0.1:${this.#port}`,
       logger: this.#logger,
+      shardedListAndWatch: options.shardedListAndWatch !== false,
     });
     this.#api.bootstrap();
     this.#controllers = new ControllerManager({

@@ -34,6 +34,13 @@ export interface EnvironmentOptions {
    * controller-manager, so there neither runs whatever this says; an existing cluster runs both.
    */
   controllers?: LocalApiServerControllers;
+  /**
+   * Built-in server only: serve `shardSelector` on list and watch as kube-apiserver 1.36 does with its
+   * ShardedListAndWatch gate on (KEP-5866). Default true; false ignores the parameter (everything, no
+   * `metadata.shardInfo`), as a server before 1.36 does. `KUBEBUILDER_ASSETS` and an existing cluster
+   * decide for themselves (kube-apiserver 1.20.2 ignores it).
+   */
+  shardedListAndWatch?: boolean;
   /** How long to wait for CRDs to be established and the API server to be ready. Default 60 000 ms. */
   readyTimeoutMs?: number;
   /** Timestamps and waits. Default `systemClock`. */
@@ -224,6 +231,9 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
         ? {}
         : { bookmarkIntervalMs: options.bookmarkIntervalMs }),
       ...(options.controllers === undefined ? {} : { controllers: options.controllers }),
+      ...(options.shardedListAndWatch === undefined
+        ? {}
+        : { shardedListAndWatch: options.shardedListAndWatch }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });

@@ -102,6 +102,7 @@ export class ApiCore {
     store: Store;
     serverAddress: () => string;
     logger?: Logger;
+    shardedListAndWatch?: boolean;
   }) {
     const { clock } = options;
     this.#tokens = new ServiceAccountTokens({ store: options.store, clock });
@@ -116,6 +117,7 @@ export class ApiCore {
       serverAddress: options.serverAddress,
       now: () => timestamp(clock.now()),
       dryRun: false,
+      shardedListAndWatch: options.shardedListAndWatch !== false,
       unknownFields: (gvk, object) =>
         this.#openapi.unknownFields(this.#openapiSource(), gvk, object),
     };

@@ -1,6 +1,14 @@
 // List and watch options: selectors (parsed and matched), resourceVersion rules, continue tokens, as
 // k8s.io/apimachinery's ListOptions validation and the storage layer's list semantics have them.
 import { errorMessage } from '@lasso/core';
+import {
+  createShardMatcher,
+  formatShardSelector,
+  parseShardSelector,
+  type ShardKey,
+  ShardSelectorError,
+  shardKeyValue,
+} from '@lasso/core/sharding';
 import { goJsonSyntaxError } from '../apimachinery/go-json-errors.ts';
 import { isRecord } from '../apimachinery/objects.ts';
 import {
@@ -32,7 +40,44 @@ import type { KubeObject } from '../storage/store.ts';
 export interface Selectors {
   labels: LabelRequirement[];
   fields: FieldRequirement[];
+  /** No label or field requirement (a shard may still filter). */
   empty: boolean;
+  /** The applied shardSelector (KEP-5866); undefined when absent or not served. */
+  shard?: AppliedShard | undefined;
+}
+
+/** A shardSelector the server applies: its canonical text (echoed in shardInfo) and its range check. */
+export interface AppliedShard {
+  text: string;
+  key: ShardKey;
+  contains: (value: string) => boolean;
+}
+
+/**
+ * The shardSelector of a list or watch, as kube-apiserver 1.36's generic registry store reads it with the
+ * ShardedListAndWatch gate on: ignored when empty or when the server does not serve it; otherwise parsed,
+ * and a selector it cannot parse fails the request. The store returns that failure as a plain error (no
+ * Status), which the handler answers with 500 and no reason: "invalid shard selector: …" — not a 400.
+ */
+export function shardSelectorOf(
+  context: ServerContext,
+  query: URLSearchParams,
+): AppliedShard | undefined {
+  const raw = query.get('shardSelector') ?? '';
+  if (raw === '' || context.shardedListAndWatch === false) return undefined;
+  try {
+    const selector = parseShardSelector(raw);
+    return {
+      text: formatShardSelector(selector),
+      key: selector.key,
+      contains: createShardMatcher(selector),
+    };
+  } catch (error) {
+    if (error instanceof ShardSelectorError) {
+      throw new StatusError(failure(500, '', `invalid shard selector: ${error.message}`));
+    }
+    throw error;
+  }
 }
 
 /**
@@ -129,6 +174,8 @@ export function selectorsOf(info: ResourceInfo, query: URLSearchParams, name?: s
 
 /** True when a stored object matches the selectors (field labels named as `info`'s version names them). */
 export function matches(info: ResourceInfo, selectors: Selectors, object: KubeObject): boolean {
+  const { shard } = selectors;
+  if (shard !== undefined && !shard.contains(shardKeyValue(object, shard.key))) return false;
   if (selectors.empty) return true;
   const metadata = isRecord(object.metadata) ? object.metadata : {};
   const labels = isRecord(metadata.labels) ? (metadata.labels as Record<string, string>) : {};

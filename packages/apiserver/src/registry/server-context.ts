@@ -85,6 +85,11 @@ export interface ServerContext {
   readonly dryRun: boolean;
   /** The fields of an object its published OpenAPI schema does not declare (fieldValidation). */
   readonly unknownFields?: UnknownFieldsFinder;
+  /**
+   * Serve `shardSelector` on list and watch (KEP-5866, kube-apiserver 1.36 with the ShardedListAndWatch
+   * gate on); false: ignore the parameter as a server without the gate does. Undefined: on.
+   */
+  readonly shardedListAndWatch?: boolean;
   /** Admission webhooks of this request (admission/); undefined: none are called. */
   readonly admission?: AdmissionHooks;
   /**

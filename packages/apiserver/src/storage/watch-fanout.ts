@@ -10,6 +10,7 @@ import {
   matches,
   requireReached,
   selectorsOf,
+  shardSelectorOf,
   validateListOptions,
 } from '../endpoints/list-options.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
@@ -54,6 +55,8 @@ export class WatchFanout {
   ): WatchPlan {
     const selectors = selectorsOf(info, query, name);
     validateListOptions(query, true);
+    // The registry store reads shardSelector before storage reads resourceVersion.
+    selectors.shard = shardSelectorOf(context, query);
     const rvText = query.get('resourceVersion') ?? '';
     checkResourceVersion(rvText);
     // ListOptions decode timeoutSeconds before limit (which a watch ignores, but must parse).

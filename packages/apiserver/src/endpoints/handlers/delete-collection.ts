@@ -6,7 +6,7 @@ import { apiVersionOf, storageKey } from '../../registry/builtin-resources.ts';
 import { deleteIsDryRun, withDryRun } from '../../registry/dry-run.ts';
 import { deleteObject, stripListItem, toVersion } from '../../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
-import { matches, selectorsOf } from '../list-options.ts';
+import { matches, selectorsOf, shardSelectorOf } from '../list-options.ts';
 import { decodeDeleteOptions } from './decode.ts';
 
 /** Answer a deletecollection: the list of what was deleted (or marked deleted). */
@@ -20,6 +20,8 @@ export function handleDeleteCollection(
   const serving = deleteIsDryRun(options, raw.body, request.query) ? withDryRun(context) : context;
   const { store } = serving;
   const selectors = selectorsOf(info, request.query);
+  // kube's DeleteCollection lists with the same options, shardSelector included.
+  selectors.shard = shardSelectorOf(serving, request.query);
   const key = storageKey(info);
   const items: unknown[] = [];
   for (const object of store.list(key, request.namespace)) {

@@ -17,6 +17,7 @@ import {
   matches,
   requireReached,
   selectorsOf,
+  shardSelectorOf,
   validateListOptions,
 } from '../list-options.ts';
 import { metadataOfList, metadataTarget } from '../partial-metadata.ts';
@@ -34,6 +35,8 @@ export function handleList(
   const limit = Math.max(0, integerOptions(query, ['timeoutSeconds', 'limit']).get('limit') ?? 0);
   const continueToken = query.get('continue') ?? '';
   validateListOptions(query, false);
+  // The registry store reads shardSelector before storage reads the continue token or resourceVersion.
+  selectors.shard = shardSelectorOf(context, query);
   let atRv: number | undefined;
   let start: string | undefined;
   if (continueToken !== '') {
@@ -84,8 +87,11 @@ export function handleList(
   const metadata: Json = { resourceVersion: String(snapshotRv) };
   if (more) {
     metadata.continue = encodeContinue(snapshotRv, `${idOf(page[page.length - 1]!)}\u0000`);
-    if (selectors.empty) metadata.remainingItemCount = snapshot.count(namespace, start) - limit;
+    if (selectors.empty && selectors.shard === undefined) {
+      metadata.remainingItemCount = snapshot.count(namespace, start) - limit;
+    }
   }
+  if (selectors.shard !== undefined) metadata.shardInfo = { selector: selectors.shard.text };
   const body = {
     kind: info.listKind,
     apiVersion: apiVersionOf(info),

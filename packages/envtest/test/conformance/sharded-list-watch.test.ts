@@ -1,0 +1,297 @@
+// Conformance: server-side sharded list and watch (KEP-5866). kube-apiserver 1.36 with its
+// ShardedListAndWatch gate on sends only the objects whose uid (or namespace) hashes into the
+// `shardSelector` ranges, on list (paged too), watch and streaming list, echoes the applied selector in
+// `metadata.shardInfo.selector`, and fails a selector it cannot parse with 500 "invalid shard selector: …"
+// (the registry store returns a plain error, not a Status). A server without the gate (any release
+// before 1.36, or the gate off) ignores the parameter: everything, no shardInfo. The built-in server
+// serves it unless started with `shardedListAndWatch: false`; kube-apiserver 1.20.2 takes the
+// "not applied" branch of every test here (checked).
+import {
+  createShardMatcher,
+  formatShardSelector,
+  parseShardSelector,
+  type ShardRange,
+} from '@lasso/core/sharding';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Environment, startEnvironment } from '../../src/index.ts';
+import { call, configMap, serverVersion, unique, type WatchStream, watch } from './helpers.ts';
+
+const half = 1n << 63n;
+const lower = formatShardSelector({
+  key: 'object.metadata.uid',
+  ranges: [{ start: 0n, end: half }],
+});
+// Two ranges ORed: the upper half cut in two, so the server must read `||`.
+const upperRanges: ShardRange[] = [
+  { start: half, end: 3n << 62n },
+  { start: 3n << 62n, end: 1n << 64n },
+];
+const upper = formatShardSelector({ key: 'object.metadata.uid', ranges: upperRanges });
+const halves = [lower, upper];
+
+interface Case {
+  name: string;
+  option: boolean | undefined;
+  env?: Environment;
+  ns?: string;
+}
+
+const cases: Case[] = [
+  { name: 'default server', option: undefined },
+  { name: 'built-in server started with shardedListAndWatch: false', option: false },
+];
+
+beforeAll(async () => {
+  for (const entry of cases) {
+    // The option is the built-in server's; a real kube-apiserver is started once.
+    if (entry.option === false && cases[0]!.env?.mode !== 'builtin') continue;
+    const env = await startEnvironment(
+      entry.option === undefined ? {} : { shardedListAndWatch: entry.option },
+    );
+    entry.env = env;
+    entry.ns = unique('shard');
+    await call(env, 'POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: entry.ns } },
+    });
+    for (let index = 0; index < 12; index++) {
+      const reply = await call(env, 'POST', `/api/v1/namespaces/${entry.ns}/configmaps`, {
+        body: configMap(`cm-${index}`),
+      });
+      expect(reply.status).toBe(201);
+    }
+  }
+});
+
+afterAll(async () => {
+  for (const { env, ns } of cases) {
+    if (env !== undefined && ns !== undefined)
+      await call(env, 'DELETE', `/api/v1/namespaces/${ns}`);
+    await env?.stop();
+  }
+});
+
+/**
+ * Whether this server should apply shardSelector: the built-in one unless turned off; a real
+ * kube-apiserver before 1.36 never (undefined: a newer real server, whose gate decides).
+ */
+async function expectApplied(entry: Case): Promise<boolean | undefined> {
+  const env = entry.env!;
+  if (env.mode === 'builtin') return entry.option !== false;
+  const { minor } = await serverVersion(env);
+  return minor < 36 ? false : undefined;
+}
+
+function query(selector: string, extra = ''): string {
+  return `shardSelector=${encodeURIComponent(selector)}${extra}`;
+}
+
+function inShard(selector: string): (object: any) => boolean {
+  const contains = createShardMatcher(parseShardSelector(selector));
+  return (object) => contains(String(object.metadata.uid));
+}
+
+async function listAll(entry: Case): Promise<any> {
+  const reply = await call(entry.env!, 'GET', `/api/v1/namespaces/${entry.ns}/configmaps`);
+  expect(reply.status).toBe(200);
+  return reply.body;
+}
+
+function names(items: any[]): string[] {
+  return items.map((item) => item.metadata.name as string).sort();
+}
+
+for (const entry of cases) {
+  describe(`sharded list and watch: ${entry.name}`, () => {
+    it('lists only the shard’s objects and echoes shardInfo, or everything without it', async (context) => {
+      if (entry.env === undefined) context.skip();
+      const expected = await expectApplied(entry);
+      const all = (await listAll(entry)).items as any[];
+      const seen: string[] = [];
+      for (const selector of halves) {
+        const reply = await call(
+          entry.env!,
+          'GET',
+          `/api/v1/namespaces/${entry.ns}/configmaps?${query(selector)}`,
+        );
+        expect(reply.status).toBe(200);
+        const applied = reply.body.metadata.shardInfo !== undefined;
+        if (expected !== undefined) expect(applied).toBe(expected);
+        if (applied) {
+          expect(reply.body.metadata.shardInfo).toEqual({ selector });
+          expect(names(reply.body.items)).toEqual(names(all.filter(inShard(selector))));
+        } else {
+          expect(names(reply.body.items)).toEqual(names(all));
+        }
+        seen.push(...names(reply.body.items));
+      }
+      // Applied: the halves partition the collection; ignored: each half is all of it.
+      expect(new Set(seen).size).toBe(all.length);
+    });
+
+    it('pages a sharded list with limit and continue, each page carrying shardInfo', async (context) => {
+      if (entry.env === undefined) context.skip();
+      const expected = await expectApplied(entry);
+      const all = (await listAll(entry)).items as any[];
+      for (const selector of halves) {
+        const collected: any[] = [];
+        let token = '';
+        let pages = 0;
+        let applied: boolean | undefined;
+        do {
+          const extra = `&limit=2${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`;
+          const reply = await call(
+            entry.env!,
+            'GET',
+            `/api/v1/namespaces/${entry.ns}/configmaps?${query(selector, extra)}`,
+          );
+          expect(reply.status).toBe(200);
+          const pageApplied = reply.body.metadata.shardInfo !== undefined;
+          applied ??= pageApplied;
+          expect(pageApplied).toBe(applied);
+          if (applied && reply.body.metadata.continue !== undefined) {
+            // A filtered list cannot count what is left (kube's etcd3 store: only for an empty predicate).
+            expect(reply.body.metadata.remainingItemCount).toBeUndefined();
+          }
+          expect(reply.body.items.length).toBeLessThanOrEqual(2);
+          collected.push(...reply.body.items);
+          token = reply.body.metadata.continue ?? '';
+          pages++;
+        } while (token !== '' && pages < 20);
+        if (expected !== undefined) expect(applied).toBe(expected);
+        const want = applied ? all.filter(inShard(selector)) : all;
+        expect(names(collected)).toEqual(names(want));
+      }
+    });
+
+    it('watches only the shard’s events, or every event when not applied', async (context) => {
+      if (entry.env === undefined) context.skip();
+      const expected = await expectApplied(entry);
+      const env = entry.env!;
+      const path = `/api/v1/namespaces/${entry.ns}/configmaps`;
+      const rv = (await listAll(entry)).metadata.resourceVersion as string;
+      const streams: WatchStream[] = [];
+      try {
+        for (const selector of halves) {
+          const stream = await watch(
+            env,
+            `${path}?watch=1&resourceVersion=${rv}&${query(selector)}`,
+          );
+          expect(stream.status).toBe(200);
+          streams.push(stream);
+        }
+        const created: any[] = [];
+        for (let index = 0; index < 6; index++) {
+          const reply = await call(env, 'POST', path, { body: configMap(unique('w')) });
+          expect(reply.status).toBe(201);
+          created.push(reply.body);
+        }
+        const createdNames = new Set(created.map((object) => object.metadata.name as string));
+        const ours = (stream: WatchStream): string[] =>
+          stream.events
+            .filter(
+              (event) => event.type === 'ADDED' && createdNames.has(event.object.metadata.name),
+            )
+            .map((event) => event.object.metadata.name as string)
+            .sort();
+        // Applied, the two watches together see each new object once; ignored, each sees all six.
+        const total = (): number => streams.reduce((sum, stream) => sum + ours(stream).length, 0);
+        const wait = async (count: number): Promise<void> => {
+          for (const stream of streams) {
+            while (total() < count) {
+              try {
+                await stream.next(200);
+              } catch {
+                break;
+              }
+            }
+          }
+        };
+        await wait(created.length);
+        const applied = total() === created.length && ours(streams[0]!).length < created.length;
+        if (!applied) await wait(created.length * 2);
+        if (expected !== undefined) expect(applied).toBe(expected);
+        halves.forEach((selector, index) => {
+          const want = applied ? created.filter(inShard(selector)) : created;
+          expect(ours(streams[index]!)).toEqual(names(want));
+        });
+      } finally {
+        for (const stream of streams) stream.close();
+      }
+    });
+
+    it('streams a sharded list: the shard’s objects, then the initial-events-end bookmark (WatchList servers)', async (context) => {
+      if (entry.env === undefined) context.skip();
+      const env = entry.env!;
+      const { minor } = await serverVersion(env);
+      // Streaming lists need the WatchList gate (on by default from 1.34; see streaming-list.test.ts).
+      if (env.mode !== 'builtin' && minor < 34) context.skip();
+      const expected = await expectApplied(entry);
+      const all = (await listAll(entry)).items as any[];
+      const selector = upper;
+      const stream = await watch(
+        env,
+        `/api/v1/namespaces/${entry.ns}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&${query(selector)}`,
+      );
+      try {
+        expect(stream.status).toBe(200);
+        const events = await stream.until(
+          (event) =>
+            event.type === 'BOOKMARK' &&
+            event.object.metadata.annotations?.['k8s.io/initial-events-end'] === 'true',
+        );
+        const added = events.filter((event) => event.type === 'ADDED').map((event) => event.object);
+        const applied = added.length < all.length;
+        if (expected !== undefined) expect(applied).toBe(expected);
+        expect(names(added)).toEqual(names(applied ? all.filter(inShard(selector)) : all));
+      } finally {
+        stream.close();
+      }
+    });
+
+    it('fails a selector it cannot apply with 500 "invalid shard selector", or ignores it', async (context) => {
+      if (entry.env === undefined) context.skip();
+      const expected = await expectApplied(entry);
+      const env = entry.env!;
+      const path = `/api/v1/namespaces/${entry.ns}/configmaps`;
+      const refusals: Array<[string, string]> = [
+        [
+          "shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')",
+          'invalid shard selector: unsupported field path "object.metadata.name"; supported: object.metadata.uid, object.metadata.namespace',
+        ],
+        [
+          "shardRange(object.metadata.uid, '0x0', '0x8000000000000000')",
+          'invalid shard selector: hexStart must be a 0x-prefixed 16-digit hex value, got "0x0" (did you mean "0x0000000000000000"?)',
+        ],
+        [
+          "shardRange(object.metadata.uid, '0x8000000000000000', '0x0000000000000000')",
+          'invalid shard selector: shard range start 0x8000000000000000 must be less than end 0x0000000000000000',
+        ],
+      ];
+      for (const [selector, message] of refusals) {
+        // timeoutSeconds ends a watch the server accepted, so the reply can be read whole.
+        for (const suffix of ['', '&watch=1&timeoutSeconds=1']) {
+          const reply = await call(env, 'GET', `${path}?${query(selector, suffix)}`);
+          if (suffix !== '' && reply.status === 200) {
+            // A watch the server accepted: it ignores the parameter. Nothing more to read.
+            expect(expected).not.toBe(true);
+            continue;
+          }
+          const applied = reply.status !== 200;
+          if (expected !== undefined) expect(applied).toBe(expected);
+          if (applied) {
+            expect(reply.status).toBe(500);
+            expect(reply.body).toMatchObject({
+              kind: 'Status',
+              status: 'Failure',
+              code: 500,
+              message,
+            });
+            expect(reply.body.reason).toBeUndefined();
+          } else {
+            expect(reply.body.metadata.shardInfo).toBeUndefined();
+          }
+        }
+      }
+    });
+  });
+}
