@@ -1,9 +1,10 @@
-// A stopping server cancels the webhook calls in flight: a webhook that never answers holds neither the
-// stop nor, after it, a socket or the call's timeoutSeconds timer.
+// The server's side of webhook calls: a stopping server cancels the calls in flight (a webhook that never
+// answers holds neither the stop nor, after it, a socket or the call's timeoutSeconds timer), and a failed
+// call is the client's error, logged at debug, not a server warning.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
-import { FakeClock } from '@lasso/core/testing';
+import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, expect, it } from 'vitest';
 import { call } from '../../test/wire.ts';
 import { createApiServer } from '../server.ts';
@@ -45,44 +46,44 @@ async function hangingWebhook(): Promise<{
   return { url: `https://127.0.0.1:${port}/validate`, caPem: ca.certPem, received, closed };
 }
 
+const validatingPath = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+
+/** A ValidatingWebhookConfiguration of configmap creates calling `url`. */
+function configuration(url: string, caPem: string, failurePolicy: 'Fail' | 'Ignore'): unknown {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
+    metadata: { name: `calls-${failurePolicy.toLowerCase()}` },
+    webhooks: [
+      {
+        name: `${failurePolicy.toLowerCase()}.lasso.example.com`,
+        clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+          },
+        ],
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 10,
+        failurePolicy,
+      },
+    ],
+  };
+}
+
 it('cancels a hanging webhook call when the server stops, before its timeoutSeconds', async () => {
   const clock = new FakeClock();
   const server = createApiServer({ clock, insecureHttp: true });
   const stop = new AbortController();
   await server.start(stop.signal);
   const webhook = await hangingWebhook();
-  const configured = await call(
-    server,
-    'POST',
-    '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
-    {
-      body: {
-        apiVersion: 'admissionregistration.k8s.io/v1',
-        kind: 'ValidatingWebhookConfiguration',
-        metadata: { name: 'hangs' },
-        webhooks: [
-          {
-            name: 'hangs.lasso.example.com',
-            clientConfig: {
-              url: webhook.url,
-              caBundle: Buffer.from(webhook.caPem).toString('base64'),
-            },
-            rules: [
-              {
-                operations: ['CREATE'],
-                apiGroups: [''],
-                apiVersions: ['v1'],
-                resources: ['configmaps'],
-              },
-            ],
-            sideEffects: 'None',
-            admissionReviewVersions: ['v1'],
-            timeoutSeconds: 10,
-          },
-        ],
-      },
-    },
-  );
+  const configured = await call(server, 'POST', validatingPath, {
+    body: configuration(webhook.url, webhook.caPem, 'Fail'),
+  });
   expect(configured.status).toBe(201);
   const pending = call(server, 'POST', '/api/v1/namespaces/default/configmaps', {
     body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held' } },
@@ -97,4 +98,31 @@ it('cancels a hanging webhook call when the server stops, before its timeoutSeco
   // The call's 10 s deadline is gone with it.
   expect(clock.pendingTimers()).toBeLessThan(timersDuringCall);
   await server.close();
+});
+
+it('logs a webhook that cannot be reached at debug: the client gets the 500, the server warns nothing', async () => {
+  const logger = createTestLogger();
+  const server = createApiServer({ clock: new FakeClock(), insecureHttp: true, logger });
+  await server.start(new AbortController().signal);
+  try {
+    const webhook = await hangingWebhook();
+    // Port 1 refuses the connection, as envtest's readiness probes do on purpose.
+    for (const failurePolicy of ['Fail', 'Ignore'] as const) {
+      const configured = await call(server, 'POST', validatingPath, {
+        body: configuration('https://127.0.0.1:1/probe', webhook.caPem, failurePolicy),
+      });
+      expect(configured.status).toBe(201);
+    }
+    const refused = await call(server, 'POST', '/api/v1/namespaces/default/configmaps', {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'refused' } },
+    });
+    expect(refused.status).toBe(500);
+    expect(refused.body.message).toContain('failed calling webhook "fail.lasso.example.com"');
+    expect(
+      logger.entries.filter((entry) => entry.level === 'warn' || entry.level === 'error'),
+    ).toEqual([]);
+    expect(logger.find('admission webhook failed').map((entry) => entry.level)).toContain('debug');
+  } finally {
+    await server.close();
+  }
 });
