@@ -9,7 +9,8 @@ import type { RestMapper } from './rest-mapper.ts';
 import { requestClassOf, TIMEOUT_POLICY } from './timeout-policy.ts';
 import { restTransportFor } from './transport/registry.ts';
 import { DEFAULT_MAX_WATCH_EVENT_BYTES } from './transport/response-body.ts';
-import { type QueryParams, type RestRequest, RestTransport } from './transport.ts';
+import type { QueryParams, RestRequest } from './transport/rest-request.ts';
+import { RestTransport } from './transport.ts';
 import type {
   GroupVersionResource,
   KubeObject,

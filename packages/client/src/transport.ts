@@ -53,13 +53,6 @@ import { DEFAULT_RETRY_AFTER_MS, MAX_RETRIES, throttleDelayMs } from './transpor
 import { speaksTls } from './transport/tls-probe.ts';
 import { defaultUserAgent } from './version.ts';
 
-export type {
-  QueryParams,
-  RequestRateLimiter,
-  RestRequest,
-  StreamResponse,
-} from './transport/rest-request.ts';
-
 /** The body of Go's `net/http` server's answer to plain HTTP on a TLS port. */
 const GO_HTTP_TO_HTTPS = 'Client sent an HTTP request to an HTTPS server.';
 

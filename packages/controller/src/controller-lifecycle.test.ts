@@ -5,7 +5,8 @@ import { TimeoutError } from '@lasso/core';
 import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
-import { type ControllerOptions, createController, type Handler } from './controller.ts';
+import { createController } from './controller.ts';
+import type { ControllerOptions, Handler } from './controller-types.ts';
 import type { ReconcileContext } from './reconcile-context.ts';
 
 const cleanups: Array<() => unknown> = [];

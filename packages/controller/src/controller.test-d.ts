@@ -5,7 +5,8 @@ import type { KubeObject } from '@lasso/client';
 import type { Logger, StopResult } from '@lasso/core';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { describe, expectTypeOf, it } from 'vitest';
-import { type Controller, createController, type Handler } from './controller.ts';
+import { createController } from './controller.ts';
+import type { Controller, Handler } from './controller-types.ts';
 import type { LabelSelectorInput } from './label-selector.ts';
 import {
   generationChangedPredicate,

@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { revokedProxy, throwingGetter } from './__fixtures__/hostile.ts';
 import { createRecorder } from './__fixtures__/recorder.ts';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
-import { type ControllerOptions, createController, type Handler } from './controller.ts';
+import { createController } from './controller.ts';
+import type { ControllerOptions, Handler } from './controller-types.ts';
 import { ErrIgnore, retryAfter } from './errors.ts';
 
 const stops: AbortController[] = [];

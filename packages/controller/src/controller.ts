@@ -50,7 +50,7 @@ import { isStopCancellation } from './stop-cancellation.ts';
 import { isThenable } from './thenable.ts';
 
 // The types live in controller-types.ts; importers of this file keep finding them here.
-export type { Controller, ControllerOptions, Handler, StartCacheFunc } from './controller-types.ts';
+
 
 // One start's worth of state. The queue outlives it: keys stay queued across runs.
 interface Run {

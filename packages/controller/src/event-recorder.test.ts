@@ -6,11 +6,8 @@ import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
 import { describe, expect, it } from 'vitest';
 import { revokedProxy } from './__fixtures__/hostile.ts';
 import { maxNoteBytes, microTime, truncateNote } from './event-format.ts';
-import {
-  createEventRecorder,
-  type EventRecorderClient,
-  type EventRecorderOptions,
-} from './event-recorder.ts';
+import { createEventRecorder, type EventRecorderOptions } from './event-recorder.ts';
+import type { EventRecorderClient } from './event-writer.ts';
 
 interface Call {
   verb: 'create' | 'patch';

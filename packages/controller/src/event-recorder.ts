@@ -33,8 +33,6 @@ import {
 } from './event-writer.ts';
 import { qualifiedNameProblem } from './qualified-name.ts';
 
-export type { EventRecorderClient, EventRecorderRequestOptions } from './event-writer.ts';
-
 /** The two event types kube accepts. */
 export type EventType = 'Normal' | 'Warning';
 

@@ -1,13 +1,8 @@
 // Public API of @lasso/controller: lasso's controllers, shared controllers and handlers, leader election and
 // the helpers an operator author expects.
 export { type ApplyClient, type ApplyObjectOptions, applyObject } from './apply.ts';
-export {
-  type Controller,
-  type ControllerOptions,
-  createController,
-  type Handler,
-  type StartCacheFunc,
-} from './controller.ts';
+export { createController } from './controller.ts';
+export type { Controller, ControllerOptions, Handler, StartCacheFunc } from './controller-types.ts';
 export {
   type CreateOrUpdateClient,
   type CreateOrUpdateLister,
@@ -32,11 +27,10 @@ export {
 export {
   createEventRecorder,
   type EventRecorder,
-  type EventRecorderClient,
   type EventRecorderOptions,
-  type EventRecorderRequestOptions,
   type EventType,
 } from './event-recorder.ts';
+export type { EventRecorderClient, EventRecorderRequestOptions } from './event-writer.ts';
 export {
   addFinalizer,
   containsFinalizer,

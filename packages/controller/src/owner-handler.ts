@@ -2,7 +2,7 @@
 // pkg/handler/enqueue_owner.go (EnqueueRequestForOwner) and rancher/wrangler's relatedresource owner resolver.
 import type { KubeObjectLike } from '@lasso/client';
 import { errorMessage } from '@lasso/core';
-import type { Controller } from './controller.ts';
+import type { Controller } from './controller-types.ts';
 import { groupOf } from './owner-references.ts';
 import {
   acceptsAll,

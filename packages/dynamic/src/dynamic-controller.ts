@@ -53,17 +53,6 @@ import { IncrementalDiscovery } from './incremental-discovery.ts';
 import { checkOptions, checkRegistration, type DynamicMatcherInput } from './options.ts';
 import { Watcher } from './watcher.ts';
 
-export type {
-  DynamicController,
-  DynamicControllerOptions,
-  DynamicHandler,
-  DynamicListOptions,
-  DynamicMatcher,
-  DynamicReadOptions,
-  GvkMatcher,
-  WatchedKind,
-} from './dynamic-controller-api.ts';
-
 /** @internal How long a newly watched kind may take to sync before it is dropped (lasso's 15 minutes). */
 export const defaultSyncTimeoutMs = 15 * 60_000;
 /** @internal When a kind dropped for not syncing is retried if no discovery refresh came first. */

@@ -1,4 +1,4 @@
-import type { Clock, Logger, MetricsProvider, StopResult } from '@lasso/core';
+import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { KindRef } from './kind.ts';
 import type { KindLookups } from './kind-lookups.ts';
@@ -6,7 +6,7 @@ import type {
   KindStatus,
   SharedCacheFactory,
   SharedCacheFactoryOptions,
-} from './shared-cache-factory.ts';
+} from './shared-cache-factory-api.ts';
 import type { SharedClientFactoryOptions } from './shared-client-factory.ts';
 
 /** lasso's `DefaultWorkers`: workers per controller when neither `start` nor `kindWorkers` says otherwise. */
@@ -64,14 +64,19 @@ export interface ControllerKindStatus extends KindStatus {
 
 /**
  * One {@link SharedController} per resource (lasso `SharedControllerFactory`): the single entry point to
- * clients, caches and handlers, with the lifecycle shape of `@lasso/core`'s `Lifecycle`. Controllers are
+ * clients, caches and handlers, with the lifecycle shape of `@lasso/core`'s {@link Lifecycle}. Controllers are
  * deferred: a kind is listed and watched only once somebody registers a handler on it, enqueues into it or
  * asks for its informer. While the factory runs, a controller used for the first time starts by itself once
  * its cache syncs (a CRD installed later included).
  */
-export interface SharedControllerFactory extends KindLookups<'controller'> {
+export interface SharedControllerFactory extends KindLookups<'controller'>, Lifecycle {
   /** The cache factory the controllers' informers come from. */
   sharedCacheFactory(): SharedCacheFactory;
+  /**
+   * Resolves once every informer of the cache factory running now has synced: its
+   * {@link SharedCacheFactory.whenSynced}, and the informer's `whenSynced({ signal })`, for the whole factory.
+   */
+  whenSynced(options?: { signal?: AbortSignal | undefined } | undefined): Promise<void>;
   /**
    * Start the caches when they do not run (the first start waits for a healthy API server), then every
    * controller that has been used, each with `kindWorkers` for its kind, else `workers` when > 0, else

@@ -1,5 +1,12 @@
 // Public API of @lasso/factory: lasso's shared client, cache and controller factories.
 export { ApiServerUnavailableError } from './api-server-failure.ts';
+export {
+  type ControllerKindStatus,
+  defaultControllerWorkers,
+  type SharedControllerFactory,
+  type SharedControllerFactoryFromConfigOptions,
+  type SharedControllerFactoryOptions,
+} from './controller-factory-api.ts';
 export { FactoryClosedError, FactoryStartError, type KindStartFailure } from './errors.ts';
 export {
   type HealthFailure,
@@ -24,27 +31,24 @@ export type {
   LookupOptions,
   ResolvedKind,
 } from './kind-lookups.ts';
+export type { KindState } from './kind-supervisor.ts';
 export type { ApiVersionOf, GroupVersionKindType, ObjectKindType } from './kind-types.ts';
 export { gvkString, gvrString } from './names.ts';
 export {
   createSharedCacheFactory,
   defaultGracefulShutdownTimeoutMs,
-  type KindState,
-  type KindStatus,
-  type SharedCacheFactory,
-  type SharedCacheFactoryOptions,
 } from './shared-cache-factory.ts';
+export type {
+  KindStatus,
+  SharedCacheFactory,
+  SharedCacheFactoryOptions,
+} from './shared-cache-factory-api.ts';
 export {
   createSharedClientFactory,
   type SharedClientFactory,
   type SharedClientFactoryOptions,
 } from './shared-client-factory.ts';
 export {
-  type ControllerKindStatus,
   createSharedControllerFactory,
   createSharedControllerFactoryFromConfig,
-  defaultControllerWorkers,
-  type SharedControllerFactory,
-  type SharedControllerFactoryFromConfigOptions,
-  type SharedControllerFactoryOptions,
 } from './shared-controller-factory.ts';

@@ -6,11 +6,8 @@ import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferred, FakeCluster, object } from './__fixtures__/fake-cluster.ts';
 import { ApiServerUnavailableError } from './api-server-failure.ts';
-import {
-  createSharedCacheFactory,
-  type SharedCacheFactory,
-  type SharedCacheFactoryOptions,
-} from './shared-cache-factory.ts';
+import { createSharedCacheFactory } from './shared-cache-factory.ts';
+import type { SharedCacheFactory, SharedCacheFactoryOptions } from './shared-cache-factory-api.ts';
 
 const configMapGvk = { group: '', version: 'v1', kind: 'ConfigMap' } as const;
 const secretGvk = { group: '', version: 'v1', kind: 'Secret' } as const;

@@ -1,7 +1,12 @@
 // SharedCacheFactory: one deferred informer per GVK, run together behind one health gate, with the lifecycle shape
 // (start / stopped / restart / close) and late kinds (a kind the server does not serve yet is retried and started
 // once served). Ports rancher/lasso pkg/cache/sharedinformerfactory.go and healthcheck.go.
-import { createCache, type SharedIndexInformer, type TweakListOptionsFunc } from '@lasso/cache';
+import {
+  CacheNotSyncedError,
+  createCache,
+  type SharedIndexInformer,
+  type TweakListOptionsFunc,
+} from '@lasso/cache';
 import type {
   GroupVersionKind,
   GroupVersionResource,
@@ -12,6 +17,7 @@ import {
   abortReason,
   anySignal,
   type Clock,
+  defaultGracefulShutdownTimeoutMs as coreGracefulShutdownTimeoutMs,
   defaultLogger,
   drainWithin,
   guardLogger,
@@ -51,15 +57,12 @@ import {
 import type { SharedClientFactory } from './shared-client-factory.ts';
 import { followSignal } from './signals.ts';
 
-/** lasso's (and controller-runtime's) default bound on a graceful shutdown. */
-export const defaultGracefulShutdownTimeoutMs = 30_000;
-
-export type { KindState } from './kind-supervisor.ts';
-export type {
-  KindStatus,
-  SharedCacheFactory,
-  SharedCacheFactoryOptions,
-} from './shared-cache-factory-api.ts';
+/**
+ * lasso's (and controller-runtime's) default bound on a graceful shutdown: `@lasso/core`'s
+ * `defaultGracefulShutdownTimeoutMs`, the one default of every long-lived object, under the name this package
+ * has always exported.
+ */
+export const defaultGracefulShutdownTimeoutMs: number = coreGracefulShutdownTimeoutMs;
 
 class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements SharedCacheFactory {
   readonly #clients: SharedClientFactory;
@@ -366,6 +369,20 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     } finally {
       active.waiters.delete(release);
     }
+  }
+
+  async whenSynced(options?: { signal?: AbortSignal | undefined } | undefined): Promise<void> {
+    const signal = options?.signal;
+    if (signal !== undefined) checkSignal(signal, 'SharedCacheFactory.whenSynced');
+    const synced = await this.waitForCacheSync(signal);
+    const missing = [...synced].filter(([, ok]) => !ok).map(([key]) => key);
+    if (missing.length === 0) return;
+    const lastErrors = new Map<string, unknown>();
+    for (const key of missing) {
+      const error = this.#entries.get(key)?.informer.lastWatchError?.();
+      if (error !== undefined) lastErrors.set(key, error);
+    }
+    throw new CacheNotSyncedError(missing, { cause: signal?.reason, lastErrors });
   }
 
   async waitForCacheSync(signal?: AbortSignal | undefined): Promise<Map<string, boolean>> {

@@ -35,8 +35,6 @@ import {
 } from './kind-lookups.ts';
 import { gvkKey, gvrString } from './names.ts';
 
-export type { LookupOptions } from './kind-lookups.ts';
-
 /** Options of {@link createSharedClientFactory}. */
 export interface SharedClientFactoryOptions {
   /** GVK <-> GVR lookups. Default `createRestMapper(transport)`: discovery, refreshed once on a miss. */

@@ -13,16 +13,14 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferred, FakeCluster, object } from './__fixtures__/fake-cluster.ts';
 import { ApiServerUnavailableError } from './api-server-failure.ts';
+import type {
+  SharedControllerFactory,
+  SharedControllerFactoryOptions,
+} from './controller-factory-api.ts';
 import { kindFor } from './kind.ts';
-import {
-  createSharedCacheFactory,
-  type SharedCacheFactoryOptions,
-} from './shared-cache-factory.ts';
-import {
-  createSharedControllerFactory,
-  type SharedControllerFactory,
-  type SharedControllerFactoryOptions,
-} from './shared-controller-factory.ts';
+import { createSharedCacheFactory } from './shared-cache-factory.ts';
+import type { SharedCacheFactoryOptions } from './shared-cache-factory-api.ts';
+import { createSharedControllerFactory } from './shared-controller-factory.ts';
 
 const deploymentGvk = { group: 'apps', version: 'v1', kind: 'Deployment' } as const;
 const configMapGvk = { group: '', version: 'v1', kind: 'ConfigMap' } as const;

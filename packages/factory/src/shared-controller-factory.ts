@@ -39,21 +39,10 @@ import {
   type ResolvedKind,
 } from './kind-lookups.ts';
 import { gvkKey, gvrString } from './names.ts';
-import {
-  defaultGracefulShutdownTimeoutMs,
-  newSharedCacheFactory,
-  type SharedCacheFactory,
-} from './shared-cache-factory.ts';
+import { defaultGracefulShutdownTimeoutMs, newSharedCacheFactory } from './shared-cache-factory.ts';
+import type { SharedCacheFactory } from './shared-cache-factory-api.ts';
 import { createSharedClientFactory, type SharedClientFactory } from './shared-client-factory.ts';
 import { followSignal } from './signals.ts';
-
-export {
-  type ControllerKindStatus,
-  defaultControllerWorkers,
-  type SharedControllerFactory,
-  type SharedControllerFactoryFromConfigOptions,
-  type SharedControllerFactoryOptions,
-} from './controller-factory-api.ts';
 
 interface ControllerEntry {
   readonly gvk: GroupVersionKind;
@@ -122,6 +111,10 @@ class SharedControllerFactoryImpl
 
   sharedCacheFactory(): SharedCacheFactory {
     return this.#caches;
+  }
+
+  whenSynced(options?: { signal?: AbortSignal | undefined } | undefined): Promise<void> {
+    return this.#caches.whenSynced(options);
   }
 
   protected async resolveKind(

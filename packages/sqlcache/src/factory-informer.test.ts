@@ -10,7 +10,8 @@ import type { KubeObject } from '@lasso/client';
 import { isLassoError, noopLogger } from '@lasso/core';
 import { FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqlCacheFactory, type SqlCacheFactory } from './factory.ts';
+import { createSqlCacheFactory } from './factory.ts';
+import type { SqlCacheFactory } from './factory-types.ts';
 
 type Obj = KubeObject & { data?: Record<string, string> };
 

@@ -12,7 +12,7 @@ import type { SqlDatabaseOptions } from './database.ts';
 import type { FieldValue } from './fields.ts';
 import type { ListOptions, ListResult } from './list-options.ts';
 import type { GroupVersionKind } from './schema.ts';
-import type { SqlStoreReader } from './store.ts';
+import type { SqlStoreReader } from './store-api.ts';
 
 /**
  * Options of {@link createSqlCacheFactory}.

@@ -41,16 +41,8 @@ import type {
 } from './factory-types.ts';
 import { leanTransform, readerOf, stoppableWatches } from './kind-support.ts';
 import type { GroupVersionKind } from './schema.ts';
-import { createSqlStore, type SqlStore } from './store.ts';
-
-export type {
-  SqlCache,
-  SqlCacheFactory,
-  SqlCacheFactoryOptions,
-  SqlCacheOptions,
-  SqlInformerCache,
-  SqlInformerOptions,
-} from './factory-types.ts';
+import { createSqlStore } from './store.ts';
+import type { SqlStore } from './store-api.ts';
 
 /**
  * Create a {@link SqlCacheFactory}. The database is opened on first use.

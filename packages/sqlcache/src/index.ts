@@ -52,9 +52,5 @@ export type {
   SortField,
 } from './list-options.ts';
 export type { GroupVersionKind } from './schema.ts';
-export {
-  createSqlStore,
-  type SqlStore,
-  type SqlStoreOptions,
-  type SqlStoreReader,
-} from './store.ts';
+export { createSqlStore } from './store.ts';
+export type { SqlStore, SqlStoreOptions, SqlStoreReader } from './store-api.ts';

@@ -4,7 +4,7 @@ import { dropManagedFields, type ListerWatcher } from '@lasso/cache';
 import type { KubeObjectLike, WatchEvent } from '@lasso/client';
 import { anySignal } from '@lasso/core';
 import type { ListOptions } from './list-options.ts';
-import type { SqlStore, SqlStoreReader } from './store.ts';
+import type { SqlStore, SqlStoreReader } from './store-api.ts';
 
 /** `metadata.managedFields` dropped, then the caller's transform. */
 export function leanTransform<T extends KubeObjectLike>(

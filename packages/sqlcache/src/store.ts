@@ -30,8 +30,6 @@ import {
 import type { SqlStore, SqlStoreOptions } from './store-api.ts';
 import { prepareWriteStatements, type StoreSql, storeSql, writeRow } from './store-sql.ts';
 
-export type { SqlStore, SqlStoreOptions, SqlStoreReader } from './store-api.ts';
-
 /** From this many objects, `replace` drops the secondary indexes and builds them again after its inserts. */
 const bulkIndexThreshold = 1_000;
 

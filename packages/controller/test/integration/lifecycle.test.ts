@@ -14,7 +14,8 @@ import { noopLogger } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createController, type StartCacheFunc } from '../../src/controller.ts';
+import { createController } from '../../src/controller.ts';
+import type { StartCacheFunc } from '../../src/controller-types.ts';
 import { labelsChangedPredicate } from '../../src/predicates.ts';
 import { createSharedController, type SharedController } from '../../src/shared-controller.ts';
 

@@ -13,12 +13,12 @@ import {
 import { createTestLogger, type TestLogger } from '@lasso/core/testing';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  SharedControllerFactory,
+  SharedControllerFactoryFromConfigOptions,
+} from '../../src/controller-factory-api.ts';
 import { kindFor } from '../../src/kind.ts';
-import {
-  createSharedControllerFactoryFromConfig,
-  type SharedControllerFactory,
-  type SharedControllerFactoryFromConfigOptions,
-} from '../../src/shared-controller-factory.ts';
+import { createSharedControllerFactoryFromConfig } from '../../src/shared-controller-factory.ts';
 import {
   collectionOf,
   isWatchRequest,

@@ -12,10 +12,8 @@ import type { SharedController } from '@lasso/controller';
 import { isLassoError } from '@lasso/core';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createSharedControllerFactoryFromConfig,
-  type SharedControllerFactoryFromConfigOptions,
-} from '../../src/shared-controller-factory.ts';
+import type { SharedControllerFactoryFromConfigOptions } from '../../src/controller-factory-api.ts';
+import { createSharedControllerFactoryFromConfig } from '../../src/shared-controller-factory.ts';
 import { type RecordingConfig, startCluster, type TestCluster, Waiter } from './helpers.ts';
 
 const configMapGvk = { group: '', version: 'v1', kind: 'ConfigMap' } as const;

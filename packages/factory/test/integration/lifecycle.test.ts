@@ -6,11 +6,9 @@ import { clientFor, type KubeObject } from '@lasso/client';
 import { runWithLeaderElection } from '@lasso/controller';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SharedControllerFactory } from '../../src/controller-factory-api.ts';
 import { kindFor } from '../../src/kind.ts';
-import {
-  createSharedControllerFactoryFromConfig,
-  type SharedControllerFactory,
-} from '../../src/shared-controller-factory.ts';
+import { createSharedControllerFactoryFromConfig } from '../../src/shared-controller-factory.ts';
 import {
   listsOf,
   type RecordingConfig,
