@@ -297,10 +297,11 @@ describe('createClientListerWatcher: watches that cannot connect wait on waitHea
         [Symbol.asyncIterator]() {
           let sent = false;
           return {
-            next: async () =>
-              sent
-                ? { done: true, value: undefined }
-                : ((sent = true), { done: false, value: events }),
+            next: async () => {
+              if (sent) return { done: true, value: undefined };
+              sent = true;
+              return { done: false, value: events };
+            },
           };
         },
       }),

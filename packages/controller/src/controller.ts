@@ -49,9 +49,6 @@ import { LazyReconcileContext } from './reconcile-context.ts';
 import { isStopCancellation } from './stop-cancellation.ts';
 import { isThenable } from './thenable.ts';
 
-// The types live in controller-types.ts; importers of this file keep finding them here.
-
-
 // One start's worth of state. The queue outlives it: keys stay queued across runs.
 interface Run {
   /** Aborts when the start signal aborts or the controller is closed; in-flight reconciles listen to it. */

@@ -213,7 +213,10 @@ class EventRecorderImpl implements EventRecorder {
     this.#maxPendingWrites = positiveOption('maxPendingWrites', options.maxPendingWrites, 1000);
     if (options.stopTimeoutMs !== undefined && !warnedStopTimeoutMs) {
       warnedStopTimeoutMs = true;
-      this.#logger.warn('createEventRecorder: stopTimeoutMs is deprecated, use gracefulShutdownTimeoutMs', {});
+      this.#logger.warn(
+        'createEventRecorder: stopTimeoutMs is deprecated, use gracefulShutdownTimeoutMs',
+        {},
+      );
     }
     this.#stopTimeoutMs =
       options.gracefulShutdownTimeoutMs === undefined
