@@ -1,7 +1,7 @@
 // The public shapes of a shared cache factory: its options, the status of one kind, and the factory itself.
 import type { TweakListOptionsFunc } from '@lasso/cache';
 import type { GroupVersionKind } from '@lasso/client';
-import type { Clock, Logger, MetricsProvider, StopResult } from '@lasso/core';
+import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@lasso/core';
 import type { KindRef } from './kind.ts';
 import type { KindLookups } from './kind-lookups.ts';
 import type { KindState } from './kind-supervisor.ts';
@@ -79,17 +79,17 @@ export interface KindStatus {
 
 /**
  * One informer per kind over a {@link SharedClientFactory} (lasso `SharedCacheFactory`), with the lifecycle
- * shape of `@lasso/core`'s `Lifecycle`. Informers are created deferred: none lists or watches before the
+ * shape of `@lasso/core`'s {@link Lifecycle}. Informers are created deferred: none lists or watches before the
  * factory runs. While it runs, every informer created is started at once.
  */
-export interface SharedCacheFactory extends KindLookups<'informer'> {
+export interface SharedCacheFactory extends KindLookups<'informer'>, Lifecycle {
   /**
    * Run every informer created, and every one created later, until `signal` aborts. The first start waits
    * until the API server answers `/version` (retrying with backoff, 800 ms doubling to 3.2 s, +0..25 %; a warning
    * naming the server and the cause, repeated after 5 s, 10 s, 20 s, 40 s, then every 60 s). An abort during that
    * wait, or `startTimeoutMs` passing, rejects with an `ApiServerUnavailableError` (`LASSO_API_SERVER_UNAVAILABLE`);
    * a signal already aborted rejects with its reason. Resolves once every kind was checked against discovery: the
-   * served ones run (not necessarily synced: see {@link waitForCacheSync}), the others are `unserved` in
+   * served ones run (not necessarily synced: see {@link whenSynced}), the others are `unserved` in
    * {@link status} and start once served. Idempotent while running (the running signal stays in charge);
    * after a stop, runs again (each informer relists). Rejects with a `LASSO_FACTORY_CLOSED` error after
    * `close()`.
@@ -116,8 +116,18 @@ export interface SharedCacheFactory extends KindLookups<'informer'> {
    */
   startGVK(signal: AbortSignal, kind: KindRef): Promise<void>;
   /**
+   * Resolves once every informer running now has synced (informers started meanwhile are not waited for, as
+   * lasso); the informer's `whenSynced({ signal })`, for the whole factory. Rejects with a `CacheNotSyncedError`
+   * (`LASSO_CACHE_NOT_SYNCED`, the signal's reason as `cause`) naming each kind ({@link gvkString}) that had not
+   * synced when `signal` aborted, with its last list or watch error.
+   */
+  whenSynced(options?: { signal?: AbortSignal | undefined } | undefined): Promise<void>;
+  /**
    * Wait until every running informer has synced, or `signal` aborts: the result maps each kind
    * ({@link gvkString}, e.g. `apps/v1, Kind=Deployment`) to whether it synced. Never rejects on abort.
+   *
+   * @deprecated Use {@link whenSynced}, the one "wait for sync" of the informer and both factories. It still
+   * works.
    */
   waitForCacheSync(signal?: AbortSignal | undefined): Promise<Map<string, boolean>>;
   /** Every kind of the factory and where it is: a health/readiness report. */
