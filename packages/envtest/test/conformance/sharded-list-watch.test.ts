@@ -179,40 +179,46 @@ for (const entry of cases) {
           expect(stream.status).toBe(200);
           streams.push(stream);
         }
+        // Enough new objects that each half owns at least one (a uid lands in either with odds 1/2).
         const created: any[] = [];
-        for (let index = 0; index < 6; index++) {
+        while (
+          created.length < 40 &&
+          (created.length < 6 || halves.some((selector) => !created.some(inShard(selector))))
+        ) {
           const reply = await call(env, 'POST', path, { body: configMap(unique('w')) });
           expect(reply.status).toBe(201);
           created.push(reply.body);
         }
+        // Then one change per half, after every create: when a watch has seen its half's change, it has
+        // seen every create before it (a watch delivers in commit order), filtered or not.
+        const markers = halves.map((selector) => created.filter(inShard(selector)).at(-1)!);
+        for (const marker of markers) {
+          const reply = await call(env, 'PATCH', `${path}/${marker.metadata.name}`, {
+            body: { metadata: { labels: { marker: 'true' } } },
+            contentType: 'application/merge-patch+json',
+          });
+          expect(reply.status).toBe(200);
+        }
         const createdNames = new Set(created.map((object) => object.metadata.name as string));
-        const ours = (stream: WatchStream): string[] =>
+        const added = (stream: WatchStream): string[] =>
           stream.events
             .filter(
               (event) => event.type === 'ADDED' && createdNames.has(event.object.metadata.name),
             )
             .map((event) => event.object.metadata.name as string)
             .sort();
-        // Applied, the two watches together see each new object once; ignored, each sees all six.
-        const total = (): number => streams.reduce((sum, stream) => sum + ours(stream).length, 0);
-        const wait = async (count: number): Promise<void> => {
-          for (const stream of streams) {
-            while (total() < count) {
-              try {
-                await stream.next(200);
-              } catch {
-                break;
-              }
-            }
-          }
-        };
-        await wait(created.length);
-        const applied = total() === created.length && ours(streams[0]!).length < created.length;
-        if (!applied) await wait(created.length * 2);
+        for (const [index, stream] of streams.entries()) {
+          const name = markers[index]!.metadata.name;
+          await stream.until(
+            (event) => event.type === 'MODIFIED' && event.object.metadata.name === name,
+            10_000,
+          );
+        }
+        const applied = added(streams[0]!).length < created.length;
         if (expected !== undefined) expect(applied).toBe(expected);
         halves.forEach((selector, index) => {
           const want = applied ? created.filter(inShard(selector)) : created;
-          expect(ours(streams[index]!)).toEqual(names(want));
+          expect(added(streams[index]!)).toEqual(names(want));
         });
       } finally {
         for (const stream of streams) stream.close();
