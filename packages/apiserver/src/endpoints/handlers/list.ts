@@ -91,7 +91,6 @@ export function handleList(
       metadata.remainingItemCount = snapshot.count(namespace, start) - limit;
     }
   }
-  if (selectors.shard !== undefined) metadata.shardInfo = { selector: selectors.shard.text };
   const body = {
     kind: info.listKind,
     apiVersion: apiVersionOf(info),
@@ -103,5 +102,10 @@ export function handleList(
   if (asMetadata !== undefined) {
     return { type: 'json', code: 200, body: metadataOfList(info, asMetadata, body) };
   }
-  return { type: 'json', code: 200, body: tableResponse(context, request, raw, body) ?? body };
+  const table = tableResponse(context, request, raw, body);
+  if (table !== undefined) return { type: 'json', code: 200, body: table };
+  // Only the full list keeps shardInfo: kube 1.36 builds a PartialObjectMetadataList or a Table from the
+  // list's resourceVersion, continue and remainingItemCount alone (endpoints/handlers/response.go).
+  if (selectors.shard !== undefined) metadata.shardInfo = { selector: selectors.shard.text };
+  return { type: 'json', code: 200, body };
 }
