@@ -19,7 +19,7 @@ import type { SqlStoreReader } from './store-api.ts';
  *
  * @example
  * ```ts
- * const options: SqlCacheFactoryOptions = { encryptAll: true, drainTimeoutMs: 10_000, database: { directory: '/var/cache/lasso' } };
+ * const options: SqlCacheFactoryOptions = { encryptAll: true, gracefulShutdownTimeoutMs: 10_000, database: { directory: '/var/cache/lasso' } };
  * const factory = createSqlCacheFactory(options);
  * ```
  */
@@ -28,8 +28,16 @@ export interface SqlCacheFactoryOptions {
   database?: Omit<SqlDatabaseOptions, 'logger' | 'metrics'>;
   /** Encrypt every kind, not only Secrets (lasso's `CATTLE_ENCRYPT_CACHE_ALL`). Default false. */
   encryptAll?: boolean;
-  /** How long `stopped()` waits for the reflectors to end. Default 30 s. */
-  drainTimeoutMs?: number;
+  /**
+   * How long `stopped()` waits for the reflectors to end: lasso's one name for the drain bound. Default
+   * `defaultGracefulShutdownTimeoutMs` from `@lasso/core` (30 s).
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /**
+   * @deprecated Use `gracefulShutdownTimeoutMs`; this alias still works (a warning is logged once) and loses
+   * to `gracefulShutdownTimeoutMs` when both are set.
+   */
+  drainTimeoutMs?: number | undefined;
   /** Passed to every reflector (page size, backoff, watch timeouts, random). */
   reflector?: Omit<ReflectorOptions, 'name' | 'clock' | 'logger' | 'metrics' | 'watchErrorHandler'>;
   clock?: Clock;
@@ -75,7 +83,7 @@ export interface SqlCacheOptions<T> {
  * await factory.start(signal);
  * const configMapClient = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
  * const configMaps = factory.cacheFor(configMapClient, { fields: ['data.mode'] });
- * await configMaps.whenSynced(AbortSignal.timeout(60_000));
+ * await configMaps.whenSynced({ signal: AbortSignal.timeout(60_000) });
  * const page = configMaps.list({ pageSize: 100, sort: [{ field: 'metadata.name' }] });
  * ```
  */
@@ -87,8 +95,17 @@ export interface SqlCache<T> {
   list(options?: ListOptions): ListResult<T>;
   /** True once the first list is stored. */
   hasSynced(): boolean;
-  /** Resolves once the first list is stored; rejects when `signal` aborts or the kind is stopped or reset. */
-  whenSynced(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once the first list is stored; rejects when `signal` aborts or the kind is stopped or reset. The
+   * informer's and the factories' `whenSynced({ signal })`.
+   */
+  whenSynced(options?: { signal?: AbortSignal | undefined } | undefined): Promise<void>;
+  /**
+   * `whenSynced({ signal })` with the signal as the argument.
+   *
+   * @deprecated Pass `{ signal }`, the one signature of "wait for sync" across lasso; this form still works.
+   */
+  whenSynced(signal: AbortSignal): Promise<void>;
   /**
    * Resolves once the cache reflects `resourceVersion` (a decimal one, such as a write's answer) or a newer
    * one: read-your-writes for a server in front of the cache. Rejects like {@link SqlCache.whenSynced}.
@@ -119,7 +136,7 @@ export interface SqlInformerOptions<T> extends SqlCacheOptions<T> {
  * const configMaps = factory.informerFor(clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' }));
  * configMaps.informer.addEventHandler({ onAdd: (cm) => console.log('added', cm.metadata?.name) });
  * await factory.start(signal);
- * await configMaps.whenSynced(AbortSignal.timeout(60_000));
+ * await configMaps.whenSynced({ signal: AbortSignal.timeout(60_000) });
  * console.log(configMaps.list({ pageSize: 10 }).total);
  * ```
  */
@@ -142,7 +159,7 @@ export interface SqlInformerCache<T extends KubeObjectLike = KubeObject> extends
  * const controller = new AbortController();
  * await factory.start(controller.signal);
  * const secrets = factory.cacheFor(clientFor(rest, { apiVersion: 'v1', kind: 'Secret' })); // encrypted at rest
- * await secrets.whenSynced(AbortSignal.timeout(60_000));
+ * await secrets.whenSynced({ signal: AbortSignal.timeout(60_000) });
  * ```
  */
 export interface SqlCacheFactory extends Lifecycle {

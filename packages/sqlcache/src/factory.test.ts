@@ -181,4 +181,24 @@ describe('createSqlCacheFactory', () => {
   it('refuses a bad drainTimeoutMs', () => {
     expect(() => createSqlCacheFactory({ drainTimeoutMs: -1 })).toThrow(RangeError);
   });
+
+  it('refuses a bad gracefulShutdownTimeoutMs, naming it', () => {
+    expect(() => createSqlCacheFactory({ gracefulShutdownTimeoutMs: -1 })).toThrow(
+      /gracefulShutdownTimeoutMs must be >= 0/,
+    );
+  });
+
+  it('whenSynced takes { signal }, and the signal alone (deprecated)', async () => {
+    factory = createSqlCacheFactory({ clock: new FakeClock(), logger: noopLogger });
+    const configMaps = fakeClient('ConfigMap', [cm('a', 'x')]);
+    const stop = new AbortController();
+    await factory.start(stop.signal);
+    const cache = factory.cacheFor(configMaps.client);
+    await cache.whenSynced({ signal: stop.signal });
+    await cache.whenSynced(stop.signal);
+    await expect(cache.whenSynced({ signal: AbortSignal.abort(new Error('never')) })).resolves.toBe(
+      undefined,
+    );
+    stop.abort();
+  });
 });

@@ -17,6 +17,7 @@ import {
 import type { KubeObject, KubeObjectLike } from '@lasso/client';
 import {
   type Clock,
+  defaultGracefulShutdownTimeoutMs,
   defaultLogger,
   drainedResult,
   drainWithin,
@@ -81,6 +82,9 @@ interface Waiter {
 const nameOf = (gvk: GroupVersionKind): string =>
   `${gvk.group === '' ? '' : `${gvk.group}/`}${gvk.version}, Kind=${gvk.kind}`;
 
+// `drainTimeoutMs` is deprecated: said once per process, not once per factory.
+let warnedDrainTimeoutMs = false;
+
 class Factory implements SqlCacheFactory {
   readonly #options: SqlCacheFactoryOptions;
   readonly #clock: Clock;
@@ -99,11 +103,21 @@ class Factory implements SqlCacheFactory {
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger).child({ component: 'sqlcache' });
     this.#metrics = options.metrics ?? noopMetricsProvider;
-    const drain = options.drainTimeoutMs ?? 30_000;
-    if (typeof drain !== 'number' || Number.isNaN(drain) || drain < 0) {
-      throw new RangeError(
-        `createSqlCacheFactory: drainTimeoutMs must be >= 0, got ${String(drain)}`,
+    const option =
+      options.gracefulShutdownTimeoutMs !== undefined || options.drainTimeoutMs === undefined
+        ? 'gracefulShutdownTimeoutMs'
+        : 'drainTimeoutMs';
+    if (options.drainTimeoutMs !== undefined && !warnedDrainTimeoutMs) {
+      warnedDrainTimeoutMs = true;
+      this.#logger.warn(
+        'createSqlCacheFactory: drainTimeoutMs is deprecated, use gracefulShutdownTimeoutMs',
+        {},
       );
+    }
+    const drain =
+      options.gracefulShutdownTimeoutMs ?? options.drainTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
+    if (typeof drain !== 'number' || Number.isNaN(drain) || drain < 0) {
+      throw new RangeError(`createSqlCacheFactory: ${option} must be >= 0, got ${String(drain)}`);
     }
     this.#drainTimeoutMs = drain;
   }
@@ -233,7 +247,8 @@ class Factory implements SqlCacheFactory {
       store: readerOf(kind.store),
       list: (listOptions) => kind.store.listByOptions(listOptions),
       hasSynced: () => kind.synced,
-      whenSynced: (signal) => this.#whenSynced(kind, signal),
+      whenSynced: (options?: AbortSignal | { signal?: AbortSignal | undefined }) =>
+        this.#whenSynced(kind, options instanceof AbortSignal ? options : options?.signal),
       whenResourceVersion: (resourceVersion, signal) =>
         this.#whenSynced(kind, signal, resourceVersion),
     };
