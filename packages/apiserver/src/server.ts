@@ -107,10 +107,18 @@ export interface LocalApiServer {
   currentResourceVersion(): string;
 }
 
-/** A started built-in server with its admin credentials and its stop button. */
+/**
+ * A started built-in server with its admin credentials and its stop button.
+ *
+ * @deprecated The older dialect of {@link ApiServer}: use `createApiServer()`, `start(signal)` and `close()`.
+ */
 export interface RunningLocalApiServer extends LocalApiServer {
   readonly credentials: LocalApiServerCredentials;
-  /** Close every connection and the listening socket, cancel every timer. Idempotent. */
+  /**
+   * Close every connection and the listening socket, cancel every timer. Idempotent.
+   *
+   * @deprecated Use `close()` (the lifecycle shape); it still works.
+   */
   stop(): Promise<void>;
 }
 
@@ -143,6 +151,9 @@ export function createApiServer(options: LocalApiServerOptions = {}): ApiServer 
 
 /**
  * Start the built-in Kubernetes API server in-process on a random loopback port.
+ *
+ * @deprecated The older dialect of the lifecycle shape: use {@link createApiServer} then `start(signal)`,
+ * `stopped()` and `close()`. It still works.
  *
  * @example
  * ```ts
