@@ -289,6 +289,7 @@ export class Client<T extends KubeObjectLike = KubeObject> {
    *
    * @example
    * ```ts
+   * declare const configMaps: Client<KubeObject>;
    * for await (const batch of configMaps.watchBatches('default', { signal })) {
    *   for (const event of batch) logger.info(event.type, { name: event.object.metadata?.name });
    * }
