@@ -5,6 +5,7 @@
 import https from 'node:https';
 import type { Clock } from '@lasso/core';
 import { isRecord } from '../apimachinery/objects.ts';
+import { decodeWebhookAnswer } from './response-decoding.ts';
 
 /** The most of a webhook's answer read (kube's webhook client reads the whole body; 3 MiB bounds it here). */
 export const maxWebhookResponseBytes = 3 * 1024 * 1024;
@@ -106,15 +107,18 @@ export function postReview(
             );
             return;
           }
-          try {
-            finish(undefined, JSON.parse(text));
-          } catch (error) {
-            finish(
-              new Error(
-                `received invalid webhook response: ${error instanceof SyntaxError ? error.message : 'not JSON'}`,
+          decodeWebhookAnswer(text, String(response.headers['content-type'] ?? '')).then(
+            (decoded) =>
+              decoded instanceof Error
+                ? finish(new Error(`failed to call webhook: ${decoded.message}`))
+                : finish(undefined, decoded),
+            (error: unknown) =>
+              finish(
+                new Error(
+                  `failed to call webhook: ${error instanceof Error ? error.message : 'undecodable response'}`,
+                ),
               ),
-            );
-          }
+          );
         });
       },
     );
@@ -128,7 +132,7 @@ export function postReview(
       finish(new Error(`failed to call webhook: ${shown}: context canceled`));
     };
     request.on('error', (error) =>
-      finish(new Error(`failed to call webhook: ${shown}: ${error.message}`)),
+      finish(new Error(`failed to call webhook: ${shown}: ${goNetworkError(error, url)}`)),
     );
     if (signal?.aborted) cancel();
     else {
@@ -136,4 +140,31 @@ export function postReview(
       request.end(payload);
     }
   });
+}
+
+const unknownAuthority = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+]);
+
+/**
+ * A Node socket or TLS error in the words of Go's net/http and crypto/x509, as kube-apiserver prints
+ * them; an error with no Go counterpart keeps Node's message.
+ */
+export function goNetworkError(error: Error, url: URL): string {
+  const code = (error as { code?: unknown }).code;
+  const port = url.port === '' ? '443' : url.port;
+  const address = `${url.hostname}:${port}`;
+  if (code === 'ECONNREFUSED') return `dial tcp ${address}: connect: connection refused`;
+  if (code === 'EHOSTUNREACH') return `dial tcp ${address}: connect: no route to host`;
+  if (code === 'ENETUNREACH') return `dial tcp ${address}: connect: network is unreachable`;
+  if (code === 'ENOTFOUND') return `dial tcp: lookup ${url.hostname}: no such host`;
+  if (code === 'ECONNRESET' && error.message === 'socket hang up') return 'EOF';
+  if (typeof code === 'string' && unknownAuthority.has(code)) {
+    return 'x509: certificate signed by unknown authority';
+  }
+  return error.message;
 }

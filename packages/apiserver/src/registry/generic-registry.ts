@@ -113,10 +113,11 @@ export function createObject(
     delete metadata.namespace;
   }
   if (context.admission !== undefined && !admitted) {
-    // Mutating webhooks see the managedFields and creationTimestamp of the create (kube's create handler
-    // fills them before admission); storage fills both in again after.
+    // Mutating webhooks see the create's managedFields (kube 1.20's create handler tracks fields before
+    // admission) but no uid and a null creationTimestamp: BeforeCreate fills both only after mutating
+    // admission, so validating webhooks see them. Storage fills all three in again after.
     const shown = track(structuredClone(object));
-    metaOf(shown).creationTimestamp = context.now();
+    metaOf(shown).creationTimestamp = metadata.creationTimestamp ?? null;
     const mutated = context.admission.mutate({ operation: 'CREATE', info, object: shown });
     if (mutated !== undefined) {
       const mutatedMeta = metaOf(mutated);
