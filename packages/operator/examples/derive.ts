@@ -2,7 +2,7 @@
 // `<name>-derived` copy owned by the source, recreated when deleted, with an Event on the source.
 // Run as a program (`node derive.js`: SIGTERM drains and exits); test/integration/derive.test.ts runs
 // deriveController on an operator over @lasso/envtest.
-import { createOrUpdate, enqueueOwnerHandler, setControllerReference } from '@lasso/controller';
+import { createOrUpdate, enqueueOwnerHandler } from '@lasso/controller';
 import { kindFor } from '@lasso/factory';
 import { createOperator, type Operator } from '@lasso/operator';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
@@ -18,11 +18,9 @@ export async function deriveController(operator: Operator): Promise<void> {
     const { namespace = '', name } = source.metadata;
     const copy: ConfigMap = { metadata: { namespace, name: `${name}-derived` } };
     const upper = Object.entries(source.data ?? {}).map(([k, v]) => [k, v.toUpperCase()]);
-    const derive = (cm: ConfigMap) => {
-      cm.data = Object.fromEntries(upper);
-      cm.metadata = { ...setControllerReference(source, cm).metadata };
-    };
-    const { operation } = await createOrUpdate(configMaps.client(), copy, derive, { signal });
+    const derive = (cm: ConfigMap) => void Object.assign(cm, { data: Object.fromEntries(upper) });
+    const options = { signal, owner: source };
+    const { operation } = await createOrUpdate(configMaps.client(), copy, derive, options);
     if (operation === 'unchanged') return source;
     const note = `${operation} ${namespace}/${name}-derived`;
     events.event(source, copy, 'Normal', 'Derived', 'Derive', note);
