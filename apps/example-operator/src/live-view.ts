@@ -69,5 +69,9 @@ export function startLiveView(options: LiveViewOptions): { done: Promise<void> }
     onDelete: (icecream) =>
       show(undefined, isDeletedFinalStateUnknown(icecream) ? icecream.key : keyOf(icecream)),
   });
-  return { done: informer.run({ signal: options.signal }) };
+  // done: the informer's run has ended (its start, then its stop after the signal aborted).
+  const done = informer.start(options.signal).then(async () => {
+    await informer.stopped();
+  });
+  return { done };
 }

@@ -120,6 +120,11 @@ function setup(
       }),
     flush: async () => {},
     stop: async () => {},
+    start: async () => {},
+    stopped: async () => ({ drained: true, pending: [] }),
+    isRunning: () => true,
+    close: async () => {},
+    [Symbol.asyncDispose]: async () => {},
   };
   const reconciler = createIcecreamReconciler({
     clients: {

@@ -66,10 +66,11 @@ export interface LocalApiServerOptions {
  *
  * @example
  * ```ts
- * const server = await startLocalApiServer({
+ * const server = createApiServer({
  *   controllers: { garbageCollector: true, namespaceLifecycle: true },
  * });
- * await server.stop();
+ * await server.start(signal);
+ * await server.close();
  * ```
  */
 export interface LocalApiServerControllers {

@@ -88,10 +88,10 @@ export const defaultCacheResyncMs = 600 * 60 * 1000;
  * const informer = createCache(configMaps, { namespace: 'default', resyncMs: 0 });
  * informer.addEventHandler({ onAdd: (cm) => console.log('added', cm.metadata?.name) });
  * const controller = new AbortController();
- * const running = informer.run({ signal: controller.signal });
- * await waitForCacheSync(controller.signal, informer);
+ * await informer.start(controller.signal);
+ * await informer.whenSynced({ signal: controller.signal });
  * controller.abort();
- * await running;
+ * await informer.stopped();
  * ```
  */
 export function createCache<T extends KubeObjectLike = KubeObject>(

@@ -36,7 +36,7 @@ import { isStreamingRefusal, type OpenWatch, streamList } from './watch-list.ts'
  * declare const configMaps: Client;
  * // Lasso Go's lists: consistent reads from etcd in pages of 500, no streaming list.
  * const informer = createCache(configMaps, { initialList: 'consistent', resyncMs: 0 });
- * void informer.run({ signal });
+ * await informer.start(signal);
  * ```
  */
 export type InitialListStrategy = 'streaming' | 'cached' | 'consistent';

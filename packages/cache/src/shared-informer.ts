@@ -179,7 +179,7 @@ export interface SharedIndexInformerOptions<T> extends Omit<ReflectorOptions, 'w
  * const informer = createSharedIndexInformer(listerWatcher, { name: 'v1, Kind=ConfigMap' });
  * informer.addEventHandler({ onAdd: (cm) => logger.info('added', { name: cm.metadata?.name }) });
  * const stop = new AbortController();
- * await informer.start(stop.signal); // or: const running = informer.run({ signal: stop.signal })
+ * await informer.start(stop.signal);
  * await informer.whenSynced();
  * stop.abort();
  * await informer.stopped(); // and informer.start(newSignal) runs it again (relist)

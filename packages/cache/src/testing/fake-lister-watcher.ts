@@ -108,7 +108,7 @@ export interface FakeListerWatcherOptions<T> {
  * const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' } });
  * const fake = new FakeListerWatcher({ objects: [configMap('a')] });
  * const informer = createSharedIndexInformer(fake, { clock });
- * void informer.run({ signal });
+ * await informer.start(signal);
  * const watch = await fake.nextWatch();
  * fake.create(configMap('b')); // delivered to the open watch as ADDED
  * ```
