@@ -10,11 +10,17 @@ async function startedWorkers(options: ControllerOptions, workers?: number): Pro
   const logger = createTestLogger();
   const informer = createTestInformer();
   informer.sync();
-  const controller = createController('v1, Kind=ConfigMap', informer, () => {}, () => {}, {
-    clock: new FakeClock(),
-    logger,
-    ...options,
-  });
+  const controller = createController(
+    'v1, Kind=ConfigMap',
+    informer,
+    () => {},
+    () => {},
+    {
+      clock: new FakeClock(),
+      logger,
+      ...options,
+    },
+  );
   const stop = new AbortController();
   try {
     await controller.start(stop.signal, workers);
@@ -42,10 +48,22 @@ describe('controller workers option', () => {
   it.each([0, 1.5, Number.NaN, -1])('rejects workers: %s naming the option', (workers) => {
     const informer = createTestInformer();
     expect(() =>
-      createController('v1, Kind=ConfigMap', informer, () => {}, () => {}, { workers }),
+      createController(
+        'v1, Kind=ConfigMap',
+        informer,
+        () => {},
+        () => {},
+        { workers },
+      ),
     ).toThrow(/workers must be an integer >= 1/);
     expect(() =>
-      createController('v1, Kind=ConfigMap', informer, () => {}, () => {}, { workers }),
+      createController(
+        'v1, Kind=ConfigMap',
+        informer,
+        () => {},
+        () => {},
+        { workers },
+      ),
     ).toThrow(RangeError);
   });
 });

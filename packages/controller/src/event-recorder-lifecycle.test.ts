@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { createEventRecorder } from './event-recorder.ts';
 import type { EventRecorderClient } from './event-writer.ts';
 
-const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { namespace: 'default', name: 'p', uid: 'u1' } };
+const pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { namespace: 'default', name: 'p', uid: 'u1' },
+};
 
 // Creates succeed at once, or hang until their signal aborts.
 function eventsClient(hang = false): { client: EventRecorderClient; created: EventsV1Event[] } {

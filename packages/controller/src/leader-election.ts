@@ -128,7 +128,8 @@ function configOf(options: LeaderElectionOptions, callbacks: LeaderCallbacks): E
   ) {
     throw new TypeError('createLeaderElector: signal must be an AbortSignal');
   }
-  const gracefulShutdownTimeoutMs = options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
+  const gracefulShutdownTimeoutMs =
+    options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
   if (
     typeof gracefulShutdownTimeoutMs !== 'number' ||
     Number.isNaN(gracefulShutdownTimeoutMs) ||

@@ -15,5 +15,4 @@ describe('drainTimeoutMs (deprecated)', () => {
       createSqlCacheFactory({ logger, drainTimeoutMs: -1, gracefulShutdownTimeoutMs: 5 }),
     ).not.toThrow();
   });
-
 });

@@ -115,7 +115,9 @@ class Factory implements SqlCacheFactory {
       );
     }
     const drain =
-      options.gracefulShutdownTimeoutMs ?? options.drainTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
+      options.gracefulShutdownTimeoutMs ??
+      options.drainTimeoutMs ??
+      defaultGracefulShutdownTimeoutMs;
     if (typeof drain !== 'number' || Number.isNaN(drain) || drain < 0) {
       throw new RangeError(`createSqlCacheFactory: ${option} must be >= 0, got ${String(drain)}`);
     }
