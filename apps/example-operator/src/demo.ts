@@ -67,10 +67,7 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
       await webhooks.server.start(signal);
       const caPem = webhooks.caPem ?? readFileSync(`${flags.webhookCertDir}/ca.crt`, 'utf8');
       const configurations = webhooks.configurations(caPem, webhooks.server.url());
-      await env.installWebhooks(
-        configurations.map((object) => object as unknown as Record<string, unknown>),
-        { caPem, signal },
-      );
+      await env.installWebhooks(configurations, { caPem, signal });
       out.write(
         `Icecream webhooks (validating, defaulting) served at ${webhooks.server.url()} and installed.\n`,
       );

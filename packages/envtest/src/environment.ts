@@ -105,7 +105,8 @@ export interface Environment {
    * kind whose webhook fails dry-run creates of one labelled ConfigMap in `namespace`, retries such a create
    * every 50 ms until it fails naming the probe, then deletes the probes. Bounded by `timeoutMs` (default:
    * the environment's `readyTimeoutMs`); rejects with `LASSO_ENVTEST_FAILED` on a refused configuration
-   * or the deadline.
+   * or the deadline. An object may be any typed configuration (kubernetes-types' interfaces included):
+   * it is copied, never changed.
    *
    * @example
    * ```ts
@@ -117,7 +118,7 @@ export interface Environment {
    * ```
    */
   installWebhooks(
-    configurations: Array<string | Record<string, unknown>>,
+    configurations: ReadonlyArray<string | object>,
     options?: WebhookInstallOptions,
   ): Promise<void>;
   /** Release everything (ports, timers, child processes, temp files). Idempotent. */

@@ -43,7 +43,7 @@ function fail(message: string): LassoError {
 
 /** The configuration objects of `entries` (objects, or YAML/JSON files of one or more documents). */
 export async function loadWebhookConfigurations(
-  entries: ReadonlyArray<string | Record<string, unknown>>,
+  entries: ReadonlyArray<string | object>,
 ): Promise<Array<Record<string, unknown>>> {
   const result: Array<Record<string, unknown>> = [];
   for (const entry of entries) {
@@ -160,7 +160,7 @@ export async function installWebhooks(
   credentials: RequestCredentials,
   namespace: string,
   clock: Clock,
-  entries: ReadonlyArray<string | Record<string, unknown>>,
+  entries: ReadonlyArray<string | object>,
   options: WebhookInstallOptions & { timeoutMs: number },
 ): Promise<void> {
   const configurations = await loadWebhookConfigurations(entries);

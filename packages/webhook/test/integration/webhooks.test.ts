@@ -62,7 +62,6 @@ function configMap(name: string, data: Record<string, string>, labels = suiteLab
   };
 }
 
-const asRecord = (value: object): Record<string, unknown> => value as Record<string, unknown>;
 const cms = (): string => `/api/v1/namespaces/${env.namespace}/configmaps`;
 
 /** The API server's Warning headers as one list. */
@@ -178,9 +177,8 @@ beforeAll(async () => {
   const client = { url: server.url() };
   await env.installWebhooks(
     [
-      // installWebhooks takes Record<string, unknown>; kubernetes-types' interfaces have no index signature.
-      asRecord(server.mutatingWebhookConfiguration({ name: 'e2e-mutating', caPem, client })),
-      asRecord(server.validatingWebhookConfiguration({ name: 'e2e-validating', caPem, client })),
+      server.mutatingWebhookConfiguration({ name: 'e2e-mutating', caPem, client }),
+      server.validatingWebhookConfiguration({ name: 'e2e-validating', caPem, client }),
     ],
     { url: server.url(), caPem, timeoutMs: 30_000 },
   );
