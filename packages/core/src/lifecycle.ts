@@ -1,5 +1,6 @@
 // The one lifecycle shape of every long-lived lasso object (informer, cache factory, controller, shared controller,
-// controller factory, leader elector, dynamic controller, SQL cache, operator), and the bounded drain they share.
+// controller factory, leader elector, event recorder, API server, dynamic controller, SQL cache factory, webhook
+// server, operator: tooling/lifecycle's type test checks each), and the bounded drain they share.
 import type { Clock } from './clock.ts';
 
 /**
@@ -39,7 +40,7 @@ export const drainedResult: StopResult = Object.freeze({
  * The lifecycle shape every long-lived lasso object has:
  *
  * - **start** with an `AbortSignal` (the start method's first argument; a controller also takes its
- *   worker count, lasso's `start(signal, workers)`); aborting the signal begins the stop;
+ *   optional worker count, lasso's `start(signal, workers?)`); aborting the signal begins the stop;
  * - **stopped()** settles once everything the object started has stopped, with a {@link StopResult} that says
  *   whether the drain finished within its bound; it resolves at once (drained) when the object is not running;
  * - **restartable**: after a stop, `start` with a new signal runs it again, without building a new object;
