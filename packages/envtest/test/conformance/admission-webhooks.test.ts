@@ -879,7 +879,9 @@ describe('admission webhooks', () => {
     expect(seen.every((request) => request.operation === 'DELETE')).toBe(true);
     // The review names the collection's request: no name, each item as oldObject.
     expect(seen.every((request) => request.name === undefined)).toBe(true);
-    expect(seen.map((request) => request.oldObject.metadata.name).sort()).toEqual([...names].sort());
+    expect(seen.map((request) => request.oldObject.metadata.name).sort()).toEqual(
+      [...names].sort(),
+    );
     const left = await call(env, 'GET', `${cms}?labelSelector=${selector}`);
     expect(left.body.items).toEqual([]);
   });

@@ -9,7 +9,6 @@ import type { Environment } from '@lasso/envtest';
 export interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;
-  // biome-ignore lint/suspicious/noExplicitAny: replies are read field by field
   body: any;
 }
 
