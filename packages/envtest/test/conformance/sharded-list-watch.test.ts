@@ -136,7 +136,7 @@ for (const entry of cases) {
         Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
       };
       let total = 0;
-      const replies = [];
+      const replies: Array<Awaited<ReturnType<typeof call>>> = [];
       for (const selector of halves) {
         const reply = await call(
           entry.env!,
