@@ -1,20 +1,19 @@
 // The README's main command with no cluster configured: the built-in API server of @lasso/envtest, the CRD,
-// the operator, a clearly labelled simulated workload controller (the built-in server runs none), two sample
-// Icecreams and a live view, until Ctrl-C. A lifecycle object, so that main runs it with runUntilShutdown as it
-// runs the operator against a cluster.
+// the operator (of @lasso/operator) on it, the Icecream webhooks, a clearly labelled simulated workload
+// controller (the built-in server runs none), two sample Icecreams and a live view, until Ctrl-C. main runs the
+// operator it returns as it runs one against a cluster; the rest stops at `signal` and closes in `cleanup`.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
-import { drainedResult, type Lifecycle, type Logger, type StopResult } from '@lasso/core';
+import { Client, loadKubeConfig, type RestConfig, restTransportFor } from '@lasso/client';
+import type { Logger, StopResult } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
+import { createOperator, type Operator } from '@lasso/operator';
 import { parse } from 'yaml';
 import type { OperatorFlags } from './flags.ts';
 import type { Icecream } from './generated/index.ts';
 import { icecreamResource } from './icecream.ts';
 import { startLiveView } from './live-view.ts';
-import { createOperator, type Operator, operatorOptionsFrom } from './operator.ts';
-import { serveOperatorEndpoints } from './operator-endpoints.ts';
-import { createPrometheusMetrics } from './prometheus-metrics.ts';
+import { operatorOptionsFrom, type Prepared, registerIcecreamController } from './operator.ts';
 import {
   type SimulatedWorkload,
   simulatedNodeName,
@@ -27,24 +26,40 @@ export const manifestsDir = fileURLToPath(new URL('../manifests/', import.meta.u
 const sampleFiles = ['samples/vanilla.yaml', 'samples/chocolate.yaml'];
 
 /**
- * The demo as a lifecycle object: `start(signal)` starts the built-in API server, the operator, the simulated
- * workload and the live view and applies the samples; `stopped()` settles once the operator, the simulated
- * workload and the live view stopped (the operator's result); `close()` releases everything, the API server last.
+ * Start the demo beside an operator not yet running: the built-in API server, the webhooks (installed through
+ * the API), the operator with the Icecream controller registered, the simulated workload, the live view, the
+ * samples and the webhooks' dry runs. Everything but the operator stops when `signal` aborts; `cleanup` (after
+ * the operator closed) waits for that, prints how the operator stopped (`stopped()`, taken at the shutdown
+ * signal) and releases it all, the API server last. A failed start releases what it started and rejects.
  */
-export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
+export async function startDemo(
+  flags: OperatorFlags,
+  logger: Logger,
+  signal: AbortSignal,
+  stopped: () => Promise<StopResult> | undefined,
+): Promise<Prepared> {
   const out = process.stdout;
+  // Aborted by the caller's signal, or here when the start fails: release waits for what it stops.
+  const stop = new AbortController();
+  const follow = (): void => stop.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
   let env: Environment | undefined;
-  let rest: Awaited<ReturnType<typeof loadKubeConfig>> | undefined;
-  let endpoints: Awaited<ReturnType<typeof serveOperatorEndpoints>> | undefined;
+  let rest: RestConfig | undefined;
   let operator: Operator | undefined;
   let simulated: SimulatedWorkload | undefined;
   let webhooks: IcecreamWebhooks | undefined;
-  let run: Promise<StopResult> | undefined;
-  let closing: Promise<void> | undefined;
-
-  async function start(signal: AbortSignal): Promise<void> {
-    if (closing !== undefined) throw new Error('the demo was closed');
-    if (run !== undefined) return;
+  let live: { done: Promise<void> } | undefined;
+  const release = async (): Promise<void> => {
+    await simulated?.stopped();
+    await live?.done;
+    await webhooks?.server.stopped();
+    await simulated?.close();
+    await webhooks?.server.close();
+    if (rest !== undefined) await restTransportFor(rest)?.close();
+    await env?.stop();
+  };
+  try {
     out.write(
       'No cluster configured (no --kubeconfig, KUBECONFIG or in-cluster service account):\n',
     );
@@ -54,43 +69,45 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
     env = await startEnvironment({
       crds: [`${manifestsDir}crd.yaml`],
       controllers: { garbageCollector: true, namespaceLifecycle: true },
-      signal,
+      signal: stop.signal,
     });
     rest = await loadKubeConfig({ path: env.kubeconfigPath });
     const namespace = flags.namespace || 'default';
-    const { metrics, registry } = createPrometheusMetrics(logger);
-    endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
     out.write(`API server ${env.credentials.server} ready; Icecream CRD installed.\n`);
+    operator = await createOperator({
+      ...operatorOptionsFrom(flags, logger, 'demo'),
+      config: rest,
+    });
+    const made = operator;
     // The Icecream webhooks in this process, installed through the API as a cluster's would be.
-    webhooks = icecreamWebhooksFromFlags(flags, 'demo', { logger, metrics });
+    webhooks = icecreamWebhooksFromFlags(flags, 'demo', { logger, metrics: made.registry.metrics });
     if (webhooks !== undefined) {
-      await webhooks.server.start(signal);
+      await webhooks.server.start(stop.signal);
       const caPem = webhooks.caPem ?? readFileSync(`${flags.webhookCertDir}/ca.crt`, 'utf8');
       const configurations = webhooks.configurations(caPem, webhooks.server.url());
-      await env.installWebhooks(configurations, { caPem, signal });
+      await env.installWebhooks(configurations, { caPem, signal: stop.signal });
       out.write(
         `Icecream webhooks (validating, defaulting) served at ${webhooks.server.url()} and installed.\n`,
       );
     }
-    operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
-    await operator.start(signal);
-    out.write(`Operator running (identity ${operator.identity}).\n`);
-    simulated = await startSimulatedWorkload({ rest, signal, logger });
+    await registerIcecreamController(made);
+    out.write(`Operator starting (identity ${made.identity}).\n`);
+    simulated = await startSimulatedWorkload({ rest, signal: stop.signal, logger });
     out.write(
       `SIMULATED workload controller running: it plays kube-controller-manager and a kubelet for node ${simulatedNodeName} (built-in server only).\n\n`,
     );
     let announced = false;
     const { kubeconfigPath } = env;
-    const { metricsAddress } = endpoints;
-    const live = startLiveView({
+    live = startLiveView({
       rest,
-      signal,
+      signal: stop.signal,
       logger,
       out,
       onChange: (ready) => {
         if (announced || ready.size < sampleFiles.length || ![...ready.values()].every(Boolean))
           return;
         announced = true;
+        const metricsAddress = made.addresses().metrics;
         out.write(
           [
             '',
@@ -105,20 +122,6 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
         );
       },
     });
-    const running = [
-      operator.stopped(),
-      simulated.stopped(),
-      live.done,
-      webhooks?.server.stopped(),
-    ] as const;
-    run = Promise.all(running).then(([result]) => {
-      out.write(
-        result.drained
-          ? 'Stopped: no reconcile in flight, caches closed, API server stopped.\n'
-          : `Stopped, but reconciles were still running: ${result.pending.join(', ')}\n`,
-      );
-      return result;
-    });
     const icecreams = new Client<Icecream>({
       gvr: icecreamResource,
       kind: 'Icecream',
@@ -130,13 +133,13 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
       await icecreams.create(
         namespace,
         { ...sample, metadata: { ...sample.metadata, namespace } },
-        { signal },
+        { signal: stop.signal },
       );
       out.write(`  applied ${file} (Icecream ${namespace}/${sample.metadata?.name})\n`);
     }
     if (webhooks !== undefined) {
       const shown = await showcaseWebhooks(
-        (object) => icecreams.create(namespace, object, { signal, dryRun: true }),
+        (object) => icecreams.create(namespace, object, { signal: stop.signal, dryRun: true }),
         namespace,
       );
       out.write(
@@ -144,25 +147,22 @@ export function createDemo(flags: OperatorFlags, logger: Logger): Lifecycle {
           `  webhook denied Icecream pistachio (dry run): ${shown.denied}\n`,
       );
     }
+  } catch (error) {
+    stop.abort(error);
+    await operator?.close();
+    await release();
+    throw error;
   }
-
-  async function close(): Promise<void> {
-    closing ??= (async () => {
-      await operator?.close();
-      await simulated?.close();
-      await endpoints?.close();
-      await webhooks?.server.close();
-      if (rest !== undefined) await restTransportFor(rest)?.close();
-      await env?.stop();
-    })();
-    return closing;
-  }
-
   return {
-    start,
-    stopped: async () => (run === undefined ? drainedResult : run),
-    isRunning: () => run !== undefined && closing === undefined,
-    close,
-    [Symbol.asyncDispose]: close,
+    operator,
+    async cleanup() {
+      const result = await (stopped() ?? operator.stopped());
+      await release();
+      out.write(
+        result.drained
+          ? 'Stopped: no reconcile in flight, caches closed, API server stopped.\n'
+          : `Stopped, but reconciles were still running: ${result.pending.join(', ')}\n`,
+      );
+    },
   };
 }

@@ -1,117 +1,70 @@
 // The example operator's command: against a cluster when one is configured (--kubeconfig, KUBECONFIG or
-// in-cluster), otherwise a live demo on the built-in API server of @lasso/envtest.
-import {
-  loadDefaultConfig,
-  loadKubeConfig,
-  type RestConfig,
-  restTransportFor,
-} from '@lasso/client';
-import { runUntilShutdown } from '@lasso/controller';
-import { errorMessage, type Lifecycle, type Logger, type ShutdownSignalTarget } from '@lasso/core';
-import { createDemo } from './demo.ts';
+// in-cluster), otherwise a live demo on the built-in API server of @lasso/envtest. Either way an operator of
+// @lasso/operator, whose run() owns the process's end (signals, drain, close, exit code).
+import type { Logger, ShutdownSignalTarget, StopResult } from '@lasso/core';
+import { errorMessage } from '@lasso/core';
+import { createOperator } from '@lasso/operator';
+import { startDemo } from './demo.ts';
 import { FlagError, type OperatorFlags, parseFlags, usage } from './flags.ts';
-import { createOperator, type Operator, operatorOptionsFrom } from './operator.ts';
-import { serveOperatorEndpoints } from './operator-endpoints.ts';
+import { operatorOptionsFrom, type Prepared, registerIcecreamController } from './operator.ts';
 import { createPinoLogger } from './pino-logger.ts';
-import { createPrometheusMetrics } from './prometheus-metrics.ts';
 import { icecreamWebhooksFromFlags } from './webhooks.ts';
 
-/**
- * How long closing may take after the drain (`runUntilShutdown`'s `closeTimeoutMs`): the operator's factory and
- * transports in a cluster; in the demo also the API server, which a real kube-apiserver (KUBEBUILDER_ASSETS)
- * takes seconds to stop. With the default --shutdown-timeout of 20 s the process ends within 25 s of SIGTERM,
- * inside a Pod's default terminationGracePeriodSeconds of 30.
- */
-const closeTimeoutMs = { cluster: 5_000, demo: 10_000 } as const;
-
-/** The operator against a cluster, with its endpoints and transport, as one lifecycle object. */
-async function clusterOperator(flags: OperatorFlags, logger: Logger): Promise<Lifecycle> {
-  const rest: RestConfig =
-    flags.kubeconfig !== undefined
-      ? await loadKubeConfig({
-          path: flags.kubeconfig,
-          ...(flags.context === undefined ? {} : { context: flags.context }),
-        })
-      : await loadDefaultConfig(flags.context === undefined ? {} : { context: flags.context });
-  const { metrics, registry } = createPrometheusMetrics(logger);
-  let operator: Operator | undefined;
-  const endpoints = await serveOperatorEndpoints(flags, () => operator, registry);
+/** The operator against a cluster, with the webhooks when a certificate directory is given. */
+async function clusterOperator(
+  flags: OperatorFlags,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<Prepared> {
+  const operator = await createOperator({
+    ...operatorOptionsFrom(flags, logger, 'cluster'),
+    ...(flags.kubeconfig === undefined ? {} : { kubeconfig: flags.kubeconfig }),
+    ...(flags.context === undefined ? {} : { context: flags.context }),
+  });
   // Served with --webhook-cert-dir (cert-manager's Secret); the configurations are the cluster's (README).
-  const webhooks = icecreamWebhooksFromFlags(flags, 'cluster', { logger, metrics });
-  const release = async (): Promise<void> => {
-    await webhooks?.server.close();
-    await endpoints.close();
-    await restTransportFor(rest)?.close();
-  };
+  const webhooks = icecreamWebhooksFromFlags(flags, 'cluster', {
+    logger,
+    metrics: operator.registry.metrics,
+  });
   try {
-    operator = await createOperator(operatorOptionsFrom(flags, { rest, logger, metrics }));
+    await registerIcecreamController(operator);
+    if (webhooks !== undefined) {
+      await webhooks.server.start(signal);
+      logger.info('Icecream webhooks serving', { url: webhooks.server.url() });
+    }
   } catch (error) {
-    await release();
+    await webhooks?.server.close();
+    await operator.close();
     throw error;
   }
-  const made = operator;
-  const close = async (): Promise<void> => {
-    await made.close();
-    await release();
-  };
-  return {
-    async start(signal) {
-      await webhooks?.server.start(signal);
-      await made.start(signal);
-      if (webhooks !== undefined) {
-        logger.info('Icecream webhooks serving', { url: webhooks.server.url() });
-      }
-      logger.info('operator started', {
-        identity: made.identity,
-        namespace: flags.namespace || '(all)',
-      });
-    },
-    stopped: async () => {
-      const [result] = await Promise.all([made.stopped(), webhooks?.server.stopped()]);
-      return result;
-    },
-    isRunning: () => made.isRunning(),
-    close,
-    [Symbol.asyncDispose]: close,
-  };
-}
-
-/** `lifecycle`, telling the terminal what a shutdown does as soon as its signal aborts. */
-function announcingShutdown(lifecycle: Lifecycle, flags: OperatorFlags): Lifecycle {
-  return {
-    start(signal) {
-      signal.addEventListener(
-        'abort',
-        () =>
-          process.stderr.write(
-            `\n${errorMessage(signal.reason)}: shutting down (stop intake, finish in-flight reconciles within ${flags.shutdownTimeoutSeconds} s, release the Lease)\n`,
-          ),
-        { once: true },
-      );
-      return lifecycle.start(signal);
-    },
-    stopped: () => lifecycle.stopped(),
-    isRunning: () => lifecycle.isRunning(),
-    close: () => lifecycle.close(),
-    [Symbol.asyncDispose]: () => lifecycle.close(),
-  };
+  logger.info('operator starting', {
+    identity: operator.identity,
+    namespace: flags.namespace || '(all)',
+  });
+  return { operator, cleanup: async () => webhooks?.server.close() };
 }
 
 /**
- * `process` for runUntilShutdown, with one difference: a signal within a second of the previous one is the
+ * `process` for the runtime's run(), with two additions: a signal within a second of the previous one is the
  * same Ctrl-C delivered twice (the terminal signals the whole process group, and `pnpm start` forwards it to
- * the operator too), not the second Ctrl-C that exits at once.
+ * the operator too), not the second Ctrl-C that exits at once; and the first one calls `onShutdown` once the
+ * runtime heard it.
  */
-function dedupedProcessSignals(): ShutdownSignalTarget {
+function shutdownSignals(onShutdown: (signal: string) => void): ShutdownSignalTarget {
   const wrapped = new Map<(signal: string) => void, (signal: string) => void>();
   let lastMs = Number.NEGATIVE_INFINITY;
+  let announced = false;
   return {
     on(event, listener) {
       const once = (signal: string): void => {
         const now = Date.now();
         const duplicate = now - lastMs < 1_000;
         lastMs = now;
-        if (!duplicate) listener(signal);
+        if (duplicate) return;
+        listener(signal);
+        if (announced) return;
+        announced = true;
+        onShutdown(signal);
       };
       wrapped.set(listener, once);
       return process.on(event, once);
@@ -146,29 +99,42 @@ export async function main(argv: readonly string[]): Promise<number> {
   const logger = createPinoLogger({
     level: flags.logLevel ?? (clusterConfigured ? 'info' : 'warn'),
   });
-  let lifecycle: Lifecycle;
+  // What runs beside the operator (webhooks, the demo's workload and view) stops at the first signal too.
+  const beside = new AbortController();
+  let stopped: Promise<StopResult> | undefined;
+  let prepared: Prepared;
   try {
-    lifecycle = clusterConfigured
-      ? await clusterOperator(flags, logger)
-      : createDemo(flags, logger);
+    prepared = clusterConfigured
+      ? await clusterOperator(flags, logger, beside.signal)
+      : await startDemo(flags, logger, beside.signal, () => stopped);
   } catch (error) {
+    beside.abort();
     process.stderr.write(`example-operator: ${errorMessage(error)}\n`);
     return 1;
   }
-  // From here the process's end is runUntilShutdown's: the first SIGINT/SIGTERM stops gracefully (bounded by
+  const { operator } = prepared;
+  const signals = shutdownSignals((signal) => {
+    stopped = operator.stopped();
+    process.stderr.write(
+      `\n${signal}: shutting down (stop intake, finish in-flight reconciles within ${flags.shutdownTimeoutSeconds} s, release the Lease)\n`,
+    );
+    beside.abort(new Error(signal));
+  });
+  // From here the process's end is the runtime's: the first SIGINT/SIGTERM stops gracefully (bounded by
   // --shutdown-timeout, then the close bound) and the process exits 0 (drained), 3 (the bound passed: a
   // reconcile still ran), 1 (a start failed, or leadership was lost); a second signal exits at once (130/143).
-  const outcome = await runUntilShutdown(announcingShutdown(lifecycle, flags), {
-    gracefulShutdownTimeoutMs: flags.shutdownTimeoutSeconds * 1000,
-    closeTimeoutMs: clusterConfigured ? closeTimeoutMs.cluster : closeTimeoutMs.demo,
-    logger,
-    process: dedupedProcessSignals(),
+  const outcome = await operator.run({
+    process: signals,
+    cleanup: async () => {
+      beside.abort(new Error('the operator stopped'));
+      await prepared.cleanup();
+    },
   });
   return outcome.code;
 }
 
 /**
- * Exit with `code`, once main returned before runUntilShutdown took over (bad flags, a failed setup): whatever
+ * Exit with `code`, once main returned before the runtime took over (bad flags, a failed setup): whatever
  * the setup left running does not keep a failed process alive for more than a second.
  */
 function exitWith(code: number): void {

@@ -16,16 +16,21 @@ import {
   type Logger,
   type MetricsProvider,
   noopLogger,
-  noopMetricsProvider,
   type StopResult,
 } from '@lasso/core';
 import type { LogEntry } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
+import {
+  createOperator,
+  type LeaderElectionSettings,
+  type Operator,
+  prometheusContentType,
+} from '@lasso/operator';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
 import type { Event } from 'kubernetes-types/events/v1.js';
 import type { Icecream, IcecreamSpec } from '../src/generated/index.ts';
 import { icecreamResource } from '../src/icecream.ts';
-import { createOperator, type LeaderElectionSettings, type Operator } from '../src/operator.ts';
+import { icecreamCacheOptions, registerIcecreamController } from '../src/operator.ts';
 import { startSimulatedWorkload } from '../src/simulated-workload.ts';
 
 export const crdPath = fileURLToPath(new URL('../manifests/crd.yaml', import.meta.url));
@@ -246,7 +251,7 @@ export function isReadyAt(object: Icecream, replicas: number): boolean {
   );
 }
 
-/** A running operator with its own stop switch. */
+/** A running operator (of @lasso/operator, with the Icecream controller) with its own stop switch. */
 export interface RunningOperator {
   readonly operator: Operator;
   readonly logger: WaitableLogger;
@@ -264,13 +269,24 @@ export async function runOperator(options: {
   const stop = new AbortController();
   const logger = createWaitableLogger();
   const operator = await createOperator({
-    rest: options.rest,
+    config: options.rest,
     namespace: options.namespace,
     workers: options.workers ?? 2,
     leaderElection: options.leaderElection,
+    cache: icecreamCacheOptions,
     logger,
-    metrics: options.metrics ?? noopMetricsProvider,
+    // A test's own probe of what the operator records (nothing served: no endpoints).
+    ...(options.metrics === undefined
+      ? {}
+      : {
+          registry: {
+            metrics: options.metrics,
+            expose: () => '',
+            contentType: prometheusContentType,
+          },
+        }),
   });
+  await registerIcecreamController(operator);
   await operator.start(stop.signal);
   let stopping: Promise<StopResult> | undefined;
   return {

@@ -69,7 +69,7 @@ describe('createOperator with leaderElection', () => {
         leaderElection: election('first'),
       });
       started.push(first);
-      await first.logger.untilLogged('caches synced');
+      await first.logger.untilLogged('controller factory started');
       const second = await runOperator({
         rest: cluster.rest,
         namespace,
@@ -78,9 +78,13 @@ describe('createOperator with leaderElection', () => {
       started.push(second);
       // The second candidate saw the Lease held by the first.
       await second.logger.untilLogged('standing by');
-      expect(second.operator.phase()).toBe('standingBy');
-      expect(second.operator.ready()).toBe(true);
-      expect(first.operator.phase()).toBe('leading');
+      expect(second.operator.status().phase).toBe('standingBy');
+      // Ready once its caches synced: a warm standby can take over without a LIST.
+      await second.operator.factory
+        .sharedCacheFactory()
+        .whenSynced({ signal: AbortSignal.timeout(20_000) });
+      expect(second.operator.status().ready).toBe(true);
+      expect(first.operator.status().phase).toBe('running');
 
       await cluster.icecreams.create(namespace, icecream(namespace, 'vanilla'));
       await icecreams.untilObject('vanilla', (o) => isReadyAt(o, 2), 'Ready with 2 replicas');
@@ -94,11 +98,11 @@ describe('createOperator with leaderElection', () => {
 
       // Stop the leader: it drains and releases the Lease (releaseOnCancel).
       await first.stop();
-      expect(first.operator.phase()).toBe('stopped');
+      expect(first.operator.status().phase).toBe('closed');
       // Created after the leader stopped: whoever reconciles it now can only be the second instance.
       await cluster.icecreams.create(namespace, icecream(namespace, 'chocolate', { replicas: 1 }));
-      await second.logger.untilLogged('caches synced');
-      expect(second.operator.phase()).toBe('leading');
+      await second.logger.untilLogged('controller factory started');
+      expect(second.operator.status().phase).toBe('running');
       await icecreams.untilObject('chocolate', (o) => isReadyAt(o, 1), 'Ready with 1 replica');
       await events.until(
         () => reporters(events.list(), 'chocolate').size > 0,
@@ -133,7 +137,7 @@ describe('createOperator with leaderElection', () => {
       leaderElection: { namespace, name: 'icecream-operator', identity: 'deposed', ...timing },
     });
     try {
-      await running.logger.untilLogged('caches synced');
+      await running.logger.untilLogged('controller factory started');
       expect(running.operator.leadershipLost()).toBeUndefined();
       // Another candidate holds the Lease now (as after this one was paused past its lease): renewals fail.
       // The leader renews every retry period: a renewal between the read and the write makes it a 409, read again.
@@ -160,7 +164,7 @@ describe('createOperator with leaderElection', () => {
       expect(running.operator.leadershipLost()).toBeInstanceOf(LeadershipLostError);
       expect(running.operator.leadershipLost()?.identity).toBe('deposed');
       expect(running.logger.find('leadership lost')).toHaveLength(1);
-      expect(running.operator.phase()).toBe('stopped');
+      expect(running.operator.status().phase).toBe('failed');
     } finally {
       await running.stop();
     }

@@ -204,7 +204,7 @@ describe('main', () => {
         { LASSO_LOG_LEVEL: 'info' },
       );
       try {
-        await command.untilOutput('stderr', 'caches synced', 30_000);
+        await command.untilOutput('stderr', 'controller factory started', 30_000);
         await cluster.icecreams.create(namespace, icecream(namespace, 'vanilla'));
         await icecreams.untilObject('vanilla', (o) => isReadyAt(o, 2), 'Ready with 2 replicas');
         const lease = await leases.get(namespace, 'icecream-operator');
@@ -219,8 +219,8 @@ describe('main', () => {
           .filter((line) => line.startsWith('{'))
           .map((line) => JSON.parse(line) as { msg: string; level: number; stack?: unknown });
         const messages = lines.map((line) => line.msg);
-        expect(messages).toContain('operator started');
-        expect(messages).toContain('controllers stopped');
+        expect(messages).toContain('operator starting');
+        expect(messages).toContain('operator stopped');
         expect(messages).toContain('shutdown signal received, stopping');
         expect(messages).toContain('exiting');
         // A shutdown is not an error: nothing at error level (pino's 50), no stack.

@@ -129,7 +129,7 @@ describe('createOperator', () => {
       await running.stop();
       await simulated.stop();
     }
-    expect(running.operator.phase()).toBe('stopped');
+    expect(running.operator.status().phase).toBe('closed');
   }, 60_000);
 
   it('serves an Icecream whose name is longer than 63 characters (a label value is not)', async () => {

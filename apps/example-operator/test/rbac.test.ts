@@ -202,7 +202,7 @@ describe('manifests/rbac.yaml', () => {
         },
       });
       try {
-        await running.logger.untilLogged('caches synced');
+        await running.logger.untilLogged('controller factory started');
         await cluster.icecreams.create(namespace, icecream(namespace, 'vanilla'));
         await icecreams.untilObject('vanilla', (o) => isReadyAt(o, 2), 'Ready with 2 replicas');
         await cluster.icecreams.patch(namespace, 'vanilla', 'merge', { spec: { replicas: 1 } });

@@ -102,8 +102,8 @@ describe('createOperator shutdown', () => {
         stopCreating = () => resolve(first.stop());
       });
       expect(await stopped).toEqual({ drained: true, pending: [] });
-      expect(first.operator.phase()).toBe('stopped');
-      expect(first.logger.find('controllers stopped')).toHaveLength(1);
+      expect(first.operator.status().phase).toBe('closed');
+      expect(first.logger.find('operator stopped')).toHaveLength(1);
       expect(inFlightAtStop).toBeGreaterThanOrEqual(1);
       // The reconciles the stop cut short are said at info, not as errors with a stack.
       expect(first.logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
@@ -160,7 +160,7 @@ describe('createOperator shutdown', () => {
       const thirdStopped = new Promise<StopResult>((resolve) => {
         stopDeleting = () => resolve(third.stop());
       });
-      await third.logger.untilLogged('caches synced');
+      await third.logger.untilLogged('controller factory started');
       for (const name of names) await cluster.icecreams.delete(namespace, name);
       expect(await thirdStopped).toEqual({ drained: true, pending: [] });
       expect(deleting.done).toEqual(deleting.taken);
