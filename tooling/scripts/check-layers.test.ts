@@ -134,11 +134,11 @@ describe('checkLayers', () => {
   it('fails for a library package that has no layer', () => {
     const root = workspace({
       ...core,
-      'packages/operator/package.json': { name: '@lasso/operator' },
-      'packages/operator/src/index.ts': '',
+      'packages/unranked/package.json': { name: '@lasso/unranked' },
+      'packages/unranked/src/index.ts': '',
     });
     expect(check(root)).toEqual([
-      'packages/operator: @lasso/operator has no layer in tooling/scripts/layer-rules.mjs',
+      'packages/unranked: @lasso/unranked has no layer in tooling/scripts/layer-rules.mjs',
     ]);
   });
 

@@ -3,6 +3,7 @@
 // is modelled: counters, gauges and histograms with constant labels per series.
 import {
   type Counter,
+  defaultLogger,
   type Gauge,
   type Histogram,
   type HistogramOptions,
@@ -10,7 +11,6 @@ import {
   type MetricLabels,
   type MetricOptions,
   type MetricsProvider,
-  noopLogger,
 } from '@lasso/core';
 
 /**
@@ -54,7 +54,7 @@ export const prometheusContentType = 'text/plain; version=0.0.4; charset=utf-8';
  * ```
  */
 export interface PrometheusRegistryOptions {
-  /** Told once per metric name asked for with another type than its first (that series records nothing). */
+  /** Told once per metric name asked for with another type than its first (that series records nothing). Default `defaultLogger`. */
   logger?: Logger | undefined;
 }
 
@@ -150,7 +150,7 @@ export function createPrometheusRegistry(
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('createPrometheusRegistry: options must be an object');
   }
-  const logger = options.logger ?? noopLogger;
+  const logger = options.logger ?? defaultLogger;
   const families = new Map<string, Family>();
   const collectors = new Set<() => void>();
   const warned = new Set<string>();
