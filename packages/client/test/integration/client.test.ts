@@ -623,6 +623,8 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
         gvr: { group, version: 'v1', resource: 'widgets' },
         gvk: { group, version: 'v1', kind: 'Widget' },
         namespaced: true,
+        // Discovery's verbs ride along: the factory lists without watching a resource that lacks `watch`.
+        verbs: expect.arrayContaining(['get', 'list', 'watch']),
       });
     } finally {
       await crds.delete(undefined, crd.metadata?.name ?? '');
@@ -635,6 +637,7 @@ process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/
       gvr: DEPLOYMENTS,
       gvk: { group: 'apps', version: 'v1', kind: 'Deployment' },
       namespaced: true,
+      verbs: expect.arrayContaining(['create', 'get', 'list', 'watch']),
     });
     await expect(
       mapper.kindFor({ group: '', version: 'v1', resource: 'namespaces' }),
