@@ -55,6 +55,20 @@ export class DelayingQueueImpl<T> extends WorkQueueImpl<T> implements DelayingQu
     this.#arm();
   }
 
+  override drop(predicate: (item: T) => boolean): number {
+    // The waiting items first: a predicate that throws there leaves both parts as they were.
+    const before = this.#heap.size;
+    this.#heap.removeWhere((entry) => predicate(entry.item));
+    const waited = before - this.#heap.size;
+    if (waited > 0) {
+      for (const [item, entry] of [...this.#waiting]) {
+        if (entry.index < 0) this.#waiting.delete(item);
+      }
+      this.#arm();
+    }
+    return waited + super.drop(predicate);
+  }
+
   protected override onShutDown(): void {
     super.onShutDown();
     this.#timer?.cancel();

@@ -129,6 +129,11 @@ export class QueueMetrics {
     this.#startedAt[slot] = Number.NaN;
   }
 
+  /** A waiting item was dropped (it will not be handed out). */
+  dropped(): void {
+    this.#depth.dec();
+  }
+
   retry(): void {
     this.#retries.inc();
   }

@@ -68,6 +68,21 @@ export interface WorkQueue<T> {
   shutDownWithDrain(options?: DrainOptions): Promise<void>;
   /** True once `shutDown` or `shutDownWithDrain` was called. */
   shuttingDown(): boolean;
+  /**
+   * Remove every waiting item `predicate` accepts (client-go has no such call): queued items leave the queue,
+   * an item being processed loses a pending re-add (its `done` does not queue it again), and a delaying queue's
+   * waiting items are dropped with their deadline. Items being processed stay handed out. Returns how many
+   * items left the queue or lost a re-add. `predicate` must not call back into the queue.
+   *
+   * @example
+   * ```ts
+   * const queue = createQueue<string>();
+   * queue.add('team-a/web');
+   * queue.add('team-b/web');
+   * queue.drop((key) => key.startsWith('team-a/')); // 1; only team-b/web is handed out
+   * ```
+   */
+  drop(predicate: (item: T) => boolean): number;
 }
 
 // Per-item state bits (client-go's dirty and processing sets, in one number per item).
@@ -192,6 +207,38 @@ export class WorkQueueImpl<T> implements WorkQueue<T> {
 
   shuttingDown(): boolean {
     return this.#shuttingDown;
+  }
+
+  drop(predicate: (item: T) => boolean): number {
+    // Every item is judged before anything changes: a predicate that throws leaves the queue as it was.
+    const queued = this.#queue.slice(this.#head);
+    const dropQueued = queued.map((slot) => predicate(this.#slotItems[slot] as T));
+    const reAdds: number[] = [];
+    for (const slot of this.#slots.values()) {
+      if (
+        this.#slotStates[slot] === (DIRTY | PROCESSING) &&
+        predicate(this.#slotItems[slot] as T)
+      ) {
+        reAdds.push(slot);
+      }
+    }
+    const kept: number[] = [];
+    queued.forEach((slot, index) => {
+      if (dropQueued[index] !== true) {
+        kept.push(slot);
+        return;
+      }
+      this.metrics?.dropped();
+      this.#release(this.#slotItems[slot] as T, slot);
+    });
+    this.#queue = kept;
+    this.#head = 0;
+    // Being processed with a pending re-add: done() would queue them again.
+    for (const slot of reAdds) {
+      this.#slotStates[slot] = PROCESSING;
+      this.metrics?.dropped();
+    }
+    return queued.length - kept.length + reAdds.length;
   }
 
   /** Called once, on the first shutDown/shutDownWithDrain; subclasses release their timers here. */

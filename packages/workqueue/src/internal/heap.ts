@@ -52,6 +52,22 @@ export class DeadlineHeap<T> {
     this.#down(entry.index);
   }
 
+  /** Remove every entry `predicate` accepts (their `index` becomes -1), then restore order: O(n). */
+  removeWhere(predicate: (entry: HeapEntry<T>) => boolean): void {
+    const removed = this.#entries.map((entry) => predicate(entry));
+    if (!removed.includes(true)) return;
+    const kept: HeapEntry<T>[] = [];
+    this.#entries.forEach((entry, index) => {
+      if (removed[index] === true) entry.index = -1;
+      else kept.push(entry);
+    });
+    this.#entries = kept;
+    kept.forEach((entry, index) => {
+      entry.index = index;
+    });
+    for (let index = (kept.length >> 1) - 1; index >= 0; index--) this.#down(index);
+  }
+
   clear(): void {
     for (const entry of this.#entries) entry.index = -1;
     this.#entries = [];
