@@ -343,7 +343,11 @@ describe('following discovery', { timeout: 60_000 }, () => {
         waiter.notify();
       });
     await crdClient().delete(undefined, crdName);
-    await waiter.until(() => informerStopped, 'the informer to stop after the CRD deletion', 20_000);
+    await waiter.until(
+      () => informerStopped,
+      'the informer to stop after the CRD deletion',
+      20_000,
+    );
     // "Once" over the factory's whole life: stopping it waits for the recheck that logs and ends every loop that
     // could log again.
     await halt();
