@@ -53,6 +53,7 @@ describe('public API', () => {
         "formatShardBound",
         "formatShardSelector",
         "parseShardSelector",
+        "shardHashSource",
         "shardHashSpaceEnd",
         "shardKeyValue",
         "shardRangesContain",
