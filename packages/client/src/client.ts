@@ -682,6 +682,7 @@ function listQuery(options: ListOptions): QueryParams {
   return {
     labelSelector: options.labelSelector,
     fieldSelector: options.fieldSelector,
+    shardSelector: options.shardSelector,
     limit: options.limit,
     continue: options.continue,
     resourceVersion: options.resourceVersion,

@@ -41,6 +41,12 @@ export interface ListMeta {
   resourceVersion?: string;
   continue?: string;
   remainingItemCount?: number;
+  /**
+   * Set by a server that applied the list's `shardSelector` (KEP-5866, kube-apiserver 1.36 with the
+   * `ShardedListAndWatch` gate): the selector it applied, in its canonical text. Absent: the server ignored the
+   * selector and sent every object.
+   */
+  shardInfo?: { selector?: string };
 }
 
 /** One page of a list call. */
@@ -67,6 +73,13 @@ export interface WatchEvent<T extends KubeObjectLike = KubeObject> {
 export interface ListOptions {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
+  /**
+   * A KEP-5866 shard selector (`shardRange(object.metadata.uid, '0x…', '0x…') || …`, see
+   * `formatShardSelector` in `@lasso/core/sharding`): only objects whose hashed uid or namespace falls in the
+   * ranges. A server that applied it says so in `metadata.shardInfo`; one that does not serve it (before 1.36, or
+   * the gate off) ignores it and sends everything.
+   */
+  shardSelector?: string | undefined;
   /** Page size; the server may return fewer and a `continue` token. */
   limit?: number | undefined;
   continue?: string | undefined;
@@ -111,6 +124,8 @@ export interface WatchOptions {
   resourceVersion?: string | undefined;
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
+  /** A KEP-5866 shard selector, as {@link ListOptions.shardSelector} (watch events carry no shardInfo). */
+  shardSelector?: string | undefined;
   /** Server-side timeout: the server ends the watch cleanly after this many seconds. */
   timeoutSeconds?: number | undefined;
   allowWatchBookmarks?: boolean | undefined;

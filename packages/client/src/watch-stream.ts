@@ -137,6 +137,7 @@ async function* watchBatches<T extends KubeObjectLike>(
       resourceVersion: options.resourceVersion,
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
+      shardSelector: options.shardSelector,
       timeoutSeconds: options.timeoutSeconds,
       allowWatchBookmarks: options.allowWatchBookmarks ? true : undefined,
       sendInitialEvents: options.sendInitialEvents,
