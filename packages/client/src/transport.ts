@@ -71,7 +71,9 @@ const GO_HTTP_TO_HTTPS = 'Client sent an HTTP request to an HTTPS server.';
  * connection, not a timeout, and not a watch ({@link RestTransport.stream}), whose body belongs
  * to the caller (a Reflector lists and watches again).
  *
- * Get the shared instance of a config with {@link restTransportFor}; `close()` it when done.
+ * Ownership: whoever calls `new RestTransport(config)` owns it and `close()`s it at shutdown (a client
+ * factory created from a config does this for the transport it creates). {@link restTransportFor} hands out
+ * the registry's shared instance of a config instead, which nobody needs to close.
  */
 export class RestTransport {
   readonly config: RestConfig;
@@ -215,13 +217,18 @@ export class RestTransport {
 
   /**
    * Close the connections of this transport (only those of an Agent it created itself) and kill a
-   * running exec credential plugin.
+   * running exec credential plugin. Idempotent; requests after it fail with `LASSO_CONNECTION_FAILED`.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#auth.close();
     await this.#agent.close();
+  }
+
+  /** True once {@link close} was called: its Agent's sockets are closed (or closing) and no request is sent. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** The ApiError of a non-2xx answer; a body over {@link ERROR_BODY_BYTES} is not read. */

@@ -8,8 +8,8 @@ import type {
 } from '@lasso/cache';
 import type { KubeObject, KubeObjectLike } from '@lasso/client';
 import type { Clock, Lifecycle, Logger, MetricsProvider } from '@lasso/core';
+import type { ComputedField, FieldSpec } from './column-types.ts';
 import type { SqlDatabaseOptions } from './database.ts';
-import type { FieldValue } from './fields.ts';
 import type { ListOptions, ListResult } from './list-options.ts';
 import type { GroupVersionKind } from './schema.ts';
 import type { SqlStoreReader } from './store-api.ts';
@@ -58,10 +58,10 @@ export interface SqlCacheFactoryOptions {
  * ```
  */
 export interface SqlCacheOptions<T> {
-  /** Extra indexed field paths, filterable and sortable in `list`. */
-  fields?: readonly string[];
-  /** Computed indexed fields. */
-  computedFields?: Readonly<Record<string, (object: T) => FieldValue>>;
+  /** Extra indexed field paths, filterable and sortable in `list`: a path (`text`) or `{ path, type }`. */
+  fields?: readonly FieldSpec[];
+  /** Computed indexed fields: a function (`text`) or `{ compute, type }`. */
+  computedFields?: Readonly<Record<string, ComputedField<T>>>;
   /** Index functions of the Indexer contract. */
   indexers?: Record<string, (object: T) => readonly string[]>;
   /** Applied to each object before it is stored. Default: drop `metadata.managedFields`. */

@@ -1,5 +1,6 @@
 // Public API of @lasso/sqlcache: a SQLite-backed informer store with SQL list queries, encryption at rest and
 // a per-kind cache factory.
+export type { ColumnType, ComputedField, FieldSpec } from './column-types.ts';
 export {
   openSqlDatabase,
   type SqlDatabase,
@@ -50,6 +51,7 @@ export type {
   OrFilter,
   Partition,
   SortField,
+  SummaryEntry,
 } from './list-options.ts';
 export type { GroupVersionKind } from './schema.ts';
 export { createSqlStore } from './store.ts';

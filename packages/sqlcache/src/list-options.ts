@@ -1,22 +1,38 @@
 // What a list query may ask for (lasso's informer.ListOptions and partition.Partition, in TypeScript shape).
 
 /**
- * Filter operators: lasso's `=`, `!=`, `Exists`, `NotExists`, `In`, `NotIn`, `Lt`, `Gt`.
+ * Filter operators: lasso's `=`, `!=`, `Exists`, `NotExists`, `In`, `NotIn`, `Lt`, `Gt`, and steve's `Contains`,
+ * `NotContains`.
  *
  * @example
  * ```ts
  * const op: FilterOp = 'NotIn';
  * ```
  */
-export type FilterOp = '=' | '!=' | 'Exists' | 'NotExists' | 'In' | 'NotIn' | 'Lt' | 'Gt';
+export type FilterOp =
+  | '='
+  | '!='
+  | 'Exists'
+  | 'NotExists'
+  | 'In'
+  | 'NotIn'
+  | 'Contains'
+  | 'NotContains'
+  | 'Lt'
+  | 'Gt';
 
 /**
  * One condition on an indexed field or a label (`metadata.labels[key]`).
  *
  * - `=` / `In`: the field equals one of `values`; `!=` / `NotIn`: none of them. With `partial`, `=` and `!=`
  *   match substrings (LIKE with `\`, `_` and `%` escaped).
- * - `Lt` / `Gt`: numeric comparison with the single value (empty fields never match).
+ * - `Lt` / `Gt`: numeric comparison with the single value (empty fields never match); on a `timestamp` field the
+ *   value is an RFC 3339 time.
+ * - `Contains` / `NotContains`: an array field (stored joined with `|`) has (or lacks) an element equal to the
+ *   single value; on a label they are `=` and `!=`. Text fields and labels only.
  * - `Exists` / `NotExists`: labels only. A label `!=` or `NotIn` also matches objects without the label.
+ * - On an `integer`, `real` or `timestamp` field, values are converted to the field's type (`InvalidQueryError`
+ *   when one is not of it) and compared as numbers; a missing value matches `!=` and `NotIn` only.
  *
  * @example
  * ```ts
@@ -27,7 +43,7 @@ export interface Filter {
   /** An indexed field path (`metadata.name`, `spec.nodeName`) or `metadata.labels[key]`. */
   readonly field: string;
   readonly op: FilterOp;
-  /** The values to compare with; none for `Exists`/`NotExists`, one for `Lt`/`Gt`. */
+  /** The values to compare with; none for `Exists`/`NotExists`, one for `Lt`/`Gt`/`Contains`/`NotContains`. */
   readonly values?: readonly string[];
   /** Substring match for `=` and `!=`. */
   readonly partial?: boolean;
@@ -56,7 +72,10 @@ export type OrFilter = readonly Filter[];
  * ```
  */
 export interface SortField {
-  /** An indexed field path. */
+  /**
+   * An indexed field path, or any label (`metadata.labels[key]`, declared or not; objects without it sort last).
+   * An `integer`, `real` or `timestamp` field sorts as numbers, its missing values last.
+   */
   readonly field: string;
   /** Default `'asc'`. */
   readonly order?: 'asc' | 'desc';
@@ -123,6 +142,29 @@ export interface ListOptions {
    * Fail with `ResourceVersionTooNewError` (retryable) when the cache reflects an older resourceVersion.
    */
   readonly resourceVersion?: string | undefined;
+  /**
+   * Fields (indexed fields or any label) whose values to count among every object matching the filters,
+   * namespace and partitions (steve's summary): one {@link SummaryEntry} each in {@link ListResult.summary}.
+   */
+  readonly summary?: readonly string[] | undefined;
+}
+
+/**
+ * The counts of one field's values among the objects a list query matched (steve's summary). Missing and empty
+ * values are not counted; a `timestamp` field's values are RFC 3339 texts, a number field's their decimal text.
+ *
+ * @example
+ * ```ts
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'Pod' }, fields: ['spec.nodeName'] });
+ * const { summary } = store.listByOptions({ summary: ['spec.nodeName'], pageSize: 1, partitions: [{ passthrough: true }] });
+ * for (const entry of summary ?? []) console.log(entry.field, entry.counts); // spec.nodeName { n1: 12, n2: 7 }
+ * ```
+ */
+export interface SummaryEntry {
+  /** The field as the query named it. */
+  readonly field: string;
+  /** Value -> number of matching objects with it. */
+  readonly counts: Readonly<Record<string, number>>;
 }
 
 /**
@@ -143,4 +185,6 @@ export interface ListResult<T> {
   readonly continue: string | undefined;
   /** The resourceVersion the cache reflected when the page was read. */
   readonly resourceVersion: string;
+  /** One entry per field of {@link ListOptions.summary}, in its order; undefined when none was asked. */
+  readonly summary?: readonly SummaryEntry[] | undefined;
 }

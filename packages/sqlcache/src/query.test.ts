@@ -299,7 +299,7 @@ describe('compileListQuery', () => {
       {
         name: 'an unindexed sort field',
         options: { sort: [{ field: 'data.x' }] },
-        message: /not an indexed field/,
+        message: /is neither an indexed field nor a label/,
       },
       {
         name: 'a bad sort order',

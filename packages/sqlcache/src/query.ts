@@ -2,6 +2,7 @@
 // every caller value is a bound parameter; value lists and partitions bind one JSON array each (json_each),
 // so a query's size does not grow with the number of values, names or namespaces.
 import { createHash } from 'node:crypto';
+import { type ColumnType, columnValue } from './column-types.ts';
 import type { SqlValue } from './driver.ts';
 import { InvalidQueryError } from './errors.ts';
 import { canonicalFieldPath, type FieldSegment, labelKeyOf, parseFieldPath } from './fields.ts';
@@ -15,6 +16,19 @@ export interface QuerySchema {
   readonly namespaced: boolean;
   /** Canonical field path -> quoted column of the fields table. */
   readonly columns: ReadonlyMap<string, string>;
+  /** Canonical field path -> its column type; a path not in it is `text`. */
+  readonly types?: ReadonlyMap<string, ColumnType> | undefined;
+}
+
+/** One summary query of a compiled list query (counts of one field's values among the matching rows). */
+export interface CompiledSummary {
+  /** The field as the caller named it. */
+  readonly field: string;
+  /** The column type of the field (`text` for labels). */
+  readonly type: ColumnType;
+  /** Selects `k` (a value) and `c` (its count), one row per distinct non-empty value. */
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
 }
 
 /** A compiled list query. */
@@ -24,6 +38,10 @@ export interface CompiledQuery {
   /** Counts every matching row; binds `params`. */
   readonly countSql: string;
   readonly params: readonly SqlValue[];
+  /** Bound after `params` in `idsSql` only (the sort keys' own, for label sorts). */
+  readonly sortParams: readonly SqlValue[];
+  /** The summaries asked for, each in its own query over the same rows. */
+  readonly summaries: readonly CompiledSummary[];
   /** Rows per page (the query fetches one more to know whether a next page exists); undefined = all. */
   readonly limit: number | undefined;
   readonly offset: number;
@@ -31,7 +49,18 @@ export interface CompiledQuery {
   readonly fingerprint: string;
 }
 
-const ops = new Set(['=', '!=', 'Exists', 'NotExists', 'In', 'NotIn', 'Lt', 'Gt']);
+const ops = new Set([
+  '=',
+  '!=',
+  'Exists',
+  'NotExists',
+  'In',
+  'NotIn',
+  'Contains',
+  'NotContains',
+  'Lt',
+  'Gt',
+]);
 
 /**
  * Compile `options` against `schema`. Throws {@link InvalidQueryError} for an unindexed field, an operator
@@ -65,8 +94,10 @@ export function compileListQuery(schema: QuerySchema, options: ListOptions): Com
   const partitionsSql = compilePartitions(schema, options.partitions, params);
   if (partitionsSql !== undefined) where.push(partitionsSql);
 
-  const orderBy = compileSort(schema, options.sort);
+  const sortParams: SqlValue[] = [];
+  const orderBy = compileSort(schema, options.sort, sortParams);
   const whereSql = where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`;
+  const summaries = compileSummaries(schema, options.summary, where, params);
   const limit = options.pageSize;
   if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) {
     throw new InvalidQueryError(`pageSize must be an integer >= 1, got ${String(limit)}`);
@@ -75,7 +106,7 @@ export function compileListQuery(schema: QuerySchema, options: ListOptions): Com
   if (page !== undefined && (!Number.isSafeInteger(page) || page < 1)) {
     throw new InvalidQueryError(`page must be an integer >= 1, got ${String(page)}`);
   }
-  const fingerprint = fingerprintOf(whereSql, orderBy, params, limit);
+  const fingerprint = fingerprintOf(whereSql, orderBy, [...params, ...sortParams], limit);
   let offset = 0;
   if (options.continue !== undefined && options.continue !== '') {
     offset = decodeContinue(options.continue, fingerprint);
@@ -88,6 +119,8 @@ export function compileListQuery(schema: QuerySchema, options: ListOptions): Com
     idsSql: `SELECT f.id AS id ${from}${whereSql} ORDER BY ${orderBy}${paging}`,
     countSql: `SELECT COUNT(*) AS n ${from}${whereSql}`,
     params,
+    sortParams,
+    summaries,
     limit,
     offset,
     fingerprint,
@@ -124,7 +157,10 @@ function compileFilter(
   if ((op === 'Exists' || op === 'NotExists') && values.length > 0) {
     throw new InvalidQueryError(`${name}: ${op} takes no values`);
   }
-  if ((op === 'Lt' || op === 'Gt') && values.length !== 1) {
+  if (
+    (op === 'Lt' || op === 'Gt' || op === 'Contains' || op === 'NotContains') &&
+    values.length !== 1
+  ) {
     throw new InvalidQueryError(`${name}: ${op} takes exactly one value`);
   }
   if ((op === '=' || op === '!=') && values.length === 0) {
@@ -141,6 +177,8 @@ function compileFilter(
     );
   }
   const col = `f.${column}`;
+  const type = schema.types?.get(canonicalFieldPath(segments)) ?? 'text';
+  if (type !== 'text') return compileTypedFilter(col, type, op, values, partial, name, params);
   switch (op) {
     case 'Exists':
     case 'NotExists':
@@ -149,6 +187,13 @@ function compileFilter(
     case 'Gt':
       params.push(numberOf(values[0] as string, name));
       return `(${col} != '' AND CAST(${col} AS REAL) ${op === 'Lt' ? '<' : '>'} ?)`;
+    case 'Contains':
+    case 'NotContains': {
+      // An array field is stored joined with `|` (steve's hasBarredValue): one element equal to the value.
+      params.push(values[0] as string);
+      const contains = `(instr('|' || ${col} || '|', '|' || ? || '|') > 0)`;
+      return op === 'Contains' ? contains : `NOT ${contains}`;
+    }
     default: {
       const positive = op === '=' || op === 'In';
       return positive
@@ -156,6 +201,49 @@ function compileFilter(
         : `NOT ${matchSql(col, values, partial, params)}`;
     }
   }
+}
+
+/**
+ * A filter on an integer, real or timestamp column: values are converted as stored values are, and compared as
+ * numbers. A missing value (NULL) matches `!=` and `NotIn`, as an empty text field does, and never `Lt`/`Gt`.
+ */
+function compileTypedFilter(
+  col: string,
+  type: ColumnType,
+  op: Filter['op'],
+  values: readonly string[],
+  partial: boolean,
+  name: string,
+  params: SqlValue[],
+): string {
+  if (op === 'Exists' || op === 'NotExists') {
+    throw new InvalidQueryError(`${name}: ${op} applies to labels only`);
+  }
+  if (partial || op === 'Contains' || op === 'NotContains') {
+    throw new InvalidQueryError(
+      `${name}: ${partial ? 'partial' : op} applies to text fields, not to a ${type} field`,
+    );
+  }
+  const typed = values.map((value) => {
+    const converted = columnValue(type, value);
+    if (converted === null) {
+      throw new InvalidQueryError(`${name}: ${JSON.stringify(value)} is not a ${type}`);
+    }
+    return converted;
+  });
+  if (op === 'Lt' || op === 'Gt') {
+    params.push(typed[0] as SqlValue);
+    return `(${col} ${op === 'Lt' ? '<' : '>'} ?)`;
+  }
+  let match: string;
+  if (typed.length === 1) {
+    params.push(typed[0] as SqlValue);
+    match = `(${col} IS NOT NULL AND ${col} = ?)`;
+  } else {
+    params.push(JSON.stringify(typed));
+    match = `(${col} IS NOT NULL AND ${col} IN (SELECT value FROM json_each(?)))`;
+  }
+  return op === '=' || op === 'In' ? match : `NOT ${match}`;
 }
 
 /** `col` equal to (or, with `partial`, containing) one of `values`, with NOT-safe parentheses. */
@@ -184,7 +272,7 @@ function matchSql(
 function compileLabelFilter(
   schema: QuerySchema,
   label: string,
-  op: Filter['op'],
+  given: Filter['op'],
   values: readonly string[],
   partial: boolean,
   name: string,
@@ -193,6 +281,8 @@ function compileLabelFilter(
   const exists = (condition: string): string =>
     `EXISTS (SELECT 1 FROM ${schema.labelsTable} AS l WHERE l.id = f.id AND l.label = ?${condition})`;
   params.push(label);
+  // A label value cannot hold `|`: Contains is `=` and NotContains `!=` (steve).
+  const op = given === 'Contains' ? '=' : given === 'NotContains' ? '!=' : given;
   switch (op) {
     case 'Exists':
       return exists('');
@@ -275,7 +365,11 @@ function comparePairs(a: [string, string], b: [string, string]): number {
   return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
 }
 
-function compileSort(schema: QuerySchema, sort: readonly SortField[] | undefined): string {
+function compileSort(
+  schema: QuerySchema,
+  sort: readonly SortField[] | undefined,
+  params: SqlValue[],
+): string {
   const keys: string[] = [];
   if (sort === undefined || sort.length === 0) {
     const namespace = schema.columns.get('metadata.namespace');
@@ -284,28 +378,86 @@ function compileSort(schema: QuerySchema, sort: readonly SortField[] | undefined
   } else {
     if (!Array.isArray(sort)) throw new InvalidQueryError('sort must be an array');
     for (const [i, key] of sort.entries()) {
-      let path: string;
+      let segments: FieldSegment[];
       try {
-        path = canonicalFieldPath(key.field);
+        segments = parseFieldPath(key.field);
       } catch (error) {
         throw new InvalidQueryError(`sort[${i}].field: ${(error as Error).message}`);
-      }
-      const column = schema.columns.get(path);
-      if (column === undefined) {
-        throw new InvalidQueryError(
-          `sort[${i}].field ${JSON.stringify(key.field)} is not an indexed field`,
-        );
       }
       const order = key.order ?? 'asc';
       if (order !== 'asc' && order !== 'desc') {
         throw new InvalidQueryError(`sort[${i}].order must be 'asc' or 'desc'`);
       }
-      keys.push(`f.${column} ${order === 'asc' ? 'ASC' : 'DESC'}`);
+      const direction = order === 'asc' ? 'ASC' : 'DESC';
+      const path = canonicalFieldPath(segments);
+      const column = schema.columns.get(path);
+      const label = column === undefined ? labelKeyOf(segments) : undefined;
+      if (label !== undefined) {
+        // Any label sorts, declared or not: its value from the labels table; objects without it last.
+        const value = `(SELECT l.value FROM ${schema.labelsTable} AS l WHERE l.id = f.id AND l.label = ?)`;
+        keys.push(`${value} IS NULL`, `${value} ${direction}`);
+        params.push(label, label);
+        continue;
+      }
+      if (column === undefined) {
+        throw new InvalidQueryError(
+          `sort[${i}].field ${JSON.stringify(key.field)} is neither an indexed field nor a label`,
+        );
+      }
+      // A typed column's missing values (NULL) sort last in both directions, as a missing label does.
+      if ((schema.types?.get(path) ?? 'text') !== 'text') keys.push(`f.${column} IS NULL`);
+      keys.push(`f.${column} ${direction}`);
     }
   }
   // A total order, so pages neither repeat nor skip rows while the data is unchanged.
   keys.push('f.id ASC');
   return keys.join(', ');
+}
+
+function compileSummaries(
+  schema: QuerySchema,
+  fields: readonly string[] | undefined,
+  where: readonly string[],
+  params: readonly SqlValue[],
+): CompiledSummary[] {
+  if (fields === undefined) return [];
+  if (!Array.isArray(fields)) throw new InvalidQueryError('summary must be an array of fields');
+  const summaries: CompiledSummary[] = [];
+  for (const [i, field] of fields.entries()) {
+    let segments: FieldSegment[];
+    try {
+      segments = parseFieldPath(field);
+    } catch (error) {
+      throw new InvalidQueryError(`summary[${i}]: ${(error as Error).message}`);
+    }
+    const path = canonicalFieldPath(segments);
+    const column = schema.columns.get(path);
+    const label = column === undefined ? labelKeyOf(segments) : undefined;
+    if (label !== undefined) {
+      const conditions = where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`;
+      summaries.push({
+        field,
+        type: 'text',
+        sql: `SELECT s.value AS k, COUNT(*) AS c FROM ${schema.fieldsTable} AS f JOIN ${schema.labelsTable} AS s ON s.id = f.id AND s.label = ?${conditions} GROUP BY s.value ORDER BY s.value`,
+        params: [label, ...params],
+      });
+      continue;
+    }
+    if (column === undefined) {
+      throw new InvalidQueryError(
+        `summary[${i}] ${JSON.stringify(field)} is neither an indexed field nor a label`,
+      );
+    }
+    const col = `f.${column}`;
+    const conditions = [...where, `${col} IS NOT NULL`, `${col} != ''`];
+    summaries.push({
+      field,
+      type: schema.types?.get(path) ?? 'text',
+      sql: `SELECT ${col} AS k, COUNT(*) AS c FROM ${schema.fieldsTable} AS f WHERE ${conditions.join(' AND ')} GROUP BY ${col} ORDER BY ${col}`,
+      params: [...params],
+    });
+  }
+  return summaries;
 }
 
 function numberOf(value: string, name: string): number {

@@ -3,13 +3,19 @@
 import type { Indexers, IndexFunc } from '@lasso/cache';
 import type { KubeObject } from '@lasso/client';
 import { errorMessage } from '@lasso/core';
+import {
+  type ColumnType,
+  type ComputedField,
+  checkColumnType,
+  columnValue,
+  type FieldSpec,
+} from './column-types.ts';
 import type { SqlValue } from './driver.ts';
 import type { Encryptor } from './encryption.ts';
 import {
   canonicalFieldPath,
   extractField,
   type FieldSegment,
-  type FieldValue,
   fieldText,
   parseFieldPath,
 } from './fields.ts';
@@ -19,7 +25,7 @@ export interface Row {
   readonly payload: string | Uint8Array;
   readonly nonce: Uint8Array | null;
   readonly keyId: number | null;
-  readonly fields: readonly string[];
+  readonly fields: readonly SqlValue[];
   /** The labels as one JSON object, null when there are none. */
   readonly labels: string | null;
   readonly indices: readonly (readonly [string, string])[];
@@ -28,7 +34,8 @@ export interface Row {
 /** @internal One indexed field column: its canonical path and how to read it from an object. */
 export interface Column<T> {
   readonly path: string;
-  readonly extract: (object: T) => string;
+  readonly type: ColumnType;
+  readonly extract: (object: T) => SqlValue;
 }
 
 const fieldsOf = (segments: FieldSegment[]) => (object: unknown) => extractField(object, segments);
@@ -40,37 +47,54 @@ const fieldsOf = (segments: FieldSegment[]) => (object: unknown) => extractField
  */
 export function indexedColumns<T>(options: {
   readonly namespaced: boolean;
-  readonly fields?: readonly string[] | undefined;
-  readonly computedFields?: Readonly<Record<string, (object: T) => FieldValue>> | undefined;
+  readonly fields?: readonly FieldSpec[] | undefined;
+  readonly computedFields?: Readonly<Record<string, ComputedField<T>>> | undefined;
 }): Column<T>[] {
   const columns: Column<T>[] = [];
-  const add = (path: string, extract: (object: T) => string, option: string): void => {
+  const add = (
+    path: string,
+    type: ColumnType,
+    text: (object: T) => string,
+    option: string,
+  ): void => {
     if (columns.some((column) => column.path === path)) {
       throw new TypeError(`createSqlStore: ${option} repeats the indexed field ${path}`);
     }
-    columns.push({ path, extract });
+    const extract =
+      type === 'text' ? text : (object: T): SqlValue => columnValue(type, text(object));
+    columns.push({ path, type, extract });
   };
-  add('metadata.name', fieldsOf(parseFieldPath('metadata.name')), 'fields');
+  add('metadata.name', 'text', fieldsOf(parseFieldPath('metadata.name')), 'fields');
   if (options.namespaced)
-    add('metadata.namespace', fieldsOf(parseFieldPath('metadata.namespace')), 'fields');
+    add('metadata.namespace', 'text', fieldsOf(parseFieldPath('metadata.namespace')), 'fields');
   const created = parseFieldPath('metadata.creationTimestamp');
-  add('metadata.creationTimestamp', fieldsOf(created), 'fields');
-  for (const path of options.fields ?? []) {
+  add('metadata.creationTimestamp', 'text', fieldsOf(created), 'fields');
+  for (const [i, field] of (options.fields ?? []).entries()) {
+    const spec = typeof field === 'string' ? { path: field } : field;
+    if (typeof spec !== 'object' || spec === null) {
+      throw new TypeError(`createSqlStore: fields[${i}] must be a path or { path, type }`);
+    }
+    const type = checkColumnType(spec.type, `createSqlStore: fields[${i}].type`);
     let segments: FieldSegment[];
     try {
-      segments = parseFieldPath(path);
+      segments = parseFieldPath(spec.path);
     } catch (error) {
       throw new TypeError(`createSqlStore: fields: ${errorMessage(error)}`);
     }
     const canonical = canonicalFieldPath(segments);
     if (columns.some((column) => column.path === canonical)) continue;
-    add(canonical, fieldsOf(segments), 'fields');
+    add(canonical, type, fieldsOf(segments), 'fields');
   }
-  for (const [name, compute] of Object.entries(options.computedFields ?? {})) {
+  for (const [name, computed] of Object.entries(options.computedFields ?? {})) {
+    const compute = typeof computed === 'function' ? computed : computed?.compute;
     if (typeof compute !== 'function') {
       throw new TypeError(`createSqlStore: computedFields.${name} is not a function`);
     }
-    add(canonicalFieldPath(name), (object) => fieldText(compute(object)), 'computedFields');
+    const type =
+      typeof computed === 'function'
+        ? 'text'
+        : checkColumnType(computed.type, `createSqlStore: computedFields.${name}.type`);
+    add(canonicalFieldPath(name), type, (object) => fieldText(compute(object)), 'computedFields');
   }
   return columns;
 }

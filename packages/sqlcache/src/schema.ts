@@ -1,5 +1,6 @@
 // Table names and DDL of one kind: objects, fields (one indexed column per field), labels and indices.
 import { createHash } from 'node:crypto';
+import { type ColumnType, sqlColumnType } from './column-types.ts';
 
 /**
  * A group/version/kind; `group` is `''` for the core group.
@@ -78,13 +79,17 @@ export function secondaryIndexes(
   return indexes;
 }
 
-/** DDL creating the tables and indexes of a kind with `columnCount` field columns `"c0"`.. . */
+/**
+ * DDL creating the tables and indexes of a kind whose field columns `"c0"`.. have `types` (a number or a
+ * missing value of a typed column is NULL; text columns hold `''` for missing).
+ */
 export function createTablesSql(
   names: TableNames,
-  columnCount: number,
+  types: readonly ColumnType[],
   namespaced: boolean,
 ): string {
-  const columns = Array.from({ length: columnCount }, (_, i) => `"c${i}" TEXT NOT NULL`);
+  const columnCount = types.length;
+  const columns = types.map((type, i) => `"c${i}" ${sqlColumnType(type)}`);
   const statements = [
     `CREATE TABLE ${names.objects} (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, object BLOB NOT NULL, nonce BLOB, keyid INTEGER)`,
     `CREATE TABLE ${names.fields} (id INTEGER PRIMARY KEY REFERENCES ${names.objects}(id) ON DELETE CASCADE, ${columns.join(', ')})`,

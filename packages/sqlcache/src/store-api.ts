@@ -1,8 +1,8 @@
 // The public shapes of a SQL store: its options, its read side and the full store (an Indexer over SQLite).
 import type { Indexer, IndexerReader, Indexers, KeyFunc } from '@lasso/cache';
 import type { Logger, MetricsProvider } from '@lasso/core';
+import type { ComputedField, FieldSpec } from './column-types.ts';
 import type { Encryptor } from './encryption.ts';
-import type { FieldValue } from './fields.ts';
 import type { ListOptions, ListResult } from './list-options.ts';
 import type { GroupVersionKind } from './schema.ts';
 
@@ -24,10 +24,16 @@ export interface SqlStoreOptions<T> {
   readonly gvk: GroupVersionKind;
   /** Default true: `metadata.namespace` is an indexed column and the default sort. */
   readonly namespaced?: boolean;
-  /** Extra indexed field paths (`spec.nodeName`, `metadata.annotations[example.com/owner]`, `spec.ports.port`). */
-  readonly fields?: readonly string[];
-  /** Computed fields, indexed like the others under their names (lasso's transform-made virtual fields). */
-  readonly computedFields?: Readonly<Record<string, (object: T) => FieldValue>>;
+  /**
+   * Extra indexed field paths (`spec.nodeName`, `metadata.annotations[example.com/owner]`, `spec.ports.port`), each
+   * a `text` column, or `{ path, type }` for an `integer`, `real` or `timestamp` one (sorted and compared as numbers).
+   */
+  readonly fields?: readonly FieldSpec[];
+  /**
+   * Computed fields, indexed like the others under their names (lasso's transform-made virtual fields): a function
+   * (`text`) or `{ compute, type }`.
+   */
+  readonly computedFields?: Readonly<Record<string, ComputedField<T>>>;
   /** Default `metaNamespaceKeyFunc`. */
   readonly keyFunc?: KeyFunc;
   readonly indexers?: Indexers<T>;

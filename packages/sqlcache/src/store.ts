@@ -11,6 +11,7 @@ import {
   noopMetricsProvider,
 } from '@lasso/core';
 import { BulkInsert } from './bulk-insert.ts';
+import type { ColumnType } from './column-types.ts';
 import type { SqlDatabase } from './database.ts';
 import type { SqlValue } from './driver.ts';
 import { createEncryptor } from './encryption.ts';
@@ -110,6 +111,7 @@ class Store<T> implements SqlStore<T> {
       labelsTable: this.#names.labels,
       namespaced,
       columns: new Map(columns.map((column, i) => [column.path, `"c${i}"`])),
+      types: new Map(columns.map((column) => [column.path, column.type])),
     };
     const encrypt =
       options.encrypt ?? (gvk.group === '' && gvk.version === 'v1' && gvk.kind === 'Secret');
@@ -136,7 +138,13 @@ class Store<T> implements SqlStore<T> {
     this.#sql = storeSql(n, columns.length);
     this.#secondaryIndexes = secondaryIndexes(n, columns.length, namespaced);
     try {
-      database.exec(createTablesSql(n, columns.length, namespaced));
+      database.exec(
+        createTablesSql(
+          n,
+          columns.map((column) => column.type),
+          namespaced,
+        ),
+      );
     } catch (error) {
       if (/already exists/.test(errorMessage(error))) {
         throw new TypeError(`createSqlStore: the tables of ${this.tableName} exist already`);
@@ -168,8 +176,11 @@ class Store<T> implements SqlStore<T> {
     this.#live();
     // Keys first (the last object of a key wins, as in a Map); rows are computed inside the transaction, so a
     // throwing key, index or field function rolls it back and the previous content stays.
+    // In resourceVersion order (steve sorts every list so): rows get ids, and so the store's order, by age of their
+    // last change, whatever order the server listed them in; of two objects of one key the newer one wins.
+    const sorted = sortByResourceVersion(list);
     const last = new Map<string, number>();
-    for (let i = 0; i < list.length; i++) last.set(this.#keyFunc(list[i] as T), i);
+    for (let i = 0; i < sorted.length; i++) last.set(this.#keyFunc(sorted[i] as T), i);
     this.#db.write((prepare) => {
       prepare(`DELETE FROM ${this.#names.indices}`).run();
       prepare(`DELETE FROM ${this.#names.labels}`).run();
@@ -180,7 +191,7 @@ class Store<T> implements SqlStore<T> {
       const rebuild = last.size >= bulkIndexThreshold ? this.#secondaryIndexes : [];
       for (const index of rebuild) prepare(`DROP INDEX ${index.name}`).run();
       const bulk = new BulkInsert(prepare, this.#names, this.indexedFields.length);
-      for (const [key, i] of last) bulk.add(key, this.#codec.encode(key, list[i] as T));
+      for (const [key, i] of last) bulk.add(key, this.#codec.encode(key, sorted[i] as T));
       bulk.finish();
       for (const index of rebuild) prepare(index.create).run();
     });
@@ -325,6 +336,7 @@ class Store<T> implements SqlStore<T> {
     return this.#db.read((prepare) => {
       const ids = prepare(query.idsSql).all(
         ...query.params,
+        ...query.sortParams,
         limit === undefined ? -1 : limit + 1,
         offset,
       );
@@ -346,6 +358,18 @@ class Store<T> implements SqlStore<T> {
         total,
         continue: more ? encodeContinue(offset + (limit as number), query.fingerprint) : undefined,
         resourceVersion: cached,
+        ...(query.summaries.length === 0
+          ? {}
+          : {
+              summary: query.summaries.map((summary) => ({
+                field: summary.field,
+                counts: Object.fromEntries(
+                  prepare(summary.sql)
+                    .all(...summary.params)
+                    .map(({ k, c }) => [summaryKey(summary.type, k as SqlValue), Number(c)]),
+                ),
+              })),
+            }),
       };
     });
   }
@@ -413,6 +437,38 @@ class Store<T> implements SqlStore<T> {
   #live(): void {
     if (this.#dropped) throw new StorageError(`the store of ${this.tableName} was dropped`);
   }
+}
+
+/**
+ * @internal `list` stably sorted by `metadata.resourceVersion`: as numbers when both are decimal, else as text (steve's
+ * fallback); `list` itself when already in order (a list from the server usually is not, a relist of one
+ * namespace's objects often is).
+ */
+export function sortByResourceVersion<T>(list: readonly T[]): readonly T[] {
+  const versions = list.map((object) => {
+    const version = (object as KubeObject)?.metadata?.resourceVersion;
+    return typeof version === 'string' ? version : '';
+  });
+  const compare = (a: string, b: string): number => {
+    if (/^\d+$/.test(a) && /^\d+$/.test(b)) {
+      if (a.length !== b.length) return a.length - b.length;
+    }
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+  let ordered = true;
+  for (let i = 1; i < versions.length && ordered; i++) {
+    if (compare(versions[i - 1] as string, versions[i] as string) > 0) ordered = false;
+  }
+  if (ordered) return list;
+  const order = versions.map((_, i) => i);
+  order.sort((a, b) => compare(versions[a] as string, versions[b] as string) || a - b);
+  return order.map((i) => list[i] as T);
+}
+
+/** The text of a summarised value: a timestamp column's milliseconds as RFC 3339, a number as its text. */
+function summaryKey(type: ColumnType, value: SqlValue): string {
+  if (type === 'timestamp' && typeof value === 'number') return new Date(value).toISOString();
+  return String(value);
 }
 
 /** True when `a` is a newer resourceVersion than `b` (decimal strings; anything else is never newer). */
