@@ -2,7 +2,15 @@
 // implementation is controller.ts).
 import type { SharedIndexInformer } from '@lasso/cache';
 import type { KubeObjectLike } from '@lasso/client';
-import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@lasso/core';
+import {
+  type Clock,
+  checkTracerProvider,
+  type Lifecycle,
+  type Logger,
+  type MetricsProvider,
+  type StopResult,
+  type TracerProvider,
+} from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { PredicateEvent } from './predicates.ts';
 import type { ReconcileContext } from './reconcile-context.ts';
@@ -76,6 +84,47 @@ export interface Controller<T extends KubeObjectLike> extends Lifecycle {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/**
+ * Judges a key of a {@link HandOffController}: `object` is its cached object, or the last state its delete event
+ * carried (tracked only with the `admit` option), or undefined when neither is known.
+ */
+export type KeyPredicate<T> = (key: string, object: T | undefined) => boolean;
+
+/**
+ * The controller {@link createController} returns: a {@link Controller} whose keys can be handed to another
+ * replica (a sharded controller's hand-off): queued keys dropped, in-flight reconciles cancelled.
+ */
+export interface HandOffController<T extends KubeObjectLike> extends Controller<T> {
+  /**
+   * Remove the queued keys `predicate` accepts, delayed and rate-limited ones included, and forget their
+   * backoff; a key being reconciled loses a pending re-add. Returns how many keys it dropped. Keys added later
+   * are queued as usual: pair it with the `admit` option to keep them out.
+   *
+   * @example
+   * ```ts
+   * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+   * declare const controller: HandOffController<ConfigMap>;
+   * const dropped = controller.dropQueued((key) => key.startsWith('team-a/'));
+   * ```
+   */
+  dropQueued(predicate: KeyPredicate<T>): number;
+  /**
+   * Abort the `context.signal` of every reconcile in flight whose key `predicate` accepts, with `reason`, and
+   * resolve with how many once each of them has returned (however long a handler that ignores its signal
+   * takes: an error is logged once `gracefulShutdownTimeoutMs` passed). A cancelled key is not retried here
+   * and its backoff is forgotten, whether the handler failed or not.
+   *
+   * @example
+   * ```ts
+   * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+   * declare const controller: HandOffController<ConfigMap>;
+   * const moved = new Error('moved to another replica');
+   * await controller.cancelReconciles((key) => key.startsWith('team-a/'), moved);
+   * ```
+   */
+  cancelReconciles(predicate: KeyPredicate<T>, reason: unknown): Promise<number>;
+}
+
 /** Options of {@link createController} (lasso `controller.Options` plus lasso's injected services). */
 export interface ControllerOptions {
   /**
@@ -99,6 +148,20 @@ export interface ControllerOptions {
    * from `@lasso/core` (30 000, controller-runtime's).
    */
   gracefulShutdownTimeoutMs?: number | undefined;
+  /**
+   * Decides, as each key is taken from the queue, whether this controller reconciles it now (a sharded
+   * controller: does this replica own it). Called with the cached object, or the last state of an object whose
+   * delete event arrived; a key with neither (another replica's object, or one never seen) is not reconciled
+   * and `admit` is not called. A key refused leaves the queue without a retry and with its backoff
+   * forgotten; an `admit` that throws is logged and the key retried through the rate limiter. Default: every
+   * key is reconciled.
+   */
+  admit?: ((key: string, object: KubeObjectLike) => boolean) | undefined;
+  /**
+   * An extra signal every reconcile's `context.signal` follows (a fence: a sharded replica's renew deadline),
+   * or a function read as each reconcile starts, for a fence re-armed with a new signal. Default none.
+   */
+  fence?: AbortSignal | (() => AbortSignal | undefined) | undefined;
   /** Time source of the queue, its delays, the reconcile timeout and the shutdown bound. Default `systemClock`. */
   clock?: Clock | undefined;
   /** Where failures and lifecycle events are logged. */
@@ -108,6 +171,13 @@ export interface ControllerOptions {
    * `lasso_controller_reconcile_timeouts_total{controller_name}`.
    */
   metrics?: MetricsProvider | undefined;
+  /**
+   * Where the span of each reconcile goes (`reconcile <name>`, attributes `lasso.controller`, `lasso.kind`,
+   * `lasso.key`, `lasso.retries`, `lasso.outcome`); a request made with the reconcile's `signal` is its child.
+   * Default: the global provider of `@opentelemetry/api` when that optional peer dependency is installed;
+   * without it no span is made and the handler runs unwrapped.
+   */
+  tracerProvider?: TracerProvider | undefined;
 }
 
 /**
@@ -139,7 +209,17 @@ export function checkControllerOptions(options: ControllerOptions, name: string)
     );
   }
   checkDuration(options.reconcileTimeoutMs, 'reconcileTimeoutMs', name, 'timeout');
+  if (options.admit !== undefined && typeof options.admit !== 'function') {
+    throw new TypeError(`createController(${name}): admit must be a function`);
+  }
+  const fence = options.fence;
+  if (fence !== undefined && typeof fence !== 'function' && !(fence instanceof AbortSignal)) {
+    throw new TypeError(
+      `createController(${name}): fence must be an AbortSignal or a function returning one`,
+    );
+  }
   checkDuration(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs', name, 'bound');
+  checkTracerProvider(options.tracerProvider, `createController(${name}): tracerProvider`);
 }
 
 // A timeout is a finite number > 0; a bound is a number >= 0, `Infinity` meaning "wait as long as it takes".

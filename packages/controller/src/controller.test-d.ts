@@ -6,7 +6,7 @@ import type { Logger, StopResult } from '@lasso/core';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { describe, expectTypeOf, it } from 'vitest';
 import { createController } from './controller.ts';
-import type { Controller, Handler } from './controller-types.ts';
+import type { Controller, Handler, HandOffController } from './controller-types.ts';
 import type { LabelSelectorInput } from './label-selector.ts';
 import {
   generationChangedPredicate,
@@ -38,7 +38,8 @@ describe('Handler', () => {
       expectTypeOf(key).toEqualTypeOf<string>();
       expectTypeOf(configMap).toEqualTypeOf<ConfigMapObject | undefined>();
     });
-    expectTypeOf(controller).toEqualTypeOf<Controller<ConfigMapObject>>();
+    expectTypeOf(controller).toEqualTypeOf<HandOffController<ConfigMapObject>>();
+    expectTypeOf(controller).toMatchTypeOf<Controller<ConfigMapObject>>();
     createController('c', informer, undefined, async (_key, _configMap, context) => {
       expectTypeOf(context).toEqualTypeOf<ReconcileContext>();
     });

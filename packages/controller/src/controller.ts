@@ -33,12 +33,13 @@ import {
   type RateLimitingQueue,
 } from '@lasso/workqueue';
 import {
-  type Controller,
   type ControllerOptions,
   checkControllerOptions,
   type EventFilter,
   type FilterableController,
   type Handler,
+  type HandOffController,
+  type KeyPredicate,
   type StartCacheFunc,
   setEventFilter,
 } from './controller-types.ts';
@@ -46,6 +47,7 @@ import { isConflictError, isIgnoreError, retryAfterDelay, stackOf } from './erro
 import type { PredicateEvent } from './predicates.ts';
 import { QueueTaker, wakeUp } from './queue-taker.ts';
 import { LazyReconcileContext } from './reconcile-context.ts';
+import { traceHandler } from './reconcile-tracing.ts';
 import { isStopCancellation } from './stop-cancellation.ts';
 import { isThenable } from './thenable.ts';
 
@@ -64,6 +66,9 @@ interface Run {
   /** By worker: the key it is reconciling (undefined when idle) and when it started (monotonic ms). */
   readonly inFlight: Array<string | undefined>;
   readonly startedAt: number[];
+  /** By worker: the context of its reconcile and, for a handler that returned a promise, its settling. */
+  readonly contexts: Array<LazyReconcileContext | undefined>;
+  readonly settling: Array<Promise<void> | undefined>;
   /** Settles when the last worker returned. */
   readonly done: Promise<void>;
   /** Settles with the stop's outcome once the stop finished or its bound passed. */
@@ -78,7 +83,9 @@ function resourceVersionOf(object: unknown): unknown {
   return (object as KubeObjectLike | undefined)?.metadata?.resourceVersion;
 }
 
-class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T> {
+class ControllerImpl<T extends KubeObjectLike>
+  implements FilterableController<T>, HandOffController<T>
+{
   readonly name: string;
   readonly #informer: SharedIndexInformer<T>;
   readonly #startCache: StartCacheFunc;
@@ -94,6 +101,13 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
   readonly #queue: RateLimitingQueue<string>;
   readonly #taker: QueueTaker;
   readonly #registration: EventHandlerRegistration;
+  readonly #admit: ControllerOptions['admit'];
+  readonly #fence: (() => AbortSignal | undefined) | undefined;
+  // With `admit`: the last state of each key whose delete event arrived since it was last reconciled, so a key
+  // without a cached object is reconciled only when its deletion was seen here (not another replica's object).
+  readonly #deleted = new Map<string, T>();
+  // Keys whose reconcile cancelReconciles aborted: not requeued when it ends.
+  readonly #revoked = new Set<string>();
   // Aborted by close(): stops an informer this controller runs itself.
   readonly #closing = new AbortController();
   #eventFilter: EventFilter<T> | undefined;
@@ -139,6 +153,15 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       logger: this.#logger,
     });
     this.#taker = new QueueTaker(this.#queue);
+    this.#handler = traceHandler(handler, options.tracerProvider, {
+      controller: name,
+      kind: informer.name,
+      retries: (key) => this.#queue.numRequeues(key),
+    });
+    this.#admit = options.admit;
+    const fence = options.fence;
+    this.#fence = fence instanceof AbortSignal ? () => fence : fence;
+    const tracking = this.#admit !== undefined;
     const syncOnlyChanged = options.syncOnlyChangedObjects === true;
     // The predicate event is built only when a filter may refuse it (a handler has predicates).
     this.#registration = informer.addEventHandler(
@@ -146,6 +169,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
         onAdd: (object) => {
           const key = this.#keyOf(object);
           if (key === undefined) return;
+          if (tracking) this.#deleted.delete(key);
           if (this.#filtering() && !this.#accepts({ type: 'create', object })) return;
           this.#queue.add(key);
         },
@@ -153,6 +177,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
           if (syncOnlyChanged && resourceVersionOf(oldObject) === resourceVersionOf(object)) return;
           const key = this.#keyOf(object);
           if (key === undefined) return;
+          if (tracking) this.#deleted.delete(key);
           if (this.#filtering() && !this.#accepts({ type: 'update', object, oldObject })) return;
           this.#queue.add(key);
         },
@@ -163,12 +188,15 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
               object: object.object,
               finalStateUnknown: true,
             } as const;
+            if (tracking && object.object !== undefined)
+              this.#deleted.set(object.key, object.object);
             if (this.#filtering() && !this.#accepts(event)) return;
             this.#queue.add(object.key);
             return;
           }
           const key = this.#keyOf(object);
           if (key === undefined) return;
+          if (tracking) this.#deleted.set(key, object);
           if (
             this.#filtering() &&
             !this.#accepts({ type: 'delete', object, finalStateUnknown: false })
@@ -206,6 +234,63 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
 
   informer(): SharedIndexInformer<T> {
     return this.#informer;
+  }
+
+  dropQueued(predicate: KeyPredicate<T>): number {
+    if (typeof predicate !== 'function') {
+      throw new TypeError(`controller ${this.name}: dropQueued predicate must be a function`);
+    }
+    const dropped = new Set<string>();
+    this.#queue.drop((key) => {
+      if (this.#taker.isWakeUp(key) || !predicate(key, this.#stateOf(key))) return false;
+      dropped.add(key);
+      return true;
+    });
+    for (const key of dropped) {
+      this.#queue.forget(key);
+      this.#deleted.delete(key);
+    }
+    if (dropped.size > 0) this.#logger.debug('dropped queued keys', { dropped: dropped.size });
+    return dropped.size;
+  }
+
+  async cancelReconciles(predicate: KeyPredicate<T>, reason: unknown): Promise<number> {
+    if (typeof predicate !== 'function') {
+      throw new TypeError(`controller ${this.name}: cancelReconciles predicate must be a function`);
+    }
+    const run = this.#run;
+    if (run === undefined) return 0;
+    const waits: Array<Promise<void>> = [];
+    const keys: string[] = [];
+    run.inFlight.forEach((key, slot) => {
+      const settling = run.settling[slot];
+      if (key === undefined || settling === undefined) return;
+      if (!predicate(key, this.#stateOf(key))) return;
+      this.#revoked.add(key);
+      keys.push(key);
+      waits.push(settling);
+      run.contexts[slot]?.abort(reason);
+    });
+    if (waits.length === 0) return 0;
+    this.#logger.info('cancelling reconciles', { keys, reason: errorMessage(reason) });
+    // A handler that ignores its signal holds the caller (a hand-off) until it returns: said loudly, once.
+    const bound = this.#gracefulShutdownTimeoutMs;
+    const warning = Number.isFinite(bound)
+      ? this.#clock.schedule(bound, () => {
+          const still = run.inFlight.filter((key) => key !== undefined && keys.includes(key));
+          if (still.length === 0) return;
+          this.#logger.error('cancelled reconciles still running, holding the hand-off', {
+            keys: still,
+            gracefulShutdownTimeoutMs: bound,
+          });
+        })
+      : undefined;
+    try {
+      await Promise.all(waits);
+    } finally {
+      warning?.cancel();
+    }
+    return waits.length;
   }
 
   isRunning(): boolean {
@@ -312,6 +397,8 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       stopping: false,
       inFlight: new Array<string | undefined>(workers).fill(undefined),
       startedAt: new Array<number>(workers).fill(0),
+      contexts: new Array<LazyReconcileContext | undefined>(workers).fill(undefined),
+      settling: new Array<Promise<void> | undefined>(workers).fill(undefined),
       done: new Promise<void>((resolve) => {
         finish = resolve;
       }),
@@ -419,8 +506,11 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
       run.startedAt[slot] = this.#clock.monotonic();
       try {
         // Awaited only when the handler returned a promise.
-        const processing = this.#process(run, key);
-        if (processing !== undefined) await processing;
+        const processing = this.#process(run, key, slot);
+        if (processing !== undefined) {
+          run.settling[slot] = processing;
+          await processing;
+        }
       } catch (error) {
         // #process handles every handler outcome; this is a broken rate limiter, and the worker must survive it.
         this.#logger.error('controller worker failed', {
@@ -430,20 +520,24 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
         });
       } finally {
         run.inFlight[slot] = undefined;
+        run.contexts[slot] = undefined;
+        run.settling[slot] = undefined;
         this.#queue.done(key);
       }
     }
   }
 
   // One reconcile of `key`: synchronous while the handler returns a plain value, a promise when it returns one.
-  #process(run: Run, key: string): Promise<void> | undefined {
-    const context = new LazyReconcileContext(key, this.#logger, run.stop.signal);
+  #process(run: Run, key: string, slot: number): Promise<void> | undefined {
+    const object = this.#informer.getStore().getByKey(key) as T | undefined;
+    if (this.#admit !== undefined && !this.#admitted(key, object)) return undefined;
+    const context = new LazyReconcileContext(key, this.#logger, run.stop.signal, this.#fence?.());
+    run.contexts[slot] = context;
     const timeoutMs = this.#reconcileTimeoutMs;
     const timer =
       timeoutMs === undefined ? undefined : this.#scheduleTimeout(context, key, timeoutMs);
     let result: void | Promise<void>;
     try {
-      const object = this.#informer.getStore().getByKey(key);
       result = this.#handler(key, object, context);
     } catch (error) {
       timer?.cancel();
@@ -483,7 +577,7 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     return this.#clock.schedule(timeoutMs, () => {
       this.#timeouts?.inc();
       this.#logger.warn('reconcile timed out', { key, timeoutMs });
-      context.timeOut(
+      context.abort(
         new TimeoutError(
           `controller ${this.name}: reconcile of '${key}' timed out after ${timeoutMs} ms`,
           timeoutMs,
@@ -492,10 +586,56 @@ class ControllerImpl<T extends KubeObjectLike> implements FilterableController<T
     });
   }
 
+  // Whether `admit` lets this replica reconcile `key` now; a key refused leaves the queue without a retry.
+  #admitted(key: string, object: T | undefined): boolean {
+    const state = object ?? this.#deleted.get(key);
+    let admitted = false;
+    if (state !== undefined) {
+      try {
+        admitted = (this.#admit as NonNullable<ControllerOptions['admit']>)(key, state);
+      } catch (error) {
+        // A broken admit must not lose the key: retried like a failed reconcile.
+        this.#logger.error(`admit of '${key}' failed, requeuing`, {
+          key,
+          error: errorMessage(error),
+          stack: stackOf(error),
+        });
+        this.#queue.addRateLimited(key);
+        return false;
+      }
+    }
+    if (!admitted) {
+      this.#queue.forget(key);
+      this.#deleted.delete(key);
+      this.#logger.debug(`skipping '${key}': not admitted here`, { key });
+    }
+    return admitted;
+  }
+
+  // The cached object of `key`, or the last state its delete event carried (tracked with `admit`).
+  #stateOf(key: string): T | undefined {
+    return (this.#informer.getStore().getByKey(key) as T | undefined) ?? this.#deleted.get(key);
+  }
+
   // Forget the key's backoff after a success (or an ignored error), requeue it after a failure.
   #afterReconcile(run: Run, key: string, failed: boolean, error: unknown): void {
+    if (this.#revoked.delete(key)) {
+      // Cancelled because the key moved away: its new owner reconciles it; nothing is retried here.
+      this.#queue.forget(key);
+      this.#deleted.delete(key);
+      if (failed) {
+        this.#logger.info(`reconcile of '${key}' cancelled: the key moved away`, {
+          key,
+          error: errorMessage(error),
+        });
+      }
+      return;
+    }
     if (!failed || isIgnoreError(error)) {
       this.#queue.forget(key);
+      if (this.#admit !== undefined && this.#informer.getStore().getByKey(key) === undefined) {
+        this.#deleted.delete(key);
+      }
       return;
     }
     if (run.stopping && isStopCancellation(error, run.stop.signal.reason)) {
@@ -562,7 +702,7 @@ export function createController<T extends KubeObjectLike>(
   startCache: StartCacheFunc | undefined,
   handler: Handler<T>,
   options: ControllerOptions = {},
-): Controller<T> {
+): HandOffController<T> {
   if (typeof name !== 'string') {
     throw new TypeError(`createController: name must be a string, got ${typeof name}`);
   }

@@ -2,7 +2,14 @@
 // the helpers an operator author expects.
 export { type ApplyClient, type ApplyObjectOptions, applyObject } from './apply.ts';
 export { createController } from './controller.ts';
-export type { Controller, ControllerOptions, Handler, StartCacheFunc } from './controller-types.ts';
+export type {
+  Controller,
+  ControllerOptions,
+  Handler,
+  HandOffController,
+  KeyPredicate,
+  StartCacheFunc,
+} from './controller-types.ts';
 export {
   type CreateOrUpdateClient,
   type CreateOrUpdateLister,

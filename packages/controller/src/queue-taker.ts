@@ -58,6 +58,11 @@ export class QueueTaker {
     return key;
   }
 
+  /** Whether `item` is one of the wake-up items (never a key: it must not be dropped from the queue). */
+  isWakeUp(item: string): boolean {
+    return this.#wakeUps.has(item);
+  }
+
   /** Wake every worker waiting in a `get`, so those that are stopping return. */
   wake(): void {
     for (let index = 0; index < this.#waiting; index++) {

@@ -25,8 +25,8 @@ describe('LazyReconcileContext', () => {
     const signal = before.signal;
     const after = new LazyReconcileContext('ns/b', createTestLogger(), run.signal);
     const timeout = new Error('timed out');
-    before.timeOut(timeout);
-    after.timeOut(timeout);
+    before.abort(timeout);
+    after.abort(timeout);
     expect(signal.reason).toBe(timeout);
     expect(after.signal.reason).toBe(timeout);
     run.abort(new Error('later stop'));

@@ -43,18 +43,29 @@ const neverAborted = new AbortController().signal;
 export class LazyReconcileContext implements ReconcileContext {
   readonly key: string;
   readonly #stop: AbortSignal;
+  readonly #fence: AbortSignal | undefined;
   readonly #parent: Logger;
   #logger: Logger | undefined;
   #controller: AbortController | undefined;
   #onStop: (() => void) | undefined;
-  #timedOut: { reason: unknown } | undefined;
+  #onFence: (() => void) | undefined;
+  #aborted: { reason: unknown } | undefined;
   #finished = false;
 
-  /** `stop` is the run's signal (never aborting when omitted); `finish()` unlinks from it. */
-  constructor(key: string, parent: Logger, stop: AbortSignal = neverAborted) {
+  /**
+   * `stop` is the run's signal (never aborting when omitted), `fence` an extra one the signal follows too (a
+   * sharded replica's renew deadline); `finish()` unlinks from both.
+   */
+  constructor(
+    key: string,
+    parent: Logger,
+    stop: AbortSignal = neverAborted,
+    fence: AbortSignal | undefined = undefined,
+  ) {
     this.key = key;
     this.#parent = parent;
     this.#stop = stop;
+    this.#fence = fence;
   }
 
   get signal(): AbortSignal {
@@ -62,11 +73,17 @@ export class LazyReconcileContext implements ReconcileContext {
     const controller = new AbortController();
     this.#controller = controller;
     const stop = this.#stop;
-    if (this.#timedOut !== undefined) controller.abort(this.#timedOut.reason);
+    const fence = this.#fence;
+    if (this.#aborted !== undefined) controller.abort(this.#aborted.reason);
     else if (stop.aborted) controller.abort(stop.reason);
+    else if (fence?.aborted === true) controller.abort(fence.reason);
     else if (!this.#finished) {
       this.#onStop = () => controller.abort(stop.reason);
       stop.addEventListener('abort', this.#onStop, { once: true });
+      if (fence !== undefined) {
+        this.#onFence = () => controller.abort(fence.reason);
+        fence.addEventListener('abort', this.#onFence, { once: true });
+      }
     }
     return controller.signal;
   }
@@ -76,16 +93,18 @@ export class LazyReconcileContext implements ReconcileContext {
     return this.#logger;
   }
 
-  /** Abort the signal with `reason` (the reconcile timed out). */
-  timeOut(reason: unknown): void {
-    this.#timedOut ??= { reason };
+  /** Abort the signal with `reason` (the reconcile timed out, or its key moved to another replica). */
+  abort(reason: unknown): void {
+    this.#aborted ??= { reason };
     this.#controller?.abort(reason);
   }
 
-  /** The reconcile ended: stop listening to the run's signal. */
+  /** The reconcile ended: stop listening to the run's signal and the fence. */
   finish(): void {
     this.#finished = true;
     if (this.#onStop !== undefined) this.#stop.removeEventListener('abort', this.#onStop);
+    if (this.#onFence !== undefined) this.#fence?.removeEventListener('abort', this.#onFence);
     this.#onStop = undefined;
+    this.#onFence = undefined;
   }
 }
