@@ -10,6 +10,8 @@ export default defineConfig({
     'consumer-process': 'src/consumer-process.ts',
     'replica-process': 'src/replica-process.ts',
     'outage-process': 'src/outage-process.ts',
+    'shard-replica-process': 'src/shard-replica-process.ts',
+    'shard-writer-process': 'src/shard-writer-process.ts',
   },
   format: ['esm'],
   sourcemap: true,

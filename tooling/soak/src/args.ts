@@ -27,12 +27,16 @@ export interface SoakOptions {
    * 180 s or more, else a sixth of `durationS` (5 s for the CI's 30 s run).
    */
   outageS: number;
+  /** Run the sharded soak (issue 32) after the others. */
+  sharded: boolean;
+  /** Replica processes the sharded soak starts with (it keeps 3..5 running). */
+  replicas: number;
   verbose: boolean;
 }
 
 const usage = `usage: soak [--duration S] [--seed N] [--writers N] [--rate N] [--namespaces N] [--cap N]
             [--converge-within S] [--quiet-timeout S] [--heap-bound MiB] [--outage S] [--no-leader] [--leader-only]
-            [--verbose]
+            [--sharded] [--sharded-only] [--replicas N] [--verbose]
 The seed also comes from LASSO_SOAK_SEED.`;
 
 /** Parse `argv` (a bare `--` from `pnpm test:soak -- ...` is skipped); throws a RangeError with the usage. */
@@ -51,6 +55,8 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
     leader: true,
     informers: true,
     outageS: -1,
+    sharded: false,
+    replicas: 3,
     verbose: false,
   };
   const numbers: Record<string, keyof SoakOptions> = {
@@ -64,13 +70,19 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
     '--quiet-timeout': 'quietTimeoutS',
     '--heap-bound': 'heapBoundMiB',
     '--outage': 'outageS',
+    '--replicas': 'replicas',
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--') continue;
     if (arg === '--no-leader') options.leader = false;
     else if (arg === '--leader-only') options.informers = false;
-    else if (arg === '--verbose') options.verbose = true;
+    else if (arg === '--sharded') options.sharded = true;
+    else if (arg === '--sharded-only') {
+      options.sharded = true;
+      options.informers = false;
+      options.leader = false;
+    } else if (arg === '--verbose') options.verbose = true;
     else if (arg === '--help') throw new RangeError(usage);
     else {
       const [flag, inline] = arg.split('=', 2) as [string, string | undefined];
@@ -92,6 +104,9 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv = {}):
   }
   if (options.writers < 1 || options.namespaces < 1 || options.rate <= 0 || options.cap < 1) {
     throw new RangeError(`--writers, --namespaces, --rate and --cap must be > 0\n${usage}`);
+  }
+  if (!Number.isInteger(options.replicas) || options.replicas < 3 || options.replicas > 5) {
+    throw new RangeError(`--replicas must be 3, 4 or 5, got ${options.replicas}\n${usage}`);
   }
   return options;
 }

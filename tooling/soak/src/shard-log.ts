@@ -395,23 +395,14 @@ export class ShardLogChecker {
     for (const key of this.#byKey.keys()) this.#checkKey(key, true, now);
     this.#dirty.clear();
     const cut = { frozen: 0, wake: 0, died: 0 };
-    const lastSeen = new Map<string, string | null>();
-    for (const [key, calls] of this.#byKey) {
-      let last: ShardReconcile | undefined;
+    for (const calls of this.#byKey.values()) {
       for (const call of calls) {
         const span = this.actingSpan(call, now);
         if (span?.cut !== undefined) cut[span.cut]++;
-        if (call.end === undefined || call.aborted || span === undefined || span.cut !== undefined)
-          continue;
-        if (last === undefined || call.start > last.start) last = call;
       }
-      if (last !== undefined) lastSeen.set(key, last.rv);
     }
-    const lost: ShardFinalResult['lost'] = [];
-    for (const [key, final] of finalState) {
-      const last = lastSeen.get(key);
-      if (last !== final) lost.push({ key, final, last });
-    }
+    const lastSeen = this.#lastSeen(now);
+    const lost = this.mismatches(finalState, now);
     let deletionsSeen = 0;
     let deletionsUnseen = 0;
     for (const [key, last] of lastSeen) {
@@ -427,6 +418,43 @@ export class ShardLogChecker {
       cut,
       ...this.#ownership(now),
     };
+  }
+
+  /**
+   * Keys of `finalState` (key -> resourceVersion of every object that exists) whose last completed, unaborted
+   * call (counted whole) did not see that resourceVersion, or that no call handled.
+   */
+  mismatches(
+    finalState: ReadonlyMap<string, string>,
+    now = Number.POSITIVE_INFINITY,
+  ): ShardFinalResult['lost'] {
+    const lastSeen = this.#lastSeen(now);
+    const lost: ShardFinalResult['lost'] = [];
+    for (const [key, final] of finalState) {
+      const last = lastSeen.get(key);
+      if (last !== final) lost.push({ key, final, last });
+    }
+    return lost;
+  }
+
+  #lastSeen(now: number): Map<string, string | null> {
+    const lastSeen = new Map<string, string | null>();
+    for (const [key, calls] of this.#byKey) {
+      let last: ShardReconcile | undefined;
+      for (const call of calls) {
+        if (call.end === undefined || call.aborted) continue;
+        const span = this.actingSpan(call, now);
+        if (span === undefined || span.cut !== undefined) continue;
+        if (last === undefined || call.start > last.start) last = call;
+      }
+      if (last !== undefined) lastSeen.set(key, last.rv);
+    }
+    return lastSeen;
+  }
+
+  /** Ranges not owned by exactly one live replica at `now`, by the logs so far. */
+  rangesWithoutOneOwner(now: number): ShardFinalResult['rangesBadAtEnd'] {
+    return this.#ownership(now).rangesBadAtEnd;
   }
 
   /** Per replica, the spans during which its own log's owned set held (ended by a kill, stop or exit). */

@@ -1,4 +1,5 @@
-// `pnpm test:soak`: the informer soak, then the leader-election soak, against one built-in API server process.
+// `pnpm test:soak`: the informer soak, then the leader-election soak, then (with --sharded) the sharded soak,
+// against one built-in API server process.
 // Prints the seed first (replay with --seed or LASSO_SOAK_SEED), the numbers, one PASS/FAIL line per check and
 // finally `soak: N passed, N failed`; exits non-zero when a check failed. See README.md.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { outageNamespace, runOutageSoak } from './outage-soak.ts';
 import { seededRandom } from './random.ts';
 import { Report } from './report.ts';
 import type { ServerMessage } from './server-process.ts';
+import { runShardSoak, shardNamespaces, shardRingNamespace } from './shard-soak.ts';
 
 const leaderNamespace = 'soak-leader';
 
@@ -28,7 +30,21 @@ async function main(): Promise<number> {
     `soak: seed ${options.seed} (replay: pnpm test:soak -- --seed ${options.seed} --duration ${options.durationS}), ${options.writers} writers at ${options.rate} writes/s over ${options.namespaces} namespaces`,
   );
   // The watchdog: a soak that hangs (a child that never answers) fails instead of holding test:all forever.
-  const deadlineMs = (options.durationS + options.quietTimeoutS + options.outageS + 300) * 1000;
+  const deadlineMs =
+    ((options.informers ? options.durationS + options.quietTimeoutS + options.outageS : 0) +
+      (options.sharded ? options.durationS + options.quietTimeoutS : 0) +
+      300) *
+    1000;
+  // Every exit path kills the children still running (a SIGSTOPped replica included: SIGKILL ends it too).
+  process.once('exit', () => {
+    for (const child of forkedChildren) child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const child of forkedChildren) child.kill('SIGKILL');
+      process.exit(130);
+    });
+  }
   setTimeout(() => {
     report.check(
       `the soak finished within ${deadlineMs / 1000} s`,
@@ -51,7 +67,13 @@ async function main(): Promise<number> {
       namespaced: false,
       rest: transport,
     });
-    for (const name of [...soakNamespaces(options.namespaces), leaderNamespace, outageNamespace]) {
+    for (const name of [
+      ...soakNamespaces(options.namespaces),
+      leaderNamespace,
+      outageNamespace,
+      ...shardNamespaces,
+      shardRingNamespace,
+    ]) {
       await namespaces.create(undefined, {
         apiVersion: 'v1',
         kind: 'Namespace',
@@ -64,6 +86,7 @@ async function main(): Promise<number> {
       await runOutageSoak(options, server, kubeconfigPath, report);
     if (options.leader)
       await runLeaderSoak(random, kubeconfigPath, directory, leaderNamespace, report);
+    if (options.sharded) await runShardSoak(options, random, kubeconfigPath, directory, report);
   } catch (error) {
     report.check('the soak ran to the end', false, String((error as Error)?.stack ?? error));
   } finally {
