@@ -7,6 +7,11 @@ declare module '@lasso/core' {
     LASSO_SQLCACHE_INVALID_QUERY: true;
     /** A list asked for a resourceVersion newer than the cache reflects; retry once the cache caught up. */
     LASSO_SQLCACHE_RESOURCE_VERSION_TOO_NEW: true;
+    /**
+     * A watch of the SQL cache asked for a resourceVersion older than the kind's event history keeps, or fell
+     * behind it, or the kind relisted under it: the 410 Expired of the cache; list again and watch from that list.
+     */
+    LASSO_SQLCACHE_RESOURCE_VERSION_TOO_OLD: true;
     /** A stored object could not be decrypted (unknown key id, wrong key, tampered bytes). */
     LASSO_SQLCACHE_DECRYPT_FAILED: true;
     /** SQLite failed (busy past its bound, disk full, closed database); the transaction was rolled back. */
@@ -63,6 +68,43 @@ export class ResourceVersionTooNewError extends LassoError {
     );
     this.requestedResourceVersion = requested;
     this.cacheResourceVersion = cached;
+  }
+}
+
+/**
+ * A watch of the SQL cache cannot be served from its event history (steve's `ErrTooOld`, Kubernetes' 410
+ * Expired): the resourceVersion asked for is older than the oldest event kept, the watcher fell more than the
+ * history's size behind, or the kind was relisted or rebuilt after the watch began. `status` is 410 and `reason`
+ * `'Expired'` so code written for the API server's answer reads it alike; list again and watch from the list's
+ * resourceVersion.
+ *
+ * @example
+ * ```ts
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
+ * store.replace([], '100');
+ * try {
+ *   store.watch({ resourceVersion: '10' });
+ * } catch (error) {
+ *   if (error instanceof ResourceVersionTooOldError) console.warn('relist, then watch from', error.oldestResourceVersion);
+ * }
+ * ```
+ */
+export class ResourceVersionTooOldError extends LassoError {
+  /** The HTTP status the API server answers for the same condition. */
+  readonly status = 410;
+  /** The `metav1.Status` reason the API server gives. */
+  readonly reason = 'Expired';
+  /** The resourceVersion the watch asked for or had reached. */
+  readonly requestedResourceVersion: string;
+  /** The oldest resourceVersion a watch can start from now (`''` when the history is complete). */
+  readonly oldestResourceVersion: string;
+  constructor(requested: string, oldest: string, why: string) {
+    super(
+      'LASSO_SQLCACHE_RESOURCE_VERSION_TOO_OLD',
+      `resourceVersion ${requested || '(none)'} is too old: ${why}`,
+    );
+    this.requestedResourceVersion = requested;
+    this.oldestResourceVersion = oldest;
   }
 }
 

@@ -26,6 +26,7 @@ export {
   DecryptionError,
   InvalidQueryError,
   ResourceVersionTooNewError,
+  ResourceVersionTooOldError,
   StorageError,
 } from './errors.ts';
 export { createSqlCacheFactory } from './factory.ts';
@@ -56,3 +57,9 @@ export type {
 export type { GroupVersionKind } from './schema.ts';
 export { createSqlStore } from './store.ts';
 export type { SqlStore, SqlStoreOptions, SqlStoreReader } from './store-api.ts';
+export type {
+  SqlWatchEvent,
+  SqlWatchEventType,
+  SqlWatchOptions,
+  WatchHistoryOptions,
+} from './watch-history.ts';

@@ -5,6 +5,7 @@ import type { KubeObjectLike, WatchEvent } from '@lasso/client';
 import { anySignal } from '@lasso/core';
 import type { ListOptions } from './list-options.ts';
 import type { SqlStore, SqlStoreReader } from './store-api.ts';
+import type { SqlWatchOptions } from './watch-history.ts';
 
 /** `metadata.managedFields` dropped, then the caller's transform. */
 export function leanTransform<T extends KubeObjectLike>(
@@ -72,5 +73,6 @@ export function readerOf<T>(store: SqlStore<T>): SqlStoreReader<T> {
     getIndexers: () => store.getIndexers(),
     listByOptions: (options?: ListOptions) => store.listByOptions(options),
     resourceVersion: () => store.resourceVersion(),
+    watch: (options?: SqlWatchOptions) => store.watch(options),
   });
 }

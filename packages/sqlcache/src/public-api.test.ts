@@ -8,6 +8,7 @@ describe('public API', () => {
         "DecryptionError",
         "InvalidQueryError",
         "ResourceVersionTooNewError",
+        "ResourceVersionTooOldError",
         "StorageError",
         "betterSqlite3Driver",
         "canonicalFieldPath",

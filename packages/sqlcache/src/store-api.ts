@@ -1,10 +1,11 @@
 // The public shapes of a SQL store: its options, its read side and the full store (an Indexer over SQLite).
 import type { Indexer, IndexerReader, Indexers, KeyFunc } from '@lasso/cache';
-import type { Logger, MetricsProvider } from '@lasso/core';
+import type { Clock, Logger, MetricsProvider } from '@lasso/core';
 import type { ComputedField, FieldSpec } from './column-types.ts';
 import type { Encryptor } from './encryption.ts';
 import type { ListOptions, ListResult } from './list-options.ts';
 import type { GroupVersionKind } from './schema.ts';
+import type { SqlWatchEvent, SqlWatchOptions, WatchHistoryOptions } from './watch-history.ts';
 
 /**
  * Options of {@link createSqlStore}.
@@ -41,6 +42,10 @@ export interface SqlStoreOptions<T> {
   readonly encrypt?: boolean;
   /** The encryptor of encrypted kinds (share one per database). Default: a new one. */
   readonly encryptor?: Encryptor;
+  /** The bound of the kind's event history, which `watch` replays from: default 1,000 events, no age bound. */
+  readonly watchHistory?: WatchHistoryOptions;
+  /** Times the events of the history for its age bound. Default `systemClock`. */
+  readonly clock?: Clock;
   readonly logger?: Logger;
   readonly metrics?: MetricsProvider;
 }
@@ -70,6 +75,14 @@ export interface SqlStoreReader<T> extends IndexerReader<T> {
   listByOptions(options?: ListOptions): ListResult<T>;
   /** The newest resourceVersion stored (from `replace` and the objects' own); `''` before any. */
   resourceVersion(): string;
+  /**
+   * The committed writes after `options.resourceVersion` (a list's; omitted = from now), then every new one, as
+   * `ADDED`/`MODIFIED`/`DELETED` events, each object a fresh copy (steve's `Watch`). The iteration completes
+   * when `options.signal` aborts or the store is dropped. Throws `ResourceVersionTooOldError` (410) when the
+   * resourceVersion is older than the event history (`watchHistory`); the iteration throws it when the watcher
+   * falls more than the history's size behind or the kind relists (`replace`): list again, then watch.
+   */
+  watch(options?: SqlWatchOptions): AsyncIterable<SqlWatchEvent<T>>;
 }
 
 /**
@@ -90,6 +103,8 @@ export interface SqlStore<T> extends Indexer<T>, SqlStoreReader<T> {
   flush(): void;
   /** Buffered writes not committed yet. */
   pendingWrites(): number;
-  /** Drop the tables; every later call throws `StorageError`. */
+  /** Events the watch history holds now (at most `watchHistory.maxEvents`). */
+  watchHistorySize(): number;
+  /** Drop the tables and end the watches; every later call throws `StorageError`. */
   drop(): void;
 }

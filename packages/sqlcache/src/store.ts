@@ -9,6 +9,7 @@ import {
   guardLogger,
   type Logger,
   noopMetricsProvider,
+  systemClock,
 } from '@lasso/core';
 import { BulkInsert } from './bulk-insert.ts';
 import type { ColumnType } from './column-types.ts';
@@ -30,6 +31,14 @@ import {
 } from './schema.ts';
 import type { SqlStore, SqlStoreOptions } from './store-api.ts';
 import { prepareWriteStatements, type StoreSql, storeSql, writeRow } from './store-sql.ts';
+import {
+  checkWatchHistoryOptions,
+  type HistoryWrite,
+  type SqlWatchEvent,
+  type SqlWatchEventType,
+  type SqlWatchOptions,
+  WatchHistory,
+} from './watch-history.ts';
 
 /** From this many objects, `replace` drops the secondary indexes and builds them again after its inserts. */
 const bulkIndexThreshold = 1_000;
@@ -78,7 +87,10 @@ class Store<T> implements SqlStore<T> {
   readonly #flushErrors: Counter;
   readonly #sql: StoreSql;
   readonly #secondaryIndexes: readonly SecondaryIndex[];
+  readonly #history: WatchHistory<T>;
   #pending = new Map<string, Pending<T>>();
+  /** Every buffered write in order (`#pending` keeps one per key): the watch events of the next commit. */
+  #events: HistoryWrite[] = [];
   #flushScheduled = false;
   #resourceVersion = '';
   #pendingResourceVersion = '';
@@ -99,6 +111,10 @@ class Store<T> implements SqlStore<T> {
     this.#names = tableNamesOf(gvk);
     this.tableName = this.#names.base;
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
+    this.#history = new WatchHistory<T>({
+      ...checkWatchHistoryOptions(options.watchHistory, 'createSqlStore'),
+      clock: options.clock ?? systemClock,
+    });
     const namespaced = options.namespaced ?? true;
     const columns = indexedColumns<T>({
       namespaced,
@@ -157,11 +173,11 @@ class Store<T> implements SqlStore<T> {
   // --- writes -------------------------------------------------------------------------------------------
 
   add(object: T): void {
-    this.#put(object);
+    this.#put(object, 'ADDED');
   }
 
   update(object: T): void {
-    this.#put(object);
+    this.#put(object, 'MODIFIED');
   }
 
   delete(object: T): void {
@@ -169,6 +185,7 @@ class Store<T> implements SqlStore<T> {
     const key = this.#keyFunc(object);
     this.#notePending(object);
     this.#pending.set(key, { object: undefined });
+    this.#events.push({ type: 'DELETED', object, json: JSON.stringify(object) });
     this.#scheduleFlush();
   }
 
@@ -196,7 +213,10 @@ class Store<T> implements SqlStore<T> {
       for (const index of rebuild) prepare(index.create).run();
     });
     this.#pending = new Map();
+    this.#events = [];
     this.#resourceVersion = this.#pendingResourceVersion = resourceVersion || this.#resourceVersion;
+    // What changed between the old content and the list is unknown: watches end with TooOld and relist.
+    this.#history.reset(this.#resourceVersion);
     this.#flushes.inc();
     // A whole list leaves a large WAL behind: truncate it now rather than at the next write.
     if (last.size >= bulkIndexThreshold) this.#db.checkpoint();
@@ -208,6 +228,7 @@ class Store<T> implements SqlStore<T> {
     this.#live();
     if (this.#pending.size === 0) return;
     const pending = this.#pending;
+    const events = this.#events;
     try {
       this.#db.write((prepare) => {
         const statements = prepareWriteStatements(this.#sql, prepare);
@@ -226,8 +247,10 @@ class Store<T> implements SqlStore<T> {
     }
     // Writes buffered during the commit (none today: it is synchronous) stay for the next one.
     if (this.#pending === pending) this.#pending = new Map();
+    if (this.#events === events) this.#events = [];
     this.#resourceVersion = this.#pendingResourceVersion;
     this.#flushes.inc();
+    this.#history.append(events);
   }
 
   pendingWrites(): number {
@@ -379,21 +402,35 @@ class Store<T> implements SqlStore<T> {
     return this.#resourceVersion;
   }
 
+  watch(options?: SqlWatchOptions): AsyncIterable<SqlWatchEvent<T>> {
+    // Buffered writes first: a watch from the resourceVersion just read sees none of them twice or never.
+    this.#readable();
+    return this.#history.watch(options);
+  }
+
+  watchHistorySize(): number {
+    return this.#history.size();
+  }
+
   drop(): void {
     if (this.#dropped) return;
     this.#dropped = true;
+    this.#history.close();
     this.#pending = new Map();
+    this.#events = [];
     if (!this.#db.isClosed()) this.#db.exec(dropTablesSql(this.#names));
   }
 
   // --- internals ----------------------------------------------------------------------------------------
 
-  #put(object: T): void {
+  #put(object: T, type: SqlWatchEventType): void {
     this.#live();
     const key = this.#keyFunc(object);
     const row = this.#codec.encode(key, object);
     this.#notePending(object);
     this.#pending.set(key, { object, row });
+    const json = typeof row.payload === 'string' ? row.payload : JSON.stringify(object);
+    this.#events.push({ type, object, json });
     this.#scheduleFlush();
   }
 
