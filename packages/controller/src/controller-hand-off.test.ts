@@ -7,6 +7,9 @@ import { createRecorder } from './__fixtures__/recorder.ts';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
 import { createController } from './controller.ts';
 import type { ControllerOptions, Handler } from './controller-types.ts';
+import { createHandlerTransaction } from './handler-transaction.ts';
+import { enqueueOwnerHandler, isOwnerHandler } from './owner-handler.ts';
+import { createSharedController } from './shared-controller.ts';
 
 const stops: AbortController[] = [];
 afterEach(() => {
@@ -260,5 +263,35 @@ describe('fence', () => {
 
   it('throws a TypeError naming the option for a fence that is neither a signal nor a function', () => {
     expect(() => setup(() => {}, { fence: 'x' as never })).toThrow(/fence must be an AbortSignal/);
+  });
+});
+
+describe('onRegister and isOwnerHandler', () => {
+  it('tells of each registration as it takes effect, owner handlers recognisable', () => {
+    const informer = createTestInformer();
+    const registered: Array<[string, boolean]> = [];
+    const shared = createSharedController<KubeObject>({
+      name: 'configmaps',
+      client: {} as never,
+      createController: (handler) => createController('cm', informer, () => {}, handler),
+      onRegister: (name, handler) => registered.push([name, isOwnerHandler(handler)]),
+    });
+    const stop = new AbortController();
+    stops.push(stop);
+    shared.registerHandler(stop.signal, 'plain', () => {});
+    const transaction = createHandlerTransaction(stop.signal);
+    shared.registerHandler(
+      transaction,
+      'owners',
+      enqueueOwnerHandler(shared, { group: 'example.com', kind: 'App' }),
+    );
+    expect(registered).toEqual([['plain', false]]);
+    transaction.commit();
+    expect(registered).toEqual([
+      ['plain', false],
+      ['owners', true],
+    ]);
+    expect(isOwnerHandler(() => {})).toBe(false);
+    expect(isOwnerHandler(undefined)).toBe(false);
   });
 });

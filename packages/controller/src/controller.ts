@@ -69,6 +69,8 @@ interface Run {
   /** By worker: the context of its reconcile and, for a handler that returned a promise, its settling. */
   readonly contexts: Array<LazyReconcileContext | undefined>;
   readonly settling: Array<Promise<void> | undefined>;
+  /** With `admit`: the deleted state each key's reconcile in flight started with. */
+  readonly deletions: Map<string, unknown>;
   /** Settles when the last worker returned. */
   readonly done: Promise<void>;
   /** Settles with the stop's outcome once the stop finished or its bound passed. */
@@ -399,6 +401,7 @@ class ControllerImpl<T extends KubeObjectLike>
       startedAt: new Array<number>(workers).fill(0),
       contexts: new Array<LazyReconcileContext | undefined>(workers).fill(undefined),
       settling: new Array<Promise<void> | undefined>(workers).fill(undefined),
+      deletions: new Map<string, unknown>(),
       done: new Promise<void>((resolve) => {
         finish = resolve;
       }),
@@ -520,6 +523,7 @@ class ControllerImpl<T extends KubeObjectLike>
         });
       } finally {
         run.inFlight[slot] = undefined;
+        run.deletions.delete(key);
         run.contexts[slot] = undefined;
         run.settling[slot] = undefined;
         this.#queue.done(key);
@@ -530,7 +534,12 @@ class ControllerImpl<T extends KubeObjectLike>
   // One reconcile of `key`: synchronous while the handler returns a plain value, a promise when it returns one.
   #process(run: Run, key: string, slot: number): Promise<void> | undefined {
     const object = this.#informer.getStore().getByKey(key) as T | undefined;
-    if (this.#admit !== undefined && !this.#admitted(key, object)) return undefined;
+    if (this.#admit !== undefined) {
+      if (!this.#admitted(key, object)) return undefined;
+      const deleted = object === undefined ? this.#deleted.get(key) : undefined;
+      if (deleted !== undefined) run.deletions.set(key, deleted);
+      else run.deletions.delete(key);
+    }
     const context = new LazyReconcileContext(key, this.#logger, run.stop.signal, this.#fence?.());
     run.contexts[slot] = context;
     const timeoutMs = this.#reconcileTimeoutMs;
@@ -633,9 +642,9 @@ class ControllerImpl<T extends KubeObjectLike>
     }
     if (!failed || isIgnoreError(error)) {
       this.#queue.forget(key);
-      if (this.#admit !== undefined && this.#informer.getStore().getByKey(key) === undefined) {
-        this.#deleted.delete(key);
-      }
+      // The deletion this reconcile saw is handled; one seen since stays for the next reconcile.
+      const seen = run.deletions.get(key);
+      if (seen !== undefined && this.#deleted.get(key) === seen) this.#deleted.delete(key);
       return;
     }
     if (run.stopping && isStopCancellation(error, run.stop.signal.reason)) {

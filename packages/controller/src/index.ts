@@ -66,6 +66,7 @@ export type { LeaseClient } from './lease-lock.ts';
 export type { Lister } from './lister.ts';
 export {
   enqueueOwnerHandler,
+  isOwnerHandler,
   type OwnerController,
   type OwnerKindOptions,
   ownerKeysOf,

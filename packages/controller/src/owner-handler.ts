@@ -230,5 +230,26 @@ export function enqueueOwnerHandler<T extends KubeObjectLike>(
     `owned-by-${matcher.kind}`,
   );
   const marked: WithHostEventPredicates<T> = { [hostEventPredicates]: Object.freeze([owned]) };
-  return Object.assign(handler, marked);
+  return Object.assign(handler, marked, { [ownerHandlerMark]: true });
+}
+
+const ownerHandlerMark = Symbol('lasso.controller.ownerHandler');
+
+/**
+ * Whether `handler` was made by {@link enqueueOwnerHandler}: the kind it is registered on is watched as an owned
+ * kind (a sharded controller factory then hashes that kind's objects by their controller owner, so they land on
+ * the owner's replica).
+ *
+ * @example
+ * ```ts
+ * declare const appController: SharedController<KubeObject>;
+ * const handler = enqueueOwnerHandler(appController, { group: 'example.com', kind: 'App' });
+ * isOwnerHandler(handler); // true
+ * ```
+ */
+export function isOwnerHandler(handler: unknown): boolean {
+  return (
+    typeof handler === 'function' &&
+    (handler as unknown as Record<symbol, unknown>)[ownerHandlerMark] === true
+  );
 }

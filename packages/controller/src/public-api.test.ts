@@ -33,6 +33,7 @@ describe('public API', () => {
         "isControlledBy",
         "isHandlerTransaction",
         "isIgnoreError",
+        "isOwnerHandler",
         "labelSelectorPredicate",
         "labelsChangedPredicate",
         "ownerKeysOf",

@@ -124,6 +124,12 @@ export interface SharedControllerOptions<T extends KubeObjectLike> {
   logger?: Logger | undefined;
   /** Records the handler metrics (`lasso_controller_total_handler_execution`, `..._reconcile_time_seconds`). */
   metrics?: MetricsProvider | undefined;
+  /**
+   * Told of every handler registration as it takes effect (after a transaction's commit), before the handler
+   * sees any key: how a sharded controller factory learns that a kind is watched as an owned kind
+   * ({@link isOwnerHandler}).
+   */
+  onRegister?: ((name: string, handler: SharedControllerHandler<T>) => void) | undefined;
 }
 
 /** Why a shared controller could not be built: `cause` is what its constructor threw. */
@@ -146,6 +152,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
   readonly #logger: Logger;
   readonly #handler: SharedHandler<T>;
   readonly #lister: Lister<T>;
+  readonly #onRegister: SharedControllerOptions<T>['onRegister'];
   #built: Built<T> | undefined;
 
   constructor(options: SharedControllerOptions<T>) {
@@ -160,6 +167,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
       metrics: options.metrics,
     });
     this.#lister = createLister<T>(() => this.informer().getIndexer(), `controller ${this.name}`);
+    this.#onRegister = options.onRegister;
   }
 
   #build(): Built<T> {
@@ -253,6 +261,7 @@ class SharedControllerImpl<T extends KubeObjectLike> implements SharedController
     // so a start between registration and commit already includes it.
     const controller = handlerSignal.aborted ? undefined : this.#controller();
     const register = (): void => {
+      if (!handlerSignal.aborted) this.#onRegister?.(name, handler);
       this.#handler.register(handlerSignal, name, handler, options);
       if (controller === undefined || handlerSignal.aborted) return;
       if ((options?.predicates?.length ?? 0) > 0 && !(setEventFilter in controller)) {
