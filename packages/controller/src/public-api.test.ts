@@ -11,6 +11,7 @@ describe('public API', () => {
         "HandlerError",
         "IgnoreError",
         "LeadershipLostError",
+        "RenewDeadline",
         "RetryAfterError",
         "addFinalizer",
         "annotationsChangedPredicate",
