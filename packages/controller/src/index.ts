@@ -62,6 +62,8 @@ export {
   type LeaderElector,
   LeadershipLostError,
 } from './leader-elector-api.ts';
+/** @internal The leader elector's fence, also used by @lasso/factory's shard ring; not a supported API. */
+export { RenewDeadline } from './leader-elector-fence.ts';
 export type { LeaseClient } from './lease-lock.ts';
 export type { Lister } from './lister.ts';
 export {
