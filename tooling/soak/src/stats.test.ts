@@ -78,4 +78,16 @@ describe('parseArgs', async () => {
     expect(() => parseArgs(['--duration', 'x'])).toThrow(/--duration needs a number/);
     expect(() => parseArgs(['--seed', '-1'])).toThrow(/--seed/);
   });
+
+  it('runs the sharded soak with --sharded (after the others) or alone with --sharded-only', () => {
+    expect(parseArgs([])).toMatchObject({ sharded: false, replicas: 3 });
+    expect(parseArgs(['--sharded'])).toMatchObject({ sharded: true, informers: true, leader: true });
+    expect(parseArgs(['--sharded-only', '--replicas', '4'])).toMatchObject({
+      sharded: true,
+      informers: false,
+      leader: false,
+      replicas: 4,
+    });
+    expect(() => parseArgs(['--replicas', '2'])).toThrow(/--replicas must be 3, 4 or 5/);
+  });
 });
