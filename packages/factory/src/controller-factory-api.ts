@@ -7,7 +7,7 @@ import type {
   SharedCacheFactory,
   SharedCacheFactoryOptions,
 } from './shared-cache-factory-api.ts';
-import type { SharedClientFactoryOptions } from './shared-client-factory.ts';
+import type { SharedClientFactory, SharedClientFactoryOptions } from './shared-client-factory.ts';
 
 /** lasso's `DefaultWorkers`: workers per controller when neither `start` nor `kindWorkers` says otherwise. */
 export const defaultControllerWorkers = 5;
@@ -72,6 +72,13 @@ export interface ControllerKindStatus extends KindStatus {
 export interface SharedControllerFactory extends KindLookups<'controller'>, Lifecycle {
   /** The cache factory the controllers' informers come from. */
   sharedCacheFactory(): SharedCacheFactory;
+  /**
+   * The client factory under the cache factory (`sharedCacheFactory().sharedClientFactory()`): a client of any
+   * kind over this factory's transport, e.g. the Lease client of leader election or of a sharding ring, the
+   * Event client of a recorder (`forResourceKind(gvr, kind, namespaced)`, sync). It is closed with this factory
+   * when this factory created it ({@link createSharedControllerFactoryFromConfig}), else left to its creator.
+   */
+  sharedClientFactory(): SharedClientFactory;
   /**
    * Resolves once every informer of the cache factory running now has synced: its
    * {@link SharedCacheFactory.whenSynced}, and the informer's `whenSynced({ signal })`, for the whole factory.

@@ -12,6 +12,7 @@ import type {
   GroupVersionResource,
   KubeObject,
   KubeObjectLike,
+  RestConfig,
 } from '@lasso/client';
 import {
   abortReason,
@@ -54,7 +55,7 @@ import {
   checkSharedCacheFactoryArgs,
   checkTweakOption,
 } from './shared-cache-factory-options.ts';
-import type { SharedClientFactory } from './shared-client-factory.ts';
+import { createSharedClientFactory, type SharedClientFactory } from './shared-client-factory.ts';
 import { followSignal } from './signals.ts';
 
 /**
@@ -456,13 +457,35 @@ export function newSharedCacheFactory(
  * await caches.stopped();
  * ```
  *
- * **Gotchas**: the given client factory is not closed by `close()` (it is the caller's). An informer's
- * `setWatchErrorHandler` replaces the factory's own handler, which notices a kind no longer served from its
- * 404s (with `watchDiscovery: true`, CRD deletions are still seen through the CRD watch).
+ * Ownership: given a client factory, `close()` leaves it open (it is the caller's). Given a `RestConfig`, the
+ * factory creates its client factory (with its own transport, and the options' `clock`, `logger` and `metrics`)
+ * and `close()` closes it: `createSharedCacheFactory(rest)` needs nothing else closed.
+ *
+ * **Gotchas**: an informer's `setWatchErrorHandler` replaces the factory's own handler, which notices a kind no
+ * longer served from its 404s (with `watchDiscovery: true`, CRD deletions are still seen through the CRD watch).
  */
 export function createSharedCacheFactory(
-  clientFactory: SharedClientFactory,
+  clients: SharedClientFactory | RestConfig,
   options: SharedCacheFactoryOptions = {},
 ): SharedCacheFactory {
-  return newSharedCacheFactory(clientFactory, options, false);
+  if (typeof (clients as Partial<SharedClientFactory> | null)?.forResourceKind === 'function') {
+    return newSharedCacheFactory(clients as SharedClientFactory, options, false);
+  }
+  if (typeof (clients as Partial<RestConfig> | null)?.server !== 'string') {
+    throw new TypeError(
+      'createSharedCacheFactory: clientFactory must be a SharedClientFactory or a RestConfig',
+    );
+  }
+  const owned = createSharedClientFactory(clients as RestConfig, {
+    ...(options?.clock !== undefined ? { clock: options.clock } : {}),
+    ...(options?.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options?.metrics !== undefined ? { metrics: options.metrics } : {}),
+  });
+  try {
+    return newSharedCacheFactory(owned, options, true);
+  } catch (error) {
+    // Bad options: nothing was requested yet, but the transport created above is still ours to close.
+    void owned.close();
+    throw error;
+  }
 }

@@ -1,14 +1,18 @@
 // Unit tests of createSharedClientFactory: one client per GVR, shared lookups through the RESTMapper, scope
 // checks, /version health, and the config it derives for an injected clock/logger/metrics.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import {
   createRestConfig,
   type GroupVersionKind,
   type RestConfig,
   type RestMapper,
   type RestMapping,
+  RestTransport,
+  restTransportFor,
 } from '@lasso/client';
 import { LassoError } from '@lasso/core';
-import { createTestLogger, FakeClock } from '@lasso/core/testing';
+import { createTestLogger, createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deferred } from './__fixtures__/fake-cluster.ts';
@@ -200,6 +204,22 @@ describe('createSharedClientFactory', () => {
       expect(plain.config).toBe(config);
     });
 
+    it('refuses a clock or metrics other than the handed transport config', () => {
+      const transport = new RestTransport(createRestConfig({ server: 'https://k8s.example:6443' }));
+      expect(() => createSharedClientFactory(transport, { clock: new FakeClock() })).toThrow(
+        /clock/,
+      );
+      expect(() =>
+        createSharedClientFactory(transport, { metrics: createTestMetricsProvider() }),
+      ).toThrow(/metrics/);
+      expect(() =>
+        createSharedClientFactory(transport, {
+          clock: transport.config.clock,
+          logger: createTestLogger(),
+        }),
+      ).not.toThrow();
+    });
+
     it('refuses bad options naming them', () => {
       const config = createRestConfig({ server: 'https://k8s.example:6443' });
       expect(() => createSharedClientFactory(config, { defaultTimeoutMs: -1 })).toThrow(
@@ -208,5 +228,82 @@ describe('createSharedClientFactory', () => {
       expect(() => createSharedClientFactory(config, { mapper: {} as never })).toThrow(/mapper/);
       expect(() => createSharedClientFactory(undefined as never)).toThrow(TypeError);
     });
+  });
+});
+
+/** A loopback API server answering /version, recording the sockets it accepted. */
+async function versionServer(): Promise<{ url: string; sockets: Socket[]; server: Server }> {
+  const sockets: Socket[] = [];
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"gitVersion":"v1.30.0"}');
+  });
+  server.on('connection', (socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets, server };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+const socketClosed = (socket: Socket): Promise<void> =>
+  socket.destroyed
+    ? Promise.resolve()
+    : new Promise((resolve) => socket.once('close', () => resolve()));
+
+describe('createSharedClientFactory ownership', () => {
+  it('created from a config, closes the transport it created: its keep-alive sockets end', async () => {
+    const { url, sockets } = await versionServer();
+    const config = createRestConfig({ server: url });
+    const factory = createSharedClientFactory(config);
+    expect(factory.transport).not.toBe(restTransportFor(config));
+    expect(factory.transport.config).toBe(config);
+    await factory.ping();
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0]?.destroyed).toBe(false);
+
+    await factory.close();
+    expect(factory.transport.closed).toBe(true);
+    await socketClosed(sockets[0] as Socket);
+    await expect(factory.ping()).rejects.toThrow('the transport is closed');
+    await factory[Symbol.asyncDispose](); // idempotent
+    expect(restTransportFor(config).closed).toBe(false);
+  });
+
+  it('never closes a transport handed in', async () => {
+    const { url, sockets } = await versionServer();
+    const transport = new RestTransport(createRestConfig({ server: url }));
+    const factory = createSharedClientFactory(transport, { logger: createTestLogger() });
+    expect(factory.transport).toBe(transport);
+    expect(factory.config).toBe(transport.config);
+    await factory.ping();
+    await factory.close();
+    expect(transport.closed).toBe(false);
+    expect(sockets[0]?.destroyed).toBe(false);
+    await expect(transport.requestJson({ method: 'GET', path: '/version' })).resolves.toEqual({
+      gitVersion: 'v1.30.0',
+    });
+    await transport.close();
+    expect(transport.closed).toBe(true);
+  });
+
+  it('two factories from one config have a transport each: closing one leaves the other working', async () => {
+    const { url } = await versionServer();
+    const config = createRestConfig({ server: url });
+    const first = createSharedClientFactory(config);
+    const second = createSharedClientFactory(config);
+    expect(second.transport).not.toBe(first.transport);
+    await first.close();
+    expect(first.transport.closed).toBe(true);
+    expect(second.transport.closed).toBe(false);
+    await expect(second.ping()).resolves.toBeUndefined();
+    await second.close();
+    expect(second.transport.closed).toBe(true);
   });
 });

@@ -11,8 +11,7 @@ import {
   type RestConfig,
   type RestMapper,
   type RestMapping,
-  type RestTransport,
-  restTransportFor,
+  RestTransport,
 } from '@lasso/client';
 import {
   type Clock,
@@ -41,11 +40,17 @@ export interface SharedClientFactoryOptions {
   mapper?: RestMapper | undefined;
   /** Per-request timeout of every client (not of watches). Default: the config's `timeoutMs`. */
   defaultTimeoutMs?: number | undefined;
-  /** Time source of the transport (timeouts, retries). Default: the config's, else `systemClock`. */
+  /**
+   * Time source of the transport the factory creates (timeouts, retries). Default: the config's, else
+   * `systemClock`. With a transport handed in, only its own (or none) is accepted: a TypeError otherwise.
+   */
   clock?: Clock | undefined;
-  /** Where the transport and the factory log. Default: the config's, else `defaultLogger`. */
+  /** Where the factory and the transport it creates log. Default: the config's, else `defaultLogger`. */
   logger?: Logger | undefined;
-  /** Where the transport counts requests (`rest_client_*`). Default: the config's. */
+  /**
+   * Where the transport the factory creates counts requests (`rest_client_*`). Default: the config's. With a
+   * transport handed in, only its own (or none) is accepted: a TypeError otherwise.
+   */
   metrics?: MetricsProvider | undefined;
 }
 
@@ -56,7 +61,10 @@ export interface SharedClientFactoryOptions {
 export interface SharedClientFactory extends KindLookups<'client'> {
   /** The config every client uses (the given one, or a copy carrying the factory's clock/logger/metrics). */
   readonly config: RestConfig;
-  /** The transport every client of this factory shares. */
+  /**
+   * The transport every client of this factory shares: the one handed in, or the one this factory created
+   * from a config (its own, closed by {@link close}).
+   */
   readonly transport: RestTransport;
   /** The RESTMapper of the lookups. */
   restMapper(): RestMapper;
@@ -85,9 +93,8 @@ export interface SharedClientFactory extends KindLookups<'client'> {
     timeoutMs?: number | undefined;
   }): Promise<void>;
   /**
-   * Close the transport's connections when this factory created it (it was given a clock, logger or metrics
-   * that the config lacked); otherwise the transport is the config's shared one and is left to its owner.
-   * Idempotent.
+   * Close the transport when this factory created it (it was created from a config): its keep-alive sockets
+   * end and `transport.closed` is true. A transport handed in is left open: it is its creator's. Idempotent.
    */
   close(): Promise<void>;
   /** `close()`, for `await using`. */
@@ -106,18 +113,27 @@ class SharedClientFactoryImpl extends KindLookupsBase<'client'> implements Share
   // Lookups in flight, shared by concurrent callers so a burst of forKind calls asks the mapper once.
   readonly #lookups = new Map<string, Promise<unknown>>();
 
-  constructor(config: RestConfig, options: SharedClientFactoryOptions) {
+  constructor(rest: RestConfig | RestTransport, options: SharedClientFactoryOptions) {
     super();
-    const overrides: Partial<RestConfig> = {};
-    if (options.clock !== undefined && options.clock !== config.clock)
-      overrides.clock = options.clock;
-    if (options.logger !== undefined && options.logger !== config.logger)
-      overrides.logger = options.logger;
-    if (options.metrics !== undefined && options.metrics !== config.metrics)
-      overrides.metrics = options.metrics;
-    this.#ownsTransport = Object.keys(overrides).length > 0;
-    this.config = this.#ownsTransport ? createRestConfig({ ...config, ...overrides }) : config;
-    this.transport = restTransportFor(this.config);
+    if (rest instanceof RestTransport) {
+      this.#ownsTransport = false;
+      this.config = rest.config;
+      this.transport = rest;
+    } else {
+      const overrides: Partial<RestConfig> = {};
+      if (options.clock !== undefined && options.clock !== rest.clock)
+        overrides.clock = options.clock;
+      if (options.logger !== undefined && options.logger !== rest.logger)
+        overrides.logger = options.logger;
+      if (options.metrics !== undefined && options.metrics !== rest.metrics)
+        overrides.metrics = options.metrics;
+      this.config =
+        Object.keys(overrides).length > 0 ? createRestConfig({ ...rest, ...overrides }) : rest;
+      // Its own transport, not the config's shared one: what this factory creates, its close() releases.
+      this.#ownsTransport = true;
+      this.transport = new RestTransport(this.config);
+    }
+    const config = this.config;
     this.#mapper = options.mapper ?? createRestMapper(this.transport);
     this.#defaultTimeoutMs = options.defaultTimeoutMs;
     this.#logger = guardLogger(options.logger ?? config.logger ?? defaultLogger);
@@ -226,10 +242,9 @@ class SharedClientFactoryImpl extends KindLookupsBase<'client'> implements Share
   }
 
   async close(): Promise<void> {
-    if (this.#ownsTransport && !this.#closed) {
-      this.#closed = true;
-      await this.transport.close();
-    }
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsTransport) await this.transport.close();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -265,20 +280,36 @@ class SharedClientFactoryImpl extends KindLookupsBase<'client'> implements Share
  * const clients = createSharedClientFactory(await loadDefaultConfig());
  * const deployments = await clients.forKind({ group: 'apps', version: 'v1', kind: 'Deployment' }); // Client<Deployment>
  * const list = await deployments.list('default');
+ * await clients.close(); // closes the transport it created
  * ```
  *
- * **Gotchas**: when `options` give a clock, logger or metrics that the config lacks, the factory works on a
- * copy of the config with its own transport: call `close()` at shutdown. A config's shared transport
- * (`restTransportFor(config)`) is otherwise used and left to its owner.
+ * Ownership: created from a config, the factory creates its own transport (on a copy of the config when
+ * `options` give a clock, logger or metrics the config lacks) and `close()` closes it: call it at shutdown.
+ * Two factories from one config have a transport each and never close each other's. Created from a
+ * `RestTransport`, the factory uses it and never closes it: the transport is its creator's.
+ *
+ * @throws TypeError when `rest` is neither a RestConfig nor a RestTransport, when an option is malformed,
+ * or when a transport is handed in with a `clock` or `metrics` other than its config's.
  */
 export function createSharedClientFactory(
-  config: RestConfig,
+  rest: RestConfig | RestTransport,
   options: SharedClientFactoryOptions = {},
 ): SharedClientFactory {
-  if (typeof config !== 'object' || config === null || typeof config.server !== 'string') {
-    throw new TypeError('createSharedClientFactory: config must be a RestConfig');
+  if (!(rest instanceof RestTransport) && !isRestConfigLike(rest)) {
+    throw new TypeError(
+      'createSharedClientFactory: config must be a RestConfig or a RestTransport',
+    );
   }
   checkOptionsObject(options, 'createSharedClientFactory');
+  if (rest instanceof RestTransport) {
+    for (const name of ['clock', 'metrics'] as const) {
+      if (options[name] !== undefined && options[name] !== rest.config[name]) {
+        throw new TypeError(
+          `createSharedClientFactory: ${name} configures a transport the factory creates; the transport handed in has its config's`,
+        );
+      }
+    }
+  }
   const { defaultTimeoutMs, mapper } = options;
   if (
     defaultTimeoutMs !== undefined &&
@@ -291,5 +322,13 @@ export function createSharedClientFactory(
   if (mapper !== undefined && typeof mapper?.resourceFor !== 'function') {
     throw new TypeError('createSharedClientFactory: mapper must be a RestMapper');
   }
-  return new SharedClientFactoryImpl(config, options);
+  return new SharedClientFactoryImpl(rest, options);
+}
+
+function isRestConfigLike(value: unknown): value is RestConfig {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { server?: unknown }).server === 'string'
+  );
 }

@@ -113,6 +113,10 @@ class SharedControllerFactoryImpl
     return this.#caches;
   }
 
+  sharedClientFactory(): SharedClientFactory {
+    return this.#clients;
+  }
+
   whenSynced(options?: { signal?: AbortSignal | undefined } | undefined): Promise<void> {
     return this.#caches.whenSynced(options);
   }
