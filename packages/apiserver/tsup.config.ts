@@ -8,7 +8,7 @@ const { version } = JSON.parse(
 };
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
   format: ['esm'],
   dts: true,
   sourcemap: true,

@@ -1,8 +1,9 @@
 // The layer rules behind check-layers.mjs: a package may import only packages below it in the layer
-// order, and only packages it declares in its package.json. Kept apart so tests can run it on fixtures.
+// order, only packages it declares in its package.json, and another package only by its name (a relative
+// import that leaves the package's directory bypasses both rules). Kept apart so tests can run it on fixtures.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 
 // Lower number = lower layer. A package may import only packages with a strictly lower rank.
 // apiserver and envtest stand beside the stack on purpose: they must not share @lasso/client's or
@@ -60,12 +61,24 @@ function packageNameOf(specifier) {
   return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
+// Relative imports across packages still to be removed, each as `file -> specifier`: @lasso/dynamic's tests
+// reuse @lasso/factory's test fixtures by path (factory has no testing entry for them yet). The check fails
+// on any other such import, and on an entry here that no longer occurs, so the list only shrinks.
+export const knownCrossings = new Set([
+  'packages/dynamic/src/dynamic-controller.test.ts -> ../../factory/src/__fixtures__/fake-cluster.ts',
+  'packages/dynamic/test/integration/helpers.ts -> ../../../factory/test/integration/helpers.ts',
+]);
+
+const isConfig = (path) => /(^|[/\\])[^/\\]+\.config\.[cm]?[jt]s$/.test(path);
+const isInside = (dir, path) => path === dir || path.startsWith(dir + sep);
+
 /**
  * Every layer problem of the workspace at `root` (a directory holding packages/, apps/, tooling/),
  * one message per offending import; empty when the layers hold.
  */
-export function checkLayers(root) {
+export function checkLayers(root, allowed = knownCrossings) {
   const problems = [];
+  const seen = new Set();
   for (const group of ['packages', 'apps', 'tooling']) {
     let dirs;
     try {
@@ -101,6 +114,23 @@ export function checkLayers(root) {
         const source = readFileSync(file, 'utf8');
         for (const match of source.matchAll(importPattern)) {
           const specifier = match[1] ?? match[2];
+          // Build and test configuration (vitest.config.ts, tsup.config.ts) may read the workspace's shared
+          // configuration; code may not reach into another package's files.
+          if (
+            specifier.startsWith('.') &&
+            !isConfig(rel) &&
+            !isInside(pkgDir, resolve(dirname(file), specifier))
+          ) {
+            const crossing = `${rel.split(sep).join('/')} -> ${specifier}`;
+            if (allowed.has(crossing)) {
+              seen.add(crossing);
+              continue;
+            }
+            problems.push(
+              `${rel}: imports '${specifier}', which leaves ${name}; import another package by its name`,
+            );
+            continue;
+          }
           const dependency = packageNameOf(specifier);
           if (dependency === undefined || dependency === name) continue;
           const declared = runtime.has(dependency) || (isTestOnly && dev.has(dependency));
@@ -120,6 +150,11 @@ export function checkLayers(root) {
           }
         }
       }
+    }
+  }
+  for (const crossing of allowed) {
+    if (!seen.has(crossing)) {
+      problems.push(`${crossing}: no longer imported; remove it from knownCrossings`);
     }
   }
   return problems;

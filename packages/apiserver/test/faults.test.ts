@@ -3,7 +3,7 @@ import * as net from 'node:net';
 import { FakeClock } from '@lasso/core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningLocalApiServer, startLocalApiServer } from '../src/index.ts';
-import { call, configMap, watch } from './wire.ts';
+import { call, configMap, watch } from '@lasso-internal/wire';
 
 let server: RunningLocalApiServer;
 const cms = '/api/v1/namespaces/default/configmaps';

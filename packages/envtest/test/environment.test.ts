@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type Environment, startEnvironment } from '../src/index.ts';
-import { call, crd, unique } from './conformance/helpers.ts';
+import { call, crd, unique } from '@lasso-internal/wire';
 
 const builtin = !process.env.LASSO_TEST_KUBECONFIG && !process.env.KUBEBUILDER_ASSETS;
 

@@ -5,9 +5,10 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, crd, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, eventually, unique } from './helpers.ts';
+import { eventually } from './gates.ts';
 
 /** One review the webhook received. */
 interface Recorded {

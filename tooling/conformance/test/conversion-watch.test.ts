@@ -7,9 +7,10 @@
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, crd, unique, type WireEvent, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { atLeast, call, crd, unique, type WireEvent, watch } from './helpers.ts';
+import { atLeast } from './gates.ts';
 
 /** A conversion webhook: v1 keeps spec.message, v2 the same text as the one item of spec.tags. */
 class ConversionWebhook {

@@ -1,9 +1,11 @@
 // Conformance: a custom object is validated by its CRD's structural schema (bounds, lengths, patterns,
 // formats, counts, combinators, nullable, int-or-string, list types), defaulted, and checked by CEL rules,
 // with kube's messages and cause fields; CRDs with invalid defaults or rules are refused.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, eventually, serverVersion, skipBefore, unique } from './helpers.ts';
+import { eventually, serverVersion, skipBefore } from './gates.ts';
 
 let env: Environment;
 let ns: string;

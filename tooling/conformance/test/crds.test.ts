@@ -1,8 +1,10 @@
 // Conformance: CustomResourceDefinitions: create -> Established -> served and discovered; custom objects
 // with status subresource, generation, pruning, validation, several versions, cluster scope; delete -> 404.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, crd, unique, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, crd, eventually, unique, watch } from './helpers.ts';
+import { eventually } from './gates.ts';
 
 let env: Environment;
 let ns: string;

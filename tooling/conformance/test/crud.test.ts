@@ -1,8 +1,10 @@
 // Conformance: create, get, update (optimistic concurrency, generation, status), delete (finalizers,
 // preconditions), deletecollection and namespace termination.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, deployment, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { atLeast, call, configMap, deployment, eventually, unique } from './helpers.ts';
+import { atLeast, eventually } from './gates.ts';
 
 let env: Environment;
 let ns: string;

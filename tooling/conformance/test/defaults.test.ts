@@ -1,9 +1,11 @@
 // Conformance: the defaults built-in kinds get when written (pods, pod templates, workloads, services),
 // the admission plugins that change a Pod on create (ServiceAccount, DefaultTolerationSeconds, Priority),
 // the service allocators' refusals, and the 500s an unparsable resourceVersion earns.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { atLeast, call, watch } from './helpers.ts';
+import { atLeast } from './gates.ts';
 
 let env: Environment;
 let ns: string;

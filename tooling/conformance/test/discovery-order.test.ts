@@ -3,9 +3,11 @@
 // (`deployments`, `deployments/scale`, `deployments/status`). The CRD discovery controller does not sort:
 // each CRD lists its resource, then `/status`, then `/scale`. Measured on kube-apiserver 1.20.2; the
 // installer and the discovery controller build these lists the same way in later releases.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, crd, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, crd, eventually, unique } from './helpers.ts';
+import { eventually } from './gates.ts';
 
 let env: Environment;
 

@@ -1,7 +1,9 @@
 // Conformance: discovery and health endpoints, as kube-apiserver serves them.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { atLeast, call } from './helpers.ts';
+import { atLeast } from './gates.ts';
 
 let env: Environment;
 

@@ -1,9 +1,18 @@
 // Conformance: dryRun=All on every write. Each stage of a real write runs (decoding, defaulting,
 // validation, admission, the storage checks) and the answer is what the write would have returned,
 // but nothing is stored, no watch event is sent and no resourceVersion moves.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import {
+  call,
+  configMap,
+  crd,
+  deployment,
+  unique,
+  type WatchStream,
+  watch,
+} from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, deployment, unique, type WatchStream, watch } from './helpers.ts';
 
 let env: Environment;
 let ns: string;

@@ -1,8 +1,10 @@
 // Conformance: authentication (401), authorization (403 via impersonation) and bad input, each answered
 // with the metav1.Status kube-apiserver sends; the server keeps serving and keeps its objects.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { atLeast, call, configMap, eventually, unique } from './helpers.ts';
+import { atLeast, eventually } from './gates.ts';
 
 let env: Environment;
 let ns: string;

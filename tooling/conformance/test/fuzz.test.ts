@@ -2,10 +2,11 @@
 // server, never answer 5xx and never change a stored object. Every request is one kube-apiserver refuses.
 import * as net from 'node:net';
 import * as tls from 'node:tls';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, crd, deployment, type Reply, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, deployment, type Reply, serverVersion, unique } from './helpers.ts';
+import { serverVersion } from './gates.ts';
 
 let env: Environment;
 let ns: string;

@@ -2,9 +2,10 @@
 // propagation policy sets, each kind's default) runs everywhere; the garbage collector's part needs
 // kube-controller-manager: a real cluster runs it, the built-in server runs its own when asked
 // (`controllers.garbageCollector`), and KUBEBUILDER_ASSETS starts none (as controller-runtime's envtest).
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, unique, type WatchStream, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, unique, type WatchStream, watch } from './helpers.ts';
 
 /** The environment startEnvironment picks has no kube-controller-manager (real binaries alone). */
 const withoutControllerManager =

@@ -1,8 +1,10 @@
 // Conformance: list with label selectors (every operator), field selectors, limit/continue on a consistent
 // snapshot, and 410 Expired for a continue token past the retained history.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { atLeast, call, configMap, unique } from './helpers.ts';
+import { atLeast } from './gates.ts';
 
 let env: Environment;
 let ns: string;

@@ -3,9 +3,10 @@
 // content) runs everywhere; the controller's part runs on a real cluster and on the built-in server
 // with `controllers.namespaceLifecycle`, not with KUBEBUILDER_ASSETS (no kube-controller-manager there,
 // as in controller-runtime's envtest).
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, crd, unique, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, unique, watch } from './helpers.ts';
 
 const withoutControllerManager =
   (process.env.LASSO_TEST_KUBECONFIG ?? '') === '' && (process.env.KUBEBUILDER_ASSETS ?? '') !== '';

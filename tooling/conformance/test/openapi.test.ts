@@ -2,9 +2,11 @@
 // explain, edit): the v2 document, the v3 root and per-group-version documents with their caching, and a
 // CRD's kinds appearing in them once it is established. OpenAPI v3 is served from kube-apiserver 1.24
 // (beta, on by default; GA in 1.27); v2 from every version.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, crd, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, crd, eventually, skipBefore, unique } from './helpers.ts';
+import { eventually, skipBefore } from './gates.ts';
 
 let env: Environment;
 const group = `${unique('openapi')}.lasso.example.com`;

@@ -2,9 +2,11 @@
 // and `as=PartialObjectMetadataList`), as client-go's metadata client and metadata-only informers ask for
 // them: get, list and watch, built-in kinds and custom resources. meta.k8s.io/v1 has served them since
 // kube-apiserver 1.15 (v1beta1 since 1.14), so every version this suite runs against answers them.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, crd, unique, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, eventually, unique, watch } from './helpers.ts';
+import { eventually } from './gates.ts';
 
 const metadataV1 = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 const listV1 = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';

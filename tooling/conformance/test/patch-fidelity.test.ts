@@ -1,9 +1,11 @@
 // Conformance: what a patch leaves behind, as kube-apiserver writes it. Fields Go's omitempty drops are
 // gone after any write (the last label or annotation removed, an empty env list), strategic merge orders a
 // merged list as strategicpatch's mergeSortedSlice does, and fieldValidation applies to patches.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, crd, deployment, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, deployment, eventually, skipBefore, unique } from './helpers.ts';
+import { eventually, skipBefore } from './gates.ts';
 
 let env: Environment;
 let ns: string;

@@ -1,8 +1,9 @@
 // Conformance: merge, JSON and strategic merge patches, and server-side apply with field managers,
 // conflicts and force.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, deployment } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, deployment } from './helpers.ts';
 
 let env: Environment;
 let ns: string;

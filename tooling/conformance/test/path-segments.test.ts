@@ -5,9 +5,9 @@
 // Measured on kube-apiserver 1.20.2; the same code (NamespaceKeyFunc's IsValidPathSegmentName) is in every
 // later release.
 import * as https from 'node:https';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, type Reply, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, type Reply, unique } from './helpers.ts';
 
 let env: Environment;
 let ns: string;

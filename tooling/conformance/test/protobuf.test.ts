@@ -2,18 +2,24 @@
 // `kubectl create`): recorded kubectl bodies and table-encoded objects are stored as their JSON twins would be;
 // malformed bodies, other kinds and custom resources are refused with kube-apiserver's Status.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import {
-  encodeEnvelope,
-  encodeMessage,
+  encodeProtobufEnvelope,
+  encodeProtobufMessage,
   encodeProtobufObject,
-} from '../../../apiserver/src/protobuf/encode-protobuf-object.ts';
-import { typeDefinitionFor } from '../../../apiserver/src/types/index.ts';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, crd, eventually, skipBefore, unique } from './helpers.ts';
+} from '@lasso/apiserver/testing';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, crd, unique } from '@lasso-internal/wire';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, skipBefore } from './gates.ts';
 
 const protobuf = 'application/vnd.kubernetes.protobuf';
-const fixtures = new URL('../../../apiserver/src/protobuf/__fixtures__/', import.meta.url);
+// kubectl's recorded bodies, kept beside the built-in server's decoder (its unit test reads them too).
+const fixtures = new URL(
+  'src/protobuf/__fixtures__/',
+  pathToFileURL(createRequire(import.meta.url).resolve('@lasso/apiserver/package.json')),
+);
 
 let env: Environment;
 let ns: string;
@@ -239,12 +245,13 @@ describe('protobuf request bodies', () => {
   });
 
   it('answers 400 for an envelope whose object is truncated', async () => {
-    const definition = typeDefinitionFor('', 'v1', 'ConfigMap')!;
-    const message = encodeMessage(
-      { metadata: { name: 'truncated' }, data: { a: 'b' } },
-      definition,
-    );
-    const body = encodeEnvelope('v1', 'ConfigMap', message.subarray(0, message.length - 3));
+    const message = encodeProtobufMessage({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'truncated' },
+      data: { a: 'b' },
+    });
+    const body = encodeProtobufEnvelope('v1', 'ConfigMap', message.subarray(0, message.length - 3));
     const reply = await post(`/api/v1/namespaces/${ns}/configmaps`, body);
     expect(reply.status).toBe(400);
     expect(reply.body.message).toBe(
@@ -288,7 +295,7 @@ describe('protobuf request bodies', () => {
     ).toBe(201);
     const path = `/apis/${group}/v1/namespaces/${ns}/gadgets`;
     await eventually(async () => (await call(env, 'GET', path)).status === 200);
-    const body = encodeEnvelope(`${group}/v1`, 'Gadget', new Uint8Array());
+    const body = encodeProtobufEnvelope(`${group}/v1`, 'Gadget', new Uint8Array());
     const reply = await post(path, body);
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({

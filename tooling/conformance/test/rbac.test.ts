@@ -2,9 +2,11 @@
 // users (the admin is system:masters, who may impersonate anyone): what is allowed, the exact 403 bodies,
 // access reviews, impersonation checks, anonymous requests and ClusterRole aggregation. A real
 // kube-apiserver reads RBAC objects through informers, so a new grant is awaited with `eventually`.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, deployment, type Reply, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, deployment, eventually, type Reply, unique } from './helpers.ts';
+import { eventually } from './gates.ts';
 
 let env: Environment;
 let ns: string;

@@ -1,9 +1,10 @@
 // Conformance: what routing answers once a request is classified and authorized: the methods the
 // deprecated /watch/ paths and the read routes take (405 otherwise, nothing changed), and which
 // `?watch=` values make a GET of a collection a watch (any but 0 and false, as kube decodes booleans).
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap } from './helpers.ts';
 
 let env: Environment;
 let ns: string;

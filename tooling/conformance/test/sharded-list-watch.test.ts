@@ -12,9 +12,10 @@ import {
   parseShardSelector,
   type ShardRange,
 } from '@lasso/core/sharding';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, unique, type WatchStream, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, serverVersion, unique, type WatchStream, watch } from './helpers.ts';
+import { serverVersion } from './gates.ts';
 
 const half = 1n << 63n;
 const lower = formatShardSelector({

@@ -1,8 +1,10 @@
 // Conformance: the metav1.Status bodies kube-apiserver sends (message, reason, details, causes, code) for the
 // failures a client meets every day, and the key order of what it stores (Go writes maps sorted).
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, crd, deployment, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, crd, deployment, eventually, skipBefore, unique } from './helpers.ts';
+import { eventually, skipBefore } from './gates.ts';
 
 let env: Environment;
 let ns: string;

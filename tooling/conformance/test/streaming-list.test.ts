@@ -6,9 +6,11 @@
 // #132704); a server with the gate off refuses sendInitialEvents with 422. Before 1.27 ListOptions has
 // no sendInitialEvents: kube-apiserver ignores it and refuses resourceVersionMatch on any watch (1.20.2
 // measured). The built-in server answers as the newest release, with the gate on.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, unique, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, serverVersion, unique, watch } from './helpers.ts';
+import { serverVersion } from './gates.ts';
 
 let env: Environment;
 let ns: string;

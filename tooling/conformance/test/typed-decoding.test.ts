@@ -3,9 +3,11 @@
 // decoder's: json-iterator up to 1.22 (1.20.2 measured: `v1.Deployment.Spec: v1.DeploymentSpec.Replicas:
 // readUint32: ...`), the encoding/json fork sigs.k8s.io/json from 1.23 (kubernetes#105030), which the
 // built-in server answers with.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, deployment, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { atLeast, call, deployment, unique } from './helpers.ts';
+import { atLeast } from './gates.ts';
 
 let env: Environment;
 let ns: string;

@@ -1,7 +1,8 @@
 // Conformance: watch from a resourceVersion, from "0", with selectors, bookmarks, timeoutSeconds and 410.
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, configMap, unique, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, configMap, unique, watch } from './helpers.ts';
 
 let env: Environment;
 let ns: string;

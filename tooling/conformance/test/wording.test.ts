@@ -1,9 +1,11 @@
 // Conformance: kube-apiserver's words for requests refused before any object is read: integer query
 // options Go's strconv cannot parse, an Accept header naming nothing the server writes, and a pod's log
 // without a kubelet (1.20.2 measured; the same code paths answer on newer releases).
+
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call, crd, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call, crd, eventually, unique } from './helpers.ts';
+import { eventually } from './gates.ts';
 
 let env: Environment;
 let ns: string;

@@ -1,12 +1,21 @@
-// Plain node:http(s) helpers for the server's own tests (the conformance suite of @lasso/envtest has its
-// own, which also drive real kube-apiservers): a request and a watch read line by line, nothing more.
+// Plain node:http(s) helpers for tests that check the wire (no @lasso/client, so a client bug cannot hide a
+// server's): a request, a watch read line by line, and the bodies the suites send. One copy for
+// @lasso/apiserver's wire tests, @lasso/envtest's and the conformance suites (@lasso-internal/conformance).
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LocalApiServerCredentials } from '../src/index.ts';
 
-/** Whatever a request is sent to: a started server (or anything with its credentials). */
+/**
+ * Whatever a request is sent to: a started built-in server, an envtest environment, or anything else with
+ * their credentials (a certificate, a bearer token, or neither).
+ */
 export interface Target {
-  readonly credentials: Omit<LocalApiServerCredentials, 'token'> & { token?: string };
+  readonly credentials: {
+    readonly server: string;
+    readonly caPem?: string | undefined;
+    readonly clientCertPem?: string | undefined;
+    readonly clientKeyPem?: string | undefined;
+    readonly token?: string | undefined;
+  };
 }
 
 /** A buffered response with its parsed JSON body (when it has one). */
@@ -241,4 +250,81 @@ export function configMap(
     metadata: labels === undefined ? { name } : { name, labels },
     data,
   };
+}
+
+/** A minimal valid Deployment body. */
+export function deployment(name: string, replicas = 1): any {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.9' }] },
+      },
+    },
+  };
+}
+
+/** A CRD body for `plural.group` with the given versions (first is the storage version). */
+export function crd(options: {
+  group: string;
+  plural: string;
+  kind: string;
+  scope?: 'Namespaced' | 'Cluster';
+  versions?: string[];
+  status?: boolean;
+  shortNames?: string[];
+}): any {
+  const versions = options.versions ?? ['v1'];
+  const schema = {
+    openAPIV3Schema: {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            replicas: { type: 'integer' },
+            message: { type: 'string' },
+            tags: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        status: {
+          type: 'object',
+          properties: { ready: { type: 'boolean' }, observedGeneration: { type: 'integer' } },
+        },
+      },
+    },
+  };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${options.plural}.${options.group}` },
+    spec: {
+      group: options.group,
+      scope: options.scope ?? 'Namespaced',
+      names: {
+        plural: options.plural,
+        singular: options.kind.toLowerCase(),
+        kind: options.kind,
+        listKind: `${options.kind}List`,
+        ...(options.shortNames === undefined ? {} : { shortNames: options.shortNames }),
+      },
+      versions: versions.map((name, index) => ({
+        name,
+        served: true,
+        storage: index === 0,
+        schema,
+        ...(options.status === false ? {} : { subresources: { status: {} } }),
+      })),
+    },
+  };
+}
+
+/** A short random suffix for unique names. */
+export function unique(prefix: string): string {
+  return `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
 }

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
 import { afterEach, expect, it } from 'vitest';
-import { call } from '../../test/wire.ts';
+import { call } from '@lasso-internal/wire';
 import { createApiServer } from '../server.ts';
 
 let hook: Server | undefined;

@@ -169,11 +169,7 @@ export function encodeEnvelope(apiVersion: string, kind: string, raw: Uint8Array
   return body;
 }
 
-/**
- * A Kubernetes protobuf body for a JSON object of a kind the type table describes, as kubectl would send it.
- * Throws TypeError for a kind the table does not know.
- */
-export function encodeProtobufObject(object: Record<string, unknown>): Uint8Array {
+function kindDefinitionOf(object: Record<string, unknown>): TypeDefinition {
   const apiVersion = String(object.apiVersion ?? '');
   const kind = String(object.kind ?? '');
   const slash = apiVersion.indexOf('/');
@@ -182,5 +178,70 @@ export function encodeProtobufObject(object: Record<string, unknown>): Uint8Arra
   const definition = typeDefinitionFor(group, version, kind);
   if (definition === undefined)
     throw new TypeError(`no protobuf message for ${apiVersion} ${kind}`);
-  return encodeEnvelope(apiVersion, kind, encodeMessage(object, definition));
+  return definition;
+}
+
+/**
+ * A Kubernetes protobuf request body (`application/vnd.kubernetes.protobuf`) for a JSON object of a built-in
+ * kind, laid out as kubectl sends it: the `k8s\0` magic, then a runtime.Unknown envelope around the object.
+ * Throws TypeError for a kind the server has no protobuf message for (custom resources have none).
+ *
+ * @example
+ * ```ts
+ * import { encodeProtobufObject } from '@lasso/apiserver/testing';
+ *
+ * const body = encodeProtobufObject({
+ *   apiVersion: 'v1',
+ *   kind: 'ConfigMap',
+ *   metadata: { name: 'settings' },
+ *   data: { mode: 'fast' },
+ * });
+ * console.log(Buffer.from(body.subarray(0, 4)).toString('latin1')); // k8s\0
+ * ```
+ */
+export function encodeProtobufObject(object: Record<string, unknown>): Uint8Array {
+  const definition = kindDefinitionOf(object);
+  return encodeEnvelope(
+    String(object.apiVersion),
+    String(object.kind),
+    encodeMessage(object, definition),
+  );
+}
+
+/**
+ * The protobuf message of a JSON object of a built-in kind alone, without the envelope: with
+ * {@link encodeProtobufEnvelope}, a test can send an envelope around damaged message bytes. Throws
+ * TypeError for a kind the server has no protobuf message for.
+ *
+ * @example
+ * ```ts
+ * import { encodeProtobufEnvelope, encodeProtobufMessage } from '@lasso/apiserver/testing';
+ *
+ * const message = encodeProtobufMessage({ apiVersion: 'v1', kind: 'ConfigMap', data: { a: 'b' } });
+ * const truncated = encodeProtobufEnvelope('v1', 'ConfigMap', message.subarray(0, message.length - 1));
+ * console.log(truncated.length > message.length); // true
+ * ```
+ */
+export function encodeProtobufMessage(object: Record<string, unknown>): Uint8Array {
+  return encodeMessage(object, kindDefinitionOf(object));
+}
+
+/**
+ * A protobuf request body around already-encoded message bytes: the `k8s\0` magic and a runtime.Unknown
+ * envelope naming `apiVersion` and `kind`.
+ *
+ * @example
+ * ```ts
+ * import { encodeProtobufEnvelope } from '@lasso/apiserver/testing';
+ *
+ * const body = encodeProtobufEnvelope('v1', 'ConfigMap', new Uint8Array());
+ * console.log(body.length); // 22
+ * ```
+ */
+export function encodeProtobufEnvelope(
+  apiVersion: string,
+  kind: string,
+  raw: Uint8Array,
+): Uint8Array {
+  return encodeEnvelope(apiVersion, kind, raw);
 }

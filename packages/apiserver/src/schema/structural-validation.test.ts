@@ -5,7 +5,7 @@ import { jsonTypeOf, validateValue } from './structural-validation.ts';
 // except TooLong, TooMany and TypeInvalid (kubernetes#108996, 1.24), the property count as minProperties'
 // value (kube-openapi#297, 1.24), indexed item paths (kube-openapi#273, 1.24), the fields of an object
 // checked past a property-count failure (kube-openapi#412, 1.28) and TooLong's bytes (kubernetes#128553,
-// 1.32). test/conformance/crd-validation.test.ts holds each release's own wording.
+// 1.32). tooling/conformance/test/crd-validation.test.ts holds each release's own wording.
 function messages(value: unknown, schema: Record<string, unknown>, path = 'spec.x'): string[] {
   return validateValue(value, schema, path).map((cause) => `${cause.field}: ${cause.message}`);
 }

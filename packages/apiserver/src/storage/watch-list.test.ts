@@ -3,7 +3,7 @@
 // k8s.io/apimachinery's ValidateListOptions for watches; a not-older-than version the server has not reached.
 import { FakeClock } from '@lasso/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, configMap, watch } from '../../test/wire.ts';
+import { call, configMap, watch } from '@lasso-internal/wire';
 import { type RunningLocalApiServer, startLocalApiServer } from '../server.ts';
 
 const servers: RunningLocalApiServer[] = [];

@@ -1,7 +1,7 @@
 // kubectl auth can-i (SelfSubjectAccessReview, SelfSubjectRulesReview) as the admin and as an
 // impersonated user whose RBAC grants the test sets up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipBefore } from '../conformance/helpers.ts';
+import { skipBefore } from '../gates.ts';
 import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;

@@ -1,7 +1,7 @@
 // A CRD installed with kubectl, and its custom resources through get (printer columns), apply, patch,
 // scale, explain and delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../conformance/helpers.ts';
+import { eventually } from '../gates.ts';
 import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;

@@ -2,8 +2,9 @@
 // as protobuf, then reads each object back as JSON.
 
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/apiserver';
+import { call } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, skipBefore } from '../conformance/helpers.ts';
+import { skipBefore } from '../gates.ts';
 import { type Kubectl, kubectlPath, startKubectl, suiteOptions } from './kubectl.ts';
 
 let k: Kubectl;

@@ -1,6 +1,7 @@
 // kubectl wait (conditions, jsonpath, deletion) and kubectl delete (by name, label, --all, finalizers, --wait).
+
+import { call } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../conformance/helpers.ts';
 import {
   configMapObject,
   deploymentObject,

@@ -1,6 +1,7 @@
 // kubectl get and describe: output formats, label and field selectors, server-side printing (Table).
+
+import { call, configMap, crd } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, configMap, crd } from '../conformance/helpers.ts';
 import {
   deploymentObject,
   type Kubectl,

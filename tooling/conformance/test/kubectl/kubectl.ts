@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { type Environment, startEnvironment } from '../../src/index.ts';
-import { call } from '../conformance/helpers.ts';
+import { type Environment, startEnvironment } from '@lasso/envtest';
+import { call } from '@lasso-internal/wire';
 
 function findOnPath(command: string): string | undefined {
   for (const directory of (process.env.PATH ?? '').split(delimiter)) {

@@ -1,0 +1,3 @@
+import { lassoProject } from '../../tooling/vitest.shared.ts';
+
+export default lassoProject('@lasso-internal/conformance');
