@@ -41,6 +41,12 @@ export type {
 export { Reflector, type ReflectorState, type ReflectorStore } from './reflector.ts';
 export type { ReflectorOptions, WatchErrorHandler } from './reflector-options.ts';
 export {
+  createShardFilterSource,
+  type SettableShardFilterSource,
+  type ShardFilter,
+  type ShardFilterSource,
+} from './shard-filter.ts';
+export {
   createSharedIndexInformer,
   type SharedIndexInformer,
   type SharedIndexInformerOptions,

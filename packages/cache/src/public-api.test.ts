@@ -19,6 +19,7 @@ describe('public API', () => {
         "createIndexer",
         "createInternTable",
         "createMetadataCache",
+        "createShardFilterSource",
         "createSharedIndexInformer",
         "createStore",
         "defaultCacheResyncMs",

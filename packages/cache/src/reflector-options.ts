@@ -2,6 +2,7 @@
 import type { Clock, Logger, MetricsProvider } from '@lasso/core';
 import type { WatchError } from './errors.ts';
 import type { InitialListStrategy } from './list-strategy.ts';
+import type { ShardFilterSource } from './shard-filter.ts';
 
 /** Receives every failure of the list/watch cycle (after the reflector has decided how to recover). */
 export type WatchErrorHandler = (error: WatchError) => void;
@@ -67,6 +68,14 @@ export interface ReflectorOptions {
   pollIntervalMs?: number;
   /** Called with every failure (also logged and counted). */
   watchErrorHandler?: WatchErrorHandler;
+  /**
+   * Keep only the objects of this replica's shard ranges (sharded controllers, KEP-5866): sent to the server as
+   * `shardSelector` when it can filter (`byOwner` false), checked client-side with the identical hash otherwise
+   * (and on every watch event); objects dropped client-side count in `lasso_shard_objects_filtered_total{kind}`.
+   * A change of the ranges lists again with the new selector; no range owned: no request at all (state
+   * `idle`), the store is replaced by an empty list. See the cache README's "Sharded informers".
+   */
+  shard?: ShardFilterSource | undefined;
   clock?: Clock;
   logger?: Logger;
   metrics?: MetricsProvider;

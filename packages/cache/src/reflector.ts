@@ -8,6 +8,7 @@ import {
   type WatchOptions,
 } from '@lasso/client';
 import {
+  anySignal,
   type Clock,
   defaultLogger,
   errorMessage,
@@ -31,6 +32,13 @@ import {
   type ReflectorOptions,
   type WatchErrorHandler,
 } from './reflector-options.ts';
+import {
+  checkShardFilterSource,
+  type ShardFilterSource,
+  ShardView,
+  shardFilteredCounter,
+  shardListerWatcher,
+} from './shard-filter.ts';
 import {
   ForbiddenReporter,
   isForbiddenError,
@@ -56,9 +64,9 @@ export interface ReflectorStore<T> {
 
 /**
  * Where the reflector's state machine is: `stopped` before `run` and after it resolves; `polling` between two lists
- * of a resource that cannot be watched.
+ * of a resource that cannot be watched; `idle` while its shard filter owns no range (no request at all).
  */
-export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'polling' | 'stopped';
+export type ReflectorState = 'listing' | 'watching' | 'backoff' | 'polling' | 'idle' | 'stopped';
 
 // resourceVersion undefined: the first list (no version known yet).
 type Next = { kind: 'list'; resourceVersion: string | undefined } | { kind: 'watch' };
@@ -130,6 +138,12 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   readonly #cursor: WatchCursor = { resourceVersion: '' };
   readonly #session: WatchSession<T>;
   #listsDone = 0;
+  /** The shard filter (`shard` option): a change of its ranges ends the current pass and lists again. */
+  readonly #shard: ShardView | undefined;
+  /** The current pass of the list/watch loop: aborted to restart it with a new shard filter. */
+  #pass: AbortController | undefined;
+  #passSignature: string | undefined;
+  #restartPending = false;
 
   constructor(
     listerWatcher: ListerWatcher<T>,
@@ -171,6 +185,19 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     };
     this.#watchErrorHandler = options.watchErrorHandler;
     const metrics = options.metrics ?? noopMetricsProvider;
+    if (options.shard !== undefined) {
+      checkShardFilterSource(options.shard, 'Reflector: shard');
+      this.#shard = new ShardView(options.shard, (error) =>
+        this.#logger.error('the shard filter source gave an invalid filter: keeping the last one', {
+          error: errorMessage(error),
+        }),
+      );
+      // A sharded informer passes a lister-watcher it already filters (with its kind's counter): not wrapped twice.
+      listerWatcher = shardListerWatcher(listerWatcher, options.shard, {
+        filtered: () => shardFilteredCounter(metrics, this.name),
+        logger: this.#logger,
+      });
+    }
     const initialList = options.initialList ?? 'streaming';
     if (!['streaming', 'cached', 'consistent'].includes(initialList)) {
       throw new TypeError(
@@ -231,7 +258,9 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
    * rejects for API or network failures (they are reported and retried); rejects only when already running.
    */
   async run(options: { signal: AbortSignal }): Promise<void> {
-    const { signal } = options;
+    const runSignal = options.signal;
+    // The signal of the current pass: the run's, or the pass's own when a shard filter change ends it first.
+    let signal = runSignal;
     if (this.#running)
       throw new LassoError('LASSO_CONFIG_INVALID', `reflector ${this.name} is already running`);
     this.#running = true;
@@ -271,7 +300,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#metrics.polling.set(0);
     if (!this.#watchable)
       startPolling('the resource is not watchable (watchable: false)', undefined, 'info');
-    try {
+    // One pass of the list/watch loop, until its signal (the run's or the pass's) aborts.
+    const passLoop = async (): Promise<void> => {
       while (!signal.aborted) {
         if (next.kind === 'list') {
           // A poll reads the current state (""): there is no watch whose resourceVersion it would have to match.
@@ -382,11 +412,65 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         if (relist) next = { kind: 'list', resourceVersion: this.#cursor.resourceVersion };
         if (delayMs > 0 && !(await wait(delayMs))) break;
       }
+    };
+    const unsubscribe = this.#shard?.source.subscribe(() => this.#shardChanged());
+    try {
+      // One pass per shard filter: a change of the owned ranges aborts the pass, which lists again (not older than
+      // the last resourceVersion) with the new selector; the run's backoff, 410 streak and polling carry over.
+      for (;;) {
+        const pass = new AbortController();
+        const combined = anySignal([runSignal, pass.signal]);
+        this.#pass = pass;
+        this.#restartPending = false;
+        signal = combined.signal;
+        const check = this.#shard?.get();
+        this.#passSignature = check?.signature;
+        try {
+          if (check?.empty === true) await this.#idle(signal);
+          else await passLoop();
+        } finally {
+          combined.dispose();
+          this.#pass = undefined;
+        }
+        if (runSignal.aborted || !this.#restartPending) break;
+        const at = this.#cursor.resourceVersion;
+        next = { kind: 'list', resourceVersion: at === '' ? undefined : at };
+        this.#logger.info('shard ranges changed: listing again with the new selector', {
+          resourceVersion: at,
+        });
+      }
     } finally {
+      unsubscribe?.();
       this.#releaseHandoff();
       this.#state = 'stopped';
       this.#running = false;
     }
+  }
+
+  /** The shard filter changed: restart the pass unless it still selects the same objects the same way. */
+  #shardChanged(): void {
+    const pass = this.#pass;
+    if (pass === undefined || this.#shard === undefined) return;
+    // An invalid filter keeps the last good one (ShardView reports it): then the signature is unchanged.
+    const signature = this.#shard.get().signature;
+    if (signature === this.#passSignature) return;
+    this.#restartPending = true;
+    pass.abort(new LassoError('LASSO_ABORTED', 'shard ranges changed'));
+  }
+
+  /**
+   * No range owned: the store is emptied (a sharded informer has evicted everything already, so no handler sees a
+   * deletion) and marked listed, then nothing is requested until the filter changes or the run stops.
+   */
+  async #idle(signal: AbortSignal): Promise<void> {
+    this.#releaseHandoff();
+    this.#state = 'idle';
+    this.#store.replace([], this.#cursor.resourceVersion);
+    this.#logger.info('no shard range owned: not listing or watching until one is gained');
+    if (signal.aborted) return;
+    await new Promise<void>((resolve) =>
+      signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
   }
 
   /** The streaming list's open watch, for the watch that follows it (undefined: open a new one). */

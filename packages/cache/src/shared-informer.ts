@@ -39,6 +39,7 @@ import {
 } from './processor-listener.ts';
 import { Reflector, type ReflectorStore } from './reflector.ts';
 import type { ReflectorOptions, WatchErrorHandler } from './reflector-options.ts';
+import { ShardView, shardFilteredCounter, shardListerWatcher } from './shard-filter.ts';
 import { type CacheGroupVersionKind, StalenessTracker } from './staleness.ts';
 import {
   checkedIndexer,
@@ -131,6 +132,12 @@ export interface SharedIndexInformer<T extends KubeObjectLike = KubeObject> exte
    * from elsewhere may not know it.
    */
   lastWatchError?(): WatchError | undefined;
+  /**
+   * Be told the keys of the objects a change of the `shard` filter evicted from the store (they left without any
+   * handler seeing a deletion). Called synchronously, in the change, before the list with the new ranges starts;
+   * returns an unsubscribe. Present on informers of `createSharedIndexInformer` and `createCache`.
+   */
+  onShardEvicted?(listener: (keys: readonly string[]) => void): () => void;
 }
 
 /** Options of {@link createSharedIndexInformer}: the reflector's plus the informer's own. */
@@ -230,6 +237,9 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   #handlerCount = 0;
   #syncWaiters = new Set<{ resolve(): void; reject(error: unknown): void }>();
   readonly #staleness: StalenessTracker;
+  // The `shard` option: what the store may hold; evictions are told to these listeners.
+  readonly #shard: ShardView | undefined;
+  readonly #evictionListeners = new Set<(keys: readonly string[]) => void>();
 
   constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T>) {
     this.name = options.name ?? 'informer';
@@ -243,11 +253,24 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
         `informer ${this.name}: watchable must be a boolean or a function, got ${typeof watchable}`,
       );
     }
-    this.#listerWatcher = listerWatcher;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger).child({ informer: this.name });
     this.#handlerErrors = options.metrics ?? noopMetricsProvider;
+    if (options.shard !== undefined) {
+      // The reflector checks the source too; filtered here so the counter carries the kind.
+      this.#listerWatcher = shardListerWatcher(listerWatcher, options.shard, {
+        filtered: () => shardFilteredCounter(this.#handlerErrors, options.gvk?.kind ?? this.name),
+        logger: this.#logger,
+      });
+      this.#shard = new ShardView(options.shard, (error) =>
+        this.#logger.error('the shard filter source gave an invalid filter: keeping the last one', {
+          error: errorMessage(error),
+        }),
+      );
+    } else {
+      this.#listerWatcher = listerWatcher;
+    }
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
     if (options.indexer === undefined) {
       const indexer = createIndexer<T>({
@@ -384,6 +407,43 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     return this.#lastError;
   }
 
+  onShardEvicted(listener: (keys: readonly string[]) => void): () => void {
+    if (typeof listener !== 'function')
+      throw new TypeError('onShardEvicted: listener must be a function');
+    const entry = (keys: readonly string[]): void => listener(keys);
+    this.#evictionListeners.add(entry);
+    return () => void this.#evictionListeners.delete(entry);
+  }
+
+  /**
+   * Remove from the store, silently, every object outside the shard filter's ranges: no handler sees a deletion
+   * (the object still exists; another replica owns it now). Runs in the filter's change notification, before the
+   * reflector lists with the new ranges, and at the start of a run (the filter may have changed while stopped).
+   */
+  #evictOutOfRange(): void {
+    const shard = this.#shard;
+    if (shard === undefined || !this.#started) return;
+    const check = shard.get();
+    const keys: string[] = [];
+    for (const object of this.#indexer.list()) {
+      if (check.contains(object)) continue;
+      keys.push(this.#keyFunc(object));
+      this.#indexer.delete(object);
+    }
+    if (keys.length === 0) return;
+    this.#logger.info('shard ranges changed: objects no longer owned left the store', {
+      evicted: keys.length,
+      generation: check.generation,
+    });
+    for (const listener of [...this.#evictionListeners]) {
+      try {
+        listener(keys);
+      } catch (error) {
+        this.#logger.error('shard eviction listener threw', { error: errorMessage(error) });
+      }
+    }
+  }
+
   lastSyncResourceVersion(): string {
     return this.#reflector?.lastSyncResourceVersion() ?? '';
   }
@@ -483,6 +543,9 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     };
     const reflector = new Reflector<T>(this.#listerWatcher, store, reflectorOptions);
     this.#reflector = reflector;
+    // Before the reflector subscribes: each change evicts before the reflector's new list can land.
+    this.#evictOutOfRange();
+    const unsubscribeShard = this.#shard?.source.subscribe(() => this.#evictOutOfRange());
     const now = this.#clock.monotonic();
     for (const listener of this.#listeners) {
       if (listener.resyncPeriodMs > 0) listener.nextResyncAt = now + listener.resyncPeriodMs;
@@ -493,6 +556,7 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
     try {
       await reflector.run({ signal });
     } finally {
+      unsubscribeShard?.();
       fifo.close();
       await processing;
       this.#resyncTimer?.cancel();
@@ -555,7 +619,9 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
   }
 
   #processDeltas(popped: PoppedDeltas<T>): void {
+    const shard = this.#shard?.get();
     for (const delta of popped.deltas) {
+      if (shard !== undefined && !this.#owned(shard, delta.object, popped.key)) continue;
       if (delta.type === 'Deleted') {
         const stored = this.#indexer.getByKey(popped.key);
         // The deleted object as the watch gave it (client-go), so an indexer that records resourceVersions sees
@@ -588,6 +654,22 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
         this.#distribute({ type: 'add', object, initial: popped.isInInitialList }, false);
       }
     }
+  }
+
+  /**
+   * With a shard filter: whether a delta of an object outside the ranges is processed. Such a delta is from before
+   * a change of the ranges (its object was evicted: dropped, no event), or its object moved out by an update (its
+   * controller owner changed, `byOwner`): the object the store holds leaves as a deletion, delivered with the state
+   * held (the old owner's), so the owner's handlers hear of it; the replica owning it now sees an add.
+   */
+  #owned(shard: ReturnType<ShardView['get']>, object: unknown, key: string): boolean {
+    const current = isDeletedFinalStateUnknown<T>(object) ? object.object : (object as T);
+    if (shard.contains(current)) return true;
+    const stored = this.#indexer.getByKey(key);
+    if (stored === undefined) return false;
+    this.#indexer.delete(stored);
+    this.#distribute({ type: 'delete', object: stored }, false);
+    return false;
   }
 
   #distribute(notification: Notification<T>, sync: boolean): void {
