@@ -80,16 +80,22 @@ describe('operator lifecycle without a run', () => {
     const recorder = operator.recorder('example.com/test');
     expect(operator.recorder('example.com/test')).toBe(recorder);
     expect(() => operator.recorder('')).toThrow(TypeError);
-    const transport = restTransportFor(operator.config);
+    const clients = operator.factory.sharedClientFactory();
+    const transport = clients.transport;
+    expect(transport.config).toBe(operator.config);
+    expect(transport).not.toBe(restTransportFor(operator.config));
+    expect(transport.closed).toBe(false);
     expect(operator.signal.aborted).toBe(false);
 
     await operator.close();
     await operator[Symbol.asyncDispose](); // idempotent
     expect(operator.signal.aborted).toBe(true);
     expect(isLassoError(operator.signal.reason, 'LASSO_OPERATOR_CLOSED')).toBe(true);
+    expect(transport.closed).toBe(true);
     await expect(transport.requestJson({ method: 'GET', path: '/version' })).rejects.toThrow(
       'the transport is closed',
     );
+    expect(restTransportFor(config).closed).toBe(false);
     expect(operator.status()).toMatchObject({ phase: 'closed', healthy: false, ready: false });
     await expect(operator.start(new AbortController().signal)).rejects.toBeInstanceOf(
       OperatorClosedError,
@@ -108,6 +114,33 @@ describe('operator lifecycle without a run', () => {
     });
     expect(operator.identity).toBe('me');
     await operator.close();
+  });
+
+  it('takes the Lease and Event clients from its client factory (its transport, closed with it)', async () => {
+    const operator = await createOperator({
+      config,
+      leaderElection: { namespace: 'default', name: 'lease', identity: 'me' },
+      logger: createTestLogger(),
+    });
+    operator.recorder('example.com/test');
+    const clients = operator.factory.sharedClientFactory();
+    // The factory keeps one client per resource and refuses another kind for it: these were made by it.
+    expect(() =>
+      clients.forResourceKind(
+        { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' },
+        'Other',
+        true,
+      ),
+    ).toThrow(/kind Lease/);
+    expect(() =>
+      clients.forResourceKind(
+        { group: 'events.k8s.io', version: 'v1', resource: 'events' },
+        'Other',
+        true,
+      ),
+    ).toThrow(/kind Event/);
+    await operator.close();
+    expect(clients.transport.closed).toBe(true);
   });
 
   it('refuses a start without an AbortSignal', async () => {

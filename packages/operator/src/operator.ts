@@ -5,12 +5,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
-  clientFor,
+  builtinMappingFor,
+  type Client,
   createRestConfig,
+  type KindType,
   loadDefaultConfig,
   loadKubeConfig,
   type RestConfig,
-  restTransportFor,
 } from '@lasso/client';
 import {
   createEventRecorder,
@@ -36,6 +37,7 @@ import {
   createSharedClientFactory,
   createSharedControllerFactory,
   type KindLookups,
+  type SharedClientFactory,
   type SharedControllerFactory,
 } from '@lasso/factory';
 import { type EndpointAddress, type Listening, listen, type Route } from './endpoints.ts';
@@ -131,7 +133,10 @@ export interface Operator extends Lifecycle {
    * registered with a run's signal is removed when that run stops).
    */
   readonly signal: AbortSignal;
-  /** The config the operator runs with (its own copy: its transport is the operator's, closed by `close()`). */
+  /**
+   * The config the operator runs with (its own copy). Its transport is the client factory's
+   * (`factory.sharedClientFactory().transport`), created by the operator and closed by `close()`.
+   */
   readonly config: RestConfig;
   /** The leader-election identity, also every recorder's `reportingInstance`. */
   readonly identity: string;
@@ -175,6 +180,18 @@ function combine(results: readonly StopResult[]): StopResult {
   };
 }
 
+// A built-in kind's client from the factory: over the operator's transport, closed with it.
+function builtinClient<const V extends string, const K extends string>(
+  clients: SharedClientFactory,
+  apiVersion: V,
+  kind: K,
+): Client<KindType<V, K>> {
+  const mapping = builtinMappingFor(apiVersion, kind);
+  if (mapping === undefined)
+    throw new TypeError(`operator: ${apiVersion} ${kind} is not a built-in kind`);
+  return clients.forResourceKind<KindType<V, K>>(mapping.gvr, kind, mapping.namespaced);
+}
+
 async function loadConfig(options: OperatorOptions): Promise<RestConfig> {
   const context = options.context === undefined ? {} : { context: options.context };
   if (options.config !== undefined) return options.config;
@@ -212,7 +229,8 @@ export async function createOperator(options: OperatorOptions = {}): Promise<Ope
   const clock = options.clock ?? systemClock;
   const registry = options.registry ?? createPrometheusRegistry({ logger });
   const loaded = await loadConfig(options);
-  // A copy of its own: a transport of its own (the caller's config keeps its own), closed by close().
+  // A copy of its own carrying the operator's clock, logger and metrics; the client factory built on it
+  // creates the transport, and close() closes it.
   const config = createRestConfig({ ...loaded, clock, logger, metrics: registry.metrics });
   return new OperatorRuntime(options, config, logger, clock, registry);
 }
@@ -280,7 +298,7 @@ class OperatorRuntime implements Operator {
       election === undefined
         ? alwaysActive()
         : leaderElected({
-            client: clientFor(config, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }),
+            client: builtinClient(clients, 'coordination.k8s.io/v1', 'Lease'),
             settings: election,
             identity: this.identity,
             gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs,
@@ -302,7 +320,7 @@ class OperatorRuntime implements Operator {
     let recorder = this.#recorders.get(name);
     if (recorder === undefined) {
       recorder = createEventRecorder({
-        client: clientFor(this.config, { apiVersion: 'events.k8s.io/v1', kind: 'Event' }),
+        client: builtinClient(this.factory.sharedClientFactory(), 'events.k8s.io/v1', 'Event'),
         reportingController: name,
         reportingInstance: this.identity.slice(0, 128),
         clock: this.#clock,
@@ -515,13 +533,10 @@ class OperatorRuntime implements Operator {
       ),
     );
     await attempt('election close', () => this.#gate.close());
-    // Controllers, then informers, then clients, then the connections under them.
+    // Controllers, then informers, then clients and the transport the client factory created.
     await attempt('controller factory close', () => this.factory.close());
     await attempt('cache factory close', () => this.factory.sharedCacheFactory().close());
-    await attempt('client factory close', () =>
-      this.factory.sharedCacheFactory().sharedClientFactory().close(),
-    );
-    await attempt('transport close', () => restTransportFor(this.config).close());
+    await attempt('client factory close', () => this.factory.sharedClientFactory().close());
     await attempt('endpoints close', () => this.#closeEndpoints());
     this.#phase = 'closed';
     if (failures.length > 0) {
