@@ -1,6 +1,6 @@
 import { FakeClock } from '@lasso/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
 import { call, watch } from '@lasso-internal/wire';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createApiServer, type RunningLocalApiServer, startLocalApiServer } from './server.ts';
 
 const servers: RunningLocalApiServer[] = [];

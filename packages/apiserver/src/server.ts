@@ -26,13 +26,13 @@ import { composeFilters, type ExchangeHandler } from './filters/chain.ts';
 import { dispatch } from './filters/dispatch.ts';
 import { withFaults } from './filters/faults.ts';
 import { withRequestBody } from './filters/request-body.ts';
-import { requestInfo } from './filters/request-info.ts';
-import { parseRequestTarget } from './filters/request-target.ts';
 import { withStatusErrors } from './filters/status-errors.ts';
 import { Authorizer } from './rbac/authorizer.ts';
 import { bootstrapRbac } from './rbac/bootstrap.ts';
-import { Registry } from './registry/served-resources.ts';
 import { timestamp } from './registry/server-context.ts';
+import { requestInfo } from './request/request-info.ts';
+import { parseRequestTarget } from './request/request-target.ts';
+import { Registry } from './resources/served-resources.ts';
 import { Store } from './storage/store.ts';
 
 /** Options of {@link startLocalApiServer}. */

@@ -1,9 +1,9 @@
 // The fault API of the built-in server, on the wire.
 import * as net from 'node:net';
 import { FakeClock } from '@lasso/core/testing';
+import { call, configMap, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningLocalApiServer, startLocalApiServer } from '../src/index.ts';
-import { call, configMap, watch } from '@lasso-internal/wire';
 
 let server: RunningLocalApiServer;
 const cms = '/api/v1/namespaces/default/configmaps';

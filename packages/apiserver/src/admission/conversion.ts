@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { canonical, isRecord, type Json } from '../apimachinery/objects.ts';
 import { failure, StatusError } from '../apimachinery/status.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { postReview } from './webhook-client.ts';
 import type { AdmissionEnvironment } from './webhook-dispatch.ts';

@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createCertificateAuthority, createSignedCertificate } from '@lasso/core/pki';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
-import { afterEach, expect, it } from 'vitest';
 import { call } from '@lasso-internal/wire';
+import { afterEach, expect, it } from 'vitest';
 import { createApiServer } from '../server.ts';
 
 let hook: Server | undefined;

@@ -13,10 +13,10 @@ import {
   StatusError,
 } from '../apimachinery/status.ts';
 import { applyJsonPatch } from '../patch/json-patch.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
-import { storageKey } from '../registry/builtin-resources.ts';
-import type { Registry } from '../registry/served-resources.ts';
 import type { AdmissionPoint, ObjectStore } from '../registry/server-context.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
+import { storageKey } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { labelsOf, objectSelectorMatches, rulesMatch, selectorMatches } from './matching.ts';
 import {

@@ -1,5 +1,5 @@
 // metav1.Status builders with kube-apiserver's wording (k8s.io/apimachinery/pkg/api/errors/errors.go).
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 
 /** A metav1.Status body as kube-apiserver sends it. */
 export interface StatusBody {

@@ -3,7 +3,7 @@
 // commits (the server's own watch events, synchronously, in order), queue work, and act later, after the
 // request that caused it has been answered, through the server's request handling.
 import { errorMessage, type Logger } from '@lasso/core';
-import type { Registry } from '../registry/served-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 import type { HistoryEvent, Store } from '../storage/store.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import type { RequestHandler } from './in-process-client.ts';

@@ -11,8 +11,8 @@
 // whose kind is not served (left alone).
 import type { Logger } from '@lasso/core';
 import { isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
-import { type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
-import type { Registry } from '../registry/served-resources.ts';
+import { type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 import type { HistoryEvent, KubeObject, Store } from '../storage/store.ts';
 import type { Enqueue, InProcessController } from './controller-manager.ts';
 import { finalizersOf, InProcessClient, type RequestHandler } from './in-process-client.ts';

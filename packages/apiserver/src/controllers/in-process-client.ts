@@ -5,10 +5,10 @@ import { isRecord, type Json } from '../apimachinery/objects.ts';
 import { StatusError } from '../apimachinery/status.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import { builtinVersion } from '../endpoints/discovery.ts';
-import { type RequestInfo, requestInfo } from '../filters/request-info.ts';
-import { apiVersionOf, type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
-import type { Registry } from '../registry/served-resources.ts';
 import type { ApiRequest, ApiResult } from '../registry/server-context.ts';
+import { type RequestInfo, requestInfo } from '../request/request-info.ts';
+import { apiVersionOf, type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 
 /** Serves one classified request (`ApiCore.handle`). */
 export type RequestHandler = (info: RequestInfo, request: ApiRequest) => ApiResult;

@@ -1,29 +1,25 @@
 // Request body decoding, the one place a body is turned into an object (kube-apiserver's negotiated
 // serializers): by Content-Type, then checked against the kind the URL names.
 
-import { goCompactJson, goValueString } from '../../apimachinery/go-format.ts';
-import { goJsonSyntaxError } from '../../apimachinery/go-json-errors.ts';
-import { sortKeysDeep } from '../../apimachinery/key-order.ts';
-import { isRecord, type Json, jsonType, stringOf } from '../../apimachinery/objects.ts';
+import { goCompactJson, goValueString } from '../apimachinery/go-format.ts';
+import { goJsonSyntaxError } from '../apimachinery/go-json-errors.ts';
+import { sortKeysDeep } from '../apimachinery/key-order.ts';
+import { isRecord, type Json, jsonType, stringOf } from '../apimachinery/objects.ts';
 import {
   badRequest,
   cannotHandleKind,
   invalid,
   unrecognizedBody,
   unsupportedMediaType,
-} from '../../apimachinery/status.ts';
-import {
-  scanFields,
-  strictErrorsInOrder,
-  strictWarning,
-} from '../../apimachinery/strict-decoding.ts';
-import { checkNestingDepth, parseApplyBody } from '../../patch/patch-request.ts';
-import { protobufMediaType } from '../../protobuf/decode-protobuf-object.ts';
-import { decodeProtobufBody, refuseCustomResourceProtobuf } from '../../protobuf/protobuf-body.ts';
-import { apiVersionOf, type ResourceInfo } from '../../registry/builtin-resources.ts';
-import type { ApiRequest, ServerContext } from '../../registry/server-context.ts';
-import type { KubeObject } from '../../storage/store.ts';
-import { typeDefinitionFor, typeDefinitions } from '../../types/index.ts';
+} from '../apimachinery/status.ts';
+import { scanFields, strictErrorsInOrder, strictWarning } from '../apimachinery/strict-decoding.ts';
+import { checkNestingDepth, parseApplyBody } from '../patch/patch-request.ts';
+import { protobufMediaType } from '../protobuf/decode-protobuf-object.ts';
+import { decodeProtobufBody, refuseCustomResourceProtobuf } from '../protobuf/protobuf-body.ts';
+import type { ApiRequest, ServerContext } from '../registry/server-context.ts';
+import { apiVersionOf, type ResourceInfo } from '../resources/builtin-resources.ts';
+import type { KubeObject } from '../storage/store.ts';
+import { typeDefinitionFor, typeDefinitions } from '../types/index.ts';
 import { nonNumericPaths, unstructuredConversionError } from './typed-conversion.ts';
 import { jsonDecodingError, numberLiterals } from './typed-decoding.ts';
 

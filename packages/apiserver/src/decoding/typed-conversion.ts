@@ -2,8 +2,8 @@
 // merge patch (runtime.DefaultUnstructuredConverter: first mismatch wins, fields in declaration order), and
 // the numeric fields structured-merge-diff refuses when it types an apply configuration.
 
-import { isRecord } from '../../apimachinery/objects.ts';
-import type { FieldType, TypeDefinition } from '../../types/type-definition.ts';
+import { isRecord } from '../apimachinery/objects.ts';
+import type { FieldType, TypeDefinition } from '../types/type-definition.ts';
 import {
   base64Error,
   type DefinitionLookup,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { typeDefinitionFor, typeDefinitions } from '../../types/index.ts';
-import type { TypeDefinition } from '../../types/type-definition.ts';
+import { typeDefinitionFor, typeDefinitions } from '../types/index.ts';
+import type { TypeDefinition } from '../types/type-definition.ts';
 import { nonNumericPaths, unstructuredConversionError } from './typed-conversion.ts';
 import { jsonDecodingError, numberLiterals, quantityError, timeError } from './typed-decoding.ts';
 

@@ -6,8 +6,8 @@
 // and wins. Strategic merge patch results go through the unstructured converter, which stops at the first
 // mismatch, field by field in declaration order.
 
-import { isRecord } from '../../apimachinery/objects.ts';
-import type { FieldDefinition, FieldType, TypeDefinition } from '../../types/type-definition.ts';
+import { isRecord } from '../apimachinery/objects.ts';
+import type { FieldDefinition, FieldType, TypeDefinition } from '../types/type-definition.ts';
 
 /** Reads a definition by its OpenAPI name (the type table's `typeDefinitions.get`). */
 export type DefinitionLookup = (name: string) => TypeDefinition | undefined;

@@ -1,8 +1,8 @@
 // Discovery documents of the local API server: /version, /api, /api/v1, /apis, /apis/{group}[/{version}]
 // (the legacy, non-aggregated shapes of k8s.io/apimachinery/pkg/apis/meta/v1 APIVersions/APIGroupList).
 
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
-import type { Registry } from '../registry/served-resources.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 
 /**
  * The newest released kube-apiserver minor version (1.37, released 2026-08-26; 1.38 is due 2026-12-16):

@@ -16,12 +16,11 @@ import { omitEmpty } from '../apimachinery/omit-empty.ts';
 import { methodNotAllowed, pathNotFound, StatusError } from '../apimachinery/status.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
-import type { RequestInfo, ResourceRequestInfo, Verb } from '../filters/request-info.ts';
+import { decodeDeleteOptions } from '../decoding/decode.ts';
 import { OpenApiPublisher, type OpenApiSource } from '../openapi/documents.ts';
 import { routeOpenApi } from '../openapi/openapi-endpoints.ts';
 import { recordManagedFields } from '../patch/patch-request.ts';
 import { admitRbacWrite } from '../rbac/admission.ts';
-import { apiVersionOf, type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
 import {
   type DryRunOptionsKind,
   deleteIsDryRun,
@@ -29,9 +28,11 @@ import {
   withDryRun,
 } from '../registry/dry-run.ts';
 import { createObject, toStored, toVersion } from '../registry/generic-registry.ts';
-import type { Registry } from '../registry/served-resources.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
 import { timestamp } from '../registry/server-context.ts';
+import type { RequestInfo, ResourceRequestInfo, Verb } from '../request/request-info.ts';
+import { apiVersionOf, type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 import type { KubeObject, Store } from '../storage/store.ts';
 import { WatchFanout } from '../storage/watch-fanout.ts';
 import { strategyFor } from '../strategies/by-resource.ts';
@@ -41,7 +42,6 @@ import { typeDefinitions } from '../types/index.ts';
 import { requireNegotiable, requireRouteAcceptable } from './accept.ts';
 import * as discovery from './discovery.ts';
 import { handleCreate } from './handlers/create.ts';
-import { decodeDeleteOptions } from './handlers/decode.ts';
 import { handleDelete } from './handlers/delete.ts';
 import { handleDeleteCollection } from './handlers/delete-collection.ts';
 import { handleGet } from './handlers/get.ts';

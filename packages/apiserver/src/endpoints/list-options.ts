@@ -27,13 +27,13 @@ import {
   StatusError,
   tooLargeResourceVersion,
 } from '../apimachinery/status.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ServerContext } from '../registry/server-context.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import {
   canonicalFieldLabel,
   selectableFields,
   unsupportedFieldLabel,
-} from '../registry/field-labels.ts';
-import type { ServerContext } from '../registry/server-context.ts';
+} from '../selection/field-labels.ts';
 import type { KubeObject } from '../storage/store.ts';
 
 /** Parsed label and field selectors of a list or watch. */

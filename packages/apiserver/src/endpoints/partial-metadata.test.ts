@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../apimachinery/status.ts';
-import { builtinResources } from '../registry/builtin-resources.ts';
 import type { ApiRequest } from '../registry/server-context.ts';
+import { builtinResources } from '../resources/builtin-resources.ts';
 import { metadataOfList, metadataOfObject, metadataTarget } from './partial-metadata.ts';
 
 function requestAccepting(accept: string): ApiRequest {

@@ -5,8 +5,8 @@
 // watches ask for them. Answers are JSON whatever the clause's media type, as every answer of this server.
 import { isRecord, type Json } from '../apimachinery/objects.ts';
 import { failure, StatusError } from '../apimachinery/status.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
 import type { ApiRequest } from '../registry/server-context.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { WatchPlan } from '../storage/watch-fanout.ts';
 import { acceptOf } from './accept.ts';
 

@@ -4,7 +4,7 @@
 
 import { pathSegmentNameMessages } from '../apimachinery/name-validation.ts';
 import { badRequest } from '../apimachinery/status.ts';
-import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
 
 /**
  * Throw kube's 400 `Name parameter invalid: "..": may not be '..'` for a request whose path names an

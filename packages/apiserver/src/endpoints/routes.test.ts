@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StatusError } from '../apimachinery/status.ts';
-import { requestInfo } from '../filters/request-info.ts';
-import { Registry } from '../registry/served-resources.ts';
+import { requestInfo } from '../request/request-info.ts';
+import { Registry } from '../resources/served-resources.ts';
 import { routeResource, unservedApiPath } from './routes.ts';
 
 const registry = new Registry();

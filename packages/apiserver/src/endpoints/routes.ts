@@ -3,10 +3,10 @@
 // and which methods each takes (405 otherwise).
 
 import { methodNotAllowed, notFound, pathNotFound } from '../apimachinery/status.ts';
-import type { RequestInfo, ResourceRequestInfo, Verb } from '../filters/request-info.ts';
-import { builtinResources } from '../registry/builtin-resources.ts';
-import type { Registry } from '../registry/served-resources.ts';
 import type { ApiResult } from '../registry/server-context.ts';
+import type { RequestInfo, ResourceRequestInfo, Verb } from '../request/request-info.ts';
+import { builtinResources } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 import { createOnlyResource } from '../strategies/create-only.ts';
 
 /**

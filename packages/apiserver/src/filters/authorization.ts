@@ -3,8 +3,8 @@
 // classification from `exchange.info`.
 import { authorizationAttributes } from '../rbac/attributes.ts';
 import type { Authorizer } from '../rbac/authorizer.ts';
+import { requestInfo } from '../request/request-info.ts';
 import type { Filter } from './chain.ts';
-import { requestInfo } from './request-info.ts';
 
 /** Sets `exchange.info` and throws kube's 403 when RBAC does not allow the request. */
 export function withAuthorization(authorizer: Pick<Authorizer, 'check'>): Filter {

@@ -3,8 +3,8 @@
 // calling on.
 import type * as http from 'node:http';
 import type { UserInfo } from '../authentication/authenticate.ts';
-import type { RequestInfo } from './request-info.ts';
-import type { RequestTarget } from './request-target.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { RequestTarget } from '../request/request-target.ts';
 
 /** One request on its way through the chain; filters fill the later fields. */
 export interface Exchange {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { crdResources } from '../registry/custom-resource-definitions.ts';
-import { Registry } from '../registry/served-resources.ts';
+import { Registry } from '../resources/served-resources.ts';
 import { testTypes } from './__fixtures__/types.ts';
 import { documentHash, OpenApiPublisher } from './documents.ts';
 

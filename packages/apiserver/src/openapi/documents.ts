@@ -4,8 +4,8 @@
 // them changes, cached otherwise (a document and its hash stay identical while nothing changed, so a
 // client's hash-addressed cache stays valid).
 import { createHash } from 'node:crypto';
-import { apiVersionOf, type ResourceInfo } from '../registry/builtin-resources.ts';
-import type { Registry } from '../registry/served-resources.ts';
+import { apiVersionOf, type ResourceInfo } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 import type { TypeDefinition } from '../types/type-definition.ts';
 import {
   builtinDefinitions,

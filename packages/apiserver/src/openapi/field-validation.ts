@@ -3,7 +3,7 @@
 // (kube's default) and `Ignore` let it through; the fields are dropped as the kind's decoding drops them.
 
 import { badRequest } from '../apimachinery/status.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import { strictDecodingMessage } from './unknown-fields.ts';
 
 /** Finds the undeclared fields of an object of a served kind (the OpenAPI publisher's `unknownFields`). */

@@ -1,6 +1,6 @@
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { describe, expect, it } from 'vitest';
-import { Registry } from '../registry/served-resources.ts';
+import { Registry } from '../resources/served-resources.ts';
 import { testTypes } from './__fixtures__/types.ts';
 import { OpenApiPublisher } from './documents.ts';
 import { type OpenApiContext, routeOpenApi } from './openapi-endpoints.ts';

@@ -3,7 +3,7 @@
 // cacheable for a year, with a stale hash it redirects to the current URL) and the v2 document (JSON).
 // Every answer carries its ETag; a matching If-None-Match answers 304.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestTarget } from '../filters/request-target.ts';
+import type { RequestTarget } from '../request/request-target.ts';
 import type { OpenApiPublisher, OpenApiSource, RenderedDocument } from './documents.ts';
 
 /** The parts of a request the OpenAPI routes read. */

@@ -4,7 +4,7 @@
 // `x-kubernetes-group-version-kind` of each operation, the query parameters of PATCH (kubectl decides from
 // `fieldValidation` there whether the server validates fields itself) and the patch content types (a
 // strategic merge content type tells kubectl's apply it may compute a strategic merge patch).
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import { names } from './builtin-definitions.ts';
 import type { GroupVersionKind } from './schema.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Registry } from '../registry/served-resources.ts';
+import { Registry } from '../resources/served-resources.ts';
 import { testTypes } from './__fixtures__/types.ts';
 import { OpenApiPublisher } from './documents.ts';
 import { strictDecodingMessage, unknownFields } from './unknown-fields.ts';

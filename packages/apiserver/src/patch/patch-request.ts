@@ -11,7 +11,7 @@ import {
   StatusError,
   unsupportedMediaType,
 } from '../apimachinery/status.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { applyMergePatch } from './merge-patch.ts';

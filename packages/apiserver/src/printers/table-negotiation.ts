@@ -1,9 +1,9 @@
 // Where server-side printing meets the handlers: a get, list or watch whose Accept header asks for a
 // meta.k8s.io Table answers with one (table-builder.ts builds it), as kube-apiserver's transformObject does.
 
-import type { ResourceRequestInfo } from '../filters/request-info.ts';
-import { storageKey } from '../registry/builtin-resources.ts';
 import type { ApiRequest, ServerContext } from '../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
+import { storageKey } from '../resources/builtin-resources.ts';
 import type { WatchPlan } from '../storage/watch-fanout.ts';
 import {
   createTableWatchTransform,

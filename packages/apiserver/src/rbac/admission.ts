@@ -1,9 +1,9 @@
 // RBAC's checks on writes of RBAC objects, run once a request is routed (the policy-based REST storage
 // of kube's rbac registry): a create or update that would grant more than the writer holds is refused.
 
-import { decodeObject } from '../endpoints/handlers/decode.ts';
-import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import { decodeObject } from '../decoding/decode.ts';
 import type { ApiRequest, ServerContext } from '../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
 import type { Store } from '../storage/store.ts';
 import { Authorizer } from './authorizer.ts';
 import { checkEscalation } from './escalation.ts';

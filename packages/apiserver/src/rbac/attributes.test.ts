@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestInfo } from '../filters/request-info.ts';
+import { requestInfo } from '../request/request-info.ts';
 import { authorizationAttributes } from './attributes.ts';
 
 const user = { name: 'u', groups: [] };

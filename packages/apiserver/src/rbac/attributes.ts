@@ -2,7 +2,7 @@
 // RequestInfo (request-info.ts) before any routing: a request is authorized even when its resource does
 // not exist, so a denied user sees 403, not 404. Access reviews build them from their spec instead.
 import type { UserInfo } from '../authentication/authenticate.ts';
-import type { RequestInfo } from '../filters/request-info.ts';
+import type { RequestInfo } from '../request/request-info.ts';
 
 /** A request for an API object (`/api/...` or `/apis/...` with a resource). Absent values are ''. */
 export interface ResourceAttributes {

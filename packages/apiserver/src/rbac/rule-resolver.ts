@@ -3,7 +3,7 @@
 // its role's rules (kube's DefaultRuleResolver, pkg/registry/rbac/validation/rule.go). Reads the store
 // directly: the built-in server has no informer lag, so a new binding applies to the next request.
 import type { UserInfo } from '../authentication/authenticate.ts';
-import { storageKey } from '../registry/builtin-resources.ts';
+import { storageKey } from '../resources/builtin-resources.ts';
 import type { KubeObject, Store } from '../storage/store.ts';
 import type { PolicyRule, RoleRef, Subject } from './policy-rule.ts';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import { loadCelEngine } from '../schema/cel/rules.ts';
-import type { ResourceInfo } from './builtin-resources.ts';
 import {
   crdResources,
   defaultObject,

@@ -2,6 +2,7 @@
 // conditions, and pruning/validation of custom objects by the structural schema (apiextensions-apiserver).
 
 import { isRecord } from '../apimachinery/objects.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import { evaluateRules } from '../schema/cel/rules.ts';
 import { validateCrdSchema } from '../schema/crd-schema.ts';
 import { applyDefaults } from '../schema/defaulting.ts';
@@ -9,7 +10,6 @@ import type { SchemaCause } from '../schema/field-errors.ts';
 import { validateListTypes } from '../schema/list-types.ts';
 import { pruneNonNullableNulls, pruneUnknownFields } from '../schema/pruning.ts';
 import { validateValue } from '../schema/structural-validation.ts';
-import type { ResourceInfo } from './builtin-resources.ts';
 
 type Json = Record<string, unknown>;
 

@@ -17,9 +17,9 @@ import {
   StatusError,
 } from '../apimachinery/status.ts';
 import { recordManagedFields } from '../patch/patch-request.ts';
+import { apiVersionOf, type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import type { Cause } from '../strategies/strategy.ts';
-import { apiVersionOf, type ResourceInfo, storageKey } from './builtin-resources.ts';
 import type { ServerContext } from './server-context.ts';
 
 const namespacesKey = '/namespaces';

@@ -10,9 +10,9 @@ import {
   stringOf,
 } from '../apimachinery/objects.ts';
 import { invalid } from '../apimachinery/status.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import type { ScalePaths } from '../strategies/strategy.ts';
-import type { ResourceInfo } from './builtin-resources.ts';
 import { updateObject } from './generic-registry.ts';
 import type { ServerContext } from './server-context.ts';
 

@@ -5,14 +5,14 @@ import type { Clock } from '@lasso/core';
 import type { EventConverter } from '../admission/watch-conversion.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import type { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
-import type { RequestTarget } from '../filters/request-target.ts';
 import type { UnknownFieldsFinder } from '../openapi/field-validation.ts';
+import type { RequestTarget } from '../request/request-target.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
+import type { Registry } from '../resources/served-resources.ts';
 import type { KubeObject, Store } from '../storage/store.ts';
 import type { WatchFanout, WatchPlan } from '../storage/watch-fanout.ts';
 import type { ClusterIpAllocator } from '../strategies/services.ts';
 import type { StrategyLookup } from '../strategies/strategy.ts';
-import type { ResourceInfo } from './builtin-resources.ts';
-import type { Registry } from './served-resources.ts';
 
 /** A request after transport concerns (TLS, auth, body limits) are handled. */
 export interface ApiRequest {

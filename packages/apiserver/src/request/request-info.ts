@@ -10,7 +10,7 @@ import {
   SelectorParseError,
 } from '../apimachinery/selectors.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { RequestTarget } from './request-target.ts';
 
 /** A verb a resource handler serves (handlers/*.ts), as kube's authorizers and audit name it. */

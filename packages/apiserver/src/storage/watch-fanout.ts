@@ -13,9 +13,9 @@ import {
   shardSelectorOf,
   validateListOptions,
 } from '../endpoints/list-options.ts';
-import { apiVersionOf, type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
 import { toVersion } from '../registry/generic-registry.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import { apiVersionOf, type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
 import { CompactedError, type HistoryEvent, type KubeObject } from './store.ts';
 
 /** A running watch: stop it, or ask it to send a bookmark now. */

@@ -2,8 +2,8 @@
 // annotated k8s.io/initial-events-end at the state's resourceVersion, then changes; the ListOptions rules of
 // k8s.io/apimachinery's ValidateListOptions for watches; a not-older-than version the server has not reached.
 import { FakeClock } from '@lasso/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
 import { call, configMap, watch } from '@lasso-internal/wire';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningLocalApiServer, startLocalApiServer } from '../server.ts';
 
 const servers: RunningLocalApiServer[] = [];

@@ -2,7 +2,6 @@
 // (with its strategy) per resource. Kinds without an entry use the built-in default; every custom
 // resource uses the custom resource strategy.
 
-import { rbacStrategies } from '../rbac/strategies.ts';
 import { configMapStrategy } from './configmaps.ts';
 import { crdStrategy } from './crds.ts';
 import { customResourceStrategy } from './custom-resources.ts';
@@ -10,6 +9,7 @@ import { coreEventStrategy, eventsV1Strategy } from './events.ts';
 import { leaseStrategy } from './leases.ts';
 import { namespaceStrategy } from './namespaces.ts';
 import { podStrategy } from './pods.ts';
+import { rbacStrategies } from './rbac.ts';
 import { secretStrategy } from './secrets.ts';
 import { serviceAccountStrategy } from './service-accounts.ts';
 import { serviceStrategy } from './services.ts';

@@ -2,7 +2,6 @@
 // CRD controllers write), and deletion of a CRD with every object of it.
 
 import { canonical, type Json, metaOf } from '../apimachinery/objects.ts';
-import { type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
 import {
   crdResources,
   establishedStatus,
@@ -10,6 +9,7 @@ import {
 } from '../registry/custom-resource-definitions.ts';
 import { toVersion } from '../registry/generic-registry.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import { type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 

@@ -2,10 +2,10 @@
 // "virtual" REST storage: TokenRequest, Eviction, and the authorization reviews). Each is one table
 // entry and one function; the create handler and the routes in endpoints/routes.ts find them here.
 
-import type { ResourceRequestInfo } from '../filters/request-info.ts';
-import { reviewResources } from '../rbac/review-resources.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
 import { createEviction } from './pods.ts';
+import { reviewResources } from './review-resources.ts';
 import { createTokenRequest } from './service-accounts.ts';
 
 /** A create-only resource (no subresource) or subresource of a stored resource. */

@@ -3,7 +3,6 @@
 // status subresource, Scale at the CRD's paths.
 
 import type { Json } from '../apimachinery/objects.ts';
-import { apiVersionOf, type ResourceInfo } from '../registry/builtin-resources.ts';
 import {
   defaultObject,
   pruneObject,
@@ -13,6 +12,7 @@ import {
   validateTransitionRules,
 } from '../registry/custom-resource-definitions.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import { apiVersionOf, type ResourceInfo } from '../resources/builtin-resources.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 function schemaFor(context: ServerContext, info: ResourceInfo): Json | undefined {

@@ -1,8 +1,8 @@
 // Events: v1 Events and events.k8s.io/v1 Events share one storage (in the v1 shape) and convert at the
 // API edge (registry/event-conversion.ts holds the field mapping).
 
-import { apiVersionOf } from '../registry/builtin-resources.ts';
 import { eventsV1ToEvent, eventToEventsV1 } from '../registry/event-conversion.ts';
+import { apiVersionOf } from '../resources/builtin-resources.ts';
 import { builtinStrategy, pruneTopLevel, type Strategy } from './strategy.ts';
 
 /** v1 Event strategy. */

@@ -1,8 +1,8 @@
 // Namespaces: the name label, the `kubernetes` finalizer, Terminating on delete, and /finalize.
 
 import { isRecord, metaOf } from '../apimachinery/objects.ts';
-import { storageKey } from '../registry/builtin-resources.ts';
 import { toVersion } from '../registry/generic-registry.ts';
+import { storageKey } from '../resources/builtin-resources.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 /**

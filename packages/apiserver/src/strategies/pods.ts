@@ -4,9 +4,7 @@
 
 import { isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
 import { badRequest, failure, StatusError } from '../apimachinery/status.ts';
-import { decodeBody } from '../endpoints/handlers/decode.ts';
-import type { ResourceRequestInfo } from '../filters/request-info.ts';
-import { type ResourceInfo, storageKey } from '../registry/builtin-resources.ts';
+import { decodeBody } from '../decoding/decode.ts';
 import { isDryRun, withDryRun } from '../registry/dry-run.ts';
 import {
   addPropagationFinalizer,
@@ -15,6 +13,8 @@ import {
   toVersion,
 } from '../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
+import { type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { addDefaultTolerations, admitPriority } from './defaults/pod-admission.ts';
 import { defaultPod } from './defaults/pod-spec.ts';

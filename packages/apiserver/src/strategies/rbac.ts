@@ -3,9 +3,9 @@
 // (pkg/apis/rbac/validation) and a binding's roleRef that cannot change.
 
 import type { FieldCause } from '../apimachinery/name-validation.ts';
+import type { PolicyRule, RoleRef, Subject } from '../rbac/policy-rule.ts';
 import type { KubeObject } from '../storage/store.ts';
-import { builtinStrategy, type Strategy } from '../strategies/strategy.ts';
-import type { PolicyRule, RoleRef, Subject } from './policy-rule.ts';
+import { builtinStrategy, type Strategy } from './strategy.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 

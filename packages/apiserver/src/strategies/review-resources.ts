@@ -1,13 +1,13 @@
 // The access reviews as create-only resources of the API handler: one table entry each, answered by
 // reviews.ts from the RBAC objects in the store and never stored.
 
-import { decodeObject, fieldManagerOf } from '../endpoints/handlers/decode.ts';
-import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import { decodeObject, fieldManagerOf } from '../decoding/decode.ts';
 import { recordManagedFields } from '../patch/patch-request.ts';
+import { Authorizer } from '../rbac/authorizer.ts';
+import { answerReview, type ReviewResource, reviewKinds } from '../rbac/reviews.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
-import type { CreateOnlyResource } from '../strategies/create-only.ts';
-import { Authorizer } from './authorizer.ts';
-import { answerReview, type ReviewResource, reviewKinds } from './reviews.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
+import type { CreateOnlyResource } from './create-only.ts';
 
 function createReview(resource: ReviewResource): CreateOnlyResource['create'] {
   return (context: ServerContext, request: ResourceRequestInfo, raw: ApiRequest): ApiResult => {

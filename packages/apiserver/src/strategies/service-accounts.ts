@@ -1,8 +1,8 @@
 // ServiceAccounts and their TokenRequest subresource.
 
-import { decodeBody } from '../endpoints/handlers/decode.ts';
-import type { ResourceRequestInfo } from '../filters/request-info.ts';
+import { decodeBody } from '../decoding/decode.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../request/request-info.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';
 
 /** ServiceAccount strategy: only the fields the type has. */

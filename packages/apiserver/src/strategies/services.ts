@@ -3,8 +3,8 @@
 
 import { isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
 import { internalError, invalid } from '../apimachinery/status.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { allocateNodePorts, clusterIpRefused, clusterIpsInUse } from './defaults/service-ports.ts';
 import { builtinStrategy, type Strategy } from './strategy.ts';

@@ -2,8 +2,8 @@
 // RESTDeleteStrategy express it; the generic registry (generic-registry.ts) does the rest for every kind.
 
 import { isRecord, type Json } from '../apimachinery/objects.ts';
-import type { ResourceInfo } from '../registry/builtin-resources.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { objectMetaFieldOrder } from '../types/index.ts';
 

@@ -1,12 +1,12 @@
 // CREATE (POST to a collection, or to a create-only subresource such as TokenRequest).
 
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
+import { checkBodyFields, decodeObject, fieldManagerOf } from '../../decoding/decode.ts';
 import { enforceFieldValidation } from '../../openapi/field-validation.ts';
 import { recordManagedFields } from '../../patch/patch-request.ts';
 import { createObject, toStored, toVersion } from '../../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
 import { createOnlyResource } from '../../strategies/create-only.ts';
-import { checkBodyFields, decodeObject, fieldManagerOf } from './decode.ts';
 
 /** Answer a create: decode, then the generic registry prepares, validates, admits and stores. */
 export function handleCreate(

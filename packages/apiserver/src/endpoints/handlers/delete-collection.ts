@@ -1,13 +1,13 @@
 // DELETECOLLECTION: delete every object a list with the same selectors would return.
 
 import { metaOf, stringOf } from '../../apimachinery/objects.ts';
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
-import { apiVersionOf, storageKey } from '../../registry/builtin-resources.ts';
+import { decodeDeleteOptions } from '../../decoding/decode.ts';
 import { deleteIsDryRun, withDryRun } from '../../registry/dry-run.ts';
 import { deleteObject, stripListItem, toVersion } from '../../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
+import { apiVersionOf, storageKey } from '../../resources/builtin-resources.ts';
 import { matches, selectorsOf, shardSelectorOf } from '../list-options.ts';
-import { decodeDeleteOptions } from './decode.ts';
 
 /** Answer a deletecollection: the list of what was deleted (or marked deleted). */
 export function handleDeleteCollection(

@@ -1,10 +1,10 @@
 // DELETE of one object.
 
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
+import { decodeDeleteOptions } from '../../decoding/decode.ts';
 import { deleteIsDryRun, withDryRun } from '../../registry/dry-run.ts';
 import { deleteObject, mustGet } from '../../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
-import { decodeDeleteOptions } from './decode.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
 
 /** Answer a delete: DeleteOptions, then the generic registry's finalizer-aware delete. */
 export function handleDelete(

@@ -1,12 +1,12 @@
 // GET of one object (or its Scale).
 
 import { notFound } from '../../apimachinery/status.ts';
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
 import { tableResponse } from '../../printers/table-negotiation.ts';
-import { storageKey } from '../../registry/builtin-resources.ts';
 import { mustGet, toVersion } from '../../registry/generic-registry.ts';
 import { toScale } from '../../registry/scale.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
+import { storageKey } from '../../resources/builtin-resources.ts';
 import { requireReached } from '../list-options.ts';
 import { metadataOfObject, metadataTarget } from '../partial-metadata.ts';
 import { podLog } from './pod-log.ts';

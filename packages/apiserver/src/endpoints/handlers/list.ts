@@ -4,11 +4,11 @@
 import { type Json, metaOf, stringOf } from '../../apimachinery/objects.ts';
 import { integerOptions } from '../../apimachinery/query-integers.ts';
 import { badRequest, expired, failure, StatusError } from '../../apimachinery/status.ts';
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
 import { tableResponse } from '../../printers/table-negotiation.ts';
-import { apiVersionOf, storageKey } from '../../registry/builtin-resources.ts';
 import { stripListItem, toVersion } from '../../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
+import { apiVersionOf, storageKey } from '../../resources/builtin-resources.ts';
 import { CompactedError, type KubeObject, type Snapshot } from '../../storage/store.ts';
 import {
   continueTooOld,

@@ -11,26 +11,6 @@ import {
   StatusError,
 } from '../../apimachinery/status.ts';
 import { strictWarning } from '../../apimachinery/strict-decoding.ts';
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
-import {
-  applyConflictError,
-  computePatch,
-  runApply,
-  yamlDuplicateKeys,
-} from '../../patch/patch-request.ts';
-import { Authorizer } from '../../rbac/authorizer.ts';
-import { checkEscalation } from '../../rbac/escalation.ts';
-import { storageKey } from '../../registry/builtin-resources.ts';
-import {
-  createObject,
-  mustGet,
-  toStored,
-  toVersion,
-  updateObject,
-} from '../../registry/generic-registry.ts';
-import { applyScale, toScale } from '../../registry/scale.ts';
-import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
-import type { KubeObject } from '../../storage/store.ts';
 import {
   applyNonNumericPaths,
   checkKind,
@@ -40,7 +20,27 @@ import {
   decodeApplyBody,
   fieldManagerOf,
   fieldValidationOf,
-} from './decode.ts';
+} from '../../decoding/decode.ts';
+import {
+  applyConflictError,
+  computePatch,
+  runApply,
+  yamlDuplicateKeys,
+} from '../../patch/patch-request.ts';
+import { Authorizer } from '../../rbac/authorizer.ts';
+import { checkEscalation } from '../../rbac/escalation.ts';
+import {
+  createObject,
+  mustGet,
+  toStored,
+  toVersion,
+  updateObject,
+} from '../../registry/generic-registry.ts';
+import { applyScale, toScale } from '../../registry/scale.ts';
+import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
+import { storageKey } from '../../resources/builtin-resources.ts';
+import type { KubeObject } from '../../storage/store.ts';
 
 /** Answer a patch: server-side apply by its content type, any other patch type otherwise. */
 export function handlePatch(

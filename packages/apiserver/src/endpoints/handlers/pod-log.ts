@@ -6,9 +6,9 @@
 import { isRecord, type Json, stringOf } from '../../apimachinery/objects.ts';
 import { integerOptions } from '../../apimachinery/query-integers.ts';
 import { badRequest, invalid, notFound } from '../../apimachinery/status.ts';
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
-import { storageKey } from '../../registry/builtin-resources.ts';
 import type { ApiResult, ServerContext } from '../../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
+import { storageKey } from '../../resources/builtin-resources.ts';
 
 type Cause = { type: string; message: string; field: string };
 

@@ -2,7 +2,7 @@
 
 import { isRecord, metaOf, stringOf } from '../../apimachinery/objects.ts';
 import { badRequest, notFound } from '../../apimachinery/status.ts';
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
+import { checkBodyFields, checkKind, decodeBody, fieldManagerOf } from '../../decoding/decode.ts';
 import { enforceFieldValidation } from '../../openapi/field-validation.ts';
 import { recordManagedFields } from '../../patch/patch-request.ts';
 import {
@@ -14,7 +14,7 @@ import {
 } from '../../registry/generic-registry.ts';
 import { applyScale, toScale } from '../../registry/scale.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
-import { checkBodyFields, checkKind, decodeBody, fieldManagerOf } from './decode.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
 
 /** Answer an update: decode, check name and namespace against the URL, preconditions, then store. */
 export function handleUpdate(

@@ -1,8 +1,8 @@
 // WATCH of a collection (or of one object through the deprecated /watch/ path).
 
-import type { ResourceRequestInfo } from '../../filters/request-info.ts';
 import { tableWatchPlan } from '../../printers/table-negotiation.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import type { ResourceRequestInfo } from '../../request/request-info.ts';
 import { metadataTarget, metadataWatchPlan } from '../partial-metadata.ts';
 
 /** Answer a watch: a plan the transport streams. */
