@@ -5,6 +5,7 @@ import { inspect } from 'node:util';
 import {
   anySignal,
   type Clock,
+  checkTracerProvider,
   defaultLogger,
   errorMessage,
   guardLogger,
@@ -12,8 +13,10 @@ import {
   type Logger,
   noopMetricsProvider,
   raceSignal,
+  resolveTracing,
   sleep,
   systemClock,
+  type Tracing,
 } from '@lasso/core';
 import { createTokenBucket } from '@lasso/workqueue';
 import type { Dispatcher } from 'undici';
@@ -36,6 +39,7 @@ import { ExecCertificateAgent } from './transport/exec-certificate-agent.ts';
 import { RequestDeadline } from './transport/request-deadline.ts';
 import { requestHeaders } from './transport/request-headers.ts';
 import { RequestMetrics } from './transport/request-metrics.ts';
+import { traceRequest } from './transport/request-tracing.ts';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   decodeJsonBody,
@@ -51,7 +55,7 @@ import {
 import { parseRetryAfter } from './transport/retry-after.ts';
 import { DEFAULT_RETRY_AFTER_MS, MAX_RETRIES, throttleDelayMs } from './transport/retry-policy.ts';
 import { speaksTls } from './transport/tls-probe.ts';
-import { defaultUserAgent } from './version.ts';
+import { defaultUserAgent, VERSION } from './version.ts';
 
 /** The body of Go's `net/http` server's answer to plain HTTP on a TLS port. */
 const GO_HTTP_TO_HTTPS = 'Client sent an HTTP request to an HTTPS server.';
@@ -90,6 +94,8 @@ export class RestTransport {
   readonly #auth: Authenticator;
   readonly #agent: ExecCertificateAgent;
   readonly #metrics: RequestMetrics;
+  // Undefined when tracing is off: then a request pays one comparison for it.
+  readonly #tracing: Tracing | undefined;
   #limiter: RequestRateLimiter | undefined;
   #closed = false;
 
@@ -111,6 +117,8 @@ export class RestTransport {
       this.#clock,
       url.host,
     );
+    checkTracerProvider(config.tracerProvider, 'config.tracerProvider');
+    this.#tracing = resolveTracing(config.tracerProvider, '@lasso/client', VERSION);
     this.#userAgent = config.userAgent ?? defaultUserAgent();
     checkTimeoutOption(config.timeoutMs, 'config.timeoutMs', 'RestTransport');
     checkTimeoutOption(config.progressTimeoutMs, 'config.progressTimeoutMs', 'RestTransport');
@@ -176,11 +184,13 @@ export class RestTransport {
     );
     const retryConnectionLoss = request.method === 'GET';
     const limit = request.maxResponseBytes ?? this.#maxResponseBytes;
-    return this.#send(
+    const trace = traceRequest(this.#tracing, request);
+    const sent = this.#send(
       request,
       deadlines,
       retryConnectionLoss,
       async (response, signal, progress) => {
+        trace?.status(response.statusCode);
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const bytes = await raceSignal(
             readBounded(response.body, limit, request, 'throw', progress.chunk),
@@ -198,6 +208,7 @@ export class RestTransport {
         throw await this.#errorAnswer(request, response, signal, progress);
       },
     );
+    return trace === undefined ? sent : trace.around(sent);
   }
 
   /**
@@ -207,12 +218,15 @@ export class RestTransport {
    * {@link ApiError}.
    */
   async stream(request: RestRequest): Promise<StreamResponse> {
-    return this.#send(request, NO_DEADLINES, false, async (response, signal) => {
+    const trace = traceRequest(this.#tracing, request);
+    const sent = this.#send(request, NO_DEADLINES, false, async (response, signal) => {
+      trace?.status(response.statusCode);
       if (response.statusCode >= 200 && response.statusCode < 300) {
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
       throw await this.#errorAnswer(request, response, signal);
     });
+    return trace === undefined ? sent : trace.around(sent);
   }
 
   /**

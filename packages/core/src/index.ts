@@ -50,3 +50,18 @@ export {
   type ShutdownSignalOptions,
   type ShutdownSignalTarget,
 } from './shutdown-signal.ts';
+export {
+  bindTraceContext,
+  checkTracerProvider,
+  recordSpanError,
+  resolveTracing,
+  SPAN_KIND_CLIENT,
+  SPAN_KIND_INTERNAL,
+  SPAN_STATUS_ERROR,
+  type TraceAttributeValue,
+  type Tracer,
+  type TracerProvider,
+  type TraceSpan,
+  Tracing,
+  traceContextOf,
+} from './tracing.ts';

@@ -9,9 +9,15 @@ describe('public API', () => {
     expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
       [
         "LassoError",
+        "SPAN_KIND_CLIENT",
+        "SPAN_KIND_INTERNAL",
+        "SPAN_STATUS_ERROR",
         "TimeoutError",
+        "Tracing",
         "abortReason",
         "anySignal",
+        "bindTraceContext",
+        "checkTracerProvider",
         "createConsoleLogger",
         "createShutdownSignal",
         "defaultGracefulShutdownTimeoutMs",
@@ -26,9 +32,12 @@ describe('public API', () => {
         "noopLogger",
         "noopMetricsProvider",
         "raceSignal",
+        "recordSpanError",
+        "resolveTracing",
         "sleep",
         "systemClock",
         "timeoutSignal",
+        "traceContextOf",
       ]
     `);
     expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`

@@ -1,7 +1,7 @@
 // RestConfig: where and how to reach one API server as one user (client-go rest.Config), secrets redacted
 // from util.inspect and JSON.
 import { inspect } from 'node:util';
-import type { Clock, Logger, MetricsProvider } from '@lasso/core';
+import type { Clock, Logger, MetricsProvider, TracerProvider } from '@lasso/core';
 import type { Dispatcher } from 'undici';
 import { tlsMaterialProblem } from './tls-material.ts';
 
@@ -134,6 +134,13 @@ export interface RestConfig {
    * host; to the response headers) and `rest_client_request_retries_total` (code, verb, host).
    */
   metrics?: MetricsProvider | undefined;
+  /**
+   * Where the transport's OpenTelemetry spans go: one `CLIENT` span per request (`get configmaps`, attributes
+   * `lasso.verb`, `lasso.resource`, `http.response.status_code`, ...), a child of the reconcile whose signal
+   * the request carries. Default: the global provider of `@opentelemetry/api` when that optional peer
+   * dependency is installed; without it no span is made.
+   */
+  tracerProvider?: TracerProvider | undefined;
   /** Replace the undici Agent (tests pass a MockAgent). */
   dispatcher?: Dispatcher | undefined;
 }
@@ -195,6 +202,7 @@ export function redactRestConfig(config: RestConfig): Record<string, unknown> {
       key === 'clock' ||
       key === 'logger' ||
       key === 'metrics' ||
+      key === 'tracerProvider' ||
       key === 'dispatcher'
     ) {
       continue;
