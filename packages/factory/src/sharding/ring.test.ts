@@ -12,9 +12,9 @@ import { ShardFencedError } from './ring-api.ts';
 
 function expected(members: string[], rangeCount = 16): Map<string, number[]> {
   const byMember = new Map<string, number[]>(members.map((member) => [member, []]));
-  assignShardRanges(members, rangeCount).forEach((owner, range) =>
-    byMember.get(owner)?.push(range),
-  );
+  for (const [range, owner] of assignShardRanges(members, rangeCount).entries()) {
+    byMember.get(owner)?.push(range);
+  }
   return byMember;
 }
 

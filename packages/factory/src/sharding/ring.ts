@@ -1,18 +1,14 @@
 // One member of a shard ring: its own Lease (joined, renewed, fenced, left), the ring seen through an informer,
 // the assignment, and the hand-off of ranges (claim, check, act, release, acknowledge). The protocol and why it
 // keeps a range with at most one acting member are in README-protocol.md; the steps are numbered as there.
-import { isConflict, isNotFound } from '@lasso/client';
 import { RenewDeadline } from '@lasso/controller';
 import {
   anySignal,
   type Clock,
-  type Counter,
   defaultLogger,
   drainedResult,
   errorMessage,
-  type Gauge,
   guardLogger,
-  type Histogram,
   type Logger,
   noopMetricsProvider,
   type StopResult,
@@ -23,8 +19,16 @@ import {
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { FactoryClosedError } from '../errors.ts';
 import { assignShardRanges } from './assignment.ts';
-import { encodeHeldRanges, formatRangeList, shardHeldAnnotation } from './held-ranges.ts';
-import { holdsRange, MemberObservations, memberOfLease, shardRingLabel } from './membership.ts';
+import {
+  checkClaims,
+  claimableRanges,
+  keptRanges,
+  type RangeState,
+  takeOverExpired,
+} from './handoff.ts';
+import { formatRangeList } from './held-ranges.ts';
+import { MemberObservations, memberOfLease } from './membership.ts';
+import { OwnLease } from './own-lease.ts';
 import {
   type RingConfig,
   ringConfigOf,
@@ -35,6 +39,7 @@ import {
   type ShardRingOptions,
   type ShardRingStatus,
 } from './ring-api.ts';
+import { createRingMetrics, type RingMetrics } from './ring-metrics.ts';
 import { createClientRingStore, type RingLeaseStore } from './ring-store.ts';
 
 const sorted = (ranges: Iterable<number>): number[] => [...ranges].sort((a, b) => a - b);
@@ -59,13 +64,12 @@ export function createShardRing(options: ShardRingOptions): ShardRing {
   }
   const clock = options.clock ?? systemClock;
   const logger = guardLogger(options.logger ?? defaultLogger);
-  const metrics = options.metrics ?? noopMetricsProvider;
   const store = createClientRingStore(client, {
     namespace: config.namespace,
     ring: config.ring,
     clock,
     logger,
-    metrics,
+    metrics: options.metrics ?? noopMetricsProvider,
   });
   return new Ring(config, store, { clock, logger, metrics: options.metrics });
 }
@@ -86,23 +90,16 @@ class Ring implements ShardRing {
   readonly #store: RingLeaseStore;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #metrics: RingMetrics;
   readonly #observations: MemberObservations;
+  readonly #own: OwnLease;
   readonly #listeners = new Set<(change: ShardRingChange) => void>();
-  readonly #membersGauge: Gauge;
-  readonly #ownedGauge: Gauge;
-  readonly #movesIn: Counter;
-  readonly #movesOut: Counter;
-  readonly #handoffSeconds: Histogram;
 
-  // Own Lease as last written or read (its resourceVersion guards the next write); undefined: not known.
-  #lease: Lease | undefined;
-  // Ranges in the own Lease as last written (step 1's held set).
-  #written = new Set<number>();
   // Acting on (step 3): desired, written, checked, inside the fence.
   readonly #owned = new Set<number>();
   // Claims written, not yet checked (step 4): never acted on.
   readonly #claiming = new Set<number>();
-  // Announced as releasing; waiting for released() (step 5).
+  // Announced as releasing, waiting for released() (step 5); the value is when (monotonic).
   readonly #releasing = new Map<number, number>();
   // Released by the caller; the ack is the next write without them.
   readonly #acked = new Map<number, number>();
@@ -113,6 +110,7 @@ class Ring implements ShardRing {
   #owners: readonly string[] = [];
   // Leases we deleted as expired (name -> version): ignored until the informer drops them.
   readonly #takenOver = new Map<string, string>();
+  readonly #warnedMalformed = new Set<string>();
   #incarnation: Incarnation | undefined;
   #idleFence: AbortController;
   #lastSentAt = Number.NEGATIVE_INFINITY;
@@ -120,14 +118,11 @@ class Ring implements ShardRing {
   #stopping = false;
   // True from the start of #runLoop to the end of its cleanup.
   #running = false;
-  // Held sets of writes whose answer did not arrive: a Lease read later that holds only these is ours.
-  #attempted = new Set<number>();
-  readonly #warnedMalformed = new Set<string>();
   #run: { readonly stop: AbortController; readonly done: Promise<StopResult> } | undefined;
   #closed = false;
   #wake: (() => void) | undefined;
   #expiryTimer: TimerHandle | undefined;
-  #moves = { in: 0, out: 0 };
+  readonly #moves = { in: 0, out: 0 };
   #lastHandoff: ShardHandoff | undefined;
 
   constructor(
@@ -145,31 +140,9 @@ class Ring implements ShardRing {
       ring: config.ring,
       identity: config.identity,
     });
+    this.#metrics = createRingMetrics(options.metrics ?? noopMetricsProvider, config.ring);
     this.#observations = new MemberObservations(this.#clock);
-    const metrics = options.metrics ?? noopMetricsProvider;
-    const labels = { ring: config.ring };
-    this.#membersGauge = metrics.gauge({
-      name: 'lasso_shard_members',
-      help: 'Live members of the shard ring, as this member sees them.',
-      labels,
-    });
-    this.#ownedGauge = metrics.gauge({
-      name: 'lasso_shard_owned_ranges',
-      help: 'Ranges of the shard ring this member acts on.',
-      labels,
-    });
-    const moves = {
-      name: 'lasso_shard_moves_total',
-      help: 'Ranges this member claimed (in) or released (out).',
-    };
-    this.#movesIn = metrics.counter({ ...moves, labels: { ...labels, direction: 'in' } });
-    this.#movesOut = metrics.counter({ ...moves, labels: { ...labels, direction: 'out' } });
-    this.#handoffSeconds = metrics.histogram({
-      name: 'lasso_shard_handoff_seconds',
-      help: 'Time from a range becoming desired for this member to its claim.',
-      labels,
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60],
-    });
+    this.#own = new OwnLease(config, store, this.#clock, this.#logger, this.#observations);
     this.#idleFence = this.#abortedFence('not joined');
   }
 
@@ -193,8 +166,9 @@ class Ring implements ShardRing {
   }
 
   subscribe(listener: (change: ShardRingChange) => void): () => void {
-    if (typeof listener !== 'function')
+    if (typeof listener !== 'function') {
       throw new TypeError('subscribe: listener must be a function');
+    }
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -209,7 +183,8 @@ class Ring implements ShardRing {
       this.#releasing.delete(range);
       this.#acked.set(range, since);
     }
-    const pending = ranges.filter((range) => this.#written.has(range) && this.#acked.has(range));
+    const written = this.#own.written;
+    const pending = ranges.filter((range) => written.has(range) && this.#acked.has(range));
     if (pending.length === 0 || !this.#running) return Promise.resolve();
     this.#wake?.();
     return new Promise((resolve) => this.#ackWaiters.push({ ranges: pending, resolve }));
@@ -279,17 +254,19 @@ class Ring implements ShardRing {
     return this.close();
   }
 
-  // ---- the run ---------------------------------------------------------------------------------------------
+  // ---- the run ----------------------------------------------------------------------------------------------
 
   async #runLoop(signal: AbortSignal): Promise<StopResult> {
     this.#stopping = false;
     this.#running = true;
+    this.#lastSentAt = Number.NEGATIVE_INFINITY;
+    this.#retryAt = Number.NEGATIVE_INFINITY;
     // The informer and the writes outlive `signal`: a stop keeps renewing until every range was released.
     const life = new AbortController();
     const unsubscribe = this.#store.view.subscribe(() => this.#refresh());
-    await this.#store.view.start(life.signal);
     let result: StopResult = drainedResult;
     try {
+      await this.#store.view.start(life.signal);
       try {
         await this.#store.view.whenSynced(signal);
       } catch {
@@ -309,17 +286,22 @@ class Ring implements ShardRing {
       life.abort();
       await this.#store.view.stopped();
       for (const waiter of this.#ackWaiters.splice(0)) waiter.resolve();
+      this.#claiming.clear();
+      this.#releasing.clear();
+      this.#acked.clear();
+      this.#desired = new Set();
+      this.#desiredSince.clear();
       this.#members = [];
       this.#owners = [];
-      this.#membersGauge.set(0);
+      this.#metrics.members.set(0);
       this.#running = false;
     }
     return result;
   }
 
-  /** Wait one retry period, or less when woken (a change in the ring, an ack to write). */
+  /** Wait one retry period (jittered), or less when woken (a change in the ring, an ack to write). */
   #pause(signal: AbortSignal): Promise<void> {
-    const jitter = 1 + this.#config.random() * 0.2;
+    const delayMs = this.#config.retryPeriodMs * (1 + this.#config.random() * 0.2);
     return new Promise<void>((resolve) => {
       const done = (): void => {
         timer.cancel();
@@ -327,9 +309,7 @@ class Ring implements ShardRing {
         this.#wake = undefined;
         resolve();
       };
-      const timer = this.#clock.schedule(this.#config.retryPeriodMs * jitter, done, {
-        keepAlive: true,
-      });
+      const timer = this.#clock.schedule(delayMs, done, { keepAlive: true });
       signal.addEventListener('abort', done, { once: true });
       this.#wake = done;
     });
@@ -340,50 +320,27 @@ class Ring implements ShardRing {
     this.#stopping = true;
     this.#refresh();
     const bound = this.#clock.monotonic() + this.#config.gracefulShutdownTimeoutMs;
-    while (this.#written.size > 0 || this.#releasing.size > 0) {
-      if (this.#clock.monotonic() >= bound) break;
+    const busy = (): boolean => this.#own.written.size > 0 || this.#releasing.size > 0;
+    while (busy() && this.#clock.monotonic() < bound) {
       await this.#step(signal);
-      if (this.#written.size === 0 && this.#releasing.size === 0) break;
+      if (!busy()) break;
       const stop = timeoutSignal(this.#clock, Math.max(0, bound - this.#clock.monotonic()));
       await this.#pause(stop.signal);
       stop.clear();
     }
-    const pending = sorted(new Set([...this.#releasing.keys(), ...this.#written]));
+    const pending = sorted(new Set([...this.#releasing.keys(), ...this.#own.written]));
     if (pending.length > 0) {
       this.#logger.error(
         'shard ranges not released within the graceful shutdown timeout; the Lease is left to expire',
-        {
-          ranges: formatRangeList(pending),
-          timeoutMs: this.#config.gracefulShutdownTimeoutMs,
-        },
+        { ranges: formatRangeList(pending), timeoutMs: this.#config.gracefulShutdownTimeoutMs },
       );
       return { drained: false, pending: pending.map((r) => `shard range ${r}`) };
     }
-    const lease = this.#lease;
-    if (lease?.metadata?.resourceVersion !== undefined) {
-      const timeout = timeoutSignal(this.#clock, this.#config.renewDeadlineMs);
-      try {
-        await this.#store.delete(
-          this.#config.leaseName,
-          lease.metadata.resourceVersion,
-          timeout.signal,
-        );
-        this.#logger.info('left the shard ring: Lease deleted', { lease: this.#config.leaseName });
-      } catch (error) {
-        if (!isNotFound(error)) {
-          this.#logger.warn('shard ring Lease delete failed; it expires on its own', {
-            error: errorMessage(error),
-          });
-        }
-      } finally {
-        timeout.clear();
-      }
-    }
-    this.#lease = undefined;
+    await this.#own.delete();
     return drainedResult;
   }
 
-  // ---- membership and assignment (protocol step 2) ---------------------------------------------------------
+  // ---- membership and assignment (protocol step 2) -----------------------------------------------------------
 
   /** Read the informer's view, recompute members and the assignment, release what is no longer desired. */
   #refresh(): void {
@@ -395,23 +352,21 @@ class Ring implements ShardRing {
     for (const name of [...this.#takenOver.keys()]) {
       if (!leases.some((lease) => lease.name === name)) this.#takenOver.delete(name);
     }
-    this.#observations.replace(leases);
-    const others = this.#observations
-      .live()
-      .filter((lease) => lease.name !== this.#config.leaseName)
-      .map((lease) => lease.identity);
     for (const lease of leases) {
       if (lease.held !== 'all' || this.#warnedMalformed.has(lease.version)) continue;
       this.#warnedMalformed.add(lease.version);
       this.#logger.warn(
-        'a shard ring Lease has a held-ranges annotation this member cannot read (another range count?): its holder counts as holding every range',
-        {
-          lease: lease.name,
-        },
+        'a shard ring Lease has a held-ranges annotation this member cannot read (another rangeCount?): it counts as holding every range',
+        { lease: lease.name },
       );
     }
+    this.#observations.replace(leases);
     const running = this.#running && !this.#stopping;
-    const members = sorted0([...new Set(running ? [...others, this.identity] : others)]);
+    const others = this.#observations
+      .live()
+      .filter((lease) => lease.name !== this.#config.leaseName)
+      .map((lease) => lease.identity);
+    const members = [...new Set(running ? [...others, this.identity] : others)].sort();
     if (members.join('\n') !== this.#members.join('\n')) this.#membershipChanged(members);
     this.#scheduleExpiry();
     const desired = new Set<number>();
@@ -427,19 +382,18 @@ class Ring implements ShardRing {
     const before = this.#members;
     const owners = members.length > 0 ? assignShardRanges(members, this.rangeCount) : [];
     let moved = 0;
-    if (this.#owners.length > 0)
+    if (this.#owners.length > 0) {
       owners.forEach((owner, range) => {
         if (owner !== this.#owners[range]) moved++;
       });
-    const joined = members.filter((member) => !before.includes(member));
-    const left = before.filter((member) => !members.includes(member));
+    }
     this.#members = members;
     this.#owners = owners;
-    this.#membersGauge.set(members.length);
+    this.#metrics.members.set(members.length);
     this.#logger.info('shard ring membership changed', {
       members: members.length,
-      joined: joined.join(','),
-      left: left.join(','),
+      joined: members.filter((member) => !before.includes(member)).join(','),
+      left: before.filter((member) => !members.includes(member)).join(','),
       movedRanges: moved,
       desiredRanges: owners.filter((owner) => owner === this.identity).length,
     });
@@ -464,16 +418,13 @@ class Ring implements ShardRing {
   }
 
   #announceRelease(ranges: number[], why: string): void {
-    this.#ownedGauge.set(this.#owned.size);
+    this.#metrics.owned.set(this.#owned.size);
     this.#moves.out += ranges.length;
-    this.#movesOut.inc(ranges.length);
+    this.#metrics.movesOut.inc(ranges.length);
     this.#logger.info('releasing shard ranges', { ranges: formatRangeList(ranges), why });
-    if (this.#listeners.size === 0) {
-      // Nobody acts on the ranges: nothing to wait for.
-      void this.released(ranges);
-    } else {
-      this.#emit({ gained: [], releasing: sorted(ranges) });
-    }
+    // Nobody acts on the ranges when nobody listens: nothing to wait for.
+    if (this.#listeners.size === 0) void this.released(ranges);
+    else this.#emit({ gained: [], releasing: sorted(ranges) });
     this.#wake?.();
   }
 
@@ -499,7 +450,7 @@ class Ring implements ShardRing {
     }
   }
 
-  // ---- the fence (protocol step 3) -------------------------------------------------------------------------
+  // ---- the fence (protocol step 3) ---------------------------------------------------------------------------
 
   #abortedFence(message: string): AbortController {
     const controller = new AbortController();
@@ -525,9 +476,10 @@ class Ring implements ShardRing {
       this.#endIncarnation(`Lease not renewed within ${this.#config.renewDeadlineMs} ms`, true),
     );
     this.#incarnation = { fence, deadline };
-    this.#logger.info('joined the shard ring', { lease: this.#config.leaseName });
     // A deadline already past (the write was answered after a pause) fences at once.
-    deadline.check();
+    if (!deadline.check()) {
+      this.#logger.info('joined the shard ring', { lease: this.#config.leaseName });
+    }
   }
 
   /** Stop acting on everything at once; `loud` for a fence (not a stop). */
@@ -536,13 +488,13 @@ class Ring implements ShardRing {
     if (incarnation === undefined) return;
     this.#incarnation = undefined;
     incarnation.deadline.cancel();
-    const reason = new ShardFencedError(this.ring, this.identity, message);
     this.#idleFence = this.#abortedFence(message);
-    if (loud)
-      this.#logger.warn('shard ring member fenced: stops acting on every range', {
+    if (loud) {
+      this.#logger.warn('shard ring member fenced: it stops acting on every range', {
         reason: message,
       });
-    incarnation.fence.abort(reason);
+    }
+    incarnation.fence.abort(new ShardFencedError(this.ring, this.identity, message));
     const ranges = sorted(this.#owned);
     this.#owned.clear();
     const now = this.#clock.monotonic();
@@ -550,222 +502,82 @@ class Ring implements ShardRing {
     if (ranges.length > 0) this.#announceRelease(ranges, loud ? 'fenced' : 'stopped');
   }
 
-  // ---- one round: join or renew, take over, claim, check, acknowledge (steps 1, 4, 5) -----------------------
+  // ---- one round: join or renew, take over, claim, check, acknowledge (steps 1, 4, 5) ------------------------
+
+  #state(): RangeState {
+    return {
+      written: this.#own.written,
+      desired: this.#desired,
+      owned: this.#owned,
+      claiming: this.#claiming,
+      releasing: new Set(this.#releasing.keys()),
+      acked: new Set(this.#acked.keys()),
+    };
+  }
 
   async #step(signal: AbortSignal): Promise<void> {
     this.#checkFence();
     if (signal.aborted) return;
     this.#refresh();
-    if (!this.#stopping) await this.#takeOverExpired(signal);
-    const claims = this.#stopping ? [] : this.#claimable();
-    const keep = [...this.#written].filter(
-      (r) =>
-        this.#owned.has(r) ||
-        this.#releasing.has(r) ||
-        (this.#claiming.has(r) && this.#desired.has(r)),
-    );
-    const target = new Set([...keep, ...claims]);
+    if (!this.#stopping) {
+      const taken = await takeOverExpired(
+        {
+          store: this.#store,
+          observations: this.#observations,
+          ownName: this.#config.leaseName,
+          clock: this.#clock,
+          logger: this.#logger,
+          timeoutMs: this.#config.renewDeadlineMs,
+        },
+        signal,
+      );
+      for (const { name, version } of taken) this.#takenOver.set(name, version);
+      if (taken.length > 0) this.#refresh();
+    }
+    const others = this.#observations
+      .all()
+      .filter((lease) => lease.name !== this.#config.leaseName);
+    const claims = this.#stopping ? [] : claimableRanges(this.#state(), others);
+    const target = keptRanges(this.#state());
+    for (const range of claims) target.add(range);
     const now = this.#clock.monotonic();
-    const changed = !sameSet(target, this.#written);
-    const due =
-      now >= this.#lastSentAt + this.#config.retryPeriodMs || this.#incarnation === undefined;
-    if (
-      (changed || due) &&
-      now >= this.#retryAt &&
-      (target.size > 0 || !this.#stopping || this.#lease !== undefined)
-    ) {
-      const wrote = await this.#write(target, signal);
-      if (wrote) {
-        for (const range of [...this.#claiming])
-          if (!target.has(range)) this.#claiming.delete(range);
-        for (const range of claims) this.#claiming.add(range);
+    const changed = !sameSet(target, this.#own.written);
+    const due = now >= this.#lastSentAt + this.#config.retryPeriodMs || !this.#incarnation;
+    const needed = target.size > 0 || !this.#stopping || this.#own.known;
+    if ((changed || due) && needed && now >= this.#retryAt) {
+      const outcome = await this.#own.write(target, signal, () => this.#checkFence());
+      if (outcome.written) {
+        this.#retryAt = Number.NEGATIVE_INFINITY;
+        this.#renewed(outcome.sentAt);
+        if (this.#incarnation !== undefined) {
+          for (const range of [...this.#claiming]) {
+            if (!target.has(range)) this.#claiming.delete(range);
+          }
+          for (const range of claims) this.#claiming.add(range);
+        }
         this.#acknowledged();
+      } else {
+        const jitter = 1 + this.#config.random() * 0.2;
+        this.#retryAt = this.#clock.monotonic() + this.#config.retryPeriodMs * jitter;
+        // Gone: whatever the Lease held may be claimed by others now, so fence at once.
+        if (outcome.lost) {
+          this.#claiming.clear();
+          this.#endIncarnation('the Lease was deleted', true);
+          this.#acknowledged();
+        }
       }
     }
     if (this.#claiming.size > 0 && this.#incarnation !== undefined) await this.#check(signal);
   }
 
-  /** Desired ranges no Lease in the view holds (step 4, first case). */
-  #claimable(): number[] {
-    const others = this.#observations
-      .all()
-      .filter((lease) => lease.name !== this.#config.leaseName);
-    return sorted(
-      [...this.#desired].filter(
-        (range) =>
-          !this.#written.has(range) &&
-          !this.#releasing.has(range) &&
-          !this.#acked.has(range) &&
-          !others.some((lease) => holdsRange(lease, range)),
-      ),
-    );
-  }
-
-  /**
-   * Step 4, second case: a Lease not renewed for its whole duration on our clock is deleted, on condition that it is
-   * still the version we saw (a renewal in flight makes the delete fail, and the delete makes that renewal fail).
-   */
-  async #takeOverExpired(signal: AbortSignal): Promise<void> {
-    for (const lease of this.#observations.all()) {
-      if (lease.name === this.#config.leaseName || this.#observations.isLive(lease.name)) continue;
-      if (!this.#observations.isExpired(lease.name)) continue;
-      const timeout = timeoutSignal(this.#clock, this.#config.renewDeadlineMs);
-      const attempt = anySignal([signal, timeout.signal]);
-      try {
-        await this.#store.delete(lease.name, lease.version, attempt.signal);
-        this.#takenOver.set(lease.name, lease.version);
-        this.#logger.info('took over the Lease of an expired shard ring member', {
-          lease: lease.name,
-          member: lease.identity,
-          heldRanges: lease.held === 'all' ? 'all' : formatRangeList(lease.held),
-        });
-      } catch (error) {
-        if (isNotFound(error) || isConflict(error)) {
-          this.#logger.debug('expired shard ring Lease changed or went away first', {
-            lease: lease.name,
-          });
-        } else if (!signal.aborted) {
-          this.#logger.warn('could not take over an expired shard ring Lease', {
-            lease: lease.name,
-            error: errorMessage(error),
-          });
-        }
-      } finally {
-        attempt.dispose();
-        timeout.clear();
-      }
-    }
-    this.#refresh();
-  }
-
-  /** Write the own Lease with `held` (a renewal, a join, claims and acks in one). True when it was written. */
-  async #write(held: Set<number>, signal: AbortSignal): Promise<boolean> {
-    const timeout = timeoutSignal(this.#clock, this.#config.renewDeadlineMs);
-    const attempt = anySignal([signal, timeout.signal]);
-    const now = new Date(this.#clock.now()).toISOString().replace(/Z$/, '000Z');
-    try {
-      const base = this.#lease ?? (await this.#readOwn(attempt.signal));
-      if (base === 'wait' || attempt.signal.aborted) return false;
-      const lease = this.#leaseWith(base, held, now);
-      const sentAt = this.#clock.monotonic();
-      // A write may not start once past the deadline (a paused process): the fence check runs first.
-      this.#checkFence();
-      for (const range of held) this.#attempted.add(range);
-      const written =
-        base === undefined
-          ? await this.#store.create(lease, attempt.signal)
-          : await this.#store.update(lease, attempt.signal);
-      // An answer that arrives past the deadline (paused with the write in flight) fences before it is used.
-      this.#checkFence();
-      this.#lease = written;
-      this.#written = new Set(held);
-      this.#attempted = new Set();
-      this.#retryAt = Number.NEGATIVE_INFINITY;
-      this.#renewed(sentAt);
-      return this.#incarnation !== undefined;
-    } catch (error) {
-      this.#retryAt =
-        this.#clock.monotonic() + this.#config.retryPeriodMs * (1 + this.#config.random() * 0.2);
-      if (signal.aborted) return false;
-      if (isConflict(error) || isNotFound(error)) {
-        // Changed or gone under us: a lost answer to our own write, or the Lease was taken over as expired.
-        this.#lease = undefined;
-        if (isNotFound(error)) this.#lost('the Lease was deleted');
-        this.#logger.warn('shard ring Lease changed under this member; reading it again', {
-          error: errorMessage(error),
-        });
-      } else {
-        this.#logger.warn('shard ring Lease write failed', { error: errorMessage(error) });
-      }
-      return false;
-    } finally {
-      attempt.dispose();
-      timeout.clear();
-    }
-  }
-
-  /**
-   * Read the own Lease before the first write of a run: undefined when there is none (create it), the Lease to
-   * update, or 'wait' while a Lease of this identity from an earlier process still holds ranges and has not expired.
-   */
-  async #readOwn(signal: AbortSignal): Promise<Lease | undefined | 'wait'> {
-    let lease: Lease;
-    try {
-      lease = await this.#store.get(this.#config.leaseName, signal);
-    } catch (error) {
-      if (isNotFound(error)) {
-        this.#written = new Set();
-        return undefined;
-      }
-      throw error;
-    }
-    const member = memberOfLease(lease, this.rangeCount);
-    this.#observations.observe(member);
-    const held = member.held;
-    if (
-      held !== 'all' &&
-      (held.size === 0 ||
-        (member.identity === this.identity &&
-          [...held].every((range) => this.#written.has(range) || this.#attempted.has(range))))
-    ) {
-      // Empty, or our own earlier write whose answer was lost: keep what it holds until the next write says otherwise.
-      this.#written = new Set(held);
-      return lease;
-    }
-    if (!this.#observations.isExpired(member.name)) {
-      // Another process with this identity (or this one before a restart) may still act on what it holds.
-      this.#logger.warn(
-        'a Lease of this identity holds shard ranges; waiting for it to expire before joining',
-        {
-          lease: member.name,
-        },
-      );
-      return 'wait';
-    }
-    this.#written = new Set();
-    return lease;
-  }
-
-  #leaseWith(base: Lease | undefined, held: Set<number>, now: string): Lease {
-    const spec = {
-      ...(base?.spec ?? {}),
-      holderIdentity: this.identity,
-      leaseDurationSeconds: Math.ceil(this.#config.leaseDurationMs / 1000),
-      renewTime: now,
-    };
-    if (base === undefined || base.spec?.holderIdentity !== this.identity) spec.acquireTime = now;
-    return {
-      ...(base ?? {}),
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: {
-        ...(base?.metadata ?? {}),
-        name: this.#config.leaseName,
-        namespace: this.#config.namespace,
-        labels: { ...(base?.metadata?.labels ?? {}), [shardRingLabel]: this.ring },
-        annotations: {
-          ...(base?.metadata?.annotations ?? {}),
-          [shardHeldAnnotation]: encodeHeldRanges(held, this.rangeCount),
-        },
-      },
-      spec,
-    };
-  }
-
-  /** The own Lease is gone: whatever it held may be claimed by others now, so fence at once. */
-  #lost(message: string): void {
-    this.#written = new Set();
-    this.#claiming.clear();
-    this.#endIncarnation(message, true);
-  }
-
   /** Acks written: resolve the waiters of ranges no longer in the Lease, and count the hand-off out. */
   #acknowledged(): void {
+    const written = this.#own.written;
     const now = this.#clock.monotonic();
     const done: number[] = [];
     let waited = 0;
     for (const [range, since] of [...this.#acked]) {
-      if (this.#written.has(range)) continue;
+      if (written.has(range)) continue;
       this.#acked.delete(range);
       done.push(range);
       waited = Math.max(waited, now - since);
@@ -780,16 +592,12 @@ class Ring implements ShardRing {
     const waiters = this.#ackWaiters;
     this.#ackWaiters = [];
     for (const waiter of waiters) {
-      if (waiter.ranges.some((range) => this.#written.has(range))) this.#ackWaiters.push(waiter);
+      if (waiter.ranges.some((range) => written.has(range))) this.#ackWaiters.push(waiter);
       else waiter.resolve();
     }
   }
 
-  /**
-   * Check the claims against a fresh list (step 4): a claim is ours only when, read after our write, no other Lease
-   * holds it. Two members that claimed the same range at once cannot both pass: whichever wrote later reads the
-   * other's claim. A claim that fails is withdrawn by the next write, never acted on.
-   */
+  /** Step 4's check of the written claims against a fresh list; see {@link checkClaims}. */
   async #check(signal: AbortSignal): Promise<void> {
     const timeout = timeoutSignal(this.#clock, this.#config.renewDeadlineMs);
     const attempt = anySignal([signal, timeout.signal]);
@@ -797,8 +605,9 @@ class Ring implements ShardRing {
     try {
       leases = await this.#store.list(attempt.signal);
     } catch (error) {
-      if (!signal.aborted)
+      if (!signal.aborted) {
         this.#logger.warn('shard ring Lease list failed', { error: errorMessage(error) });
+      }
       return;
     } finally {
       attempt.dispose();
@@ -806,52 +615,38 @@ class Ring implements ShardRing {
     }
     this.#checkFence();
     if (this.#incarnation === undefined || signal.aborted) return;
-    const members = leases.map((lease) => memberOfLease(lease, this.rangeCount));
-    const own = members.find((lease) => lease.name === this.#config.leaseName);
-    const others = members.filter((lease) => lease.name !== this.#config.leaseName);
-    const gained: number[] = [];
-    const withdrawn: number[] = [];
-    for (const range of [...this.#claiming]) {
-      if (!this.#written.has(range)) {
-        this.#claiming.delete(range);
-        continue;
-      }
-      if (
-        own === undefined ||
-        !holdsRange(own, range) ||
-        others.some((lease) => holdsRange(lease, range))
-      ) {
-        this.#claiming.delete(range);
-        withdrawn.push(range);
-      } else if (this.#desired.has(range)) {
-        this.#claiming.delete(range);
-        gained.push(range);
-      }
+    const check = checkClaims(
+      this.#state(),
+      leases.map((lease) => memberOfLease(lease, this.rangeCount)),
+      this.#config.leaseName,
+    );
+    for (const range of [...check.dropped, ...check.withdrawn, ...check.gained]) {
+      this.#claiming.delete(range);
     }
-    if (withdrawn.length > 0) {
+    if (check.withdrawn.length > 0) {
       this.#logger.info('shard range claims withdrawn: another member holds them', {
-        ranges: formatRangeList(withdrawn),
+        ranges: formatRangeList(check.withdrawn),
       });
       this.#wake?.();
     }
-    if (gained.length === 0) return;
+    if (check.gained.length === 0) return;
     const now = this.#clock.monotonic();
     let waited = 0;
-    for (const range of gained) {
+    for (const range of check.gained) {
       this.#owned.add(range);
       const since = this.#desiredSince.get(range) ?? now;
       waited = Math.max(waited, now - since);
-      this.#handoffSeconds.observe((now - since) / 1000);
+      this.#metrics.handoffSeconds.observe((now - since) / 1000);
     }
-    this.#ownedGauge.set(this.#owned.size);
-    this.#moves.in += gained.length;
-    this.#movesIn.inc(gained.length);
-    this.#lastHandoff = this.#handoff('in', gained, waited);
+    this.#metrics.owned.set(this.#owned.size);
+    this.#moves.in += check.gained.length;
+    this.#metrics.movesIn.inc(check.gained.length);
+    this.#lastHandoff = this.#handoff('in', check.gained, waited);
     this.#logger.info('shard ranges claimed', {
-      ranges: formatRangeList(gained),
+      ranges: formatRangeList(check.gained),
       waitedMs: waited,
     });
-    this.#emit({ gained, releasing: [] });
+    this.#emit({ gained: check.gained, releasing: [] });
   }
 
   #handoff(direction: 'in' | 'out', ranges: number[], waitedMs: number): ShardHandoff {
@@ -868,8 +663,4 @@ function sameSet(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
   if (a.size !== b.size) return false;
   for (const value of a) if (!b.has(value)) return false;
   return true;
-}
-
-function sorted0(values: string[]): string[] {
-  return values.sort();
 }
