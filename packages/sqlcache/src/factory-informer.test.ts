@@ -164,8 +164,8 @@ describe('SqlCacheFactory.informerFor', () => {
     const secrets = fakeClient('Secret', []);
     const cache = factory.informerFor(configMaps.client);
     expect(factory.informerFor(configMaps.client)).toBe(cache);
-    expect(factory.cacheFor(configMaps.client)).toBe(cache);
-    factory.cacheFor(secrets.client);
+    expect(factory.cacheFor(configMaps.client, { waitForSync: false })).toBe(cache);
+    expect(factory.cacheFor(secrets.client, { waitForSync: false }).hasSynced()).toBe(false);
     let refused: unknown;
     try {
       factory.informerFor(secrets.client);

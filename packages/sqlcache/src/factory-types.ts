@@ -13,6 +13,7 @@ import type { SqlDatabaseOptions } from './database.ts';
 import type { ListOptions, ListResult } from './list-options.ts';
 import type { GroupVersionKind } from './schema.ts';
 import type { SqlStoreReader } from './store-api.ts';
+import type { SqlWatchEvent, SqlWatchOptions, WatchHistoryOptions } from './watch-history.ts';
 
 /**
  * Options of {@link createSqlCacheFactory}.
@@ -38,6 +39,8 @@ export interface SqlCacheFactoryOptions {
    * to `gracefulShutdownTimeoutMs` when both are set.
    */
   drainTimeoutMs?: number | undefined;
+  /** Default event history of every kind's watch (a kind's own `watchHistory` wins): 1,000 events, no age bound. */
+  watchHistory?: WatchHistoryOptions;
   /** Passed to every reflector (page size, backoff, watch timeouts, random). */
   reflector?: Omit<ReflectorOptions, 'name' | 'clock' | 'logger' | 'metrics' | 'watchErrorHandler'>;
   clock?: Clock;
@@ -72,6 +75,28 @@ export interface SqlCacheOptions<T> {
   namespace?: string;
   /** Applied to every list and watch request (label/field selectors). */
   tweakList?: TweakListOptionsFunc;
+  /** This kind's event history for `watch` (default: the factory's `watchHistory`). */
+  watchHistory?: WatchHistoryOptions;
+}
+
+/**
+ * Options of {@link SqlCacheFactory.cacheFor}: a kind's options plus whether the call waits for its first list.
+ *
+ * @example
+ * ```ts
+ * const blocking: SqlCacheForOptions<KubeObject> = { fields: ['data.mode'], signal: AbortSignal.timeout(60_000) };
+ * const atOnce: SqlCacheForOptions<KubeObject> & { waitForSync: false } = { waitForSync: false };
+ * ```
+ */
+export interface SqlCacheForOptions<T> extends SqlCacheOptions<T> {
+  /**
+   * Default true (lasso's and steve's `CacheFor`): `cacheFor` returns a promise of the cache, resolved once the
+   * kind's first list is stored; it rejects when the factory is not running, stops first, or `signal` aborts.
+   * `false`: the cache at once (wait with `whenSynced`).
+   */
+  waitForSync?: boolean;
+  /** Bounds the wait of a blocking `cacheFor`. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -82,8 +107,10 @@ export interface SqlCacheOptions<T> {
  * const factory = createSqlCacheFactory();
  * await factory.start(signal);
  * const configMapClient = clientFor(rest, { apiVersion: 'v1', kind: 'ConfigMap' });
- * const configMaps = factory.cacheFor(configMapClient, { fields: ['data.mode'] });
- * await configMaps.whenSynced({ signal: AbortSignal.timeout(60_000) });
+ * const configMaps = await factory.cacheFor(configMapClient, {
+ *   fields: ['data.mode'],
+ *   signal: AbortSignal.timeout(60_000),
+ * });
  * const page = configMaps.list({ pageSize: 100, sort: [{ field: 'metadata.name' }] });
  * ```
  */
@@ -111,6 +138,12 @@ export interface SqlCache<T> {
    * one: read-your-writes for a server in front of the cache. Rejects like {@link SqlCache.whenSynced}.
    */
   whenResourceVersion(resourceVersion: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * The kind's committed writes after `options.resourceVersion` (a list's), then new ones; see
+   * {@link SqlStoreReader.watch}. Ends with `ResourceVersionTooOldError` (410) when the kind relists, its
+   * declared fields change, or the watcher falls behind the history; completes when `options.signal` aborts.
+   */
+  watch(options?: SqlWatchOptions): AsyncIterable<SqlWatchEvent<T>>;
 }
 
 /**
@@ -158,19 +191,37 @@ export interface SqlInformerCache<T extends KubeObjectLike = KubeObject> extends
  * await using factory = createSqlCacheFactory();
  * const controller = new AbortController();
  * await factory.start(controller.signal);
- * const secrets = factory.cacheFor(clientFor(rest, { apiVersion: 'v1', kind: 'Secret' })); // encrypted at rest
- * await secrets.whenSynced({ signal: AbortSignal.timeout(60_000) });
+ * const secrets = await factory.cacheFor(clientFor(rest, { apiVersion: 'v1', kind: 'Secret' }), {
+ *   signal: AbortSignal.timeout(60_000),
+ * }); // synced; encrypted at rest
  * ```
  */
 export interface SqlCacheFactory extends Lifecycle {
   /**
-   * The cache of `client`'s kind, created on the first call (the same cache on later calls; their options are
-   * ignored). While the factory runs its list/watch starts at once, beside the other kinds'.
+   * The cache of `client`'s kind, created on the first call (the same cache on later calls). While the factory
+   * runs its list/watch starts at once, beside the other kinds'. By default (as lasso's `CacheFor`) the call waits
+   * until the kind's first list is stored: it returns a promise, rejected with a `LassoError`
+   * (`LASSO_CONFIG_INVALID`) when the factory is not running or stops before, or with the reason of
+   * `options.signal`. With `waitForSync: false` it returns the cache at once.
+   *
+   * A later call that declares fields (`fields` or `computedFields` given; `fields: []` declares none) other than
+   * the kind's (paths, types) rebuilds
+   * its tables (schema tracking): the kind's list/watch restarts into new tables, its watches end with
+   * `ResourceVersionTooOldError`, and the same cache object answers with the new columns once relisted. Other
+   * options of later calls are ignored. An `informerFor` kind's fields cannot change (`LASSO_CONFIG_INVALID`).
    */
   cacheFor<T extends KubeObjectLike = KubeObject>(
     client: CacheClient<T>,
-    options?: SqlCacheOptions<T>,
+    options?: SqlCacheForOptions<T> & { waitForSync?: true },
+  ): Promise<SqlCache<T>>;
+  cacheFor<T extends KubeObjectLike = KubeObject>(
+    client: CacheClient<T>,
+    options: SqlCacheForOptions<T> & { waitForSync: false },
   ): SqlCache<T>;
+  cacheFor<T extends KubeObjectLike = KubeObject>(
+    client: CacheClient<T>,
+    options?: SqlCacheForOptions<T>,
+  ): SqlCache<T> | Promise<SqlCache<T>>;
   /**
    * The cache of `client`'s kind kept by a SharedIndexInformer whose indexer is the kind's SqlStore: a DeltaFIFO
    * and event handlers in front of the same tables, so handlers and a controller from `@lasso/controller`'s

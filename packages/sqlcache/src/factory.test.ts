@@ -56,10 +56,12 @@ describe('createSqlCacheFactory', () => {
     const controller = new AbortController();
     await factory.start(controller.signal);
     expect(factory.isRunning()).toBe(true);
-    const cmCache = factory.cacheFor(configMaps.client, { fields: ['data.k'] });
-    const secretCache = factory.cacheFor(secrets.client);
-    expect(factory.cacheFor(configMaps.client)).toBe(cmCache);
-    await Promise.all([cmCache.whenSynced(), secretCache.whenSynced()]);
+    // Blocking (the default): both kinds list at once, each call resolves once its kind is synced.
+    const [cmCache, secretCache] = await Promise.all([
+      factory.cacheFor(configMaps.client, { fields: ['data.k'] }),
+      factory.cacheFor(secrets.client),
+    ]);
+    expect(await factory.cacheFor(configMaps.client, { fields: ['data.k'] })).toBe(cmCache);
     expect(cmCache.hasSynced()).toBe(true);
     expect(factory.kinds()).toEqual(['v1, Kind=ConfigMap', 'v1, Kind=Secret']);
     const listed = cmCache.list({
@@ -96,7 +98,7 @@ describe('createSqlCacheFactory', () => {
     const clock = new FakeClock();
     factory = createSqlCacheFactory({ clock, logger: noopLogger });
     const configMaps = fakeClient('ConfigMap', [cm('a', 'x')]);
-    const cache = factory.cacheFor(configMaps.client);
+    const cache = factory.cacheFor(configMaps.client, { waitForSync: false });
     const first = new AbortController();
     await factory.start(first.signal);
     await cache.whenSynced();
@@ -118,16 +120,16 @@ describe('createSqlCacheFactory', () => {
     const widgets = fakeClient('Widget', [cm('a', 'w')], 'example.com');
     const controller = new AbortController();
     await factory.start(controller.signal);
-    const cmCache = factory.cacheFor(configMaps.client);
-    const widgetCache = factory.cacheFor(widgets.client);
-    await Promise.all([cmCache.whenSynced(), widgetCache.whenSynced()]);
+    const [cmCache, widgetCache] = await Promise.all([
+      factory.cacheFor(configMaps.client),
+      factory.cacheFor(widgets.client),
+    ]);
     await factory.stopKind({ group: 'example.com', version: 'v1', kind: 'Widget' });
     expect(factory.kinds()).toEqual(['v1, Kind=ConfigMap']);
     expect(() => widgetCache.store.size()).toThrow(/dropped/);
     expect(cmCache.store.size()).toBe(1);
     // A later cacheFor starts the kind afresh.
-    const again = factory.cacheFor(widgets.client);
-    await again.whenSynced();
+    const again = await factory.cacheFor(widgets.client);
     expect(again.store.listKeys()).toEqual(['a/w']);
     controller.abort();
     await factory.stopped();
@@ -140,14 +142,13 @@ describe('createSqlCacheFactory', () => {
     configMaps.fake.failNextList(new Error('not yet'), 100);
     const controller = new AbortController();
     await factory.start(controller.signal);
-    const cache = factory.cacheFor(configMaps.client);
+    const cache = factory.cacheFor(configMaps.client, { waitForSync: false });
     const waiting = cache.whenSynced();
     await factory.reset();
     await expect(waiting).rejects.toThrow(/reset/);
     expect(factory.kinds()).toEqual([]);
     const fresh = fakeClient('ConfigMap', [cm('b', 'y')]);
-    const next = factory.cacheFor(fresh.client);
-    await next.whenSynced();
+    const next = await factory.cacheFor(fresh.client);
     expect(next.store.listKeys()).toEqual(['b/y']);
     controller.abort();
     await factory.stopped();
@@ -156,7 +157,7 @@ describe('createSqlCacheFactory', () => {
   it('rejects whenSynced on abort of its signal and refuses use after close', async () => {
     factory = createSqlCacheFactory({ clock: new FakeClock(), logger: noopLogger });
     const configMaps = fakeClient('ConfigMap', []);
-    const cache = factory.cacheFor(configMaps.client);
+    const cache = factory.cacheFor(configMaps.client, { waitForSync: false });
     const signal = AbortSignal.abort(new Error('gave up'));
     await expect(cache.whenSynced(signal)).rejects.toThrow('gave up');
     const waiter = new AbortController();
@@ -166,7 +167,8 @@ describe('createSqlCacheFactory', () => {
     await factory.close();
     await factory.close();
     await expect(factory.start(new AbortController().signal)).rejects.toThrow(/closed/);
-    expect(() => factory?.cacheFor(configMaps.client)).toThrow(/closed/);
+    expect(() => factory?.cacheFor(configMaps.client, { waitForSync: false })).toThrow(/closed/);
+    await expect(factory.cacheFor(configMaps.client)).rejects.toThrow(/start the factory first/);
   });
 
   it('is stopped and drained before any start', async () => {
@@ -193,7 +195,7 @@ describe('createSqlCacheFactory', () => {
     const configMaps = fakeClient('ConfigMap', [cm('a', 'x')]);
     const stop = new AbortController();
     await factory.start(stop.signal);
-    const cache = factory.cacheFor(configMaps.client);
+    const cache = factory.cacheFor(configMaps.client, { waitForSync: false });
     await cache.whenSynced({ signal: stop.signal });
     await cache.whenSynced(stop.signal);
     await expect(cache.whenSynced({ signal: AbortSignal.abort(new Error('never')) })).resolves.toBe(

@@ -32,15 +32,18 @@ import {
 } from '@lasso/core';
 import { openSqlDatabase, type SqlDatabase } from './database.ts';
 import { createEncryptor, type Encryptor } from './encryption.ts';
+import { ResourceVersionTooOldError } from './errors.ts';
 import type {
   SqlCache,
   SqlCacheFactory,
   SqlCacheFactoryOptions,
+  SqlCacheForOptions,
   SqlCacheOptions,
   SqlInformerCache,
   SqlInformerOptions,
 } from './factory-types.ts';
 import { leanTransform, readerOf, stoppableWatches } from './kind-support.ts';
+import { type Column, indexedColumns, schemaHashOf } from './row-codec.ts';
 import type { GroupVersionKind } from './schema.ts';
 import { createSqlStore } from './store.ts';
 import type { SqlStore } from './store-api.ts';
@@ -60,10 +63,15 @@ export function createSqlCacheFactory(options: SqlCacheFactoryOptions = {}): Sql
 interface Kind {
   readonly name: string;
   readonly gvk: GroupVersionKind;
-  readonly store: SqlStore<KubeObjectLike>;
+  /** Replaced when the kind's declared fields change (schema tracking); the cache reads it on every call. */
+  store: SqlStore<KubeObjectLike>;
   readonly cache: SqlCache<KubeObjectLike>;
   readonly client: CacheClient<KubeObjectLike>;
-  readonly options: SqlCacheOptions<KubeObjectLike>;
+  options: SqlCacheOptions<KubeObjectLike>;
+  /** Tables built for the kind so far: 1, then one more per rebuild. */
+  schemaVersion: number;
+  /** Set while the kind's tables are rebuilt: the kind starts again once they are. */
+  rebuilding: Promise<void> | undefined;
   /** The informer of an `informerFor` kind; undefined for a `cacheFor` kind (a reflector writes the store). */
   readonly informer: SharedIndexInformer<KubeObjectLike> | undefined;
   controller: AbortController | undefined;
@@ -166,9 +174,65 @@ class Factory implements SqlCacheFactory {
 
   cacheFor<T extends KubeObjectLike = KubeObject>(
     client: CacheClient<T>,
-    options: SqlCacheOptions<T> = {},
-  ): SqlCache<T> {
-    return this.#kindFor(client, options, undefined).cache as unknown as SqlCache<T>;
+    options?: SqlCacheForOptions<T> & { waitForSync?: true },
+  ): Promise<SqlCache<T>>;
+  cacheFor<T extends KubeObjectLike = KubeObject>(
+    client: CacheClient<T>,
+    options: SqlCacheForOptions<T> & { waitForSync: false },
+  ): SqlCache<T>;
+  cacheFor<T extends KubeObjectLike = KubeObject>(
+    client: CacheClient<T>,
+    options?: SqlCacheForOptions<T>,
+  ): SqlCache<T> | Promise<SqlCache<T>>;
+  cacheFor<T extends KubeObjectLike = KubeObject>(
+    client: CacheClient<T>,
+    options: SqlCacheForOptions<T> = {},
+  ): SqlCache<T> | Promise<SqlCache<T>> {
+    const { waitForSync = true, signal, ...kindOptions } = options;
+    if (typeof waitForSync !== 'boolean') {
+      throw new TypeError(`cacheFor: waitForSync must be a boolean, got ${typeof waitForSync}`);
+    }
+    if (!waitForSync) {
+      return this.#kindFor(client, kindOptions, undefined).cache as unknown as SqlCache<T>;
+    }
+    return this.#cacheForSynced(client, kindOptions, signal);
+  }
+
+  /** lasso's `CacheFor`: the cache once its first list is stored, while the factory runs. */
+  async #cacheForSynced<T extends KubeObjectLike>(
+    client: CacheClient<T>,
+    options: SqlCacheOptions<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<SqlCache<T>> {
+    const run = this.#run;
+    if (run === undefined || this.#closed) {
+      throw new LassoError(
+        'LASSO_CONFIG_INVALID',
+        `cacheFor waits for the first list of ${client.kind} (waitForSync, the default): start the factory first, or pass waitForSync: false`,
+      );
+    }
+    const kind = this.#kindFor(client, options, undefined);
+    // Ends the wait when the factory stops first: the kind would never sync.
+    const stopped = new AbortController();
+    const onStop = (): void =>
+      stopped.abort(
+        new LassoError(
+          'LASSO_CONFIG_INVALID',
+          `the SQL cache factory stopped before ${kind.name} synced`,
+        ),
+      );
+    run.signal.addEventListener('abort', onStop, { once: true });
+    const onAbort = (): void => stopped.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    if (run.signal.aborted) onStop();
+    try {
+      await this.#whenSynced(kind, stopped.signal);
+    } finally {
+      run.signal.removeEventListener('abort', onStop);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    return kind.cache as unknown as SqlCache<T>;
   }
 
   informerFor<T extends KubeObjectLike = KubeObject>(
@@ -207,36 +271,21 @@ class Factory implements SqlCacheFactory {
     };
     const name = nameOf(gvk);
     const existing = this.#kinds.get(name);
-    if (existing !== undefined) return existing;
-    this.#database ??= openSqlDatabase({
-      ...this.#options.database,
-      logger: this.#logger,
-      metrics: this.#metrics,
-    });
-    this.#encryptor ??= createEncryptor();
-    const encrypt =
-      options.encrypt ??
-      (this.#options.encryptAll === true ||
-        (gvk.group === '' && gvk.version === 'v1' && gvk.kind === 'Secret'));
-    const store = createSqlStore<T>(this.#database, {
-      gvk,
-      namespaced: client.namespaced,
-      ...(options.fields === undefined ? {} : { fields: options.fields }),
-      ...(options.computedFields === undefined ? {} : { computedFields: options.computedFields }),
-      ...(options.indexers === undefined
-        ? {}
-        : { indexers: options.indexers as Record<string, (object: T) => string[]> }),
-      encrypt,
-      encryptor: this.#encryptor,
-      logger: this.#logger,
-      metrics: this.#metrics,
-    });
+    if (existing !== undefined) {
+      // informerFor on a cacheFor kind is refused by the caller: nothing to rebuild for it.
+      if (resyncMs === undefined || existing.informer !== undefined)
+        this.#trackSchema(existing, options);
+      return existing;
+    }
+    const store = this.#createStore(gvk, client, options);
     const kind: Kind = {
       name,
       gvk,
       store: store as unknown as SqlStore<KubeObjectLike>,
       client: client as unknown as CacheClient<KubeObjectLike>,
       options: options as unknown as SqlCacheOptions<KubeObjectLike>,
+      schemaVersion: 1,
+      rebuilding: undefined,
       informer: undefined,
       controller: undefined,
       running: undefined,
@@ -246,8 +295,9 @@ class Factory implements SqlCacheFactory {
     };
     const cache: SqlCache<KubeObjectLike> & { informer?: SharedIndexInformer<KubeObjectLike> } = {
       gvk,
-      store: readerOf(kind.store),
+      store: readerOf(() => kind.store),
       list: (listOptions) => kind.store.listByOptions(listOptions),
+      watch: (watchOptions) => kind.store.watch(watchOptions),
       hasSynced: () => kind.synced,
       whenSynced: (options?: AbortSignal | { signal?: AbortSignal | undefined }) =>
         this.#whenSynced(kind, options instanceof AbortSignal ? options : options?.signal),
@@ -263,6 +313,96 @@ class Factory implements SqlCacheFactory {
     this.#kinds.set(name, kind);
     if (this.#run !== undefined) this.#startKind(kind, this.#run.signal);
     return kind;
+  }
+
+  #createStore<T extends KubeObjectLike>(
+    gvk: GroupVersionKind,
+    client: CacheClient<T>,
+    options: SqlCacheOptions<T>,
+  ): SqlStore<T> {
+    this.#database ??= openSqlDatabase({
+      ...this.#options.database,
+      logger: this.#logger,
+      metrics: this.#metrics,
+    });
+    this.#encryptor ??= createEncryptor();
+    const encrypt =
+      options.encrypt ??
+      (this.#options.encryptAll === true ||
+        (gvk.group === '' && gvk.version === 'v1' && gvk.kind === 'Secret'));
+    const watchHistory = options.watchHistory ?? this.#options.watchHistory;
+    return createSqlStore<T>(this.#database, {
+      gvk,
+      namespaced: client.namespaced,
+      ...(options.fields === undefined ? {} : { fields: options.fields }),
+      ...(options.computedFields === undefined ? {} : { computedFields: options.computedFields }),
+      ...(options.indexers === undefined
+        ? {}
+        : { indexers: options.indexers as Record<string, (object: T) => string[]> }),
+      encrypt,
+      encryptor: this.#encryptor,
+      ...(watchHistory === undefined ? {} : { watchHistory }),
+      clock: this.#clock,
+      logger: this.#logger,
+      metrics: this.#metrics,
+    });
+  }
+
+  /**
+   * Schema tracking (steve's schematracker): when a later call declares other fields than the kind's tables
+   * have, the tables are rebuilt with them: the kind's list/watch stops, its store is dropped (its watches end
+   * with TooOld), a new one is created and, while the factory runs, listed again.
+   */
+  #trackSchema<T extends KubeObjectLike>(kind: Kind, options: SqlCacheOptions<T>): void {
+    // A call that declares no fields asks for the cache as it is (`fields: []` declares none).
+    if (options.fields === undefined && options.computedFields === undefined) return;
+    const hash = schemaHashOf(
+      indexedColumns<T>({
+        namespaced: kind.client.namespaced,
+        fields: options.fields,
+        computedFields: options.computedFields,
+      }) as readonly Column<unknown>[],
+      kind.client.namespaced,
+    );
+    if (hash === kind.store.schemaHash) return;
+    if (kind.informer !== undefined) {
+      throw new LassoError(
+        'LASSO_CONFIG_INVALID',
+        `${kind.name} is kept by an informer and its declared fields cannot change: stopKind it first`,
+      );
+    }
+    const old = kind.store;
+    const previous = kind.rebuilding ?? Promise.resolve();
+    kind.options = options as unknown as SqlCacheOptions<KubeObjectLike>;
+    kind.synced = false;
+    kind.controller?.abort();
+    const running = kind.running;
+    const rebuilding = (async () => {
+      await previous;
+      await running;
+      if (kind.store !== old) return;
+      old.drop(
+        new ResourceVersionTooOldError(
+          old.resourceVersion(),
+          '',
+          `the declared fields of ${kind.name} changed and its table was rebuilt`,
+        ),
+      );
+      kind.store = this.#createStore(kind.gvk, kind.client, kind.options);
+      kind.schemaVersion++;
+      this.#logger.info('cache kind rebuilt: its declared fields changed', {
+        gvk: kind.name,
+        schemaVersion: kind.schemaVersion,
+        schemaHash: kind.store.schemaHash,
+        previousSchemaHash: old.schemaHash,
+      });
+    })().finally(() => {
+      if (kind.rebuilding === rebuilding) kind.rebuilding = undefined;
+      if (this.#run !== undefined && this.#kinds.get(kind.name) === kind) {
+        this.#startKind(kind, this.#run.signal);
+      }
+    });
+    kind.rebuilding = rebuilding;
   }
 
   /**
@@ -311,6 +451,7 @@ class Factory implements SqlCacheFactory {
     if (kind === undefined) return;
     this.#kinds.delete(kind.name);
     kind.controller?.abort();
+    await kind.rebuilding;
     await kind.running;
     this.#rejectWaiters(kind, new LassoError('LASSO_CONFIG_INVALID', `${kind.name} was stopped`));
     kind.store.drop();
@@ -330,7 +471,7 @@ class Factory implements SqlCacheFactory {
   }
 
   #startKind(kind: Kind, signal: AbortSignal): void {
-    if (kind.running !== undefined) return;
+    if (kind.running !== undefined || kind.rebuilding !== undefined) return;
     if (kind.informer?.isRunning() === true) {
       this.#logger.warn('the informer of this kind is run elsewhere; the factory leaves it', {
         gvk: kind.name,
@@ -443,6 +584,7 @@ class Factory implements SqlCacheFactory {
   async #stopAll(reason: unknown): Promise<void> {
     const kinds = [...this.#kinds.values()];
     for (const kind of kinds) kind.controller?.abort();
+    await Promise.all(kinds.map((kind) => kind.rebuilding));
     await Promise.all(kinds.map((kind) => kind.running));
     for (const kind of kinds) this.#rejectWaiters(kind, reason);
   }

@@ -55,24 +55,33 @@ export function stoppableWatches<T extends KubeObjectLike>(
   };
 }
 
-/** A frozen read-only view of a store. */
-export function readerOf<T>(store: SqlStore<T>): SqlStoreReader<T> {
+/** A frozen read-only view of the store `current()` returns at each call (the kind's store after a rebuild). */
+export function readerOf<T>(current: () => SqlStore<T>): SqlStoreReader<T> {
   return Object.freeze({
-    gvk: store.gvk,
-    tableName: store.tableName,
-    indexedFields: store.indexedFields,
-    get: (object: T) => store.get(object),
-    getByKey: (key: string) => store.getByKey(key),
-    list: () => store.list(),
-    listKeys: () => store.listKeys(),
-    size: () => store.size(),
-    index: (indexName: string, object: T) => store.index(indexName, object),
-    indexKeys: (indexName: string, value: string) => store.indexKeys(indexName, value),
-    listIndexFuncValues: (indexName: string) => store.listIndexFuncValues(indexName),
-    byIndex: (indexName: string, value: string) => store.byIndex(indexName, value),
-    getIndexers: () => store.getIndexers(),
-    listByOptions: (options?: ListOptions) => store.listByOptions(options),
-    resourceVersion: () => store.resourceVersion(),
-    watch: (options?: SqlWatchOptions) => store.watch(options),
+    get gvk() {
+      return current().gvk;
+    },
+    get tableName() {
+      return current().tableName;
+    },
+    get indexedFields() {
+      return current().indexedFields;
+    },
+    get schemaHash() {
+      return current().schemaHash;
+    },
+    get: (object: T) => current().get(object),
+    getByKey: (key: string) => current().getByKey(key),
+    list: () => current().list(),
+    listKeys: () => current().listKeys(),
+    size: () => current().size(),
+    index: (indexName: string, object: T) => current().index(indexName, object),
+    indexKeys: (indexName: string, value: string) => current().indexKeys(indexName, value),
+    listIndexFuncValues: (indexName: string) => current().listIndexFuncValues(indexName),
+    byIndex: (indexName: string, value: string) => current().byIndex(indexName, value),
+    getIndexers: () => current().getIndexers(),
+    listByOptions: (options?: ListOptions) => current().listByOptions(options),
+    resourceVersion: () => current().resourceVersion(),
+    watch: (options?: SqlWatchOptions) => current().watch(options),
   });
 }

@@ -1,5 +1,6 @@
 // The row codec of a SQL store: an object to the row written for it (indexed field columns, labels, index values,
 // JSON payload, encrypted when the kind is) and a stored row back to a fresh object.
+import { createHash } from 'node:crypto';
 import type { Indexers, IndexFunc } from '@lasso/cache';
 import type { KubeObject } from '@lasso/client';
 import { errorMessage } from '@lasso/core';
@@ -97,6 +98,18 @@ export function indexedColumns<T>(options: {
     add(canonicalFieldPath(name), type, (object) => fieldText(compute(object)), 'computedFields');
   }
   return columns;
+}
+
+/**
+ * @internal The schema hash of a kind's tables: its indexed columns (path and type, in order) and whether it is
+ * namespaced. Two declarations with one hash use the same tables.
+ */
+export function schemaHashOf(columns: readonly Column<unknown>[], namespaced: boolean): string {
+  const declared = JSON.stringify([
+    namespaced,
+    columns.map((column) => [column.path, column.type]),
+  ]);
+  return createHash('sha256').update(declared).digest('hex').slice(0, 16);
 }
 
 /** @internal Encodes objects to rows and decodes stored rows of one kind. */

@@ -71,6 +71,8 @@ export interface SqlStoreReader<T> extends IndexerReader<T> {
   readonly tableName: string;
   /** The canonical paths of the indexed fields, in column order. */
   readonly indexedFields: readonly string[];
+  /** A hash of the indexed columns (paths, types) and scope: the factory rebuilds the tables when it changes. */
+  readonly schemaHash: string;
   /** A filtered, sorted, paginated, counted, partition-scoped list (see {@link ListOptions}). */
   listByOptions(options?: ListOptions): ListResult<T>;
   /** The newest resourceVersion stored (from `replace` and the objects' own); `''` before any. */
@@ -105,6 +107,9 @@ export interface SqlStore<T> extends Indexer<T>, SqlStoreReader<T> {
   pendingWrites(): number;
   /** Events the watch history holds now (at most `watchHistory.maxEvents`). */
   watchHistorySize(): number;
-  /** Drop the tables and end the watches; every later call throws `StorageError`. */
-  drop(): void;
+  /**
+   * Drop the tables and end the watches (they complete, or throw `reason` when given); every later call throws
+   * `StorageError`.
+   */
+  drop(reason?: Error): void;
 }

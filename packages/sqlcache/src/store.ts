@@ -19,7 +19,7 @@ import { createEncryptor } from './encryption.ts';
 import { ResourceVersionTooNewError, StorageError } from './errors.ts';
 import type { ListOptions, ListResult } from './list-options.ts';
 import { compileListQuery, encodeContinue, type QuerySchema } from './query.ts';
-import { indexedColumns, type Row, RowCodec } from './row-codec.ts';
+import { type Column, indexedColumns, type Row, RowCodec, schemaHashOf } from './row-codec.ts';
 import {
   createTablesSql,
   dropTablesSql,
@@ -76,6 +76,7 @@ class Store<T> implements SqlStore<T> {
   readonly gvk: GroupVersionKind;
   readonly tableName: string;
   readonly indexedFields: readonly string[];
+  readonly schemaHash: string;
   readonly #db: SqlDatabase;
   readonly #names: TableNames;
   readonly #schema: QuerySchema;
@@ -122,6 +123,7 @@ class Store<T> implements SqlStore<T> {
       computedFields: options.computedFields,
     });
     this.indexedFields = Object.freeze(columns.map((column) => column.path));
+    this.schemaHash = schemaHashOf(columns as readonly Column<unknown>[], namespaced);
     this.#schema = {
       fieldsTable: this.#names.fields,
       labelsTable: this.#names.labels,
@@ -412,10 +414,10 @@ class Store<T> implements SqlStore<T> {
     return this.#history.size();
   }
 
-  drop(): void {
+  drop(reason?: Error): void {
     if (this.#dropped) return;
     this.#dropped = true;
-    this.#history.close();
+    this.#history.close(reason);
     this.#pending = new Map();
     this.#events = [];
     if (!this.#db.isClosed()) this.#db.exec(dropTablesSql(this.#names));

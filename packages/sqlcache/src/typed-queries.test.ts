@@ -46,7 +46,7 @@ describe.each(testDrivers)('typed queries ($name)', ({ driver }) => {
 
   describe('typed columns', () => {
     const replicas = [10, 100, 2, 9];
-    const fill = (fields: SqlStoreOptions<Obj>['fields']) => {
+    const fill = (fields: NonNullable<SqlStoreOptions<Obj>['fields']>) => {
       const s = store({ fields });
       s.replace(
         [

@@ -125,6 +125,7 @@ export class WatchHistory<T> {
    */
   #floor = '';
   #closed = false;
+  #closeReason: Error | undefined;
   #wake: (() => void)[] = [];
 
   constructor(options: { maxEvents: number; maxAgeMs: number; clock: Clock }) {
@@ -172,9 +173,10 @@ export class WatchHistory<T> {
     this.#notify();
   }
 
-  /** The store was dropped: open watches complete. */
-  close(): void {
+  /** The store was dropped: open watches complete, or throw `reason` when given. */
+  close(reason?: Error): void {
     this.#closed = true;
+    this.#closeReason = reason;
     this.#ring.fill(undefined);
     this.#start = this.#end;
     this.#notify();
@@ -216,8 +218,12 @@ export class WatchHistory<T> {
       [Symbol.asyncIterator]: (): AsyncIterator<SqlWatchEvent<T>> => ({
         async next(): Promise<IteratorResult<SqlWatchEvent<T>>> {
           for (;;) {
-            if (finished || signal?.aborted || history.#closed)
+            if (finished || signal?.aborted) return { done: true, value: undefined };
+            if (history.#closed) {
+              finished = true;
+              if (history.#closeReason !== undefined) throw history.#closeReason;
               return { done: true, value: undefined };
+            }
             if (history.#epoch !== epoch) {
               throw new ResourceVersionTooOldError(
                 reached,

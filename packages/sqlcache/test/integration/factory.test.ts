@@ -1,12 +1,6 @@
 // The factory against an API server: the built-in one from startEnvironment, or a real kube-apiserver
 // (KUBEBUILDER_ASSETS / LASSO_TEST_KUBECONFIG).
-import {
-  Client,
-  type KubeObject,
-  loadKubeConfig,
-  type RestConfig,
-  restTransportFor,
-} from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { noopLogger } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +48,6 @@ afterAll(async () => {
   run.abort();
   await factory?.stopped();
   await factory?.close();
-  await restTransportFor(rest).close();
   await env?.stop();
 }, 60_000);
 
@@ -62,8 +55,10 @@ afterAll(async () => {
 // wait short on a loaded CI machine and fail without saying what was awaited).
 describe('SqlCacheFactory on an API server', () => {
   it('lists a filtered, sorted, paginated page across the namespaces of a partition', async () => {
-    const cache = factory.cacheFor(configMaps, { fields: ['data.index'] });
-    await cache.whenSynced(AbortSignal.timeout(30_000));
+    const cache = await factory.cacheFor(configMaps, {
+      fields: ['data.index'],
+      signal: AbortSignal.timeout(30_000),
+    });
     const options = {
       filters: [[{ field: 'metadata.labels[tier]', op: '=' as const, values: ['even'] }]],
       sort: [{ field: 'data.index', order: 'desc' as const }, { field: 'metadata.namespace' }],
@@ -86,8 +81,7 @@ describe('SqlCacheFactory on an API server', () => {
   }, 60_000);
 
   it('follows writes: a list waits for the cache to reflect the write it reads after', async () => {
-    const cache = factory.cacheFor(configMaps);
-    await cache.whenSynced(AbortSignal.timeout(30_000));
+    const cache = await factory.cacheFor(configMaps, { signal: AbortSignal.timeout(30_000) });
     const created = await configMaps.create(namespaceNames[1], {
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -115,8 +109,7 @@ describe('SqlCacheFactory on an API server', () => {
   }, 60_000);
 
   it('caches Secrets encrypted and reads them back', async () => {
-    const cache = factory.cacheFor(secrets);
-    await cache.whenSynced(AbortSignal.timeout(30_000));
+    const cache = await factory.cacheFor(secrets, { signal: AbortSignal.timeout(30_000) });
     const secret = cache.store.getByKey(`${namespaceNames[0]}/token`) as KubeObject & {
       data?: Record<string, string>;
     };
