@@ -29,8 +29,9 @@ export class OwnLease {
   #lease: Lease | undefined;
   // Ranges in the Lease as last written.
   #written = new Set<number>();
-  // Held sets of writes whose answer did not arrive: a Lease read later that holds only these is ours.
-  #attempted = new Set<number>();
+  // renewTime of the writes sent since the last answered one (and of that one): a Lease read back with one of these
+  // was written by this process, whose answer was lost.
+  #sent = new Set<string>();
   #waiting = false;
 
   constructor(
@@ -81,7 +82,7 @@ export class OwnLease {
       const lease = this.#leaseWith(base, held);
       fence();
       const sentAt = this.#clock.monotonic();
-      for (const range of held) this.#attempted.add(range);
+      this.#sent.add(lease.spec?.renewTime ?? '');
       const written =
         base === undefined
           ? await this.#store.create(lease, attempt.signal)
@@ -89,7 +90,7 @@ export class OwnLease {
       fence();
       this.#lease = written;
       this.#written = new Set(held);
-      this.#attempted = new Set();
+      this.#sent = new Set([written.spec?.renewTime ?? '']);
       return { written: true, sentAt };
     } catch (error) {
       if (signal.aborted) return { written: false, lost: false };
@@ -150,8 +151,7 @@ export class OwnLease {
     const ours =
       held !== 'all' &&
       (held.size === 0 ||
-        (member.identity === this.#config.identity &&
-          [...held].every((range) => this.#written.has(range) || this.#attempted.has(range))));
+        (member.identity === this.#config.identity && this.#sent.has(lease.spec?.renewTime ?? '')));
     if (ours) {
       // Empty, or our own write whose answer was lost: it holds what it says until the next write.
       this.#written = new Set(held);

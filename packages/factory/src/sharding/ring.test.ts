@@ -280,6 +280,49 @@ describe('shard ring: hand-off', () => {
   });
 });
 
+describe('shard ring: its own Lease', () => {
+  it('a write whose answer was lost is recognised as its own when read back, without a gap', async () => {
+    const harness = new RingHarness(new FakeClock());
+    const a = harness.add('a');
+    await startAll(harness, a);
+    let lost = 0;
+    a.store.fault = (operation) =>
+      operation === 'update' && lost++ === 0 ? 'lose-answer' : undefined;
+    await harness.run(10_000);
+    expect(lost).toBeGreaterThan(1);
+    expect(a.ring.owned).toEqual([...Array(16).keys()]);
+    expect(a.fencedAt).toEqual([]);
+    expect(a.logger.find('changed under this member')).toHaveLength(1);
+    expect(a.logger.find('waiting for it to expire')).toHaveLength(0);
+  });
+
+  it('a Lease of its identity that another process wrote is waited out before joining', async () => {
+    const harness = new RingHarness(new FakeClock());
+    harness.cluster.create({
+      metadata: {
+        name: 'widgets-a',
+        labels: { [shardRingLabel]: 'widgets' },
+        annotations: { [shardHeldAnnotation]: '16:f000' },
+      },
+      spec: {
+        holderIdentity: 'a',
+        leaseDurationSeconds: 15,
+        renewTime: '2030-01-01T00:00:00.000000Z',
+      },
+    });
+    const a = harness.add('a');
+    await a.start();
+    await harness.run(12_000);
+    expect(a.ring.owned).toEqual([]);
+    expect(a.ring.status().joined).toBe(false);
+    expect(a.logger.find('waiting for it to expire')).toHaveLength(1);
+    await harness.run(6_000);
+    expect(a.ring.owned).toEqual([...Array(16).keys()]);
+    expect(a.gainedAt.get(0)).toBeGreaterThanOrEqual(15_000);
+    expect(heldOf(harness, 'a')).toEqual([...Array(16).keys()]);
+  });
+});
+
 describe('shard ring: options', () => {
   const store = new FakeLeaseCluster(new FakeClock()).store(new FakeProcess());
   const base = { ring: 'w', leaseNamespace: 'ns', identity: 'a' };

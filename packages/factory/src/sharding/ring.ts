@@ -263,7 +263,11 @@ class Ring implements ShardRing {
     this.#retryAt = Number.NEGATIVE_INFINITY;
     // The informer and the writes outlive `signal`: a stop keeps renewing until every range was released.
     const life = new AbortController();
-    const unsubscribe = this.#store.view.subscribe(() => this.#refresh());
+    // A change in the ring (an ack, a member joining or leaving) starts a round at once.
+    const unsubscribe = this.#store.view.subscribe(() => {
+      this.#refresh();
+      this.#wake?.();
+    });
     let result: StopResult = drainedResult;
     try {
       await this.#store.view.start(life.signal);

@@ -218,8 +218,13 @@ export class FakeView implements RingLeaseView {
   }
 }
 
-/** What a call of a member meets: undefined (answered), or an error to fail with. */
-export type FakeFault = (operation: 'get' | 'create' | 'update' | 'delete' | 'list') => Error | undefined;
+/**
+ * What a call of a member meets: undefined (answered), an error to fail with before the server, or `'lose-answer'`:
+ * the server applies it and the answer is lost (the caller sees a connection reset).
+ */
+export type FakeFault = (
+  operation: 'get' | 'create' | 'update' | 'delete' | 'list',
+) => Error | 'lose-answer' | undefined;
 
 /** One member's {@link RingLeaseStore} on a {@link FakeLeaseCluster}. */
 export class FakeRingStore implements RingLeaseStore {
@@ -263,13 +268,14 @@ export class FakeRingStore implements RingLeaseStore {
         });
       const serve = (): void => {
         const fault = this.fault?.(operation);
-        if (fault !== undefined) outcome = { ok: false, error: fault };
+        if (fault instanceof Error) outcome = { ok: false, error: fault };
         else {
           try {
             outcome = { ok: true, value: apply() };
           } catch (error) {
             outcome = { ok: false, error };
           }
+          if (fault === 'lose-answer') outcome = { ok: false, error: new Error('socket hang up') };
         }
         if (latency <= 0) answer();
         else this.#cluster.clock.schedule(latency / 2, answer);
