@@ -101,6 +101,15 @@ describe('ShardLogChecker overlaps', () => {
     expect(result.cut).toMatchObject({ frozen: 1, wake: 1 });
   });
 
+  it('counts a call started after waking that completed (not cancelled by its fence) whole', () => {
+    const check = checker();
+    check.add(call('b', 'W:ns/x', '1', 6_000, 6_100));
+    check.chaos(chaos('a', 'stop', 150));
+    check.chaos(chaos('a', 'cont', 6_000));
+    check.add(call('a', 'W:ns/x', '1', 6_010, 6_040));
+    expect(check.check()).toHaveLength(1);
+  });
+
   it('counts a paused call whole when it runs on past the grace after waking (the fence failed)', () => {
     const check = checker();
     check.add(call('a', 'W:ns/x', '1', 100, undefined));
@@ -180,6 +189,15 @@ describe('ShardLogChecker ownership', () => {
     const result = check.finish(1_000, new Map());
     expect(result.rangesBadAtEnd).toEqual([{ range: 2, owners: ['a', 'b'] }]);
     expect(result.doubleOwned).toEqual({ count: 1, maxMs: 500 });
+  });
+
+  it('counts the latest ownership up to now at epoch-millisecond scale (no epsilon lost to rounding)', () => {
+    const check = checker();
+    const t = 1_795_930_052_965.0864;
+    check.add([own('a', t, [0, 1, 2, 3])]);
+    expect(check.rangesWithoutOneOwner(t)).toEqual([]);
+    expect(check.rangesWithoutOneOwner(t + 0.0001)).toEqual([]);
+    expect(check.finish(t + 1_000, new Map()).rangesBadAtEnd).toEqual([]);
   });
 
   it('stops counting a paused replica as an owner until it logs its ranges again', () => {

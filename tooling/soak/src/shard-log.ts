@@ -221,9 +221,10 @@ export interface ShardFinalResult {
  *
  * Overlaps: two calls of different replicas on one key whose acting spans intersect. A call's acting span is its
  * [start, end], except: a call without an end (its process was SIGKILLed or exited) ends at the kill (or the
- * exit); a call of a replica that was SIGSTOPped while it ran, or that started after its SIGCONT, and that ended
- * within `wakeGraceMs` of the SIGCONT acts only until the SIGSTOP (nothing after it: a frozen process does nothing,
- * and the fence ended the call once it woke). A call that goes on past the grace counts whole.
+ * exit); a call of a replica that was SIGSTOPped while it ran and that ended within `wakeGraceMs` of the SIGCONT
+ * acts only until the SIGSTOP (a frozen process does nothing, and once it woke the call ended at once); a call
+ * started after the SIGCONT that its signal aborted within the grace never acted (the fence cancelled it). A call
+ * that goes on past the grace, or started after waking and completed, counts whole.
  */
 export class ShardLogChecker {
   readonly #options: ShardCheckerOptions;
@@ -345,7 +346,11 @@ export class ShardLogChecker {
         return { start: call.start, end: stop.at, cut: 'frozen' };
       }
       if (end <= wakeLimit) {
-        if (call.start >= stop.at) return { start: call.start, end: call.start, cut: 'wake' };
+        // Started after waking: it never acted only if its fence cancelled it; one that completed acted.
+        if (call.start >= stop.at) {
+          if (call.aborted) return { start: call.start, end: call.start, cut: 'wake' };
+          continue;
+        }
         return { start: call.start, end: Math.min(end, stop.at), cut: 'frozen' };
       }
     }
@@ -467,7 +472,8 @@ export class ShardLogChecker {
       const spans: Array<{ start: number; end: number; ranges: number[] }> = [];
       for (let index = 0; index < owns.length; index++) {
         const own = owns[index] as ShardOwnRecord;
-        let end = owns[index + 1]?.at ?? now;
+        // Open (Infinity) while no later record or event ends it: `now - epsilon` is `now` at epoch-ms scale.
+        let end = owns[index + 1]?.at ?? Number.POSITIVE_INFINITY;
         for (const event of events) {
           if (event.at >= own.at && event.at < end && event.kind !== 'cont') end = event.at;
         }
@@ -542,14 +548,13 @@ export class ShardLogChecker {
           if (b.start >= a.end) break;
           if (a.r === b.r) continue;
           doubleCount++;
-          doubleMax = Math.max(doubleMax, Math.min(a.end, b.end) - b.start);
+          doubleMax = Math.max(doubleMax, Math.min(a.end, b.end, now) - b.start);
         }
       }
     }
     const rangesBadAtEnd: ShardFinalResult['rangesBadAtEnd'] = [];
-    const endPoint = now - 1e-6;
     for (let range = 0; range < count; range++) {
-      const owners = ownersAt(range, endPoint);
+      const owners = ownersAt(range, now);
       if (owners.length !== 1) rangesBadAtEnd.push({ range, owners });
     }
     const regained: ShardFinalResult['regained'] = [];

@@ -334,7 +334,7 @@ function printResult(input: {
     `sharded: ${replicas.length} replicas in all; chaos ${[...actions].map(([kind, n]) => `${kind} ${n}`).join(', ')}`,
   );
   report.line(
-    `sharded: ${writes} writes (${failedWrites} failed), ${checker.calls} handler calls on ${checker.keys} keys; calls cut: ${result.cut.died} by a kill, ${result.cut.frozen} in flight across a pause, ${result.cut.wake} started on waking; ${input.badLines} log lines cut`,
+    `sharded: ${writes} writes (${failedWrites} failed), ${checker.calls} handler calls on ${checker.keys} keys; calls cut: ${result.cut.died} by a kill, ${result.cut.frozen} in flight across a pause, ${result.cut.wake} started on waking and cancelled by the fence; ${input.badLines} log lines cut`,
   );
   const allOverlaps = checker.overlaps;
   report.check(
