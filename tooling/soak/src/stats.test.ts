@@ -81,7 +81,11 @@ describe('parseArgs', async () => {
 
   it('runs the sharded soak with --sharded (after the others) or alone with --sharded-only', () => {
     expect(parseArgs([])).toMatchObject({ sharded: false, replicas: 3 });
-    expect(parseArgs(['--sharded'])).toMatchObject({ sharded: true, informers: true, leader: true });
+    expect(parseArgs(['--sharded'])).toMatchObject({
+      sharded: true,
+      informers: true,
+      leader: true,
+    });
     expect(parseArgs(['--sharded-only', '--replicas', '4'])).toMatchObject({
       sharded: true,
       informers: false,
