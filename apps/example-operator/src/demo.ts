@@ -4,7 +4,7 @@
 // operator it returns as it runs one against a cluster; the rest stops at `signal` and closes in `cleanup`.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client, loadKubeConfig, type RestConfig, restTransportFor } from '@lasso/client';
+import { Client, loadKubeConfig, type RestConfig } from '@lasso/client';
 import type { Logger, StopResult } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { createOperator, type Operator } from '@lasso/operator';
@@ -56,7 +56,6 @@ export async function startDemo(
     await webhooks?.server.stopped();
     await simulated?.close();
     await webhooks?.server.close();
-    if (rest !== undefined) await restTransportFor(rest)?.close();
     await env?.stop();
   };
   try {

@@ -9,7 +9,6 @@ import {
   type KubeObjectLike,
   loadKubeConfig,
   type RestConfig,
-  restTransportFor,
 } from '@lasso/client';
 import {
   type LogAttributes,
@@ -217,7 +216,6 @@ export async function startCluster(
       return name;
     },
     async stop() {
-      await restTransportFor(rest)?.close();
       await env.stop();
     },
   };

@@ -219,7 +219,6 @@ describe('manifests/rbac.yaml', () => {
         );
       } finally {
         await running.stop();
-        await restTransportFor(restricted).close();
       }
       // Nothing was refused along the way (a refused Event or Lease write is only logged).
       // A server without streaming lists answers them 422 with "Forbidden" in its causes (kube-apiserver before
@@ -289,7 +288,6 @@ describe('manifests/rbac.yaml', () => {
     } finally {
       await icecreams.stop();
       await running.stop();
-      await restTransportFor(restricted).close();
       await simulated.stop();
     }
   }, 60_000);

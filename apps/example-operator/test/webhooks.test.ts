@@ -1,6 +1,6 @@
 // The Icecream webhooks as an API server calls them: the operator's webhook server (self-signed, 127.0.0.1)
 // installed with env.installWebhooks, on the built-in server and on a real kube-apiserver (KUBEBUILDER_ASSETS).
-import { ApiError, Client, loadKubeConfig, type RestConfig, restTransportFor } from '@lasso/client';
+import { ApiError, Client, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { noopMetricsProvider } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +47,6 @@ afterAll(async () => {
   for (const resource of ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations']) {
     await fetchDelete(resource);
   }
-  await restTransportFor(rest)?.close();
   await env?.stop();
   stop.abort();
   await webhooks?.server.stopped();

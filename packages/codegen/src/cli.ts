@@ -2,7 +2,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadKubeConfig, restTransportFor } from '@lasso/client';
+import { loadKubeConfig, RestTransport } from '@lasso/client';
 import { errorMessage } from '@lasso/core';
 import { listClusterCrds } from './cluster.ts';
 import type { SourcedCrd } from './crd.ts';
@@ -128,10 +128,12 @@ async function clusterCrds(flags: Flags, signal: AbortSignal | undefined): Promi
     path: flags.kubeconfig as string,
     ...(flags.context === undefined ? {} : { context: flags.context }),
   });
+  // Its own transport, closed here: it ends the connection and a running exec credential plugin.
+  const transport = new RestTransport(rest);
   try {
-    return await listClusterCrds(rest, signal === undefined ? {} : { signal });
+    return await listClusterCrds(transport, signal === undefined ? {} : { signal });
   } finally {
-    await restTransportFor(rest)?.close();
+    await transport.close();
   }
 }
 

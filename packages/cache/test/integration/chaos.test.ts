@@ -1,7 +1,7 @@
 // Under a writer and repeated faults (closed watches, 500/429, expired history, cut bodies, restarts), a cache
 // recovers on its own: afterwards its store equals the server and every handler saw each key's final state.
 import type { Client, KubeObject } from '@lasso/client';
-import { loadKubeConfig, restTransportFor } from '@lasso/client';
+import { loadKubeConfig, RestTransport } from '@lasso/client';
 import { isLassoError } from '@lasso/core';
 import { createTestMetricsProvider } from '@lasso/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -272,11 +272,11 @@ describe('createCache under faults', () => {
    * again a write the server may have read). The informer under test keeps its transport.
    */
   async function afterRestart(writes: (configMaps: Client) => Promise<void>): Promise<void> {
-    const rest = await loadKubeConfig({ path: cluster.env.kubeconfigPath });
+    const transport = new RestTransport(await loadKubeConfig({ path: cluster.env.kubeconfigPath }));
     try {
-      await writes(configMapClient(rest));
+      await writes(configMapClient(transport));
     } finally {
-      await restTransportFor(rest).close();
+      await transport.close();
     }
   }
 

@@ -5,7 +5,7 @@ import {
   type KubeObject,
   loadKubeConfig,
   type RestConfig,
-  restTransportFor,
+  type RestTransport,
 } from '@lasso/client';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { isDeletedFinalStateUnknown } from '../../src/delta-fifo.ts';
@@ -26,7 +26,7 @@ export interface TestCluster {
 }
 
 /** A ConfigMap client on `rest`. */
-export function configMapClient(rest: RestConfig): Client {
+export function configMapClient(rest: RestConfig | RestTransport): Client {
   return new Client({
     gvr: { group: '', version: 'v1', resource: 'configmaps' },
     kind: 'ConfigMap',
@@ -60,7 +60,6 @@ export async function startCluster(): Promise<TestCluster> {
       return name;
     },
     async stop() {
-      await restTransportFor(rest).close();
       await env.stop();
     },
   };

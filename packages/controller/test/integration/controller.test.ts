@@ -2,13 +2,7 @@
 // KUBEBUILDER_ASSETS / LASSO_TEST_KUBECONFIG): handlers reconcile ConfigMaps and a custom resource with a status
 // subresource and a finalizer, through informer events, writes and deletions.
 import { createCache } from '@lasso/cache';
-import {
-  Client,
-  type KubeObjectLike,
-  loadKubeConfig,
-  type RestConfig,
-  restTransportFor,
-} from '@lasso/client';
+import { Client, type KubeObjectLike, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { noopLogger } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
@@ -76,7 +70,6 @@ afterAll(async () => {
   for (const stop of running) stop.abort();
   // close() releases each controller's queue (its delayed keys' timers) and stops the informer it ran.
   for (const controller of closing) await controller.close();
-  await restTransportFor(rest)?.close();
   await env?.stop();
 });
 

@@ -1,6 +1,6 @@
 // createOrUpdate and applyObject against a Kubernetes API server (the built-in one, or a real kube-apiserver
 // through KUBEBUILDER_ASSETS / LASSO_TEST_KUBECONFIG): what the server stored is read back.
-import { Client, loadKubeConfig, type RestConfig, restTransportFor } from '@lasso/client';
+import { Client, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,7 +36,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (rest !== undefined) await restTransportFor(rest).close();
   await env?.stop();
 });
 

@@ -3,7 +3,7 @@
 // same kind, recreated when deleted; the label selector is given once and the copies are owned through
 // createOrUpdate's owner option.
 import { createCache, type SharedIndexInformer } from '@lasso/cache';
-import { Client, loadKubeConfig, type RestConfig, restTransportFor } from '@lasso/client';
+import { Client, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { noopLogger } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
@@ -47,7 +47,6 @@ beforeAll(async () => {
 afterAll(async () => {
   stop.abort();
   await cacheRun?.catch(() => {});
-  if (rest !== undefined) await restTransportFor(rest).close();
   await env?.stop();
 });
 

@@ -85,7 +85,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const stop of running) stop.abort();
   await Promise.allSettled(cacheRuns);
-  await restTransportFor(rest)?.close();
   await env?.stop();
 });
 

@@ -1,6 +1,6 @@
 // Two leader electors on one real Lease: at most one leads at any instant, and when the leader's renewals hang
 // (a client-side partition, so the test runs the same on kube-apiserver) the other takes over within bounds.
-import { Client, loadKubeConfig, type RestConfig, restTransportFor } from '@lasso/client';
+import { Client, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,7 +100,6 @@ describe('leader election against an API server', () => {
   });
 
   afterAll(async () => {
-    if (rest !== undefined) await restTransportFor(rest).close();
     await env?.stop();
   });
 

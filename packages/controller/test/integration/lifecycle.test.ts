@@ -3,13 +3,7 @@
 // controller on a process-lifetime informer keeps its queue filled while stopped (warm standby) and runs it on
 // the next start, and predicates and the lister work on what the server sends.
 import { createCache, type SharedIndexInformer } from '@lasso/cache';
-import {
-  Client,
-  type KubeObject,
-  loadKubeConfig,
-  type RestConfig,
-  restTransportFor,
-} from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { noopLogger } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
@@ -33,7 +27,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await restTransportFor(rest)?.close();
   await env?.stop();
 });
 

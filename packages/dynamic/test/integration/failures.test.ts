@@ -2,12 +2,7 @@
 // handler's real error (the key is retried), a kind whose list is forbidden by RBAC is dropped after
 // syncTimeoutMs with an error naming it and watched again at the next discovery refresh, and a deleted CRD
 // is reported once.
-import {
-  clientFor,
-  createRestConfig,
-  type GroupVersionKind,
-  restTransportFor,
-} from '@lasso/client';
+import { clientFor, createRestConfig, type GroupVersionKind } from '@lasso/client';
 import { ErrIgnore } from '@lasso/controller';
 import { isLassoError, type LogAttributes, type Logger } from '@lasso/core';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
@@ -220,7 +215,6 @@ describe('dynamic controller failures', { timeout: 90_000 }, () => {
       await dynamic.close();
       await factory.stopped();
       await factory.close();
-      await restTransportFor(rest).close();
       await recording.close();
     });
     await dynamic.start(stop.signal);

@@ -3,13 +3,7 @@
 // not serve (a typo), a CRD deleted under a running kind, and a restart that keeps the handlers whose own signal
 // still runs. Requests are counted at the undici dispatcher and logs at a recording logger, so every assertion
 // holds on the built-in server and on a real kube-apiserver.
-import {
-  Client,
-  clientFor,
-  createRestConfig,
-  type KubeObject,
-  restTransportFor,
-} from '@lasso/client';
+import { Client, clientFor, createRestConfig, type KubeObject } from '@lasso/client';
 import { createTestLogger, type TestLogger } from '@lasso/core/testing';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -159,7 +153,6 @@ async function factoryAs(
     stop.abort();
     await factory.stopped();
     await factory.close();
-    if (rest !== recording.rest) await restTransportFor(rest).close();
     await recording.close();
   });
   const halt = async (): Promise<void> => {

@@ -7,7 +7,6 @@ import {
   type KubeObject,
   loadKubeConfig,
   type RestConfig,
-  restTransportFor,
 } from '@lasso/client';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { Agent, type Dispatcher } from 'undici';
@@ -187,7 +186,6 @@ export async function startCluster(): Promise<TestCluster> {
           return found;
         },
         async close() {
-          await restTransportFor(rest).close();
           await agent.close();
         },
       };
@@ -202,7 +200,6 @@ export async function startCluster(): Promise<TestCluster> {
       return name;
     },
     async stop() {
-      await restTransportFor(admin).close();
       await env.stop();
     },
   };

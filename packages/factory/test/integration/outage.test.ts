@@ -1,7 +1,7 @@
 // An API server outage against a cache factory of 20 kinds: while the server refuses connections, the informers
 // wait on the factory's one health gate instead of each retrying (counted at the undici dispatcher), and once it
 // answers again every informer watches again within 5 s. Needs the built-in server's fault API (restart).
-import { builtinKinds, Client, createRestConfig, restTransportFor } from '@lasso/client';
+import { builtinKinds, Client, RestTransport } from '@lasso/client';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSharedCacheFactory } from '../../src/shared-cache-factory.ts';
@@ -97,7 +97,8 @@ describe('an API server outage', () => {
           recording.waiter.notify();
         },
       });
-      const admin = createRestConfig({ ...cluster.admin });
+      // A transport of its own: the outage closed the pooled connections of the admin's shared one.
+      const admin = new RestTransport(cluster.admin);
       try {
         await new Client<ConfigMap>({
           gvr: { group: '', version: 'v1', resource: 'configmaps' },
@@ -110,7 +111,7 @@ describe('an API server outage', () => {
           metadata: { name: 'after-outage', namespace },
         });
       } finally {
-        await restTransportFor(admin).close();
+        await admin.close();
       }
       await recording.waiter.until(() => seen, 'the write after the outage seen', 5_000);
     } finally {

@@ -1,13 +1,7 @@
 // The README's derive controller (examples/derive.ts) on an operator over @lasso/envtest, tested as the factory
 // README's Testing section says: start the environment, run the controller, read its effects back through the
 // API (a bounded expect.poll). Passes on the built-in server and on kube-apiserver (KUBEBUILDER_ASSETS).
-import {
-  clientFor,
-  isNotFound,
-  loadKubeConfig,
-  type RestConfig,
-  restTransportFor,
-} from '@lasso/client';
+import { clientFor, isNotFound, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { createTestLogger } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +17,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await restTransportFor(rest)?.close();
   await env?.stop();
 });
 

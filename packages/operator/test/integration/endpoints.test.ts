@@ -1,7 +1,7 @@
 // The operator's probes and metrics over HTTP, against @lasso/envtest (built-in server or kube-apiserver):
 // /healthz and /readyz answered from the factories' status (ready = a run started, its kinds synced, running
 // or standing by), /metrics in Prometheus text with the lasso series, and warm standby under leader election.
-import { loadKubeConfig, type RestConfig, restTransportFor } from '@lasso/client';
+import { loadKubeConfig, type RestConfig } from '@lasso/client';
 import type { LogAttributes, Logger } from '@lasso/core';
 import { createTestLogger } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
@@ -23,7 +23,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await restTransportFor(rest)?.close();
   await env?.stop();
 });
 

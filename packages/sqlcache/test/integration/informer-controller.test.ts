@@ -1,13 +1,7 @@
 // A controller from @lasso/controller over a SQL-backed informer (SqlCacheFactory.informerFor), against an API
 // server: the built-in one from startEnvironment, or a real kube-apiserver (KUBEBUILDER_ASSETS /
 // LASSO_TEST_KUBECONFIG).
-import {
-  Client,
-  type KubeObject,
-  loadKubeConfig,
-  type RestConfig,
-  restTransportFor,
-} from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { type Controller, createController } from '@lasso/controller';
 import { noopLogger } from '@lasso/core';
 import { type Environment, startEnvironment } from '@lasso/envtest';
@@ -105,7 +99,6 @@ afterAll(async () => {
   await controller?.close();
   await factory?.stopped();
   await factory?.close();
-  await restTransportFor(rest).close();
   await env?.stop();
 }, 60_000);
 
