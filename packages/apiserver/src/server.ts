@@ -232,7 +232,7 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
         // (built for the purpose) would cost most of the start.
         url.searchParams.set('fieldValidation', 'Ignore');
         const body = Buffer.from(JSON.stringify(object));
-        const info = requestInfo(method, url, system);
+        const info = requestInfo(method, url);
         this.#api.handle(info, { method, url, headers: {}, body, user: system });
       },
       onError: (error) => this.#logger.error('rbac write failed', { error: errorMessage(error) }),

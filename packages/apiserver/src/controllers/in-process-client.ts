@@ -85,7 +85,7 @@ export class InProcessClient {
       user: this.#user,
     };
     try {
-      const result = this.#handle(requestInfo(method, url, this.#user), request);
+      const result = this.#handle(requestInfo(method, url), request);
       return { ok: true, body: result.type === 'json' ? result.body : undefined };
     } catch (error) {
       if (!(error instanceof StatusError)) throw error;

@@ -1,6 +1,6 @@
 // Request body decoding, the one place a body is turned into an object (kube-apiserver's negotiated
 // serializers): by Content-Type, then checked against the kind the URL names.
-
+import type { IncomingHttpHeaders } from 'node:http';
 import { goCompactJson, goValueString } from '../apimachinery/go-format.ts';
 import { goJsonSyntaxError } from '../apimachinery/go-json-errors.ts';
 import { sortKeysDeep } from '../apimachinery/key-order.ts';
@@ -16,15 +16,37 @@ import { scanFields, strictErrorsInOrder, strictWarning } from '../apimachinery/
 import { checkNestingDepth, parseApplyBody } from '../patch/patch-request.ts';
 import { protobufMediaType } from '../protobuf/decode-protobuf-object.ts';
 import { decodeProtobufBody, refuseCustomResourceProtobuf } from '../protobuf/protobuf-body.ts';
-import type { ApiRequest, ServerContext } from '../registry/server-context.ts';
+import type { RequestTarget } from '../request/request-target.ts';
 import { apiVersionOf, type ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
 import { typeDefinitionFor, typeDefinitions } from '../types/index.ts';
 import { nonNumericPaths, unstructuredConversionError } from './typed-conversion.ts';
 import { jsonDecodingError, numberLiterals } from './typed-decoding.ts';
 
+/**
+ * What decoding reads of a request (the registry's DecodeRequest has it): below the registry, decoding names
+ * only these parts.
+ */
+export interface DecodeRequest {
+  readonly url: RequestTarget;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+  /** Who sent it: the server's own writes skip the typed checks. */
+  readonly user: { readonly name: string };
+}
+
+/** What decoding asks of the server (its ServerContext has it). */
+export interface DecodeContext {
+  /** The strategy of a kind: which of its fields are string maps. */
+  strategyFor(info: ResourceInfo): { readonly stringMapFields?: readonly string[] | undefined };
+  /** The fields of an object its published OpenAPI schema does not declare; undefined: not checked. */
+  readonly unknownFields?:
+    | ((gvk: { group: string; version: string; kind: string }, object: unknown) => string[])
+    | undefined;
+}
+
 /** The media type of the request body, lower-cased, without parameters. */
-export function contentTypeOf(request: ApiRequest): string {
+export function contentTypeOf(request: DecodeRequest): string {
   return (stringOf(request.headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
@@ -49,7 +71,7 @@ function jsonParseError(error: unknown, body: Buffer): string {
  * kube-apiserver. With
  * `kind` (the kind the URL takes), a body that is not JSON is refused as transformDecodeError words it.
  */
-export function decodeBody(request: ApiRequest, kind?: string): unknown {
+export function decodeBody(request: DecodeRequest, kind?: string): unknown {
   const contentType = contentTypeOf(request);
   if (contentType === '' || contentType === 'application/json' || contentType === '*/*') {
     if (kind === undefined) return parseJsonBody(request.body);
@@ -69,15 +91,15 @@ export function decodeBody(request: ApiRequest, kind?: string): unknown {
 }
 
 /** A server-side apply body (application/apply-patch+yaml: YAML or JSON). */
-export function decodeApplyBody(request: ApiRequest): unknown {
+export function decodeApplyBody(request: DecodeRequest): unknown {
   return parseApplyBody(request.body);
 }
 
 /** A create/update body decoded and checked to be an object of `info`'s kind and version. */
 export function decodeObject(
-  context: Pick<ServerContext, 'strategyFor'>,
+  context: Pick<DecodeContext, 'strategyFor'>,
   info: ResourceInfo,
-  request: ApiRequest,
+  request: DecodeRequest,
 ): KubeObject {
   if (!info.builtin && contentTypeOf(request) === protobufMediaType) {
     refuseCustomResourceProtobuf(request.body, info.kind);
@@ -97,10 +119,10 @@ function internalPackage(group: string): string {
  * kind's fields are decoded as Go decodes them.
  */
 export function checkKind(
-  context: Pick<ServerContext, 'strategyFor'>,
+  context: Pick<DecodeContext, 'strategyFor'>,
   info: ResourceInfo,
   parsed: unknown,
-  request?: ApiRequest,
+  request?: DecodeRequest,
 ): KubeObject {
   const body = request?.body;
   if (!isRecord(parsed)) {
@@ -185,7 +207,7 @@ function checkTypes(info: ResourceInfo, object: Json, body: Buffer): boolean {
 export function checkPatchedTypes(
   info: ResourceInfo,
   patched: KubeObject,
-  request: ApiRequest,
+  request: DecodeRequest,
 ): void {
   if (!info.builtin) return;
   const definition = typeDefinitionFor(info.group, info.version, info.kind);
@@ -217,7 +239,7 @@ export function checkPatchedTypes(
  * type: metadata and its string fields, spec/status of built-in kinds, map[string]string fields.
  */
 function checkShape(
-  context: Pick<ServerContext, 'strategyFor'>,
+  context: Pick<DecodeContext, 'strategyFor'>,
   info: ResourceInfo,
   object: Json,
 ): void {
@@ -258,7 +280,7 @@ function checkShape(
 }
 
 /** The field manager of an update: `?fieldManager`, else the User-Agent's product name. */
-export function fieldManagerOf(request: ApiRequest): string {
+export function fieldManagerOf(request: DecodeRequest): string {
   const explicit = request.url.searchParams.get('fieldManager');
   if (explicit !== null && explicit !== '') return explicit;
   const agent = stringOf(request.headers['user-agent']) ?? '';
@@ -270,7 +292,7 @@ export function fieldManagerOf(request: ApiRequest): string {
  * DeleteOptions from the body when there is one, else from the query (kube-apiserver reads one or the
  * other), checked as its decoder and ValidateDeleteOptions do.
  */
-export function decodeDeleteOptions(request: ApiRequest): Json {
+export function decodeDeleteOptions(request: DecodeRequest): Json {
   const query = request.url.searchParams;
   let options: Json = {};
   if (request.body.length > 0) {
@@ -334,11 +356,11 @@ export function fieldValidationOf(query: URLSearchParams): FieldValidation {
  * document order): under Strict a 400 in kube's words, under Warn one Warning header value per finding.
  */
 export function checkBodyFields(
-  context: ServerContext,
+  context: DecodeContext,
   query: URLSearchParams,
   info: ResourceInfo,
   object: KubeObject,
-  request: ApiRequest,
+  request: DecodeRequest,
 ): string[] {
   const mode = fieldValidationOf(query);
   if (mode === 'Ignore' || context.unknownFields === undefined) return [];
@@ -368,11 +390,11 @@ export function checkBodyFields(
  * patched document otherwise), under Warn one Warning header value per finding.
  */
 export function checkPatchFields(
-  context: ServerContext,
+  context: DecodeContext,
   query: URLSearchParams,
   info: ResourceInfo,
   patched: KubeObject,
-  request: ApiRequest,
+  request: DecodeRequest,
 ): string[] {
   const mode = fieldValidationOf(query);
   if (mode === 'Ignore') return [];

@@ -15,11 +15,10 @@ registry.add({
   builtin: false,
   subresources: ['status'],
 });
-const user = { name: 'u', groups: [] };
 
 /** The handler verb, namespace and name a request routes to, or the status routing refuses it with. */
 function route(method: string, path: string): string {
-  const info = requestInfo(method, new URL(path, 'https://127.0.0.1'), user);
+  const info = requestInfo(method, new URL(path, 'https://127.0.0.1'));
   try {
     const routed = routeResource(info, method, registry);
     return [

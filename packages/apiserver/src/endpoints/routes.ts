@@ -112,7 +112,6 @@ export function routeResource(
     namespace,
     name,
     query: info.query,
-    user: info.user,
     path: info.path,
     info: served,
   };

@@ -9,8 +9,8 @@ import type { Filter } from './chain.ts';
 /** Sets `exchange.info` and throws kube's 403 when RBAC does not allow the request. */
 export function withAuthorization(authorizer: Pick<Authorizer, 'check'>): Filter {
   return (next) => async (exchange) => {
-    const info = requestInfo(exchange.method, exchange.url, exchange.user);
-    authorizer.check(authorizationAttributes(info));
+    const info = requestInfo(exchange.method, exchange.url);
+    authorizer.check(authorizationAttributes(info, exchange.user));
     exchange.info = info;
     await next(exchange);
   };

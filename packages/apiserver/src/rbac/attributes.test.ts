@@ -4,7 +4,7 @@ import { authorizationAttributes } from './attributes.ts';
 
 const user = { name: 'u', groups: [] };
 const at = (method: string, path: string) =>
-  authorizationAttributes(requestInfo(method, new URL(path, 'https://127.0.0.1'), user));
+  authorizationAttributes(requestInfo(method, new URL(path, 'https://127.0.0.1')), user);
 
 describe('authorizationAttributes (kube GetAuthorizerAttributes)', () => {
   it('gives non-resource requests their path and lowercased method', () => {

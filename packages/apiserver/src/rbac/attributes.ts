@@ -29,11 +29,15 @@ export interface NonResourceAttributes {
 export type AuthorizationAttributes = ResourceAttributes | NonResourceAttributes;
 
 /**
- * The attributes an authorizer decides `request` on, as kube's GetAuthorizerAttributes takes them from
- * the RequestInfo (a list or watch with a `metadata.name` field selector carries that name).
+ * The attributes an authorizer decides `request` of `user` on, as kube's GetAuthorizerAttributes takes them
+ * from the request context: the user and the RequestInfo (a list or watch with a `metadata.name` field
+ * selector carries that name).
  */
-export function authorizationAttributes(request: RequestInfo): AuthorizationAttributes {
-  const { user, verb } = request;
+export function authorizationAttributes(
+  request: RequestInfo,
+  user: UserInfo,
+): AuthorizationAttributes {
+  const { verb } = request;
   if (!request.isResourceRequest) return { user, verb, path: request.path };
   return {
     user,

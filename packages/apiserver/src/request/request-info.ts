@@ -9,7 +9,6 @@ import {
   parseLabelSelector,
   SelectorParseError,
 } from '../apimachinery/selectors.ts';
-import type { UserInfo } from '../authentication/authenticate.ts';
 import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { RequestTarget } from './request-target.ts';
 
@@ -24,7 +23,11 @@ export type Verb =
   | 'delete'
   | 'deletecollection';
 
-/** What kube's RequestInfo holds for one request, plus its query and user. Absent values are ''. */
+/**
+ * What kube's RequestInfo holds for one request, plus its query. Absent values are ''. Who asks is not part
+ * of it: the user travels beside it (the `user` of the exchange and of ApiRequest), as kube's request
+ * context holds the user (request.WithUser) apart from the RequestInfo (request.WithRequestInfo).
+ */
 export interface RequestInfo {
   /** True for `/api/{version}/...` and `/apis/{group}/{version}/...` with something after the version. */
   isResourceRequest: boolean;
@@ -51,7 +54,6 @@ export interface RequestInfo {
   /** The path segments from the resource on: `[resource, name, subresource, ...]`. */
   parts: string[];
   query: URLSearchParams;
-  user: UserInfo;
 }
 
 /**
@@ -70,7 +72,6 @@ export interface ResourceRequestInfo {
   /** The name in the path; undefined for collections. */
   name: string | undefined;
   query: URLSearchParams;
-  user: UserInfo;
   path: string;
   /** The served resource the path names. */
   info: ResourceInfo;
@@ -92,7 +93,7 @@ const methodVerbs: Record<string, string> = {
 };
 
 /** Classify one request (see the file comment). `method` is the upper-case HTTP method. */
-export function requestInfo(method: string, url: RequestTarget, user: UserInfo): RequestInfo {
+export function requestInfo(method: string, url: RequestTarget): RequestInfo {
   const query = url.searchParams;
   const info: RequestInfo = {
     isResourceRequest: false,
@@ -107,7 +108,6 @@ export function requestInfo(method: string, url: RequestTarget, user: UserInfo):
     name: '',
     parts: [],
     query,
-    user,
   };
   let parts = splitPath(url.pathname);
   if (parts.length < 3 || (parts[0] !== 'api' && parts[0] !== 'apis')) return info;

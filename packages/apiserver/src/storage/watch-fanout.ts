@@ -1,22 +1,11 @@
-// Watches: what a watch request streams (initial state or the history after a resourceVersion, then
-// every commit that matches), and the registry of open watches so a removed resource can end them.
+// Watches at the storage layer, as kube's storage watch (the cacher) sends them: the state or the history
+// after a resourceVersion, then every commit to one key that the watch's predicate selects, each turned into
+// the event a client sees (a modified object that leaves the selection is DELETED to it); and the open
+// watches of one server, so a resource no longer served can end them. What to select, in which version to
+// send it and the bookmarks are the registry's (registry/watch.ts).
 import { errorMessage } from '@lasso/core';
-import { ConvertedEvents } from '../admission/watch-conversion.ts';
-import { type Json, truthy } from '../apimachinery/objects.ts';
-import { integerOptions } from '../apimachinery/query-integers.ts';
 import { failure } from '../apimachinery/status.ts';
-import {
-  checkResourceVersion,
-  matches,
-  requireReached,
-  selectorsOf,
-  shardSelectorOf,
-  validateListOptions,
-} from '../endpoints/list-options.ts';
-import { toVersion } from '../registry/generic-registry.ts';
-import type { ServerContext } from '../registry/server-context.ts';
-import { apiVersionOf, type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
-import { CompactedError, type HistoryEvent, type KubeObject } from './store.ts';
+import { CompactedError, type HistoryEvent, type KubeObject, type Store } from './store.ts';
 
 /** A running watch: stop it, or ask it to send a bookmark now. */
 export interface WatchControl {
@@ -33,6 +22,33 @@ export interface WatchPlan {
   start(send: (event: unknown) => void, end: () => void): WatchControl;
 }
 
+/** What a storage watch selects, and where it starts. */
+export interface StorageWatch {
+  /** The storage key of the resource watched. */
+  key: string;
+  /** Only this namespace; undefined: every namespace. */
+  namespace: string | undefined;
+  /** 'now': only what is committed from here on; 'state': the stored objects first; a number: the history after it. */
+  from: 'now' | 'state' | number;
+  /** The selection predicate: true for an object the watch selects. */
+  matches(object: KubeObject): boolean;
+}
+
+/** Where a storage watch delivers. */
+export interface WatchSink {
+  /** One selected change (the stored object, in the storage version). */
+  emit(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: KubeObject): void;
+  /** A raw event: the ERROR that ends a watch. */
+  send(event: unknown): void;
+  /** The watch ends (after an ERROR). */
+  end(): void;
+  /** The stored objects of a watch `from: 'state'` have all been emitted. */
+  stateSent?(): void;
+}
+
+/** The storage a watch reads. */
+export type WatchableStore = Pick<Store, 'snapshot' | 'eventsAfter' | 'subscribe'>;
+
 /** The open watches of one server. */
 export class WatchFanout {
   readonly #watches = new Set<{ key: string; end: () => void }>();
@@ -43,138 +59,72 @@ export class WatchFanout {
   }
 
   /**
-   * Validate a watch request and plan it; the transport starts it. `name` watches one object (the
-   * deprecated /watch/ path).
+   * Start a watch of `store`; it runs until stopped, or until it ends itself with an ERROR. Undefined when
+   * it ended as it started (its history is compacted: a 410 ERROR was sent).
    */
-  plan(
-    context: ServerContext,
-    info: ResourceInfo,
-    namespace: string | undefined,
-    query: URLSearchParams,
-    name: string | undefined,
-  ): WatchPlan {
-    const selectors = selectorsOf(info, query, name);
-    validateListOptions(query, true);
-    // The registry store reads shardSelector before storage reads resourceVersion.
-    selectors.shard = shardSelectorOf(context, query);
-    const rvText = query.get('resourceVersion') ?? '';
-    checkResourceVersion(rvText);
-    // ListOptions decode timeoutSeconds before limit (which a watch ignores, but must parse).
-    const timeoutSeconds = integerOptions(query, ['timeoutSeconds', 'limit']).get('timeoutSeconds');
-    const bookmarks = truthy(query.get('allowWatchBookmarks'));
-    const initialEventsOption = query.get('sendInitialEvents');
-    const sendInitialEvents = truthy(initialEventsOption);
-    // A streaming list is a not-older-than read: the state (and its end bookmark) must be at least as new as
-    // resourceVersion. kube-apiserver's watch cache waits up to 3 s for it, then answers 504 with cause
-    // ResourceVersionTooLarge; a single in-process store never catches up, so this answers at once.
-    if (sendInitialEvents) requireReached(context, rvText);
-    // sendInitialEvents defaults to true from resourceVersion "" or "0" (the state, then changes); set to
-    // false there, the watch starts at the current resourceVersion with no initial events (KEP-3157).
-    const fromNow =
-      initialEventsOption !== null && !sendInitialEvents && (rvText === '' || rvText === '0');
-    const key = storageKey(info);
-    const { store } = context;
-    const watches = this.#watches;
+  open(store: WatchableStore, watch: StorageWatch, sink: WatchSink): { stop(): void } | undefined {
+    const { key, namespace } = watch;
+    const deliver = (event: HistoryEvent): void => {
+      try {
+        route(event);
+      } catch (error) {
+        // Never let one watch break the commit that notified it: end this watch with an error.
+        sink.send({ type: 'ERROR', object: failure(500, 'InternalError', errorMessage(error)) });
+        sink.end();
+      }
+    };
+    const route = (event: HistoryEvent): void => {
+      if (event.key !== key) return;
+      if (namespace !== undefined && event.namespace !== namespace) return;
+      const now = watch.matches(event.object);
+      if (event.type === 'ADDED') {
+        if (now) sink.emit('ADDED', event.object);
+        return;
+      }
+      if (event.type === 'DELETED') {
+        const before = event.previous === undefined ? now : watch.matches(event.previous);
+        if (before) sink.emit('DELETED', event.object);
+        return;
+      }
+      const before = event.previous === undefined ? false : watch.matches(event.previous);
+      if (before && now) sink.emit('MODIFIED', event.object);
+      else if (now) sink.emit('ADDED', event.object);
+      else if (before) sink.emit('DELETED', event.object);
+    };
+    let backlog: HistoryEvent[] = [];
+    if (watch.from === 'now') {
+      // Nothing before now: only what is committed from here on.
+    } else if (watch.from === 'state') {
+      // emit copies each object: read the stored ones in place.
+      for (const object of store.snapshot(key).objects(namespace)) {
+        if (watch.matches(object)) sink.emit('ADDED', object);
+      }
+      sink.stateSent?.();
+    } else {
+      try {
+        backlog = store.eventsAfter(watch.from);
+      } catch (error) {
+        if (!(error instanceof CompactedError)) throw error;
+        sink.send({
+          type: 'ERROR',
+          object: failure(
+            410,
+            'Expired',
+            `too old resource version: ${error.requested} (${error.oldest})`,
+          ),
+        });
+        sink.end();
+        return undefined;
+      }
+    }
+    for (const event of backlog) deliver(event);
+    const unsubscribe = store.subscribe(deliver);
+    const entry = { key, end: sink.end };
+    this.#watches.add(entry);
     return {
-      timeoutMs:
-        // kube arms a timer for any other value: a negative one ends the watch at once.
-        timeoutSeconds === undefined || timeoutSeconds === 0
-          ? undefined
-          : Math.max(0, timeoutSeconds) * 1000,
-      bookmarks,
-      key,
-      start: (send, end) => {
-        // Through a CRD's conversion webhook, events wait for their conversion and bookmarks for them.
-        const converted =
-          context.convertEvents === undefined
-            ? undefined
-            : new ConvertedEvents({
-                convert: context.convertEvents,
-                send,
-                end,
-                finish: (object) => toVersion(context, info, object),
-              });
-        const emit = (type: string, object: KubeObject): void => {
-          if (converted !== undefined) converted.push(type, object);
-          else send({ type, object: toVersion(context, info, object) });
-        };
-        const bookmark = (annotations?: Record<string, string>): void => {
-          const metadata: Json = { resourceVersion: String(store.currentRv()) };
-          if (annotations !== undefined) metadata.annotations = annotations;
-          (converted === undefined ? send : (event: unknown) => converted.pass(event))({
-            type: 'BOOKMARK',
-            object: { kind: info.kind, apiVersion: apiVersionOf(info), metadata },
-          });
-        };
-        const deliver = (event: HistoryEvent): void => {
-          try {
-            route(event);
-          } catch (error) {
-            // Never let one watch break the commit that notified it: end this watch with an error.
-            send({ type: 'ERROR', object: failure(500, 'InternalError', errorMessage(error)) });
-            end();
-          }
-        };
-        const route = (event: HistoryEvent): void => {
-          if (event.key !== key) return;
-          if (namespace !== undefined && event.namespace !== namespace) return;
-          const now = matches(info, selectors, event.object);
-          if (event.type === 'ADDED') {
-            if (now) emit('ADDED', event.object);
-            return;
-          }
-          if (event.type === 'DELETED') {
-            const before =
-              event.previous === undefined ? now : matches(info, selectors, event.previous);
-            if (before) emit('DELETED', event.object);
-            return;
-          }
-          const before =
-            event.previous === undefined ? false : matches(info, selectors, event.previous);
-          if (before && now) emit('MODIFIED', event.object);
-          else if (now) emit('ADDED', event.object);
-          else if (before) emit('DELETED', event.object);
-        };
-        let backlog: HistoryEvent[] = [];
-        if (fromNow) {
-          // Nothing before now: only what is committed from here on.
-        } else if (rvText === '' || rvText === '0' || sendInitialEvents) {
-          // emit copies each object: read the stored ones in place.
-          for (const object of store.snapshot(key).objects(namespace)) {
-            if (matches(info, selectors, object)) emit('ADDED', object);
-          }
-          if (sendInitialEvents && bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
-        } else {
-          try {
-            backlog = store.eventsAfter(Number(rvText));
-          } catch (error) {
-            if (!(error instanceof CompactedError)) throw error;
-            send({
-              type: 'ERROR',
-              object: failure(
-                410,
-                'Expired',
-                `too old resource version: ${error.requested} (${error.oldest})`,
-              ),
-            });
-            end();
-            return { stop: () => {}, bookmark: () => {} };
-          }
-        }
-        for (const event of backlog) deliver(event);
-        const unsubscribe = store.subscribe(deliver);
-        const entry = { key, end };
-        watches.add(entry);
-        return {
-          stop: () => {
-            converted?.stop();
-            unsubscribe();
-            watches.delete(entry);
-          },
-          bookmark: () => {
-            if (bookmarks) bookmark();
-          },
-        };
+      stop: () => {
+        unsubscribe();
+        this.#watches.delete(entry);
       },
     };
   }

@@ -64,7 +64,7 @@ export function startHarness(selection: ControllerSelection): Harness {
     send(method, path, body, contentType = 'application/json') {
       const url = new URL(path, 'https://127.0.0.1');
       try {
-        const result = api.handle(requestInfo(method, url, user), {
+        const result = api.handle(requestInfo(method, url), {
           method,
           url,
           headers: { 'content-type': contentType },

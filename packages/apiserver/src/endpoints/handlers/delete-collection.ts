@@ -7,7 +7,7 @@ import { deleteObject, stripListItem, toVersion } from '../../registry/generic-r
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
 import type { ResourceRequestInfo } from '../../request/request-info.ts';
 import { apiVersionOf, storageKey } from '../../resources/builtin-resources.ts';
-import { matches, selectorsOf, shardSelectorOf } from '../list-options.ts';
+import { matches, selectorsOf, shardSelectorOf } from '../../selection/predicate.ts';
 
 /** Answer a deletecollection: the list of what was deleted (or marked deleted). */
 export function handleDeleteCollection(

@@ -7,7 +7,7 @@ import { toScale } from '../../registry/scale.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
 import type { ResourceRequestInfo } from '../../request/request-info.ts';
 import { storageKey } from '../../resources/builtin-resources.ts';
-import { requireReached } from '../list-options.ts';
+import { requireReached } from '../../selection/list-options.ts';
 import { metadataOfObject, metadataTarget } from '../partial-metadata.ts';
 import { podLog } from './pod-log.ts';
 

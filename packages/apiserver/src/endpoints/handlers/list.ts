@@ -9,17 +9,15 @@ import { stripListItem, toVersion } from '../../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
 import type { ResourceRequestInfo } from '../../request/request-info.ts';
 import { apiVersionOf, storageKey } from '../../resources/builtin-resources.ts';
-import { CompactedError, type KubeObject, type Snapshot } from '../../storage/store.ts';
 import {
   continueTooOld,
   decodeContinue,
   encodeContinue,
-  matches,
   requireReached,
-  selectorsOf,
-  shardSelectorOf,
   validateListOptions,
-} from '../list-options.ts';
+} from '../../selection/list-options.ts';
+import { matches, selectorsOf, shardSelectorOf } from '../../selection/predicate.ts';
+import { CompactedError, type KubeObject, type Snapshot } from '../../storage/store.ts';
 import { metadataOfList, metadataTarget } from '../partial-metadata.ts';
 
 /** Answer a list. */

@@ -2,6 +2,7 @@
 
 import { tableWatchPlan } from '../../printers/table-negotiation.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../../registry/server-context.ts';
+import { planWatch } from '../../registry/watch.ts';
 import type { ResourceRequestInfo } from '../../request/request-info.ts';
 import { metadataTarget, metadataWatchPlan } from '../partial-metadata.ts';
 
@@ -11,13 +12,7 @@ export function handleWatch(
   request: ResourceRequestInfo,
   raw: ApiRequest,
 ): ApiResult {
-  const plan = context.watches.plan(
-    context,
-    request.info,
-    request.namespace,
-    request.query,
-    request.name,
-  );
+  const plan = planWatch(context, request.info, request.namespace, request.query, request.name);
   const metadata = metadataTarget(raw);
   if (metadata !== undefined) return { type: 'watch', plan: metadataWatchPlan(metadata, plan) };
   return { type: 'watch', plan: tableWatchPlan(context, request, raw, plan) ?? plan };
