@@ -2,6 +2,7 @@ import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@las
 import type { RateLimiter } from '@lasso/workqueue';
 import type { KindRef } from './kind.ts';
 import type { KindLookups } from './kind-lookups.ts';
+import type { ShardingOptions, ShardingStatus } from './sharding/sharding-options.ts';
 import type {
   KindStatus,
   SharedCacheFactory,
@@ -46,6 +47,15 @@ export interface SharedControllerFactoryOptions {
   logger?: Logger | undefined;
   /** Handler metrics (`controller_name` = the GVR) and workqueue metrics (`name` = the GVK). */
   metrics?: MetricsProvider | undefined;
+  /**
+   * Shard every controller of this factory across the replicas of a ring (issue 32; the package README,
+   * "Sharding", has the protocol): each replica holds a Lease in `leaseNamespace`, the replicas split 256 hash
+   * ranges among themselves, and each acts only on the objects of its ranges, with unchanged handler code. Its
+   * informers hold only those objects (the server filters when it serves KEP-5866 `shardSelector`, else they
+   * filter themselves). A range moves only after its previous owner stopped every reconcile of it. Needs a cache
+   * factory made by `createSharedCacheFactory`, used by this factory alone.
+   */
+  sharding?: ShardingOptions | undefined;
 }
 
 /** Options of {@link createSharedControllerFactoryFromConfig}: the controller factory's and the layers below. */
@@ -114,4 +124,17 @@ export interface SharedControllerFactory extends KindLookups<'controller'>, Life
   [Symbol.asyncDispose](): Promise<void>;
   /** Every kind with a cache, where it is, and whether its controller's workers run: a readiness report. */
   status(): ControllerKindStatus[];
+  /**
+   * With the `sharding` option: the ring as this replica sees it (members, the ranges it owns, desired,
+   * releasing and waiting, moves in and out, the last hand-off) and the objects it holds per kind; undefined
+   * without it.
+   *
+   * @example
+   * ```ts
+   * declare const factory: SharedControllerFactory;
+   * const ring = factory.shardStatus();
+   * console.log(ring?.members, ring?.owned.length, ring?.moves);
+   * ```
+   */
+  shardStatus(): ShardingStatus | undefined;
 }

@@ -34,6 +34,9 @@ export type {
 export type { KindState } from './kind-supervisor.ts';
 export type { ApiVersionOf, GroupVersionKindType, ObjectKindType } from './kind-types.ts';
 export { gvkString, gvrString } from './names.ts';
+export type { ShardHandoff, ShardRingStatus } from './sharding/ring-api.ts';
+export { ShardMovedError } from './sharding/shard-coordinator.ts';
+export type { ShardingOptions, ShardingStatus } from './sharding/sharding-options.ts';
 export {
   createSharedCacheFactory,
   defaultGracefulShutdownTimeoutMs,

@@ -9,6 +9,7 @@ describe('public API', () => {
         "FactoryClosedError",
         "FactoryStartError",
         "HealthGate",
+        "ShardMovedError",
         "createSharedCacheFactory",
         "createSharedClientFactory",
         "createSharedControllerFactory",

@@ -44,6 +44,7 @@ import {
 } from './kind-lookups.ts';
 import { type Entry, type FactoryRun, KindSupervisor } from './kind-supervisor.ts';
 import { gvkKey } from './names.ts';
+import { type ShardFilterResolver, setShardFilters } from './sharding/cache-hook.ts';
 import type {
   KindStatus,
   SharedCacheFactory,
@@ -85,6 +86,8 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
   readonly #informers = new ProductRegistry<'informer'>();
   readonly #entries = new Map<string, Entry>();
   #healthy = false;
+  // Installed by a sharded controller factory: the shard filter of each kind's informer created from then on.
+  #shardFor: ShardFilterResolver | undefined;
   #run: FactoryRun | undefined;
   #starting: Promise<void> | undefined;
   #closed = false;
@@ -131,6 +134,15 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     return this.#clients;
   }
 
+  [setShardFilters](resolver: ShardFilterResolver): void {
+    if (this.#shardFor !== undefined) {
+      throw new TypeError(
+        'sharding: this cache factory already serves a sharded controller factory; give each its own',
+      );
+    }
+    this.#shardFor = resolver;
+  }
+
   protected async resolveKind(
     gvk: GroupVersionKind,
     options: LookupOptions,
@@ -175,6 +187,7 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     const tweakList = internal
       ? undefined
       : (this.#kindTweakList.get(key) ?? this.#defaultTweakList);
+    const shard = internal ? undefined : this.#shardFor?.(key);
     let entry: Entry | undefined;
     // createCache defers its lister-watcher: creating the informer costs no API call.
     const informer = createCache(client, {
@@ -192,6 +205,7 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       ...(resyncMs !== undefined ? { resyncMs } : {}),
       ...(tweakList !== undefined ? { tweakList } : {}),
       ...(this.#metrics !== undefined ? { metrics: this.#metrics } : {}),
+      ...(shard !== undefined ? { shard } : {}),
     });
     entry = {
       key,

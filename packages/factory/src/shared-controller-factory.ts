@@ -7,7 +7,12 @@ import type {
   KubeObjectLike,
   RestConfig,
 } from '@lasso/client';
-import { createController, createSharedController, type SharedController } from '@lasso/controller';
+import {
+  createController,
+  createSharedController,
+  isOwnerHandler,
+  type SharedController,
+} from '@lasso/controller';
 import {
   abortReason,
   type Clock,
@@ -39,6 +44,11 @@ import {
   type ResolvedKind,
 } from './kind-lookups.ts';
 import { gvkKey, gvrString } from './names.ts';
+import {
+  createFactorySharding,
+  type FactorySharding,
+  type ShardingStatus,
+} from './sharding/sharding-options.ts';
 import { defaultGracefulShutdownTimeoutMs, newSharedCacheFactory } from './shared-cache-factory.ts';
 import type { SharedCacheFactory } from './shared-cache-factory-api.ts';
 import { createSharedClientFactory, type SharedClientFactory } from './shared-client-factory.ts';
@@ -83,6 +93,7 @@ class SharedControllerFactoryImpl
   readonly #metrics: MetricsProvider | undefined;
   readonly #controllers = new ProductRegistry<'controller'>();
   readonly #entries = new Map<string, ControllerEntry>();
+  readonly #sharding: FactorySharding | undefined;
   #run: ControllerRun | undefined;
   #starting: Promise<void> | undefined;
   #closed: Promise<void> | undefined;
@@ -107,6 +118,15 @@ class SharedControllerFactoryImpl
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics;
+    this.#sharding =
+      options.sharding === undefined
+        ? undefined
+        : createFactorySharding(options.sharding, caches, this.#clients, {
+            clock: this.#clock,
+            logger: this.#logger,
+            metrics: this.#metrics,
+            gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
+          });
   }
 
   sharedCacheFactory(): SharedCacheFactory {
@@ -160,12 +180,21 @@ class SharedControllerFactoryImpl
     const queueName = gvkKey(gvk);
     const rateLimiter = this.#kindRateLimiter.get(queueName) ?? this.#defaultRateLimiter?.();
     let entry: ControllerEntry | undefined;
+    const coordinator = this.#sharding?.coordinator;
     const controller = createSharedController<KubeObjectLike>({
       name,
       client,
       clock: this.#clock,
       logger: this.#logger.child({ gvk: queueName }),
       metrics: this.#metrics,
+      // A kind watched as an owned kind lands with its owners: hashed by controller owner.
+      ...(coordinator !== undefined
+        ? {
+            onRegister: (_name: string, handler: unknown) => {
+              if (isOwnerHandler(handler)) coordinator.hashByOwner(queueName);
+            },
+          }
+        : {}),
       // Deferred: the informer exists only once somebody registers, enqueues or asks for it. Built while the
       // factory runs, the controller starts by itself (once built: hence the microtask).
       createController: (handler) => {
@@ -174,12 +203,20 @@ class SharedControllerFactoryImpl
           const built = entry;
           queueMicrotask(() => this.#startLate(built));
         }
-        return createController(
+        // Sharded: the kind's filter exists before its informer, which the cache factory creates with it.
+        const admit = coordinator?.admitFor(queueName);
+        const informer = this.#caches.forResourceKind<KubeObjectLike>(
+          checked.gvr,
+          kind,
+          namespaced,
+        );
+        const built = createController(
           queueName,
-          this.#caches.forResourceKind<KubeObjectLike>(checked.gvr, kind, namespaced),
+          informer,
           (signal) => this.#caches.startGVK(signal, gvk),
           handler,
           {
+            ...(coordinator !== undefined ? { admit, fence: () => coordinator.fence() } : {}),
             rateLimiter,
             syncOnlyChangedObjects: this.#syncOnlyChangedObjects,
             gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
@@ -191,6 +228,11 @@ class SharedControllerFactoryImpl
             metrics: this.#metrics,
           },
         );
+        coordinator?.attach(queueName, {
+          controller: built,
+          list: () => informer.getStore().list(),
+        });
+        return built;
       },
     });
     entry = {
@@ -272,6 +314,8 @@ class SharedControllerFactoryImpl
     // Caches this factory started in its previous run may still be ending (past their bound): still ours.
     const startedCaches = !this.#caches.isRunning() || previous?.startedCaches === true;
     try {
+      // The ring first: its ranges arrive as changes while the caches start (empty filters sync at once).
+      await this.#sharding?.coordinator.start(runSignal);
       // Under the run's signal, so close() stops caches this start started.
       await this.#caches.start(runSignal);
     } catch (error) {
@@ -307,6 +351,8 @@ class SharedControllerFactoryImpl
     const controllers = [...this.#entries.values()].filter((entry) => entry.started?.run === run);
     const drains = controllers.map((entry) => entry.controller.stopped());
     if (run.startedCaches) drains.push(this.#caches.stopped());
+    // The ring leaves once every range was released (its Lease emptied): bounded by its own graceful bound.
+    if (this.#sharding !== undefined) drains.push(this.#sharding.coordinator.stopped());
     // Every controller (and cache factory) bounds its own drain: controllers by this factory's
     // gracefulShutdownTimeoutMs, given to each; their results are merged.
     const settled = await Promise.all(drains);
@@ -335,6 +381,7 @@ class SharedControllerFactoryImpl
         run.stop.abort(new FactoryClosedError('SharedControllerFactory'));
         await run.result;
       }
+      await this.#sharding?.coordinator.close();
       await Promise.all([...this.#entries.values()].map((entry) => entry.controller.close()));
       if (this.#ownsCaches) await this.#caches.close();
     })();
@@ -354,6 +401,10 @@ class SharedControllerFactoryImpl
         ...status,
         workers: byKind.get(status.key)?.controller.isRunning() === true,
       }));
+  }
+
+  shardStatus(): ShardingStatus | undefined {
+    return this.#sharding?.status();
   }
 
   #liveRun(): ControllerRun | undefined {

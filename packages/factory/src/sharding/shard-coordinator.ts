@@ -1,0 +1,422 @@
+// The sharded controller factory's side of the hand-off (issue 32): per kind, the shard filter its informer
+// holds and the admit check its controller runs; on every change of the ring, the release or gain sequence that
+// keeps "a range is acted on by at most one replica at any time".
+
+import type { KubeObjectLike } from '@lasso/client';
+import type { HandOffController } from '@lasso/controller';
+import {
+  type Clock,
+  defaultLogger,
+  errorMessage,
+  type Gauge,
+  guardLogger,
+  LassoError,
+  type Logger,
+  type MetricsProvider,
+  noopMetricsProvider,
+  type StopResult,
+} from '@lasso/core';
+import { fnv1a64Hex, type ShardKey, type ShardRange, shardHashSource } from '@lasso/core/sharding';
+import { mergeShardRanges } from './assignment.ts';
+
+declare module '@lasso/core' {
+  interface LassoErrorCodes {
+    /**
+     * A reconcile was cancelled because its object's shard range moved to another replica of the ring: the
+     * abort reason of its `context.signal` (a {@link ShardMovedError}). The new owner reconciles the key.
+     */
+    LASSO_SHARD_MOVED: true;
+  }
+}
+
+/**
+ * The abort reason of a reconcile cancelled by a hand-off (code `LASSO_SHARD_MOVED`): its key is not retried
+ * here, the replica that owns it now reconciles it.
+ *
+ * @example
+ * ```ts
+ * import { isLassoError } from '@lasso/core';
+ *
+ * const handler = async (_key: string, _object: unknown, { signal }: { signal: AbortSignal }) => {
+ *   await new Promise((resolve) => setTimeout(resolve, 1_000));
+ *   if (isLassoError(signal.reason, 'LASSO_SHARD_MOVED')) return; // another replica has it now
+ * };
+ * ```
+ */
+export class ShardMovedError extends LassoError {
+  /** The range indexes that moved away. */
+  readonly ranges: readonly number[];
+  constructor(ring: string, ranges: readonly number[]) {
+    super(
+      'LASSO_SHARD_MOVED',
+      `shard ring ${ring}: ${ranges.length} range(s) moved to another replica; reconcile cancelled`,
+    );
+    this.ranges = ranges;
+  }
+}
+
+/** The owned ranges an informer filters by (the `ShardFilter` of `@lasso/cache`). */
+export interface KindShardFilter {
+  /** Increases on every change. */
+  readonly generation: number;
+  /** The ranges whose objects the informer holds (possibly none). */
+  readonly ranges: readonly ShardRange[];
+  readonly key: ShardKey;
+  /** Hash objects with a controller owner by that owner's uid: client-side only. */
+  readonly byOwner: boolean;
+}
+
+/** A changing {@link KindShardFilter} (the `ShardFilterSource` of `@lasso/cache`). */
+export interface KindShardFilterSource {
+  current(): KindShardFilter;
+  subscribe(listener: () => void): () => void;
+}
+
+/** What the coordinator needs of a shard ring (`ShardRing` of ./ring-api.ts). */
+export interface CoordinatedRing {
+  readonly ring: string;
+  readonly rangeCount: number;
+  readonly owned: readonly number[];
+  readonly fence: AbortSignal;
+  subscribe(
+    listener: (change: { gained: readonly number[]; releasing: readonly number[] }) => void,
+  ): () => void;
+  released(ranges: readonly number[]): Promise<void>;
+  start(signal: AbortSignal): Promise<void>;
+  stopped(): Promise<StopResult>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link ShardCoordinator}. */
+export interface ShardCoordinatorOptions {
+  readonly key: ShardKey;
+  /** Kinds ({@link gvkKey}) hashed by their controller owner from the start. */
+  readonly ownerHashedKinds: ReadonlySet<string>;
+  readonly clock: Clock;
+  readonly logger?: Logger | undefined;
+  readonly metrics?: MetricsProvider | undefined;
+}
+
+/** A kind's controller and the store it reads, as the coordinator sees them. */
+export interface CoordinatedController {
+  readonly controller: HandOffController<KubeObjectLike>;
+  /** The keys and objects the kind's informer holds now. */
+  list(): readonly KubeObjectLike[];
+}
+
+const hashSpaceTop = 2 ** 32;
+
+/** One kind: its filter and the controller acting on it. */
+class KindShard implements KindShardFilterSource {
+  readonly name: string;
+  readonly #coordinator: ShardCoordinator;
+  readonly #listeners = new Set<() => void>();
+  #filter: KindShardFilter;
+  byOwner: boolean;
+  controller: CoordinatedController | undefined;
+
+  constructor(name: string, coordinator: ShardCoordinator, byOwner: boolean) {
+    this.name = name;
+    this.#coordinator = coordinator;
+    this.byOwner = byOwner;
+    this.#filter = this.#build(0);
+  }
+
+  current(): KindShardFilter {
+    return this.#filter;
+  }
+
+  subscribe(listener: () => void): () => void {
+    if (typeof listener !== 'function') {
+      throw new TypeError('subscribe: listener must be a function');
+    }
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The range index of `object` under this kind's hashing. */
+  rangeOf(object: KubeObjectLike): number {
+    const source = shardHashSource(object, this.#coordinator.key, { byOwner: this.byOwner });
+    const high = Number.parseInt(fnv1a64Hex(source).slice(0, 8), 16);
+    return Math.floor(high / (hashSpaceTop / this.#coordinator.rangeCount));
+  }
+
+  /** Publish the coordinator's published ranges (and this kind's hashing) to the informer. */
+  publish(): void {
+    this.#filter = this.#build(this.#filter.generation + 1);
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.#coordinator.logger.error('shard filter listener failed', {
+          kind: this.name,
+          error: errorMessage(error),
+        });
+      }
+    }
+  }
+
+  #build(generation: number): KindShardFilter {
+    return Object.freeze({
+      generation,
+      ranges: Object.freeze(
+        mergeShardRanges(this.#coordinator.published, this.#coordinator.rangeCount),
+      ),
+      key: this.#coordinator.key,
+      byOwner: this.byOwner,
+    });
+  }
+}
+
+/**
+ * Ties a shard ring to the controllers of one factory. Ranges are `acting` (reconciles may start: a controller's
+ * admit says yes) and `published` (the informers hold their objects). A release first stops acting
+ * (synchronously, as the ring announces it), then drops queued keys, cancels and awaits in-flight reconciles,
+ * then unpublishes (the informers evict without delete events) and only then acknowledges to the ring. A gain
+ * acts and publishes (the informers relist; new objects arrive as adds, objects still held are enqueued).
+ */
+export class ShardCoordinator {
+  readonly key: ShardKey;
+  readonly rangeCount: number;
+  readonly logger: Logger;
+  readonly #ring: CoordinatedRing;
+  readonly #ownerHashedKinds: ReadonlySet<string>;
+  readonly #kinds = new Map<string, KindShard>();
+  readonly #acting = new Set<number>();
+  readonly #published = new Set<number>();
+  readonly #metrics: MetricsProvider;
+  readonly #gauges = new Map<string, Gauge>();
+  // Ring changes are applied one at a time, in order.
+  #chain: Promise<void> = Promise.resolve();
+  #unsubscribe: (() => void) | undefined;
+  #stopCollecting: (() => void) | undefined;
+
+  constructor(ring: CoordinatedRing, options: ShardCoordinatorOptions) {
+    this.#ring = ring;
+    this.key = options.key;
+    this.rangeCount = ring.rangeCount;
+    this.#ownerHashedKinds = options.ownerHashedKinds;
+    this.logger = guardLogger(options.logger ?? defaultLogger).child({ shardRing: ring.ring });
+    this.#metrics = options.metrics ?? noopMetricsProvider;
+    if (typeof this.#metrics.onCollect === 'function') {
+      this.#stopCollecting = this.#metrics.onCollect(() => this.#countObjects());
+    }
+  }
+
+  /** The ranges published to the informers, ascending. */
+  get published(): number[] {
+    return [...this.#published].sort((a, b) => a - b);
+  }
+
+  /** The ranges reconciles may start on, ascending. */
+  get acting(): number[] {
+    return [...this.#acting].sort((a, b) => a - b);
+  }
+
+  get ring(): CoordinatedRing {
+    return this.#ring;
+  }
+
+  /** The filter of `kind`'s informer (created on first use). */
+  sourceFor(kind: string): KindShardFilterSource {
+    return this.#kind(kind);
+  }
+
+  /** The filter of `kind` when a controller of the factory was made for it; undefined for other kinds. */
+  existingSource(kind: string): KindShardFilterSource | undefined {
+    return this.#kinds.get(kind);
+  }
+
+  /** Attach the controller of `kind`; returns its admit check. */
+  attach(kind: string, controller: CoordinatedController): void {
+    this.#kind(kind).controller = controller;
+  }
+
+  /** The admit option of `kind`'s controller: its object's range is acted on here now. */
+  admitFor(kind: string): (key: string, object: KubeObjectLike) => boolean {
+    const shard = this.#kind(kind);
+    return (_key, object) => this.#acting.has(shard.rangeOf(object));
+  }
+
+  /** The fence option of every controller: the ring's current fence. */
+  fence(): AbortSignal {
+    return this.#ring.fence;
+  }
+
+  /**
+   * Hash `kind` by its objects' controller owner from now on (an owner handler registered on it). Objects that
+   * leave this replica's share with the change are released as in a hand-off; the informer is refiltered.
+   */
+  hashByOwner(kind: string): void {
+    const shard = this.#kind(kind);
+    if (shard.byOwner || this.key !== 'object.metadata.uid') return;
+    shard.byOwner = true;
+    this.logger.info('kind hashed by its controller owner from now on', { kind });
+    this.#enqueue(async () => {
+      await this.#stopActing(shard, (object) => !this.#acting.has(shard.rangeOf(object)), []);
+      shard.publish();
+      this.#enqueueHeld(shard, new Set(this.#acting));
+    });
+  }
+
+  /** Subscribe to the ring and start it with `signal` (the factory run's). */
+  async start(signal: AbortSignal): Promise<void> {
+    this.#unsubscribe ??= this.#ring.subscribe((change) => this.#onChange(change));
+    await this.#ring.start(signal);
+  }
+
+  /** Settles once the ring stopped (after its last release was acknowledged) and every change was applied. */
+  async stopped(): Promise<StopResult> {
+    const result = await this.#ring.stopped();
+    await this.#chain;
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await this.#ring.close();
+    await this.#chain;
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    this.#stopCollecting?.();
+    this.#stopCollecting = undefined;
+  }
+
+  /** Objects held per kind that fall in an acting range. */
+  objectsOwned(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const shard of this.#kinds.values()) {
+      const objects = shard.controller?.list() ?? [];
+      let count = 0;
+      for (const object of objects) if (this.#acting.has(shard.rangeOf(object))) count++;
+      counts.set(shard.name, count);
+    }
+    return counts;
+  }
+
+  /** Per kind: whether it is hashed by controller owner (filtered client-side only). */
+  kinds(): Map<string, { byOwner: boolean }> {
+    return new Map([...this.#kinds].map(([name, shard]) => [name, { byOwner: shard.byOwner }]));
+  }
+
+  /** Resolves once every change announced so far was applied. */
+  settled(): Promise<void> {
+    return this.#chain;
+  }
+
+  #kind(kind: string): KindShard {
+    let shard = this.#kinds.get(kind);
+    if (shard === undefined) {
+      const byOwner = this.key === 'object.metadata.uid' && this.#ownerHashedKinds.has(kind);
+      shard = new KindShard(kind, this, byOwner);
+      this.#kinds.set(kind, shard);
+    }
+    return shard;
+  }
+
+  #onChange(change: { gained: readonly number[]; releasing: readonly number[] }): void {
+    const releasing = [...change.releasing];
+    const gained = [...change.gained];
+    // Stop acting at once: no reconcile of a releasing range starts after the ring said so.
+    for (const range of releasing) this.#acting.delete(range);
+    if (releasing.length > 0) this.#enqueue(() => this.#release(releasing));
+    if (gained.length > 0) this.#enqueue(async () => this.#gain(gained));
+  }
+
+  #enqueue(step: () => Promise<void>): void {
+    this.#chain = this.#chain.then(step).catch((error: unknown) => {
+      this.logger.error('shard hand-off step failed', { error: errorMessage(error) });
+    });
+  }
+
+  async #release(ranges: number[]): Promise<void> {
+    const moving = new Set(ranges.filter((range) => !this.#acting.has(range)));
+    if (moving.size > 0) {
+      const reason = new ShardMovedError(this.#ring.ring, [...moving]);
+      await Promise.all(
+        [...this.#kinds.values()].map((shard) =>
+          this.#stopActing(
+            shard,
+            (object) => moving.has(shard.rangeOf(object)),
+            [...moving],
+            reason,
+          ),
+        ),
+      );
+      for (const range of moving) this.#published.delete(range);
+      for (const shard of this.#kinds.values()) shard.publish();
+      this.logger.info('released shard ranges', { ranges: [...moving] });
+      this.#countObjects();
+    }
+    // Ranges gained back meanwhile stay ours; the ring ignores them.
+    await this.#ring.released(ranges);
+  }
+
+  // Drop the queued keys and cancel (and await) the reconciles of `shard` whose object `leaving` selects.
+  async #stopActing(
+    shard: KindShard,
+    leaving: (object: KubeObjectLike) => boolean,
+    ranges: readonly number[],
+    reason: unknown = new ShardMovedError(this.#ring.ring, ranges),
+  ): Promise<void> {
+    const controller = shard.controller?.controller;
+    if (controller === undefined) return;
+    const predicate = (_key: string, object: KubeObjectLike | undefined): boolean =>
+      object !== undefined && leaving(object);
+    const dropped = controller.dropQueued(predicate);
+    const cancelled = await controller.cancelReconciles(predicate, reason);
+    // A key re-added by an event during a cancelled reconcile is queued again by its done(): dropped too.
+    const late = controller.dropQueued(predicate);
+    if (dropped + cancelled + late > 0) {
+      this.logger.info('stopped acting on keys that moved away', {
+        kind: shard.name,
+        dropped: dropped + late,
+        cancelled,
+      });
+    }
+  }
+
+  #gain(ranges: number[]): void {
+    const fresh = new Set<number>();
+    for (const range of ranges) {
+      if (!this.#ring.owned.includes(range)) continue; // released again since
+      this.#acting.add(range);
+      if (!this.#published.has(range)) fresh.add(range);
+      this.#published.add(range);
+    }
+    for (const shard of this.#kinds.values()) {
+      shard.publish();
+      this.#enqueueHeld(shard, new Set(ranges.filter((range) => this.#acting.has(range))));
+    }
+    this.logger.info('acting on gained shard ranges', { ranges, fresh: fresh.size });
+    this.#countObjects();
+  }
+
+  // Objects already held in `ranges` produce no informer event: each is reconciled once now.
+  #enqueueHeld(shard: KindShard, ranges: ReadonlySet<number>): void {
+    const controlled = shard.controller;
+    if (controlled === undefined || ranges.size === 0) return;
+    for (const object of controlled.list()) {
+      if (!ranges.has(shard.rangeOf(object))) continue;
+      const metadata = object.metadata;
+      const name = metadata?.name;
+      if (typeof name !== 'string') continue;
+      const namespace = metadata?.namespace;
+      controlled.controller.enqueueKey(namespace ? `${namespace}/${name}` : name);
+    }
+  }
+
+  #countObjects(): void {
+    for (const [kind, count] of this.objectsOwned()) {
+      let gauge = this.#gauges.get(kind);
+      if (gauge === undefined) {
+        gauge = this.#metrics.gauge({
+          name: 'lasso_shard_objects_owned',
+          help: 'Objects of a kind this replica holds in the shard ranges it acts on.',
+          labels: { kind },
+        });
+        this.#gauges.set(kind, gauge);
+      }
+      gauge.set(count);
+    }
+  }
+}
