@@ -51,7 +51,11 @@ export {
   type HandlerTransaction,
   isHandlerTransaction,
 } from './handler-transaction.ts';
-export type { LabelSelectorInput } from './label-selector.ts';
+export {
+  compileLabelSelector,
+  type LabelMatcher,
+  type LabelSelectorInput,
+} from './label-selector.ts';
 export {
   createLeaderElector,
   type LeaderElectionOptions,

@@ -24,6 +24,14 @@ const everything: LabelMatcher = () => true;
 /**
  * Compile `selector` (undefined or empty selects everything). Throws a RangeError naming `where` for a
  * selector that does not parse (labels.Parse's syntax: `=`, `==`, `!=`, `in`, `notin`, `key`, `!key`, `>`, `<`).
+ *
+ * @example
+ * ```ts
+ * import { compileLabelSelector } from '@lasso/controller';
+ *
+ * const web = compileLabelSelector('app=web,tier notin (db)', 'my selector');
+ * console.log(web({ app: 'web', tier: 'front' })); // true
+ * ```
  */
 export function compileLabelSelector(
   selector: LabelSelectorInput | undefined,

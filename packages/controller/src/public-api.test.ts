@@ -16,6 +16,7 @@ describe('public API', () => {
         "addFinalizer",
         "annotationsChangedPredicate",
         "applyObject",
+        "compileLabelSelector",
         "containsFinalizer",
         "createController",
         "createEventRecorder",

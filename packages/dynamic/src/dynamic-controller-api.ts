@@ -1,7 +1,7 @@
 // The public types of the dynamic controller (split from dynamic-controller.ts, which implements them).
 import type { SharedIndexInformer } from '@lasso/cache';
 import type { GroupVersionKind, KubeObject, KubeObjectLike, WriteOptions } from '@lasso/client';
-import type { ReconcileContext } from '@lasso/controller';
+import type { LabelSelectorInput, ReconcileContext } from '@lasso/controller';
 import type { Clock, Lifecycle, Logger, MetricsProvider } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { DiscoverySource } from './discovery-refresher.ts';
@@ -22,14 +22,25 @@ export interface DynamicMatcher {
 
 /**
  * A handler of every matching kind: the kind, the object's `namespace/name` key, the cached object
- * (`undefined` once deleted) and the reconcile's context. A rejection retries the key with backoff.
+ * (`undefined` once deleted) and the reconcile's context. A rejection retries the key with backoff. An object it
+ * returns (one with a `metadata.uid`, typically what it wrote) is what the next handler of the kind receives
+ * (lasso chains `Handler func(obj) (runtime.Object, error)` so); `undefined` passes the object it got on.
  */
 export type DynamicHandler = (
   gvk: GroupVersionKind,
   key: string,
   object: KubeObject | undefined,
   context: ReconcileContext,
-) => void | Promise<void>;
+) => DynamicHandlerResult | Promise<DynamicHandlerResult>;
+
+/** What a {@link DynamicHandler} may return: an object for the next handler, or nothing. */
+export type DynamicHandlerResult = KubeObject | undefined | void;
+
+/**
+ * An index function of {@link DynamicController.addIndexer}: the index values of a cached object of any matched
+ * kind (lasso's `func(obj runtime.Object) ([]string, error)`; throw instead of returning an error).
+ */
+export type DynamicIndexFunc = (object: KubeObject) => readonly string[];
 
 /** Options of {@link createDynamicController}. */
 export interface DynamicControllerOptions {
@@ -83,8 +94,14 @@ export interface DynamicReadOptions {
 
 /** Options of {@link DynamicController.list}. */
 export interface DynamicListOptions extends DynamicReadOptions {
-  /** Only objects carrying every one of these labels. */
+  /** Only objects carrying every one of these labels (equality). */
   labels?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Only objects matching this selector (lasso's `labels.Selector`): the string syntax of `labels.Parse`
+   * (`app=web,tier!=db,env in (a,b),!legacy`) or a metav1 `LabelSelector`. A selector that does not parse
+   * rejects with a RangeError naming it. Both `labels` and `selector` must match when both are given.
+   */
+  selector?: LabelSelectorInput | undefined;
 }
 
 /**
@@ -122,7 +139,14 @@ export interface DynamicController extends Lifecycle {
     name: string,
     options?: DynamicReadOptions,
   ): Promise<KubeObject>;
-  /** The cached objects of a namespace (`''`/undefined: all), optionally with these labels. */
+  /**
+   * Add the index `name` to the informer of every kind `matcher` accepts, now and whenever a matching kind is
+   * watched later (lasso `AddIndexer`), for {@link DynamicController.getByIndex}. Throws a TypeError for an empty
+   * or already added name or an index function that is not a function. An informer that already has an index of
+   * that name (the factory's, shared with other code) keeps its own, with one warning.
+   */
+  addIndexer(name: string, matcher: GvkMatcher, index: DynamicIndexFunc): void;
+  /** The cached objects of a namespace (`''`/undefined: all), optionally with these labels or this selector. */
   list(
     gvk: GroupVersionKind,
     namespace?: string | undefined,

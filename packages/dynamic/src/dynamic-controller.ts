@@ -1,7 +1,11 @@
 // The dynamic controller: handlers for every kind the server serves, chosen by matcher, with kinds found through
 // discovery (refreshed when CRDs or APIServices change) and asked for on demand by GVK. Ports rancher/lasso
 // pkg/dynamic/controller.go and gvks.go, without its faults (see the README's porting notes).
-import type { EventHandlerRegistration, SharedIndexInformer } from '@lasso/cache';
+import {
+  type EventHandlerRegistration,
+  namespaceIndex,
+  type SharedIndexInformer,
+} from '@lasso/cache';
 import {
   ApiError,
   DiscoveryClient,
@@ -10,11 +14,13 @@ import {
   type KubeObjectLike,
   type WriteOptions,
 } from '@lasso/client';
+import { compileLabelSelector } from '@lasso/controller';
 import {
   type Clock,
   defaultLogger,
   drainedResult,
   drainWithin,
+  errorMessage,
   guardLogger,
   type Logger,
   type StopResult,
@@ -39,8 +45,10 @@ import type {
   DynamicController,
   DynamicControllerOptions,
   DynamicHandler,
+  DynamicIndexFunc,
   DynamicListOptions,
   DynamicReadOptions,
+  GvkMatcher,
   WatchedKind,
 } from './dynamic-controller-api.ts';
 import {
@@ -88,6 +96,8 @@ class DynamicControllerImpl implements DynamicController {
     readonly syncTimeoutMs: number;
   };
   readonly #handlers: HandlerRegistry;
+  /** lasso's AddIndexer: added to every matching informer, now and when a matching kind is watched later. */
+  readonly #indexers = new Map<string, { matcher: GvkMatcher; index: DynamicIndexFunc }>();
   #run: Run | undefined;
   #closed = false;
 
@@ -126,6 +136,66 @@ class DynamicControllerImpl implements DynamicController {
     // lasso waits for the next refresh; matching kinds are watched at once here.
     const run = this.#liveRun();
     if (run !== undefined) this.#reconcile(run);
+  }
+
+  addIndexer(name: string, matcher: GvkMatcher, index: DynamicIndexFunc): void {
+    const where = 'DynamicController.addIndexer';
+    if (typeof name !== 'string' || name === '') {
+      throw new TypeError(`${where}: name must be a non-empty string`);
+    }
+    if (typeof matcher !== 'function') throw new TypeError(`${where}: matcher must be a function`);
+    if (typeof index !== 'function') throw new TypeError(`${where}: index must be a function`);
+    if (this.#indexers.has(name)) {
+      throw new TypeError(`${where}: an indexer named "${name}" was already added`);
+    }
+    this.#indexers.set(name, { matcher, index });
+    const run = this.#liveRun();
+    if (run === undefined) return;
+    for (const watcher of run.watchers.values()) this.#addIndexers(watcher, [name]);
+  }
+
+  // Adds the named (default: every) registered indexers that match the watcher's kind to its informer.
+  #addIndexers(watcher: Watcher, names: Iterable<string> = this.#indexers.keys()): void {
+    const present = watcher.informer.getIndexer().getIndexers();
+    for (const name of names) {
+      const entry = this.#indexers.get(name);
+      if (entry === undefined || !this.#indexerMatches(name, entry.matcher, watcher)) continue;
+      if (Object.hasOwn(present, name)) {
+        // A reused factory informer keeps the index it has (the same function after a restart of this
+        // controller; someone else's otherwise): said when it is not ours.
+        if (present[name] !== entry.index) {
+          this.#logger.warn('the informer already has an index of that name; keeping its own', {
+            gvk: watcher.key,
+            index: name,
+          });
+        }
+        continue;
+      }
+      try {
+        watcher.informer.addIndexers({
+          [name]: entry.index as (object: KubeObjectLike) => readonly string[],
+        });
+      } catch (error) {
+        this.#logger.error('adding an index to the informer failed', {
+          gvk: watcher.key,
+          index: name,
+          error: errorMessage(error),
+        });
+      }
+    }
+  }
+
+  #indexerMatches(name: string, matcher: GvkMatcher, watcher: Watcher): boolean {
+    try {
+      return matcher(watcher.kind.gvk) === true;
+    } catch (error) {
+      this.#logger.error('indexer matcher threw; treating the kind as not matched', {
+        index: name,
+        gvk: watcher.key,
+        error: errorMessage(error),
+      });
+      return false;
+    }
   }
 
   async start(signal: AbortSignal): Promise<void> {
@@ -249,12 +319,24 @@ class DynamicControllerImpl implements DynamicController {
     namespace?: string | undefined,
     options: DynamicListOptions = {},
   ): Promise<KubeObject[]> {
+    if (typeof options.labels === 'string') {
+      // lasso's List takes a selector; a string here once matched nothing without a word.
+      throw new TypeError(
+        'DynamicController.list: labels is a map of label equalities; pass a selector string as `selector`',
+      );
+    }
+    const selected = compileLabelSelector(options.selector, 'DynamicController.list: selector');
     const informer = await this.getCache(gvk, options);
     const labels = Object.entries(options.labels ?? {});
-    return (informer.getStore().list() as KubeObject[]).filter(
+    const candidates =
+      namespace && informer.getIndexer().getIndexers()[namespaceIndex] !== undefined
+        ? informer.getIndexer().byIndex(namespaceIndex, namespace)
+        : informer.getStore().list();
+    return (candidates as KubeObject[]).filter(
       (object) =>
         (!namespace || object.metadata?.namespace === namespace) &&
-        labels.every(([key, value]) => object.metadata?.labels?.[key] === value),
+        labels.every(([key, value]) => object.metadata?.labels?.[key] === value) &&
+        selected(object.metadata?.labels),
     );
   }
 
@@ -376,6 +458,7 @@ class DynamicControllerImpl implements DynamicController {
       run.signal,
     );
     run.watchers.set(watcher.key, watcher);
+    this.#addIndexers(watcher);
     return watcher;
   }
 

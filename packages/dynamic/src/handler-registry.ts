@@ -126,8 +126,9 @@ export class HandlerRegistry {
     const { gvk } = kind;
     const handler = registration.handler;
     kind.shared.register(both.signal, registration.name, async (key, object, context) => {
-      // A dynamic handler returns nothing: a value it returns anyway is not passed to the next one.
-      await handler(gvk, key, object as KubeObject | undefined, context);
+      // The object it returns goes to the next handler (lasso chains them); undefined passes its own on.
+      const result = await handler(gvk, key, object as KubeObject | undefined, context);
+      return result ?? undefined;
     });
   }
 

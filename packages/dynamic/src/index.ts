@@ -5,6 +5,8 @@ export type {
   DynamicController,
   DynamicControllerOptions,
   DynamicHandler,
+  DynamicHandlerResult,
+  DynamicIndexFunc,
   DynamicListOptions,
   DynamicMatcher,
   DynamicReadOptions,

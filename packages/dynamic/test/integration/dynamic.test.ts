@@ -281,6 +281,97 @@ describe('dynamic controller', { timeout: 90_000 }, () => {
     expect(isLassoError(unknown, 'LASSO_NO_KIND_MATCH')).toBe(true);
   });
 
+  it('lists by a selector string or object, adds an indexer to current and later kinds, and chains handler results', async () => {
+    const { dynamic, signal, waiter } = await harness();
+    const namespace = await cluster.namespace('dyn-rows');
+    const configMaps = clientFor(cluster.admin, { apiVersion: 'v1', kind: 'ConfigMap' });
+    for (const [name, tier] of [
+      ['web', 'front'],
+      ['db', 'back'],
+      ['cache', 'back'],
+    ] as const) {
+      await configMaps.create(namespace, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace, labels: { tier, app: 'shop' } },
+        data: { tier },
+      });
+    }
+    // Before start: bad input is refused at once, naming the problem.
+    expect(() =>
+      dynamic.addIndexer(
+        '',
+        () => true,
+        () => [],
+      ),
+    ).toThrow(/name must be/);
+    dynamic.addIndexer(
+      'byTier',
+      (gvk) => gvk.kind === 'ConfigMap',
+      (object) => [String(object.metadata?.labels?.tier)],
+    );
+    expect(() =>
+      dynamic.addIndexer(
+        'byTier',
+        () => true,
+        () => [],
+      ),
+    ).toThrow(/already added/);
+    await dynamic.start(signal);
+
+    const names = (objects: KubeObject[]): string[] =>
+      objects.map((object) => String(object.metadata?.name)).sort();
+    expect(names(await dynamic.list(configMapGvk, namespace, { selector: 'tier=back' }))).toEqual([
+      'cache',
+      'db',
+    ]);
+    expect(
+      names(await dynamic.list(configMapGvk, namespace, { selector: 'tier notin (back),app' })),
+    ).toEqual(['web']);
+    expect(
+      names(
+        await dynamic.list(configMapGvk, namespace, {
+          selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['front'] }] },
+          labels: { app: 'shop' },
+        }),
+      ),
+    ).toEqual(['web']);
+    await expect(dynamic.list(configMapGvk, namespace, { selector: 'tier in (' })).rejects.toThrow(
+      RangeError,
+    );
+    await expect(
+      dynamic.list(configMapGvk, namespace, { labels: 'tier=back' as never }),
+    ).rejects.toThrow(/pass a selector string as `selector`/);
+    // The kind was watched on demand after addIndexer: the index was added when it was.
+    expect(names(await dynamic.getByIndex(configMapGvk, 'byTier', 'back'))).toEqual([
+      'cache',
+      'db',
+    ]);
+    // Added while the kind is watched: added to its informer at once.
+    dynamic.addIndexer(
+      'byData',
+      (gvk) => gvk.kind === 'ConfigMap',
+      (object) => [String((object as { data?: Record<string, string> }).data?.tier)],
+    );
+    expect(names(await dynamic.getByIndex(configMapGvk, 'byData', 'front'))).toEqual(['web']);
+
+    // Chaining: the object the first handler returns is what the second receives.
+    const secondSaw: string[] = [];
+    const mine = (gvk: GroupVersionKind): boolean => gvk.kind === 'ConfigMap' && gvk.group === '';
+    dynamic.onChange(signal, 'first', mine, (_gvk, key, object) => {
+      if (object === undefined || key !== `${namespace}/web`) return undefined;
+      return { ...object, metadata: { ...object.metadata, annotations: { seenBy: 'first' } } };
+    });
+    dynamic.onChange(signal, 'second', mine, (_gvk, key, object) => {
+      if (key !== `${namespace}/web`) return;
+      secondSaw.push(String(object?.metadata?.annotations?.seenBy));
+      waiter.notify();
+    });
+    await dynamic.enqueue(configMapGvk, namespace, 'web');
+    await waiter.until(() => secondSaw.length > 0, 'the second handler');
+    expect(secondSaw[0]).toBe('first');
+  });
+
   it('watches metadata only when every matching handler asks for it', async (context) => {
     const namespace = await cluster.namespace('dyn-meta');
     const configMaps = clientFor(cluster.admin, { apiVersion: 'v1', kind: 'ConfigMap' });
