@@ -1,7 +1,6 @@
 // One member of a shard ring: its own Lease (joined, renewed, fenced, left), the ring seen through an informer,
 // the assignment, and the hand-off of ranges (claim, check, act, release, acknowledge). The protocol and why it
 // keeps a range with at most one acting member are in README-protocol.md; the steps are numbered as there.
-import { RenewDeadline } from '@lasso/controller';
 import {
   anySignal,
   type Clock,
@@ -18,7 +17,6 @@ import {
 } from '@lasso/core';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { FactoryClosedError } from '../errors.ts';
-import { assignShardRanges } from './assignment.ts';
 import {
   checkClaims,
   claimableRanges,
@@ -27,8 +25,9 @@ import {
   takeOverExpired,
 } from './handoff.ts';
 import { formatRangeList } from './held-ranges.ts';
-import { MemberObservations, memberOfLease } from './membership.ts';
+import { memberOfLease } from './membership.ts';
 import { OwnLease } from './own-lease.ts';
+import { Releases } from './releases.ts';
 import {
   type RingConfig,
   ringConfigOf,
@@ -39,21 +38,12 @@ import {
   type ShardRingOptions,
   type ShardRingStatus,
 } from './ring-api.ts';
+import { RingFence } from './ring-fence.ts';
 import { createRingMetrics, type RingMetrics } from './ring-metrics.ts';
 import { createClientRingStore, type RingLeaseStore } from './ring-store.ts';
+import { RingView } from './ring-view.ts';
 
 const sorted = (ranges: Iterable<number>): number[] => [...ranges].sort((a, b) => a - b);
-
-/** One stretch of time during which this member's Lease is renewed within its deadline. */
-interface Incarnation {
-  readonly fence: AbortController;
-  readonly deadline: RenewDeadline;
-}
-
-interface AckWaiter {
-  readonly ranges: readonly number[];
-  readonly resolve: () => void;
-}
 
 /** Build a shard ring member on a Lease client. */
 export function createShardRing(options: ShardRingOptions): ShardRing {
@@ -91,7 +81,8 @@ class Ring implements ShardRing {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: RingMetrics;
-  readonly #observations: MemberObservations;
+  readonly #view: RingView;
+  readonly #fence: RingFence;
   readonly #own: OwnLease;
   readonly #listeners = new Set<(change: ShardRingChange) => void>();
 
@@ -99,20 +90,10 @@ class Ring implements ShardRing {
   readonly #owned = new Set<number>();
   // Claims written, not yet checked (step 4): never acted on.
   readonly #claiming = new Set<number>();
-  // Announced as releasing, waiting for released() (step 5); the value is when (monotonic).
-  readonly #releasing = new Map<number, number>();
-  // Released by the caller; the ack is the next write without them.
-  readonly #acked = new Map<number, number>();
-  #ackWaiters: AckWaiter[] = [];
+  // Announced as releasing, then released by the caller, until the ack is written (step 5).
+  readonly #releases = new Releases();
   #desired = new Set<number>();
   readonly #desiredSince = new Map<number, number>();
-  #members: string[] = [];
-  #owners: readonly string[] = [];
-  // Leases we deleted as expired (name -> version): ignored until the informer drops them.
-  readonly #takenOver = new Map<string, string>();
-  readonly #warnedMalformed = new Set<string>();
-  #incarnation: Incarnation | undefined;
-  #idleFence: AbortController;
   #lastSentAt = Number.NEGATIVE_INFINITY;
   #retryAt = Number.NEGATIVE_INFINITY;
   #stopping = false;
@@ -141,27 +122,32 @@ class Ring implements ShardRing {
       identity: config.identity,
     });
     this.#metrics = createRingMetrics(options.metrics ?? noopMetricsProvider, config.ring);
-    this.#observations = new MemberObservations(this.#clock);
-    this.#own = new OwnLease(config, store, this.#clock, this.#logger, this.#observations);
-    this.#idleFence = this.#abortedFence('not joined');
+    this.#view = new RingView(config, store.view, this.#clock, this.#logger, this.#metrics.members);
+    this.#own = new OwnLease(config, store, this.#clock, this.#logger, this.#view.observations);
+    this.#fence = new RingFence(
+      config.ring,
+      config.identity,
+      this.#clock,
+      config.renewDeadlineMs,
+      (message, loud) => this.#fenced(message, loud),
+    );
   }
 
   get owned(): readonly number[] {
-    this.#checkFence();
+    this.#fence.check();
     return sorted(this.#owned);
   }
 
   get members(): readonly string[] {
-    return this.#members;
+    return this.#view.members;
   }
 
   get fence(): AbortSignal {
-    this.#checkFence();
-    return this.#incarnation?.fence.signal ?? this.#idleFence.signal;
+    return this.#fence.signal;
   }
 
   owns(range: number): boolean {
-    this.#checkFence();
+    this.#fence.check();
     return this.#owned.has(range);
   }
 
@@ -177,30 +163,23 @@ class Ring implements ShardRing {
     if (!Array.isArray(ranges) || !ranges.every((r) => Number.isInteger(r))) {
       throw new TypeError('released: ranges must be an array of range indexes');
     }
-    for (const range of ranges) {
-      const since = this.#releasing.get(range);
-      if (since === undefined) continue;
-      this.#releasing.delete(range);
-      this.#acked.set(range, since);
-    }
-    const written = this.#own.written;
-    const pending = ranges.filter((range) => written.has(range) && this.#acked.has(range));
+    const pending = this.#releases.release(ranges, this.#own.written);
     if (pending.length === 0 || !this.#running) return Promise.resolve();
     this.#wake?.();
-    return new Promise((resolve) => this.#ackWaiters.push({ ranges: pending, resolve }));
+    return this.#releases.wait(pending);
   }
 
   status(): ShardRingStatus {
-    this.#checkFence();
+    this.#fence.check();
     return {
       ring: this.ring,
       identity: this.identity,
       rangeCount: this.rangeCount,
-      joined: this.#incarnation !== undefined,
-      members: this.#members,
+      joined: this.#fence.joined,
+      members: this.#view.members,
       desired: sorted(this.#desired),
       owned: sorted(this.#owned),
-      releasing: sorted([...this.#releasing.keys(), ...this.#acked.keys()]),
+      releasing: sorted([...this.#releases.releasing.keys(), ...this.#releases.acked.keys()]),
       waiting: sorted([...this.#desired].filter((r) => !this.#owned.has(r))),
       moves: { ...this.#moves },
       lastHandoff: this.#lastHandoff,
@@ -286,18 +265,14 @@ class Ring implements ShardRing {
       unsubscribe();
       this.#expiryTimer?.cancel();
       this.#expiryTimer = undefined;
-      this.#endIncarnation('the shard ring stopped', false);
+      this.#fence.end('the shard ring stopped', false);
       life.abort();
       await this.#store.view.stopped();
-      for (const waiter of this.#ackWaiters.splice(0)) waiter.resolve();
+      this.#releases.clear();
       this.#claiming.clear();
-      this.#releasing.clear();
-      this.#acked.clear();
       this.#desired = new Set();
       this.#desiredSince.clear();
-      this.#members = [];
-      this.#owners = [];
-      this.#metrics.members.set(0);
+      this.#view.reset();
       this.#running = false;
     }
     return result;
@@ -324,7 +299,7 @@ class Ring implements ShardRing {
     this.#stopping = true;
     this.#refresh();
     const bound = this.#clock.monotonic() + this.#config.gracefulShutdownTimeoutMs;
-    const busy = (): boolean => this.#own.written.size > 0 || this.#releasing.size > 0;
+    const busy = (): boolean => this.#own.written.size > 0 || this.#releases.releasing.size > 0;
     while (busy() && this.#clock.monotonic() < bound) {
       await this.#step(signal);
       if (!busy()) break;
@@ -332,7 +307,7 @@ class Ring implements ShardRing {
       await this.#pause(stop.signal);
       stop.clear();
     }
-    const pending = sorted(new Set([...this.#releasing.keys(), ...this.#own.written]));
+    const pending = sorted(new Set([...this.#releases.releasing.keys(), ...this.#own.written]));
     if (pending.length > 0) {
       this.#logger.error(
         'shard ranges not released within the graceful shutdown timeout; the Lease is left to expire',
@@ -348,59 +323,10 @@ class Ring implements ShardRing {
 
   /** Read the informer's view, recompute members and the assignment, release what is no longer desired. */
   #refresh(): void {
-    this.#checkFence();
-    const leases = this.#store.view
-      .leases()
-      .map((lease) => memberOfLease(lease, this.rangeCount))
-      .filter((lease) => this.#takenOver.get(lease.name) !== lease.version);
-    for (const name of [...this.#takenOver.keys()]) {
-      if (!leases.some((lease) => lease.name === name)) this.#takenOver.delete(name);
-    }
-    for (const lease of leases) {
-      if (lease.held !== 'all' || this.#warnedMalformed.has(lease.version)) continue;
-      this.#warnedMalformed.add(lease.version);
-      this.#logger.warn(
-        'a shard ring Lease has a held-ranges annotation this member cannot read (another rangeCount?): it counts as holding every range',
-        { lease: lease.name },
-      );
-    }
-    this.#observations.replace(leases);
-    const running = this.#running && !this.#stopping;
-    const others = this.#observations
-      .live()
-      .filter((lease) => lease.name !== this.#config.leaseName)
-      .map((lease) => lease.identity);
-    const members = [...new Set(running ? [...others, this.identity] : others)].sort();
-    if (members.join('\n') !== this.#members.join('\n')) this.#membershipChanged(members);
+    this.#fence.check();
+    const desired = this.#view.refresh(this.#running && !this.#stopping);
     this.#scheduleExpiry();
-    const desired = new Set<number>();
-    if (running) {
-      this.#owners.forEach((owner, range) => {
-        if (owner === this.identity) desired.add(range);
-      });
-    }
     this.#setDesired(desired);
-  }
-
-  #membershipChanged(members: string[]): void {
-    const before = this.#members;
-    const owners = members.length > 0 ? assignShardRanges(members, this.rangeCount) : [];
-    let moved = 0;
-    if (this.#owners.length > 0) {
-      owners.forEach((owner, range) => {
-        if (owner !== this.#owners[range]) moved++;
-      });
-    }
-    this.#members = members;
-    this.#owners = owners;
-    this.#metrics.members.set(members.length);
-    this.#logger.info('shard ring membership changed', {
-      members: members.length,
-      joined: members.filter((member) => !before.includes(member)).join(','),
-      left: before.filter((member) => !members.includes(member)).join(','),
-      movedRanges: moved,
-      desiredRanges: owners.filter((owner) => owner === this.identity).length,
-    });
   }
 
   #setDesired(desired: Set<number>): void {
@@ -411,7 +337,7 @@ class Ring implements ShardRing {
       if (desired.has(range)) continue;
       this.#desiredSince.delete(range);
       if (this.#owned.delete(range)) {
-        this.#releasing.set(range, now);
+        this.#releases.announce([range], now);
         releasing.push(range);
       }
     }
@@ -435,7 +361,7 @@ class Ring implements ShardRing {
   #scheduleExpiry(): void {
     this.#expiryTimer?.cancel();
     this.#expiryTimer = undefined;
-    const at = this.#observations.nextExpiryAt();
+    const at = this.#view.observations.nextExpiryAt();
     if (at === undefined || !this.#running) return;
     this.#expiryTimer = this.#clock.schedule(Math.max(0, at - this.#clock.monotonic()), () => {
       this.#expiryTimer = undefined;
@@ -456,53 +382,17 @@ class Ring implements ShardRing {
 
   // ---- the fence (protocol step 3) ---------------------------------------------------------------------------
 
-  #abortedFence(message: string): AbortController {
-    const controller = new AbortController();
-    controller.abort(new ShardFencedError(this.ring, this.identity, message));
-    return controller;
-  }
-
-  /** Past the renew deadline (a paused process that just woke): fence now, before anything else runs. */
-  #checkFence(): void {
-    this.#incarnation?.deadline.check();
-  }
-
-  /** A successful write sent at `sentAt`: extend the deadline, or join (a new incarnation, a new fence). */
-  #renewed(sentAt: number): void {
-    this.#lastSentAt = sentAt;
-    const incarnation = this.#incarnation;
-    if (incarnation !== undefined) {
-      incarnation.deadline.extend(sentAt);
-      return;
-    }
-    const fence = new AbortController();
-    const deadline = new RenewDeadline(this.#clock, this.#config.renewDeadlineMs, sentAt, () =>
-      this.#endIncarnation(`Lease not renewed within ${this.#config.renewDeadlineMs} ms`, true),
-    );
-    this.#incarnation = { fence, deadline };
-    // A deadline already past (the write was answered after a pause) fences at once.
-    if (!deadline.check()) {
-      this.#logger.info('joined the shard ring', { lease: this.#config.leaseName });
-    }
-  }
-
-  /** Stop acting on everything at once; `loud` for a fence (not a stop). */
-  #endIncarnation(message: string, loud: boolean): void {
-    const incarnation = this.#incarnation;
-    if (incarnation === undefined) return;
-    this.#incarnation = undefined;
-    incarnation.deadline.cancel();
-    this.#idleFence = this.#abortedFence(message);
+  /** The fence ended an incarnation: stop acting on everything at once. `loud` for a fence, not a stop. */
+  #fenced(message: string, loud: boolean): void {
     if (loud) {
       this.#logger.warn('shard ring member fenced: it stops acting on every range', {
         reason: message,
       });
     }
-    incarnation.fence.abort(new ShardFencedError(this.ring, this.identity, message));
     const ranges = sorted(this.#owned);
     this.#owned.clear();
     const now = this.#clock.monotonic();
-    for (const range of ranges) this.#releasing.set(range, now);
+    this.#releases.announce(ranges, now);
     if (ranges.length > 0) this.#announceRelease(ranges, loud ? 'fenced' : 'stopped');
   }
 
@@ -514,20 +404,20 @@ class Ring implements ShardRing {
       desired: this.#desired,
       owned: this.#owned,
       claiming: this.#claiming,
-      releasing: new Set(this.#releasing.keys()),
-      acked: new Set(this.#acked.keys()),
+      releasing: new Set(this.#releases.releasing.keys()),
+      acked: new Set(this.#releases.acked.keys()),
     };
   }
 
   async #step(signal: AbortSignal): Promise<void> {
-    this.#checkFence();
+    this.#fence.check();
     if (signal.aborted) return;
     this.#refresh();
     if (!this.#stopping) {
       const taken = await takeOverExpired(
         {
           store: this.#store,
-          observations: this.#observations,
+          observations: this.#view.observations,
           ownName: this.#config.leaseName,
           clock: this.#clock,
           logger: this.#logger,
@@ -535,25 +425,25 @@ class Ring implements ShardRing {
         },
         signal,
       );
-      for (const { name, version } of taken) this.#takenOver.set(name, version);
+      for (const { name, version } of taken) this.#view.takenOver(name, version);
       if (taken.length > 0) this.#refresh();
     }
-    const others = this.#observations
-      .all()
-      .filter((lease) => lease.name !== this.#config.leaseName);
-    const claims = this.#stopping ? [] : claimableRanges(this.#state(), others);
+    const claims = this.#stopping ? [] : claimableRanges(this.#state(), this.#view.others());
     const target = keptRanges(this.#state());
     for (const range of claims) target.add(range);
     const now = this.#clock.monotonic();
     const changed = !sameSet(target, this.#own.written);
-    const due = now >= this.#lastSentAt + this.#config.retryPeriodMs || !this.#incarnation;
+    const due = now >= this.#lastSentAt + this.#config.retryPeriodMs || !this.#fence.joined;
     const needed = target.size > 0 || !this.#stopping || this.#own.known;
     if ((changed || due) && needed && now >= this.#retryAt) {
-      const outcome = await this.#own.write(target, signal, () => this.#checkFence());
+      const outcome = await this.#own.write(target, signal, () => this.#fence.check());
       if (outcome.written) {
         this.#retryAt = Number.NEGATIVE_INFINITY;
-        this.#renewed(outcome.sentAt);
-        if (this.#incarnation !== undefined) {
+        this.#lastSentAt = outcome.sentAt;
+        if (this.#fence.renewed(outcome.sentAt)) {
+          this.#logger.info('joined the shard ring', { lease: this.#config.leaseName });
+        }
+        if (this.#fence.joined) {
           for (const range of [...this.#claiming]) {
             if (!target.has(range)) this.#claiming.delete(range);
           }
@@ -566,39 +456,20 @@ class Ring implements ShardRing {
         // Gone: whatever the Lease held may be claimed by others now, so fence at once.
         if (outcome.lost) {
           this.#claiming.clear();
-          this.#endIncarnation('the Lease was deleted', true);
+          this.#fence.end('the Lease was deleted', true);
           this.#acknowledged();
         }
       }
     }
-    if (this.#claiming.size > 0 && this.#incarnation !== undefined) await this.#check(signal);
+    if (this.#claiming.size > 0 && this.#fence.joined) await this.#check(signal);
   }
 
   /** Acks written: resolve the waiters of ranges no longer in the Lease, and count the hand-off out. */
   #acknowledged(): void {
-    const written = this.#own.written;
-    const now = this.#clock.monotonic();
-    const done: number[] = [];
-    let waited = 0;
-    for (const [range, since] of [...this.#acked]) {
-      if (written.has(range)) continue;
-      this.#acked.delete(range);
-      done.push(range);
-      waited = Math.max(waited, now - since);
-    }
-    if (done.length > 0) {
-      this.#lastHandoff = this.#handoff('out', done, waited);
-      this.#logger.info('shard ranges released', {
-        ranges: formatRangeList(done),
-        waitedMs: waited,
-      });
-    }
-    const waiters = this.#ackWaiters;
-    this.#ackWaiters = [];
-    for (const waiter of waiters) {
-      if (waiter.ranges.some((range) => written.has(range))) this.#ackWaiters.push(waiter);
-      else waiter.resolve();
-    }
+    const { done, waitedMs } = this.#releases.written(this.#own.written, this.#clock.monotonic());
+    if (done.length === 0) return;
+    this.#lastHandoff = this.#handoff('out', done, waitedMs);
+    this.#logger.info('shard ranges released', { ranges: formatRangeList(done), waitedMs });
   }
 
   /** Step 4's check of the written claims against a fresh list; see {@link checkClaims}. */
@@ -617,8 +488,8 @@ class Ring implements ShardRing {
       attempt.dispose();
       timeout.clear();
     }
-    this.#checkFence();
-    if (this.#incarnation === undefined || signal.aborted) return;
+    this.#fence.check();
+    if (!this.#fence.joined || signal.aborted) return;
     const check = checkClaims(
       this.#state(),
       leases.map((lease) => memberOfLease(lease, this.rangeCount)),
