@@ -25,6 +25,7 @@ import { withAuthorization } from './filters/authorization.ts';
 import { composeFilters, type ExchangeHandler } from './filters/chain.ts';
 import { dispatch } from './filters/dispatch.ts';
 import { withFaults } from './filters/faults.ts';
+import { withImpersonation } from './filters/impersonation.ts';
 import { withRequestBody } from './filters/request-body.ts';
 import { withStatusErrors } from './filters/status-errors.ts';
 import { Authorizer } from './rbac/authorizer.ts';
@@ -261,8 +262,8 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
         withRequestBody(),
         withAuthentication({
           userForToken: (token) => this.#tokens.get(token) ?? this.#api.authenticateToken(token),
-          authorizer,
         }),
+        withImpersonation(authorizer),
         withAuthorization(authorizer),
       ],
       dispatch(this.#api, this.#watches),

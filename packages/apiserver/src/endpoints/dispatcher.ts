@@ -21,6 +21,7 @@ import { OpenApiPublisher, type OpenApiSource } from '../openapi/documents.ts';
 import { routeOpenApi } from '../openapi/openapi-endpoints.ts';
 import { recordManagedFields } from '../patch/patch-request.ts';
 import { admitRbacWrite } from '../rbac/admission.ts';
+import { ClusterIpAllocator } from '../registry/cluster-ips.ts';
 import {
   type DryRunOptionsKind,
   deleteIsDryRun,
@@ -37,7 +38,6 @@ import type { KubeObject, Store } from '../storage/store.ts';
 import { WatchFanout } from '../storage/watch-fanout.ts';
 import { strategyFor } from '../strategies/by-resource.ts';
 import { createOnlyResource } from '../strategies/create-only.ts';
-import { ClusterIpAllocator } from '../strategies/services.ts';
 import { typeDefinitions } from '../types/index.ts';
 import { requireNegotiable, requireRouteAcceptable } from './accept.ts';
 import * as discovery from './discovery.ts';

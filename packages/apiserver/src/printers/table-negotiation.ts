@@ -1,9 +1,11 @@
 // Where server-side printing meets the handlers: a get, list or watch whose Accept header asks for a
 // meta.k8s.io Table answers with one (table-builder.ts builds it), as kube-apiserver's transformObject does.
 
-import type { ApiRequest, ServerContext } from '../registry/server-context.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Clock } from '@lasso/core';
 import type { ResourceRequestInfo } from '../request/request-info.ts';
 import { storageKey } from '../resources/builtin-resources.ts';
+import type { Store } from '../storage/store.ts';
 import type { WatchPlan } from '../storage/watch-fanout.ts';
 import {
   createTableWatchTransform,
@@ -15,18 +17,29 @@ import {
   toTable,
 } from './table-builder.ts';
 
+/** What printing reads of the server: stored CRDs (their printer columns) and the clock (ages). */
+export interface PrintingContext {
+  readonly store: Pick<Store, 'get'>;
+  readonly clock: Clock;
+}
+
+/** What printing reads of a request besides its RequestInfo: the Accept header. */
+export interface PrintingRequest {
+  readonly headers: IncomingHttpHeaders;
+}
+
 const crdKey = storageKey({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' });
 
-function acceptOf(raw: ApiRequest): string | undefined {
+function acceptOf(raw: PrintingRequest): string | undefined {
   const accept = raw.headers.accept;
   return Array.isArray(accept) ? accept.join(',') : accept;
 }
 
-function printerOf(context: ServerContext, request: ResourceRequestInfo): TablePrinter {
+function printerOf(context: PrintingContext, request: ResourceRequestInfo): TablePrinter {
   return printerForResource(request.info, (name) => context.store.get(crdKey, '', name));
 }
 
-function asked(request: ResourceRequestInfo, raw: ApiRequest): TableRequest | undefined {
+function asked(request: ResourceRequestInfo, raw: PrintingRequest): TableRequest | undefined {
   return tableRequest(acceptOf(raw), request.query);
 }
 
@@ -35,9 +48,9 @@ function asked(request: ResourceRequestInfo, raw: ApiRequest): TableRequest | un
  * undefined otherwise. Throws kube's 400 for an unknown `includeObject`.
  */
 export function tableResponse(
-  context: ServerContext,
+  context: PrintingContext,
   request: ResourceRequestInfo,
-  raw: ApiRequest,
+  raw: PrintingRequest,
   body: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   const table = asked(request, raw);
@@ -47,9 +60,9 @@ export function tableResponse(
 
 /** `plan` with each event turned into a one-row Table when the watch asked for Tables; else undefined. */
 export function tableWatchPlan(
-  context: ServerContext,
+  context: PrintingContext,
   request: ResourceRequestInfo,
-  raw: ApiRequest,
+  raw: PrintingRequest,
   plan: WatchPlan,
 ): WatchPlan | undefined {
   const table = asked(request, raw);

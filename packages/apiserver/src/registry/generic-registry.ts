@@ -19,8 +19,8 @@ import {
 import { recordManagedFields } from '../patch/patch-request.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
-import type { Cause } from '../strategies/strategy.ts';
 import type { ServerContext } from './server-context.ts';
+import type { Cause } from './strategy.ts';
 
 const namespacesKey = '/namespaces';
 const generateNameAlphabet = 'bcdfghjklmnpqrstvwxz2456789';

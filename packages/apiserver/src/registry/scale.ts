@@ -12,9 +12,9 @@ import {
 import { invalid } from '../apimachinery/status.ts';
 import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
-import type { ScalePaths } from '../strategies/strategy.ts';
 import { updateObject } from './generic-registry.ts';
 import type { ServerContext } from './server-context.ts';
+import type { ScalePaths } from './strategy.ts';
 
 function scalePaths(context: Pick<ServerContext, 'strategyFor'>, info: ResourceInfo): ScalePaths {
   return (

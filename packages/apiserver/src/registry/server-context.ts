@@ -2,7 +2,6 @@
 // wires into its REST storage at startup (clock, storage, the served-resource registry, token issuer).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Clock } from '@lasso/core';
-import type { EventConverter } from '../admission/watch-conversion.ts';
 import type { UserInfo } from '../authentication/authenticate.ts';
 import type { ServiceAccountTokens } from '../authentication/service-account-tokens.ts';
 import type { UnknownFieldsFinder } from '../openapi/field-validation.ts';
@@ -11,8 +10,9 @@ import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { Registry } from '../resources/served-resources.ts';
 import type { KubeObject, Store } from '../storage/store.ts';
 import type { WatchFanout, WatchPlan } from '../storage/watch-fanout.ts';
-import type { ClusterIpAllocator } from '../strategies/services.ts';
-import type { StrategyLookup } from '../strategies/strategy.ts';
+import type { ClusterIpAllocator } from './cluster-ips.ts';
+import type { StrategyLookup } from './strategy.ts';
+import type { EventConverter } from './watch-conversion.ts';
 
 /** A request after transport concerns (TLS, auth, body limits) are handled. */
 export interface ApiRequest {

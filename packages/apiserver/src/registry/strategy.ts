@@ -1,11 +1,11 @@
 // What differs between kinds, as k8s.io/apiserver's RESTCreateStrategy, RESTUpdateStrategy and
-// RESTDeleteStrategy express it; the generic registry (generic-registry.ts) does the rest for every kind.
+// RESTDeleteStrategy express it (kube's registry/rest): the interface the generic registry
+// (generic-registry.ts) calls; each kind's strategy is in strategies/.
 
-import { isRecord, type Json } from '../apimachinery/objects.ts';
-import type { ServerContext } from '../registry/server-context.ts';
+import type { Json } from '../apimachinery/objects.ts';
 import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
-import { objectMetaFieldOrder } from '../types/index.ts';
+import type { ServerContext } from './server-context.ts';
 
 /** One field error of a 422 Invalid (apimachinery/name-validation.ts and registry/custom-resource-definitions.ts each have their own narrower type). */
 export interface Cause {
@@ -109,49 +109,3 @@ export interface ScalePaths {
   status: string;
   selector?: string;
 }
-
-/**
- * Drop top-level and ObjectMeta fields a Go type does not have, as kube-apiserver's typed decoding does
- * (fieldValidation Warn/Ignore), so what is stored matches a real server.
- */
-export function pruneTopLevel(fields: readonly string[], object: KubeObject): void {
-  for (const key of Object.keys(object)) {
-    if (key !== 'apiVersion' && key !== 'kind' && key !== 'metadata' && !fields.includes(key)) {
-      delete object[key];
-    }
-  }
-  if (isRecord(object.metadata)) {
-    for (const key of Object.keys(object.metadata)) {
-      if (!objectMetaFields.has(key)) delete object.metadata[key];
-    }
-  }
-}
-
-const objectMetaFields = new Set(objectMetaFieldOrder);
-
-/**
- * The strategy of a built-in kind with nothing special: spec and status, status reset on create and
- * kept on update when the kind has a status subresource.
- */
-export const builtinStrategy: Strategy = {
-  topLevelFields: ['spec', 'status'],
-  allowUnconditionalUpdate: true,
-  allowCreateOnUpdate: false,
-  returnDeletedObject: false,
-  prepareForCreate(_context, info, object) {
-    // Every built-in strategy with a status subresource resets status in PrepareForCreate (only the
-    // status subresource writes it); kinds then set the zero status Go serializes.
-    if (info.subresources.includes('status')) delete object.status;
-  },
-  prepareForUpdate(_context, info, existing, next) {
-    if (!info.subresources.includes('status')) return;
-    if (existing.status === undefined) delete next.status;
-    else next.status = structuredClone(existing.status);
-  },
-  canonicalize(_context, _info, object) {
-    pruneTopLevel(this.topLevelFields ?? [], object);
-  },
-  validate() {
-    return [];
-  },
-};

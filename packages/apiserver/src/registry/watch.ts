@@ -1,7 +1,7 @@
 // WATCH at the registry: the request's list options checked, its selection predicate built, and storage's
 // watch (storage/watch-fanout.ts) started from the point the options ask for, with each event in the
 // requested version (through a CRD's conversion webhook when it has one) and bookmarks of this kind.
-import { ConvertedEvents } from '../admission/watch-conversion.ts';
+
 import { type Json, truthy } from '../apimachinery/objects.ts';
 import { integerOptions } from '../apimachinery/query-integers.ts';
 import { apiVersionOf, type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
@@ -15,6 +15,7 @@ import type { KubeObject } from '../storage/store.ts';
 import type { WatchPlan } from '../storage/watch-fanout.ts';
 import { toVersion } from './generic-registry.ts';
 import type { ServerContext } from './server-context.ts';
+import { ConvertedEvents } from './watch-conversion.ts';
 
 /**
  * Validate a watch request and plan it; the transport starts it. `name` watches one object (the

@@ -2,6 +2,8 @@
 // (with its strategy) per resource. Kinds without an entry use the built-in default; every custom
 // resource uses the custom resource strategy.
 
+import type { Strategy, StrategyKey } from '../registry/strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 import { configMapStrategy } from './configmaps.ts';
 import { crdStrategy } from './crds.ts';
 import { customResourceStrategy } from './custom-resources.ts';
@@ -14,7 +16,6 @@ import { secretStrategy } from './secrets.ts';
 import { serviceAccountStrategy } from './service-accounts.ts';
 import { serviceStrategy } from './services.ts';
 import { simpleKindStrategies } from './simple-kinds.ts';
-import { builtinStrategy, type Strategy, type StrategyKey } from './strategy.ts';
 import { webhookConfigurationStrategies } from './webhook-configurations.ts';
 import { workloadStrategies } from './workloads.ts';
 

@@ -1,7 +1,8 @@
 // ConfigMaps: data maps and the `immutable` flag.
 import { canonical } from '../apimachinery/objects.ts';
+import type { Cause, Strategy } from '../registry/strategy.ts';
 import type { KubeObject } from '../storage/store.ts';
-import { builtinStrategy, type Cause, type Strategy } from './strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 /** ConfigMap strategy: typed data maps, immutable once `immutable: true` is stored. */
 export const configMapStrategy: Strategy = {

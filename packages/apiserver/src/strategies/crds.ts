@@ -9,9 +9,10 @@ import {
 } from '../registry/custom-resource-definitions.ts';
 import { toVersion } from '../registry/generic-registry.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import { type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
-import { builtinStrategy, type Strategy } from './strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 const crdKey = storageKey({ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' });
 const cleanupFinalizer = 'customresourcecleanup.apiextensions.k8s.io';

@@ -12,8 +12,9 @@ import {
   validateTransitionRules,
 } from '../registry/custom-resource-definitions.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import { apiVersionOf, type ResourceInfo } from '../resources/builtin-resources.ts';
-import { builtinStrategy, type Strategy } from './strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 function schemaFor(context: ServerContext, info: ResourceInfo): Json | undefined {
   const crd = context.store.get(

@@ -2,8 +2,9 @@
 // API edge (registry/event-conversion.ts holds the field mapping).
 
 import { eventsV1ToEvent, eventToEventsV1 } from '../registry/event-conversion.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import { apiVersionOf } from '../resources/builtin-resources.ts';
-import { builtinStrategy, pruneTopLevel, type Strategy } from './strategy.ts';
+import { builtinStrategy, pruneTopLevel } from './builtin-strategy.ts';
 
 /** v1 Event strategy. */
 export const coreEventStrategy: Strategy = {

@@ -1,5 +1,7 @@
 // coordination.k8s.io Leases: a spec and no status.
-import { builtinStrategy, type Strategy } from './strategy.ts';
+
+import type { Strategy } from '../registry/strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 /** Lease strategy: only the fields the type has. */
 export const leaseStrategy: Strategy = { ...builtinStrategy, topLevelFields: ['spec'] };

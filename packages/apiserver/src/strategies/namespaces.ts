@@ -2,8 +2,9 @@
 
 import { isRecord, metaOf } from '../apimachinery/objects.ts';
 import { toVersion } from '../registry/generic-registry.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import { storageKey } from '../resources/builtin-resources.ts';
-import { builtinStrategy, type Strategy } from './strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 /**
  * Namespace strategy. A deleted Namespace turns Terminating and waits for spec.finalizers, emptied

@@ -13,14 +13,15 @@ import {
   toVersion,
 } from '../registry/generic-registry.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import type { ResourceRequestInfo } from '../request/request-info.ts';
 import { type ResourceInfo, storageKey } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 import { addDefaultTolerations, admitPriority } from './defaults/pod-admission.ts';
 import { defaultPod } from './defaults/pod-spec.ts';
 import { podQosClass } from './defaults/qos-class.ts';
 import { mountServiceAccountToken } from './defaults/service-account-volume.ts';
-import { builtinStrategy, type Strategy } from './strategy.ts';
 
 /** Pod strategy. */
 export const podStrategy: Strategy = {

@@ -4,8 +4,9 @@
 
 import type { FieldCause } from '../apimachinery/name-validation.ts';
 import type { PolicyRule, RoleRef, Subject } from '../rbac/policy-rule.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import type { KubeObject } from '../storage/store.ts';
-import { builtinStrategy, type Strategy } from './strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 const rbacGroup = 'rbac.authorization.k8s.io';
 

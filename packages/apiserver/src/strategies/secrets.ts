@@ -1,8 +1,9 @@
 // Secrets: write-only stringData, the default type, immutability.
 import { isRecord } from '../apimachinery/objects.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import type { KubeObject } from '../storage/store.ts';
+import { builtinStrategy, pruneTopLevel } from './builtin-strategy.ts';
 import { validateImmutableData } from './configmaps.ts';
-import { builtinStrategy, pruneTopLevel, type Strategy } from './strategy.ts';
 
 /** Secret strategy: stringData folded into data, type Opaque by default, immutable data and type. */
 export const secretStrategy: Strategy = {

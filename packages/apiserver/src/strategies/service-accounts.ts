@@ -2,8 +2,9 @@
 
 import { decodeBody } from '../decoding/decode.ts';
 import type { ApiRequest, ApiResult, ServerContext } from '../registry/server-context.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import type { ResourceRequestInfo } from '../request/request-info.ts';
-import { builtinStrategy, type Strategy } from './strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 /** ServiceAccount strategy: only the fields the type has. */
 export const serviceAccountStrategy: Strategy = {

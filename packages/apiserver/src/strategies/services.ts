@@ -2,44 +2,16 @@
 // from the node port range, with the allocators' refusals.
 
 import { isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
-import { internalError, invalid } from '../apimachinery/status.ts';
+import { invalid } from '../apimachinery/status.ts';
 import type { ServerContext } from '../registry/server-context.ts';
+import type { Strategy } from '../registry/strategy.ts';
 import type { ResourceInfo } from '../resources/builtin-resources.ts';
 import type { KubeObject } from '../storage/store.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 import { allocateNodePorts, clusterIpRefused, clusterIpsInUse } from './defaults/service-ports.ts';
-import { builtinStrategy, type Strategy } from './strategy.ts';
 
 /** The service range: kube-apiserver's default --service-cluster-ip-range, which envtest keeps. */
 const serviceRange = '10.0.0.0/24';
-
-/**
- * Hands out clusterIPs from the service range in turn, skipping the ones stored Services hold (the
- * allocator's bitmap, rebuilt from storage), so addresses are reused only after wrapping around.
- */
-export class ClusterIpAllocator {
-  /** The last host number handed out (10.0.0.1 is the kubernetes Service's). */
-  #last = 10;
-
-  /** The next free address, taken. */
-  allocate(used: ReadonlySet<string>): string {
-    const host = this.#nextFree(used);
-    this.#last = host;
-    return `10.0.0.${host}`;
-  }
-
-  /** The address {@link ClusterIpAllocator.allocate} would hand out next (a dry run shows it). */
-  peek(used: ReadonlySet<string>): string {
-    return `10.0.0.${this.#nextFree(used)}`;
-  }
-
-  #nextFree(used: ReadonlySet<string>): number {
-    for (let step = 1; step <= 253; step++) {
-      const host = ((this.#last - 2 + step) % 253) + 2; // 10.0.0.2 .. 10.0.0.254
-      if (!used.has(`10.0.0.${host}`)) return host;
-    }
-    throw internalError('failed to allocate a serviceIP: range is full');
-  }
-}
 
 /** True when `ip` is a host address of the service range. */
 function inServiceRange(ip: string): boolean {

@@ -1,6 +1,8 @@
 // Kinds kubectl create generates that need nothing of their own beyond kube's PrepareForCreate status reset
 // (status becomes its Go zero value, written with every non-omitempty member) or their top-level fields.
-import { builtinStrategy, type Strategy } from './strategy.ts';
+
+import type { Strategy } from '../registry/strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 function resetsStatusTo(status: () => Record<string, unknown>): Strategy {
   return {

@@ -2,8 +2,9 @@
 // (SetDefaults_*Webhook) and the checks of ValidateValidatingWebhookConfiguration that decide whether the
 // admission plugins (admission/) can use a configuration at all.
 import { isRecord, type Json } from '../apimachinery/objects.ts';
+import type { Cause, Strategy } from '../registry/strategy.ts';
 import type { KubeObject } from '../storage/store.ts';
-import { builtinStrategy, type Cause, type Strategy } from './strategy.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 
 /** Fill in the v1 defaults of every webhook of a configuration. */
 export function defaultWebhooks(object: KubeObject, mutating: boolean): void {

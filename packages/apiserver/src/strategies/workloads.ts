@@ -3,10 +3,11 @@
 // shares.
 import { canonical, isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';
 import { type LabelRequirement, matchesLabelSelector } from '../apimachinery/selectors.ts';
+import type { Cause, Strategy } from '../registry/strategy.ts';
 import type { KubeObject } from '../storage/store.ts';
+import { builtinStrategy } from './builtin-strategy.ts';
 import { defaultPodTemplate } from './defaults/pod-spec.ts';
 import { defaultClaimSpec } from './defaults/volumes.ts';
-import { builtinStrategy, type Cause, type Strategy } from './strategy.ts';
 
 /** How a kind defaults its spec (pod template included), as its SetDefaults_* function does. */
 type Defaulter = (spec: Json, object: KubeObject) => void;

@@ -4,7 +4,7 @@
 
 import { isRecord, type Json, metaOf } from '../../apimachinery/objects.ts';
 import type { ServerContext } from '../../registry/server-context.ts';
-import type { Cause } from '../strategy.ts';
+import type { Cause } from '../../registry/strategy.ts';
 
 /** The default --service-node-port-range. */
 const nodePortMin = 30000;
