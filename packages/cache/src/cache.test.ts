@@ -15,13 +15,14 @@ import {
 } from '@lasso/client';
 import { LassoError, TimeoutError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startRun } from '../test/reflector-harness.ts';
 import {
   type CacheClient,
   createCache,
   createClientListerWatcher,
   defaultCacheResyncMs,
+  defaultResyncMsFromEnv,
 } from './cache.ts';
 import type { WatchError } from './errors.ts';
 import { Reflector } from './reflector.ts';
@@ -155,6 +156,50 @@ describe('createCache', () => {
     expect(informer.getStore().size()).toBe(1);
     controller.abort();
     await running;
+  });
+
+  it('reads the default resync from CATTLE_RESYNC_DEFAULT minutes (lasso), an explicit resyncMs winning', async () => {
+    expect(defaultResyncMsFromEnv({})).toBe(36_000_000);
+    expect(defaultResyncMsFromEnv({ CATTLE_RESYNC_DEFAULT: '' })).toBe(36_000_000);
+    expect(defaultResyncMsFromEnv({ CATTLE_RESYNC_DEFAULT: ' 90 ' })).toBe(5_400_000);
+    expect(defaultResyncMsFromEnv({ CATTLE_RESYNC_DEFAULT: '0' })).toBe(0);
+    for (const bad of ['10h', '-5', '1.5', 'ten']) {
+      expect(() => defaultResyncMsFromEnv({ CATTLE_RESYNC_DEFAULT: bad })).toThrow(
+        /CATTLE_RESYNC_DEFAULT must be a whole number of minutes/,
+      );
+    }
+    vi.stubEnv('CATTLE_RESYNC_DEFAULT', '60');
+    try {
+      for (const [resyncMs, expected] of [
+        [undefined, 3],
+        [0, 0],
+      ] as const) {
+        const clock = new FakeClock();
+        const client = fakeClient(true, [deployment('a', 'x')]);
+        const informer = createCache(
+          client,
+          resyncMs === undefined
+            ? { clock, random: () => 0 }
+            : { clock, random: () => 0, resyncMs },
+        );
+        let updates = 0;
+        informer.addEventHandler({ onUpdate: () => void updates++ });
+        const controller = new AbortController();
+        const running = informer.run({ signal: controller.signal });
+        await client.backend.nextWatch();
+        for (let half = 0; half < 7; half++) {
+          for (const watch of client.backend.openWatches()) watch.end();
+          await clock.advance(1_800_000);
+        }
+        expect(updates).toBe(expected);
+        controller.abort();
+        await running;
+      }
+      vi.stubEnv('CATTLE_RESYNC_DEFAULT', 'soon');
+      expect(() => createCache(fakeClient(true))).toThrow(/CATTLE_RESYNC_DEFAULT/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('rejects a negative resyncMs', () => {

@@ -48,7 +48,10 @@ export type TweakListOptionsFunc = (options: ListOptions | WatchOptions) => void
 export interface CacheOptions<T> extends Omit<SharedIndexInformerOptions<T>, 'resyncPeriodMs'> {
   /** Watch one namespace; `''`/undefined = all. Ignored for cluster-scoped kinds. */
   namespace?: string;
-  /** Resync period of handlers; `0` = never. Default 10 hours (lasso's 600 minutes). */
+  /**
+   * Resync period of handlers; `0` = never. Default `CATTLE_RESYNC_DEFAULT` minutes when set, else 10 hours
+   * (lasso's 600 minutes); see {@link defaultResyncMsFromEnv}.
+   */
   resyncMs?: number;
   /** Applied to every list and watch request. */
   tweakList?: TweakListOptionsFunc;
@@ -75,6 +78,36 @@ export interface ClientListerWatcherOptions {
 
 /** lasso's default resync (`Options.Resync == 0` in Go, which could not mean "never"). */
 export const defaultCacheResyncMs = 600 * 60 * 1000;
+
+/** The environment variable lasso reads its default resync from: whole minutes, `0` = never. */
+export const resyncDefaultEnvName = 'CATTLE_RESYNC_DEFAULT';
+
+/**
+ * The default resync of caches: `CATTLE_RESYNC_DEFAULT` minutes when set (lasso's `init` reads it, Rancher sets
+ * it), else {@link defaultCacheResyncMs}. An explicit `resyncMs` (or a factory's `defaultResyncMs`) wins over it.
+ * Throws a RangeError naming the variable when it is set to anything but a whole number of minutes >= 0 (lasso
+ * ignores such a value without a word; a misspelt setting should not quietly mean 10 hours).
+ *
+ * @example
+ * ```ts
+ * import { defaultResyncMsFromEnv } from '@lasso/cache';
+ *
+ * console.log(defaultResyncMsFromEnv({ CATTLE_RESYNC_DEFAULT: '30' })); // 1800000
+ * ```
+ */
+export function defaultResyncMsFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): number {
+  const raw = env[resyncDefaultEnvName];
+  if (raw === undefined || raw.trim() === '') return defaultCacheResyncMs;
+  const text = raw.trim();
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new RangeError(
+      `${resyncDefaultEnvName} must be a whole number of minutes >= 0 (0 = never resync), got ${JSON.stringify(raw.slice(0, 40))}`,
+    );
+  }
+  return Number(text) * 60_000;
+}
 
 /**
  * Create an informer for `client`'s resource: lasso's `NewCache`. The lister-watcher is deferred: no API
@@ -123,7 +156,7 @@ export function createCache<T extends KubeObjectLike = KubeObject>(
     gvk: informerOptions.gvk ?? { group, version, kind: client.kind },
     // metaNamespaceKeyFunc's keys, sharing the `namespace/` prefix: 32 bytes less per cached object.
     keyFunc: informerOptions.keyFunc ?? createSharedPrefixKeyFunc(),
-    resyncPeriodMs: resyncMs ?? defaultCacheResyncMs,
+    resyncPeriodMs: resyncMs ?? defaultResyncMsFromEnv(),
   });
 }
 

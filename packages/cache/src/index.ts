@@ -7,6 +7,8 @@ export {
   createCache,
   createClientListerWatcher,
   defaultCacheResyncMs,
+  defaultResyncMsFromEnv,
+  resyncDefaultEnvName,
   type TweakListOptionsFunc,
   type WaitHealthyFunc,
   waitForCacheSync,

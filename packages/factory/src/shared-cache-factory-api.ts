@@ -11,7 +11,10 @@ import type { SharedClientFactory } from './shared-client-factory.ts';
 export interface SharedCacheFactoryOptions {
   /** Namespace every informer watches; `''`/undefined = all. Ignored for cluster-scoped kinds. */
   defaultNamespace?: string | undefined;
-  /** Resync period of every informer; `0` = never. Default 10 hours (lasso's 600 minutes). */
+  /**
+   * Resync period of every informer; `0` = never. Default `CATTLE_RESYNC_DEFAULT` minutes when that variable is
+   * set (as lasso; a value that is not whole minutes throws a RangeError naming it), else 10 hours (600 minutes).
+   */
   defaultResyncMs?: number | undefined;
   /** Applied to every list and watch (label/field selectors). */
   defaultTweakList?: TweakListOptionsFunc | undefined;

@@ -3,7 +3,7 @@
 import { ApiError, type KubeObject, type KubeObjectLike } from '@lasso/client';
 import { isLassoError } from '@lasso/core';
 import { createTestLogger, FakeClock } from '@lasso/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deferred, FakeCluster, object } from './__fixtures__/fake-cluster.ts';
 import { ApiServerUnavailableError } from './api-server-failure.ts';
 import { createSharedCacheFactory } from './shared-cache-factory.ts';
@@ -129,6 +129,16 @@ describe('createSharedCacheFactory', () => {
     // Only the kind with a resync period resyncs (the fake serves every namespace it is asked for).
     await clock.advance(1_000);
     expect(updates.sort()).toEqual(['ConfigMap/a', 'ConfigMap/b']);
+  });
+
+  it('refuses a CATTLE_RESYNC_DEFAULT that is not whole minutes at construction; an explicit default wins', () => {
+    vi.stubEnv('CATTLE_RESYNC_DEFAULT', '2h');
+    try {
+      expect(() => setup()).toThrow(/CATTLE_RESYNC_DEFAULT must be a whole number of minutes/);
+      expect(() => setup({ defaultResyncMs: 0 })).not.toThrow();
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('refuses bad options naming them', () => {

@@ -4,6 +4,7 @@
 import {
   CacheNotSyncedError,
   createCache,
+  defaultResyncMsFromEnv,
   type SharedIndexInformer,
   type TweakListOptionsFunc,
 } from '@lasso/cache';
@@ -104,7 +105,8 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics;
     this.#defaultNamespace = options.defaultNamespace;
-    this.#defaultResyncMs = options.defaultResyncMs;
+    // Read (and checked) once here: a bad CATTLE_RESYNC_DEFAULT fails the factory, not its first kind later.
+    this.#defaultResyncMs = options.defaultResyncMs ?? defaultResyncMsFromEnv();
     this.#defaultTweakList = options.defaultTweakList;
     this.#kindNamespace = kindMap(options.kindNamespace, 'kindNamespace', checkNamespaceOption);
     this.#kindResyncMs = kindMap(options.kindResyncMs, 'kindResyncMs', checkResyncOption);
