@@ -180,7 +180,10 @@ class SharedControllerFactoryImpl
     const queueName = gvkKey(gvk);
     const rateLimiter = this.#kindRateLimiter.get(queueName) ?? this.#defaultRateLimiter?.();
     let entry: ControllerEntry | undefined;
-    const coordinator = this.#sharding?.coordinator;
+    // An unsharded kind (read whole by other kinds' reconcilers) gets no filter, admit or fence.
+    const coordinator = this.#sharding?.unsharded.has(queueName)
+      ? undefined
+      : this.#sharding?.coordinator;
     const controller = createSharedController<KubeObjectLike>({
       name,
       client,

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeCluster } from '../__fixtures__/fake-cluster.ts';
 import type { SharedControllerFactoryOptions } from '../controller-factory-api.ts';
+import { kindFor } from '../kind.ts';
 import { createSharedCacheFactory } from '../shared-cache-factory.ts';
 import type { SharedCacheFactory } from '../shared-cache-factory-api.ts';
 import { createSharedControllerFactory } from '../shared-controller-factory.ts';
@@ -9,7 +10,10 @@ import { defaultShardIdentity, type ShardingOptions } from './sharding-options.t
 
 /** The fake cluster's clients, with the Lease verbs the ring checks for (never called: nothing starts). */
 function clients() {
-  const base = new FakeCluster().clientFactory();
+  const cluster = new FakeCluster();
+  cluster.serve({ group: '', version: 'v1', kind: 'ConfigMap' }, 'configmaps', true, []);
+  cluster.serve({ group: '', version: 'v1', kind: 'Secret' }, 'secrets', true, []);
+  const base = cluster.clientFactory();
   const unused = async (): Promise<never> => {
     throw new Error('not called');
   };
@@ -96,6 +100,16 @@ describe('sharding option', () => {
     expect(() => create({ ...valid, identity: 'replica-b' }, caches)).toThrow(
       /already serves a sharded controller factory/,
     );
+  });
+
+  it('leaves the unshardedKinds whole: no filter, no admit', async () => {
+    const factory = create({ ...valid, unshardedKinds: [{ apiVersion: 'v1', kind: 'ConfigMap' }] });
+    (await factory.forKind(kindFor('v1', 'ConfigMap'))).informer();
+    (await factory.forKind(kindFor('v1', 'Secret'))).informer();
+    expect(factory.shardStatus()?.kinds).toEqual([
+      { kind: '/v1, Kind=Secret', objectsOwned: 0, byOwner: false },
+    ]);
+    await factory.close();
   });
 
   it('makes a default identity from the host name that the ring accepts', () => {

@@ -44,6 +44,12 @@ export interface ShardingOptions {
    * watches as owned kinds (an `enqueueOwnerHandler` registered on them), which are hashed so by themselves.
    */
   ownerHashedKinds?: Iterable<KindRef> | undefined;
+  /**
+   * Kinds every replica holds whole and handles in full, unsharded: kinds the reconcilers of other kinds read
+   * through their caches (an index of Pods by label, say) while their own handlers only enqueue other kinds'
+   * keys. Their handlers run on every replica, so they must not write.
+   */
+  unshardedKinds?: Iterable<KindRef> | undefined;
   /** How long others wait after they last saw this replica's Lease renewed before it counts as gone. Default 15 000. */
   leaseDurationMs?: number | undefined;
   /** How long this replica acts without a successful renewal (the fence), < leaseDurationMs. Default 10 000. */
@@ -74,6 +80,8 @@ export interface ShardingStatus extends ShardRingStatus {
 /** @internal The sharding of one controller factory. */
 export interface FactorySharding {
   readonly coordinator: ShardCoordinator;
+  /** Kinds ({@link gvkKey}) left unsharded. */
+  readonly unsharded: ReadonlySet<string>;
   readonly ring: ShardRing;
   status(): ShardingStatus;
 }
@@ -115,19 +123,11 @@ export function createFactorySharding(
   if (options.identity !== undefined && typeof options.identity !== 'string') {
     throw new TypeError(`${where}.identity must be a string, got ${typeof options.identity}`);
   }
-  const ownerHashed = new Set<string>();
-  if (options.ownerHashedKinds !== undefined) {
-    const kinds = options.ownerHashedKinds;
-    if (typeof (kinds as Partial<Iterable<unknown>>)?.[Symbol.iterator] !== 'function') {
-      throw new TypeError(`${where}.ownerHashedKinds must be an iterable of kinds`);
-    }
-    for (const kind of kinds) {
-      ownerHashed.add(gvkKey(resolveKindRef(kind, `${where}.ownerHashedKinds`).gvk));
-    }
-    if (ownerHashed.size > 0 && key !== 'object.metadata.uid') {
-      throw new RangeError(`${where}.ownerHashedKinds needs key 'uid' (an owner is found by uid)`);
-    }
+  const ownerHashed = kindSet(options.ownerHashedKinds, 'ownerHashedKinds');
+  if (ownerHashed.size > 0 && key !== 'object.metadata.uid') {
+    throw new RangeError(`${where}.ownerHashedKinds needs key 'uid' (an owner is found by uid)`);
   }
+  const unsharded = kindSet(options.unshardedKinds, 'unshardedKinds');
   if (!isShardableCacheFactory(caches)) {
     throw new TypeError(
       `${where} needs a cache factory made by createSharedCacheFactory (it sets each informer's shard filter)`,
@@ -173,6 +173,7 @@ export function createFactorySharding(
   caches[setShardFilters]((kind) => coordinator.existingSource(kind));
   return {
     coordinator,
+    unsharded,
     ring,
     status(): ShardingStatus {
       const owned = coordinator.objectsOwned();
@@ -186,6 +187,16 @@ export function createFactorySharding(
       };
     },
   };
+}
+
+function kindSet(kinds: Iterable<KindRef> | undefined, option: string): Set<string> {
+  const set = new Set<string>();
+  if (kinds === undefined) return set;
+  if (typeof (kinds as Partial<Iterable<unknown>>)?.[Symbol.iterator] !== 'function') {
+    throw new TypeError(`${where}.${option} must be an iterable of kinds`);
+  }
+  for (const kind of kinds) set.add(gvkKey(resolveKindRef(kind, `${where}.${option}`).gvk));
+  return set;
 }
 
 function badKey(value: unknown): never {
