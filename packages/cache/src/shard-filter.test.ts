@@ -406,4 +406,70 @@ describe('sharded informer', () => {
     controller.abort();
     await run;
   });
+
+  it('a plain reflector with no range owned is idle: no request, an empty store, then lists on a gain', async () => {
+    const fake = new FakeListerWatcher<KubeObject>({ objects: fixtures() });
+    const store = createStore<KubeObject>();
+    const clock = new FakeClock();
+    const shard = createShardFilterSource({ ranges: [] });
+    const reflector = new Reflector(fake, store, { name: 'r', clock, random: () => 0, shard });
+    const controller = new AbortController();
+    const run = reflector.run({ signal: controller.signal });
+    await clock.advance(0);
+    expect(reflector.state()).toBe('idle');
+    expect(fake.listCalls).toHaveLength(0);
+    shard.set(lower);
+    await fake.nextWatch();
+    expect(reflector.state()).toBe('watching');
+    expect(store.listKeys().sort()).toEqual(['ns/l1', 'ns/l2']);
+    controller.abort();
+    await run;
+    expect(reflector.state()).toBe('stopped');
+  });
+
+  it('trusts a list whose shardInfo echoes the selector; checks one that echoes another', async () => {
+    const run = async (echo: string) => {
+      const fake = new FakeListerWatcher<KubeObject>({ objects: fixtures() });
+      const listerWatcher: ListerWatcher<KubeObject> = {
+        async list(options) {
+          const page = await fake.list(options);
+          return { ...page, metadata: { ...page.metadata, shardInfo: { selector: echo } } };
+        },
+        watch: (options) => fake.watch(options),
+      };
+      const store = createStore<KubeObject>();
+      const metrics = createTestMetricsProvider();
+      const logger = createTestLogger();
+      const reflector = new Reflector(listerWatcher, store, {
+        name: 'r',
+        clock: new FakeClock(),
+        random: () => 0,
+        metrics,
+        logger,
+        shard: createShardFilterSource({ ranges: lower }),
+      });
+      const controller = new AbortController();
+      const running = reflector.run({ signal: controller.signal });
+      await fake.nextWatch();
+      controller.abort();
+      await running;
+      return {
+        keys: store.listKeys().sort(),
+        filtered: metrics.value('lasso_shard_objects_filtered_total', { kind: 'r' }),
+        mismatch: logger.find('another shard selector').length,
+      };
+    };
+    // Echoed (here in another spelling of the same ranges): trusted as is (this fake did not filter).
+    expect(await run(lowerSelector.replace(/, /g, ','))).toEqual({
+      keys: ['ns/l1', 'ns/l2', 'ns/u1', 'ns/u2'],
+      filtered: 0,
+      mismatch: 0,
+    });
+    // Another selector echoed: every item is checked, and the mismatch is said.
+    expect(await run(formatShardSelector({ key: 'object.metadata.uid', ranges: upper }))).toEqual({
+      keys: ['ns/l1', 'ns/l2'],
+      filtered: 2,
+      mismatch: 1,
+    });
+  });
 });
