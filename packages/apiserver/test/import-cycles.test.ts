@@ -1,6 +1,7 @@
 // No runtime import cycle inside the server: a module cycle lets one module read another's exports before
-// that module has run (the strategy table once had to be built lazily for this reason). Type-only imports
-// are erased at build time and may point both ways (ServerContext and the pieces it names).
+// that module has run (the strategy table once had to be built lazily for this reason). Across folders the
+// folder ranks (folder-ranks.test.ts) rule out cycles, types included; this also covers the files of one
+// folder, where type-only imports (erased at build time) may point both ways.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -54,9 +54,6 @@ import { pageNotFound, routeResource, unservedApiPath } from './routes.ts';
 
 const crdResource = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 
-export type { ApiRequest, ApiResult } from '../registry/server-context.ts';
-export type { WatchControl, WatchPlan } from '../storage/watch-fanout.ts';
-
 type Handler = (context: ServerContext, request: ResourceRequestInfo, raw: ApiRequest) => ApiResult;
 
 /** One handler per verb, as kube's API installer registers them per route. */

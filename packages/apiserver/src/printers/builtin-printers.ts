@@ -37,7 +37,6 @@ import {
   statefulSetPrinter,
 } from './workloads.ts';
 
-export type { TableColumnDefinition, TablePrinter } from './cells.ts';
 export { defaultPrinter, humanDuration, labelSelectorText, nameColumnDefinition, since };
 
 const printers = new Map<string, TablePrinter>([

@@ -5,16 +5,8 @@
 import { goValueString } from '../apimachinery/go-format.ts';
 import { isRecord } from '../apimachinery/objects.ts';
 import { badRequest, notAcceptable } from '../apimachinery/status.ts';
-import {
-  builtinPrinter,
-  defaultPrinter,
-  nameColumnDefinition,
-  since,
-  type TableColumnDefinition,
-  type TablePrinter,
-} from './builtin-printers.ts';
-
-export type { TableColumnDefinition, TablePrinter } from './builtin-printers.ts';
+import { builtinPrinter, defaultPrinter, nameColumnDefinition, since } from './builtin-printers.ts';
+import type { TableColumnDefinition, TablePrinter } from './cells.ts';
 
 type Json = Record<string, unknown>;
 

@@ -7,10 +7,10 @@ import type { ResourceRequestInfo } from '../request/request-info.ts';
 import { storageKey } from '../resources/builtin-resources.ts';
 import type { Store } from '../storage/store.ts';
 import type { WatchPlan } from '../storage/watch-fanout.ts';
+import type { TablePrinter } from './cells.ts';
 import {
   createTableWatchTransform,
   printerForResource,
-  type TablePrinter,
   type TableRequest,
   type TableWatchEvent,
   tableRequest,
