@@ -173,7 +173,7 @@ describe('folder ranks', () => {
   });
 
   it('holds in src: no folder imports a folder at or above its rank, not even a type', () => {
-    const root = fileURLToPath(new URL('../src/', import.meta.url));
+    const root = fileURLToPath(new URL('./', import.meta.url));
     expect(rankProblems(root, folderRanks)).toEqual([]);
     // Every folder of src/ is ranked, and every rank names a folder that exists.
     const folders = readdirSync(root).filter((entry) => statSync(join(root, entry)).isDirectory());
