@@ -1,7 +1,6 @@
 // The held-ranges codec and the observer's view of the ring: expiry counted from when this observer saw a version,
 // whatever the Lease's renewTime or the wall clock says.
 import { FakeClock } from '@lasso/core/testing';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { describe, expect, it } from 'vitest';
 import {
   decodeHeldRanges,
@@ -9,7 +8,7 @@ import {
   formatRangeList,
   shardHeldAnnotation,
 } from './held-ranges.ts';
-import { MemberObservations, memberOfLease } from './membership.ts';
+import { type Lease, MemberObservations, memberOfLease } from './membership.ts';
 
 describe('held ranges codec', () => {
   it('round-trips any set, fixed width, range 0 in the high bit of the first digit', () => {

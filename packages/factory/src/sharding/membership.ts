@@ -1,9 +1,12 @@
 // Who is in a shard ring, as one member sees it: the ring's Leases read into member records, and each Lease's
 // expiry counted from when THIS observer first saw its current version (client-go's leader elector rule), never
 // from the renewTime written in it, so the clocks of the members need not agree, only run at the same rate.
+import type { BuiltinKinds } from '@lasso/client';
 import type { Clock } from '@lasso/core';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { decodeHeldRanges, shardHeldAnnotation } from './held-ranges.ts';
+
+/** A `coordination.k8s.io/v1` Lease (kubernetes-types' interface, through @lasso/client). */
+export type Lease = BuiltinKinds['coordination.k8s.io/v1']['Lease'];
 
 /** The label every Lease of a ring carries, valued with the ring's name. */
 export const shardRingLabel = 'lasso.cattle.io/shard-ring';

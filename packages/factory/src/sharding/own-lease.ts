@@ -3,9 +3,13 @@
 // that deletes it as expired (a takeover), which the next write notices as 404.
 import { isConflict, isNotFound } from '@lasso/client';
 import { anySignal, type Clock, errorMessage, type Logger, timeoutSignal } from '@lasso/core';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { encodeHeldRanges, shardHeldAnnotation } from './held-ranges.ts';
-import { type MemberObservations, memberOfLease, shardRingLabel } from './membership.ts';
+import {
+  type Lease,
+  type MemberObservations,
+  memberOfLease,
+  shardRingLabel,
+} from './membership.ts';
 import type { RingConfig } from './ring-api.ts';
 import type { RingLeaseStore } from './ring-store.ts';
 

@@ -5,8 +5,7 @@
 import { type CacheClient, createCache, type SharedIndexInformer } from '@lasso/cache';
 import type { Client } from '@lasso/client';
 import type { Clock, Logger, MetricsProvider, StopResult } from '@lasso/core';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import { shardRingLabel } from './membership.ts';
+import { type Lease, shardRingLabel } from './membership.ts';
 
 /** What the ring needs of a Lease client: a `Client<Lease>` from `@lasso/client` fits. */
 export type ShardLeaseClient = Pick<

@@ -15,7 +15,6 @@ import {
   type TimerHandle,
   timeoutSignal,
 } from '@lasso/core';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { FactoryClosedError } from '../errors.ts';
 import {
   checkClaims,
@@ -25,7 +24,7 @@ import {
   takeOverExpired,
 } from './handoff.ts';
 import { formatRangeList } from './held-ranges.ts';
-import { memberOfLease } from './membership.ts';
+import { type Lease, memberOfLease } from './membership.ts';
 import { OwnLease } from './own-lease.ts';
 import { Releases } from './releases.ts';
 import {

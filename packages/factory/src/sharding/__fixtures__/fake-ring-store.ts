@@ -4,7 +4,7 @@
 import { ApiError } from '@lasso/client';
 import type { Clock, ScheduleOptions, StopResult, TimerHandle } from '@lasso/core';
 import { drainedResult } from '@lasso/core';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Lease } from '../membership.ts';
 import type { RingLeaseStore, RingLeaseView } from '../ring-store.ts';
 
 const clone = <T>(value: T): T => structuredClone(value);
