@@ -34,6 +34,7 @@ export type {
   SqlCache,
   SqlCacheFactory,
   SqlCacheFactoryOptions,
+  SqlCacheForOptions,
   SqlCacheOptions,
   SqlInformerCache,
   SqlInformerOptions,

@@ -36,9 +36,10 @@ export interface SqlWatchEvent<T> {
  *
  * @example
  * ```ts
- * const page = cache.list({ partitions: [{ passthrough: true }] });
+ * const store = createSqlStore(openSqlDatabase(), { gvk: { group: '', version: 'v1', kind: 'ConfigMap' } });
+ * const page = store.listByOptions({ partitions: [{ passthrough: true }] });
  * const options: SqlWatchOptions = { resourceVersion: page.resourceVersion, signal: AbortSignal.timeout(60_000) };
- * for await (const event of cache.watch(options)) console.log(event.type, event.object.metadata?.name);
+ * for await (const event of store.watch(options)) console.log(event.type, event.object.metadata?.name);
  * ```
  */
 export interface SqlWatchOptions {
