@@ -34,7 +34,6 @@ import {
 } from './reflector-options.ts';
 import {
   checkShardFilterSource,
-  type ShardFilterSource,
   ShardView,
   shardFilteredCounter,
   shardListerWatcher,
