@@ -264,6 +264,39 @@ describe('shard ring: hand-off', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('a listener that throws is logged and does not stop the ring; status() reports the hand-offs', async () => {
+    const harness = new RingHarness(new FakeClock());
+    const a = harness.add('a');
+    a.ring.subscribe(() => {
+      throw new Error('listener broke');
+    });
+    await startAll(harness, a);
+    expect(a.ring.owned).toEqual([...Array(16).keys()]);
+    expect(a.logger.find('shard ring listener failed')[0]?.attributes?.error).toBe(
+      'listener broke',
+    );
+    const b = harness.add('b');
+    await b.start();
+    await harness.run(5_000);
+    expect(a.ring.status()).toMatchObject({
+      ring: 'widgets',
+      identity: 'a',
+      rangeCount: 16,
+      joined: true,
+      members: ['a', 'b'],
+      desired: expected(['a', 'b']).get('a'),
+      owned: expected(['a', 'b']).get('a'),
+      releasing: [],
+      waiting: [],
+      moves: { in: 16, out: expected(['a', 'b']).get('b')?.length },
+      lastHandoff: { direction: 'out', ranges: expected(['a', 'b']).get('b') },
+    });
+    expect(a.metrics.value('lasso_shard_moves_total', { ring: 'widgets', direction: 'out' })).toBe(
+      expected(['a', 'b']).get('b')?.length,
+    );
+    expect(harness.violations).toEqual([]);
+  });
+
   it('a stop whose ranges are never released leaves the Lease to expire after the graceful bound', async () => {
     const harness = new RingHarness(new FakeClock());
     const a = harness.add('a', { gracefulShutdownTimeoutMs: 5_000 });
