@@ -16,6 +16,8 @@ const layers = {
   '@lasso/client': 3,
   '@lasso/cache': 4,
   '@lasso/controller': 5,
+  // client-node's informer interface over a lasso informer: the cache and the client below it, nothing above.
+  '@lasso/client-node-bridge': 5,
   // Beside the factory, above the controller: its tests drive a controller over a SQL-backed informer.
   '@lasso/sqlcache': 6,
   '@lasso/factory': 6,

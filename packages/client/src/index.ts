@@ -33,7 +33,11 @@ export {
 } from './client-for.ts';
 export { type LoadDefaultConfigOptions, loadDefaultConfig } from './config/default-config.ts';
 export { type InClusterConfigOptions, loadInClusterConfig } from './config/in-cluster.ts';
-export { type LoadKubeConfigOptions, loadKubeConfig } from './config/kubeconfig.ts';
+export {
+  type LoadKubeConfigOptions,
+  loadKubeConfig,
+  loadKubeConfigFromString,
+} from './config/kubeconfig.ts';
 export {
   type AuthConfig,
   createRestConfig,

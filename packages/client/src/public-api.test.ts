@@ -48,6 +48,7 @@ describe('public API', () => {
         "loadDefaultConfig",
         "loadInClusterConfig",
         "loadKubeConfig",
+        "loadKubeConfigFromString",
         "parseApiVersion",
         "pathSegmentProblem",
         "reasonForStatus",

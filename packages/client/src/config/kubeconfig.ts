@@ -113,6 +113,45 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
   return restConfigFromKubeConfig(merged, options);
 }
 
+/**
+ * A {@link RestConfig} from the text of one kubeconfig (YAML or JSON) held in memory rather than in a file:
+ * what another client's configuration exports (`@kubernetes/client-node`'s `KubeConfig.exportConfig()`), a
+ * secret's value. Read as {@link loadKubeConfig} reads a file; relative file paths in it are resolved from
+ * `options.directory` (default the working directory), and errors name `options.source` (default
+ * `<kubeconfig text>`), never the text.
+ *
+ * @example
+ * ```ts
+ * const text = JSON.stringify({
+ *   apiVersion: 'v1',
+ *   kind: 'Config',
+ *   clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }],
+ *   users: [{ name: 'u', user: { token: 'abc' } }],
+ *   contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+ *   'current-context': 'x',
+ * });
+ * const rest = await loadKubeConfigFromString(text);
+ * ```
+ */
+export async function loadKubeConfigFromString(
+  text: string,
+  options: Omit<LoadKubeConfigOptions, 'path' | 'env' | 'homeDir'> & {
+    directory?: string | undefined;
+    source?: string | undefined;
+  } = {},
+): Promise<RestConfig> {
+  if (typeof text !== 'string') {
+    throw new TypeError(`loadKubeConfigFromString: text must be a string, got ${typeof text}`);
+  }
+  const source = options.source ?? '<kubeconfig text>';
+  // Relative paths resolve against the file's directory: a name in `directory` stands for the text.
+  const file = resolve(options.directory ?? '.', source);
+  const document = parseKubeConfigYaml(text, source);
+  const merged = mergeKubeConfigs([{ file, document }]);
+  merged.files = [source];
+  return restConfigFromKubeConfig(merged, options);
+}
+
 /** Parse one kubeconfig document; errors name `source`. */
 function parseKubeConfigYaml(text: string, source: string): Record<string, unknown> {
   let document: unknown;
