@@ -10,6 +10,9 @@ const defaults: OperatorFlags = {
   leaderElect: false,
   leaderElectionNamespace: 'default',
   leaderElectionId: 'icecream-operator',
+  shardRing: undefined,
+  shardNamespace: 'default',
+  shardIdentity: undefined,
   metricsAddr: '127.0.0.1:8080',
   healthAddr: '127.0.0.1:8081',
   logLevel: undefined,
@@ -63,6 +66,9 @@ describe('parseFlags()', () => {
       leaderElect: true,
       leaderElectionNamespace: 'leases',
       leaderElectionId: 'scoops',
+      shardRing: undefined,
+      shardNamespace: 'shop',
+      shardIdentity: undefined,
       metricsAddr: ':9090',
       healthAddr: '0.0.0.0:9091',
       logLevel: 'debug',
@@ -100,7 +106,23 @@ describe('parseFlags()', () => {
     {
       name: 'puts the Lease in the watched namespace by default',
       argv: ['--namespace', 'shop'],
-      expected: { namespace: 'shop', leaderElectionNamespace: 'shop' },
+      expected: { namespace: 'shop', leaderElectionNamespace: 'shop', shardNamespace: 'shop' },
+    },
+    {
+      name: 'turns sharding on with --shard-ring, its Leases in the watched namespace',
+      argv: ['--shard-ring', 'scoops', '--namespace', 'shop', '--shard-identity', 'replica-a'],
+      expected: {
+        namespace: 'shop',
+        leaderElectionNamespace: 'shop',
+        shardRing: 'scoops',
+        shardNamespace: 'shop',
+        shardIdentity: 'replica-a',
+      },
+    },
+    {
+      name: 'puts the ring Leases where --shard-namespace says',
+      argv: ['--shard-ring=scoops', '--shard-namespace=rings'],
+      expected: { shardRing: 'scoops', shardNamespace: 'rings' },
     },
     {
       name: 'accepts the silent log level of LASSO_LOG_LEVEL',
@@ -116,7 +138,16 @@ describe('parseFlags()', () => {
     {
       name: 'LASSO_NAMESPACE',
       env: { LASSO_NAMESPACE: 'shop' },
-      expected: { namespace: 'shop', leaderElectionNamespace: 'shop' },
+      expected: { namespace: 'shop', leaderElectionNamespace: 'shop', shardNamespace: 'shop' },
+    },
+    {
+      name: 'LASSO_SHARD_RING, LASSO_SHARD_NAMESPACE and LASSO_SHARD_IDENTITY',
+      env: {
+        LASSO_SHARD_RING: 'scoops',
+        LASSO_SHARD_NAMESPACE: 'rings',
+        LASSO_SHARD_IDENTITY: 'replica-b',
+      },
+      expected: { shardRing: 'scoops', shardNamespace: 'rings', shardIdentity: 'replica-b' },
     },
     { name: 'LASSO_WORKERS', env: { LASSO_WORKERS: '4' }, expected: { workers: 4 } },
     {
@@ -196,6 +227,13 @@ describe('parseFlags()', () => {
       names: '--log-level',
     },
     { name: 'an empty kubeconfig', argv: ['--kubeconfig='], env: {}, names: '--kubeconfig' },
+    { name: 'an empty shard ring', argv: ['--shard-ring='], env: {}, names: '--shard-ring' },
+    {
+      name: 'sharding with leader election',
+      argv: ['--leader-elect'],
+      env: { LASSO_SHARD_RING: 'scoops' },
+      names: 'LASSO_SHARD_RING',
+    },
     {
       name: 'a zero shutdown timeout',
       argv: ['--shutdown-timeout', '0'],

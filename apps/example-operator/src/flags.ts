@@ -13,6 +13,12 @@ export interface OperatorFlags {
   leaderElect: boolean;
   leaderElectionNamespace: string;
   leaderElectionId: string;
+  /** Run as one replica of this shard ring (every replica works on its share); undefined = unsharded. */
+  shardRing: string | undefined;
+  /** Namespace of the ring's Leases. */
+  shardNamespace: string;
+  /** This replica's name in the ring; undefined = the host name and a random suffix. */
+  shardIdentity: string | undefined;
   /** host:port of /metrics; '' or '0' = off. */
   metricsAddr: string;
   /** host:port of /healthz and /readyz; '' or '0' = off. */
@@ -50,6 +56,12 @@ Flags (environment variable in brackets):
   --leader-elect                    reconcile only while holding the Lease [LASSO_LEADER_ELECT]
   --leader-election-namespace NAME  namespace of the Lease (default: the watched one, else default)
   --leader-election-id NAME         name of the Lease (default icecream-operator)
+  --shard-ring NAME                 run as one replica of this shard ring: every replica reconciles its share of
+                                    the Icecreams (not with --leader-elect) [LASSO_SHARD_RING]
+  --shard-namespace NAME            namespace of the ring's Leases (default: the watched one, else default)
+                                    [LASSO_SHARD_NAMESPACE]
+  --shard-identity NAME             this replica's name in the ring (default: host name + random suffix)
+                                    [LASSO_SHARD_IDENTITY]
   --metrics-addr HOST:PORT          serve /metrics; 0 = off (default 127.0.0.1:8080) [LASSO_METRICS_ADDR]
   --health-addr HOST:PORT           serve /healthz and /readyz; 0 = off (default 127.0.0.1:8081) [LASSO_HEALTH_ADDR]
   --log-level LEVEL                 debug, info, warn, error or silent (default info; warn in the demo) [LASSO_LOG_LEVEL]
@@ -117,6 +129,9 @@ export function parseFlags(
         'leader-elect': { type: 'boolean' },
         'leader-election-namespace': { type: 'string' },
         'leader-election-id': { type: 'string' },
+        'shard-ring': { type: 'string' },
+        'shard-namespace': { type: 'string' },
+        'shard-identity': { type: 'string' },
         'metrics-addr': { type: 'string' },
         'health-addr': { type: 'string' },
         'log-level': { type: 'string' },
@@ -150,6 +165,15 @@ export function parseFlags(
     (env.LASSO_LEADER_ELECT !== undefined && boolean('LASSO_LEADER_ELECT', env.LASSO_LEADER_ELECT));
   const kubeconfig = text('kubeconfig');
   if (kubeconfig === '') throw new FlagError('--kubeconfig must not be empty');
+  const shardRing = nonEmpty(
+    source('shard-ring', 'LASSO_SHARD_RING'),
+    text('shard-ring', 'LASSO_SHARD_RING'),
+  );
+  if (shardRing !== undefined && leaderElect) {
+    throw new FlagError(
+      `${source('shard-ring', 'LASSO_SHARD_RING')} and --leader-elect exclude each other: sharded replicas all reconcile, each its share`,
+    );
+  }
   return {
     kubeconfig,
     context: text('context', 'LASSO_CONTEXT'),
@@ -161,6 +185,12 @@ export function parseFlags(
     leaderElect,
     leaderElectionNamespace: text('leader-election-namespace') ?? (namespace || 'default'),
     leaderElectionId: text('leader-election-id') ?? 'icecream-operator',
+    shardRing,
+    shardNamespace: text('shard-namespace', 'LASSO_SHARD_NAMESPACE') || namespace || 'default',
+    shardIdentity: nonEmpty(
+      source('shard-identity', 'LASSO_SHARD_IDENTITY'),
+      text('shard-identity', 'LASSO_SHARD_IDENTITY'),
+    ),
     metricsAddr: address(
       source('metrics-addr', 'LASSO_METRICS_ADDR'),
       text('metrics-addr', 'LASSO_METRICS_ADDR') ?? '127.0.0.1:8080',

@@ -74,6 +74,18 @@ export function operatorOptionsFrom(
     leaderElection: flags.leaderElect
       ? { namespace: flags.leaderElectionNamespace, name: flags.leaderElectionId }
       : undefined,
+    // Icecreams split by uid, their Deployments with them (an owner handler hashes them by owner); Pods are read
+    // whole by every replica's reconciler (an index by label), and their handler only enqueues Icecreams.
+    ...(flags.shardRing === undefined
+      ? {}
+      : {
+          sharding: {
+            ring: flags.shardRing,
+            leaseNamespace: flags.shardNamespace,
+            ...(flags.shardIdentity === undefined ? {} : { identity: flags.shardIdentity }),
+            unshardedKinds: [podKind],
+          },
+        }),
     cache: icecreamCacheOptions,
     ...(health === undefined ? {} : { health }),
     ...(metrics === undefined ? {} : { metrics }),

@@ -23,6 +23,7 @@ import {
   createOperator,
   type LeaderElectionSettings,
   type Operator,
+  type OperatorOptions,
   prometheusContentType,
 } from '@lasso/operator';
 import type { Deployment } from 'kubernetes-types/apps/v1.js';
@@ -262,6 +263,7 @@ export async function runOperator(options: {
   namespace: string;
   workers?: number;
   leaderElection?: LeaderElectionSettings;
+  sharding?: OperatorOptions['sharding'];
   metrics?: MetricsProvider;
 }): Promise<RunningOperator> {
   const stop = new AbortController();
@@ -271,6 +273,7 @@ export async function runOperator(options: {
     namespace: options.namespace,
     workers: options.workers ?? 2,
     leaderElection: options.leaderElection,
+    ...(options.sharding === undefined ? {} : { sharding: options.sharding }),
     cache: icecreamCacheOptions,
     logger,
     // A test's own probe of what the operator records (nothing served: no endpoints).

@@ -46,10 +46,32 @@ describe('createOperator options', () => {
       'leaderElection.retryPeriodMs',
     ],
     [{ registry: {} }, TypeError, 'registry must be a PrometheusRegistry'],
+    [
+      {
+        sharding: { ring: 'icecream', leaseNamespace: 'default' },
+        leaderElection: { namespace: 'default', name: 'icecream' },
+      },
+      RangeError,
+      'sharding and leaderElection exclude each other',
+    ],
+    [{ sharding: { ring: 'Ice_Cream', leaseNamespace: 'default' } }, RangeError, 'sharding.ring'],
   ])('refuses %j', async (options, type, message) => {
     const error = await createOperator({ config, ...(options as object) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(type);
     expect((error as Error).message).toContain(message);
+  });
+
+  it('passes sharding to its controller factory', async () => {
+    const operator = await createOperator({
+      config,
+      logger: createTestLogger(),
+      sharding: { ring: 'icecream', leaseNamespace: 'default', identity: 'replica-a' },
+    });
+    expect(operator.factory.shardStatus()).toMatchObject({
+      ring: 'icecream',
+      identity: 'replica-a',
+    });
+    await operator.close();
   });
 
   it('refuses options that are not an object', async () => {

@@ -279,6 +279,7 @@ class OperatorRuntime implements Operator {
     });
     this.factory = createSharedControllerFactory(caches, {
       ...options.controller,
+      ...(options.sharding === undefined ? {} : { sharding: options.sharding }),
       ...shared,
       ...(options.workers === undefined ? {} : { defaultWorkers: options.workers }),
       ...(options.gracefulShutdownTimeoutMs === undefined

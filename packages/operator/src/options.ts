@@ -1,7 +1,11 @@
 // The options of createOperator, and their checks: bad options throw TypeError/RangeError naming the option.
 import type { RestConfig } from '@lasso/client';
 import type { Clock, Logger, ShutdownSignalTarget } from '@lasso/core';
-import type { SharedCacheFactoryOptions, SharedControllerFactoryOptions } from '@lasso/factory';
+import type {
+  ShardingOptions,
+  SharedCacheFactoryOptions,
+  SharedControllerFactoryOptions,
+} from '@lasso/factory';
 import type { EndpointAddress } from './endpoints.ts';
 import type { PrometheusRegistry } from './prometheus-registry.ts';
 
@@ -63,6 +67,12 @@ export interface OperatorOptions {
   workers?: number | undefined;
   /** Reconcile only while holding this Lease; caches stay synced meanwhile (warm standby). Default: always. */
   leaderElection?: LeaderElectionSettings | undefined;
+  /**
+   * Run as one replica of a sharded operator: the controller factory's `sharding` option (a ring of replicas
+   * holding one Lease each in `leaseNamespace`, every object reconciled by the one replica owning its hash
+   * range). Every replica works; not combined with `leaderElection`, which lets only one work. Default: unsharded.
+   */
+  sharding?: ShardingOptions | undefined;
   /** Serve `/healthz` and `/readyz` here (e.g. `{ port: 8081 }`). Default: not served. */
   health?: EndpointAddress | undefined;
   /** Serve Prometheus `/metrics` here (e.g. `{ port: 8080 }`); may be the health endpoint's address. Default: not served. */
@@ -199,6 +209,12 @@ export function checkOperatorOptions(options: OperatorOptions): void {
     for (const name of ['leaseDurationMs', 'renewDeadlineMs', 'retryPeriodMs'] as const) {
       checkBound(`leaderElection.${name}`, election[name], { positive: true });
     }
+  }
+  // The rest of `sharding` is checked by the controller factory, naming each option.
+  if (options.sharding !== undefined && election !== undefined) {
+    throw new RangeError(
+      'createOperator: sharding and leaderElection exclude each other (sharded replicas all work, each on its share)',
+    );
   }
   if (
     options.registry !== undefined &&
