@@ -108,6 +108,46 @@ describe('SqlCacheFactory on an API server', () => {
     expect(cache.store.getByKey(`${namespaceNames[1]}/late`)).toBeUndefined();
   }, 60_000);
 
+  it("watches the cache from a list's resourceVersion: the server's writes, with its resourceVersions", async () => {
+    const cache = await factory.cacheFor(configMaps, { signal: AbortSignal.timeout(30_000) });
+    const namespace = namespaceNames[2] as string;
+    const listed = cache.list({ partitions: [{ namespace, all: true }] });
+    const stop = AbortSignal.timeout(30_000);
+    const events = cache
+      .watch({ resourceVersion: listed.resourceVersion, namespace, signal: stop })
+      [Symbol.asyncIterator]();
+    // A write to another namespace is filtered out.
+    await configMaps.create(namespaceNames[0], {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'elsewhere' },
+    });
+    const created = await configMaps.create(namespace, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'watched' },
+      data: { v: '1' },
+    });
+    const updated = await configMaps.update(namespace, { ...created, data: { v: '2' } });
+    await configMaps.delete(namespace, 'watched');
+    const seen: [string, string | undefined, string | undefined][] = [];
+    while (seen.length < 3) {
+      const next = await events.next();
+      if (next.done) throw new Error('the watch ended before three events');
+      seen.push([
+        next.value.type,
+        next.value.object.metadata?.name,
+        next.value.object.metadata?.resourceVersion,
+      ]);
+    }
+    expect(seen.slice(0, 2)).toEqual([
+      ['ADDED', 'watched', created.metadata?.resourceVersion],
+      ['MODIFIED', 'watched', updated.metadata?.resourceVersion],
+    ]);
+    expect(seen[2]?.slice(0, 2)).toEqual(['DELETED', 'watched']);
+    await events.return?.();
+  }, 60_000);
+
   it('caches Secrets encrypted and reads them back', async () => {
     const cache = await factory.cacheFor(secrets, { signal: AbortSignal.timeout(30_000) });
     const secret = cache.store.getByKey(`${namespaceNames[0]}/token`) as KubeObject & {
