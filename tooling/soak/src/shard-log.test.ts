@@ -178,6 +178,8 @@ describe('ShardLogChecker ownership', () => {
     const result = check.finish(10_000, new Map());
     expect(result.longestUnowned).toEqual({ ms: 4_200, range: 2, from: 1_000 });
     expect([...result.unownedGaps].sort((x, y) => x - y)).toEqual([4_200, 4_900]);
+    expect(result.takeoverGaps.length).toBe(2);
+    expect(result.handoffGaps).toEqual([]);
     expect(result.regained).toEqual([{ r: 'b', kind: 'kill', at: 1_000, ms: 4_900, ranges: 2 }]);
     expect(result.rangesBadAtEnd).toEqual([]);
     expect(result.doubleOwned).toEqual({ count: 0, maxMs: 0 });
@@ -209,6 +211,12 @@ describe('ShardLogChecker ownership', () => {
     check.add([own('b', 7_100, []), own('a', 8_000, [0, 1]), own('b', 8_100, [2, 3])]);
     const result = check.finish(9_000, new Map());
     expect(result.regained).toEqual([{ r: 'b', kind: 'stop', at: 1_000, ms: 5_000, ranges: 2 }]);
+    expect(check.ownedNow('b')).toEqual([2, 3]);
+    check.chaos(chaos('b', 'kill', 8_500));
+    expect(check.ownedNow('b')).toEqual([]);
+    // a's release of 2 and 3 at 8_000, b's claim at 8_100: an acknowledged hand-off of 100 ms each.
+    expect(result.handoffGaps).toEqual([100, 100]);
+    expect(result.takeoverGaps).toEqual([5_000, 5_000]);
     expect(result.doubleOwned.count).toBe(0);
     expect(result.rangesBadAtEnd).toEqual([]);
   });

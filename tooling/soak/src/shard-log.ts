@@ -208,6 +208,10 @@ export interface ShardFinalResult {
   longestUnowned: { ms: number; range: number; from: number };
   /** Unowned gaps over every range, ms (for percentiles). */
   unownedGaps: number[];
+  /** The gaps after a release its owner logged (an acknowledged hand-off), ms. */
+  handoffGaps: number[];
+  /** The gaps after an owner was killed or paused (a takeover once its Lease expired), ms. */
+  takeoverGaps: number[];
   /** Per kill or stop: the latest time until one of the replica's ranges was owned again by a live replica. */
   regained: Array<{ r: string; kind: 'kill' | 'stop'; at: number; ms: number; ranges: number }>;
   /** Longest time two live replicas both claimed a range (their own logs; ms), and how often it happened. */
@@ -457,6 +461,16 @@ export class ShardLogChecker {
     return lastSeen;
   }
 
+  /** The ranges `replica` logged last (none once it was killed, paused or gone after that record). */
+  ownedNow(replica: string): readonly number[] {
+    const last = this.#own.get(replica)?.at(-1);
+    if (last === undefined) return [];
+    const voided = this.#chaos.some(
+      (event) => event.r === replica && event.kind !== 'cont' && event.at >= last.at,
+    );
+    return voided ? [] : last.ranges;
+  }
+
   /** Ranges not owned by exactly one live replica at `now`, by the logs so far. */
   rangesWithoutOneOwner(now: number): ShardFinalResult['rangesBadAtEnd'] {
     return this.#ownership(now).rangesBadAtEnd;
@@ -512,6 +526,10 @@ export class ShardLogChecker {
     const keyed = new Set<number>();
     for (const src of this.#srcOf.values()) keyed.add(this.#options.rangeOf(src));
     const unownedGaps: number[] = [];
+    const handoffGaps: number[] = [];
+    const takeoverGaps: number[] = [];
+    const cutByChaos = (replica: string | undefined, at: number): boolean =>
+      this.#chaos.some((event) => event.r === replica && event.kind !== 'cont' && event.at === at);
     let longestUnowned = { ms: 0, range: -1, from: 0 };
     let doubleCount = 0;
     let doubleMax = 0;
@@ -524,15 +542,18 @@ export class ShardLogChecker {
       if (!Number.isFinite(covered)) break;
       // Gaps in the union after `covered`.
       let reach = covered;
+      let reachBy: string | undefined;
       for (const interval of list) {
         if (interval.end <= reach) continue;
         if (interval.start > reach) {
           const gap = interval.start - reach;
           unownedGaps.push(gap);
+          (cutByChaos(reachBy, reach) ? takeoverGaps : handoffGaps).push(gap);
           if (keyed.has(range) && gap > longestUnowned.ms)
             longestUnowned = { ms: gap, range, from: reach };
         }
-        reach = Math.max(reach, interval.end);
+        reach = interval.end;
+        reachBy = interval.r;
       }
       if (reach < now) {
         const gap = now - reach;
@@ -585,6 +606,8 @@ export class ShardLogChecker {
       rangesBadAtEnd,
       longestUnowned,
       unownedGaps,
+      handoffGaps,
+      takeoverGaps,
       regained,
       doubleOwned: { count: doubleCount, maxMs: doubleMax },
     };

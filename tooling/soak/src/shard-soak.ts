@@ -129,7 +129,12 @@ export async function runShardSoak(
   };
   const live = () => replicas.filter((r) => r.state === 'running' || r.state === 'paused');
   const active = () => replicas.filter((r) => r.state === 'running');
-  const pauses: Array<Promise<void>> = [];
+  // A kill or pause hits a replica that owns ranges (by its log), so that each one has something to take over.
+  const victimOf = (): Replica => {
+    readLogs();
+    const owning = active().filter((replica) => checker.ownedNow(replica.identity).length > 0);
+    return random.pick(owning.length > 0 ? owning : active());
+  };
   const actions = new Map<string, number>();
   const count = (what: string): void => {
     actions.set(what, (actions.get(what) ?? 0) + 1);
@@ -157,7 +162,8 @@ export async function runShardSoak(
     }
     await within(Promise.all(writers.map((w) => w.nextOf('ready'))), 60_000, 'shard writers ready');
 
-    // Chaos: the kinds in shuffled rounds (each at least once in a 30 s run), one every 2..4 s.
+    // Chaos: the kinds in shuffled rounds (each at least once in a 30 s run), 2..4 s apart; after a kill the
+    // lease + 2 s, and a pause lasts the lease + 0.5..2 s, so each takeover is timed alone.
     const chaosStart = Date.now();
     let round: ChaosKind[] = [];
     while (Date.now() - chaosStart < options.durationS * 1000) {
@@ -178,7 +184,7 @@ export async function runShardSoak(
         victim.state = 'removed';
         victim.child.disconnect();
       } else if (kind === 'kill') {
-        const victim = random.pick(active());
+        const victim = victimOf();
         count('kill');
         victim.state = 'killed';
         checker.chaos({ r: victim.identity, kind: 'kill', at: wallNow() });
@@ -187,24 +193,21 @@ export async function runShardSoak(
           count('add (replacing a killed replica)');
           await startReplica();
         }
+        // Nothing else until its ranges may have been taken over: each takeover is timed on its own.
+        await pause(leaseTiming.leaseDurationMs + 2_000);
       } else {
-        const victim = random.pick(active());
+        const victim = victimOf();
         count('stop');
         victim.state = 'paused';
         checker.chaos({ r: victim.identity, kind: 'stop', at: wallNow() });
         victim.child.process.kill('SIGSTOP');
-        const pausedMs = leaseTiming.leaseDurationMs + random.int(...pauseBeyondLeaseMs);
-        pauses.push(
-          pause(pausedMs).then(() => {
-            if (victim.state !== 'paused') return;
-            checker.chaos({ r: victim.identity, kind: 'cont', at: wallNow() });
-            victim.child.process.kill('SIGCONT');
-            victim.state = 'running';
-          }),
-        );
+        // Paused past its lease (the others take its ranges over), then resumed: nothing else meanwhile.
+        await pause(leaseTiming.leaseDurationMs + random.int(...pauseBeyondLeaseMs));
+        checker.chaos({ r: victim.identity, kind: 'cont', at: wallNow() });
+        victim.child.process.kill('SIGCONT');
+        victim.state = 'running';
       }
     }
-    await Promise.all(pauses);
     for (const writer of writers) writer.send({ type: 'stop' });
     const written = await within(
       Promise.all(writers.map((w) => w.nextOf('stopped'))),
@@ -238,23 +241,18 @@ export async function runShardSoak(
     finished = true;
     const stopping = live();
     for (const replica of stopping) replica.child.disconnect();
-    const exits = await Promise.all(
-      stopping.map((replica) =>
-        within(replica.child.exited, 15_000, `${replica.identity} exit`).catch(() => {
+    const exitOf = (replica: Replica): Promise<string> =>
+      within(replica.child.exited, 15_000, `${replica.identity} exit`).then(
+        (code) => `${replica.identity} ${code}`,
+        () => {
           replica.child.process.kill('SIGKILL');
-          return 'did not exit';
-        }),
-      ),
-    );
-    const removedExits = await Promise.all(
+          return `${replica.identity} did not exit within 15 s`;
+        },
+      );
+    const exits = await Promise.all(
       replicas
-        .filter((replica) => replica.state === 'removed' && !stopping.includes(replica))
-        .map((replica) =>
-          within(replica.child.exited, 15_000, `${replica.identity} exit`).catch(() => {
-            replica.child.process.kill('SIGKILL');
-            return 'did not exit';
-          }),
-        ),
+        .filter((replica) => replica.state === 'removed' || stopping.includes(replica))
+        .map(exitOf),
     );
     readLogs();
     printResult({
@@ -267,7 +265,7 @@ export async function runShardSoak(
       written,
       writersExited,
       quiet: { boundMs, tookMs: convergedAt === undefined ? undefined : convergedAt - quietAt },
-      exits: [...exits, ...removedExits],
+      exits,
       badLines,
       relative,
     });
@@ -323,7 +321,7 @@ function printResult(input: {
   written: Array<Extract<ShardWriterMessage, { type: 'stopped' }>>;
   writersExited: Array<number | string>;
   quiet: { boundMs: number; tookMs: number | undefined };
-  exits: Array<number | string>;
+  exits: string[];
   badLines: number;
   relative(at: number): string;
 }): void {
@@ -376,14 +374,17 @@ function printResult(input: {
     quiet.tookMs !== undefined && quiet.tookMs <= quiet.boundMs,
     quiet.tookMs === undefined ? `not within ${options.quietTimeoutS} s` : formatMs(quiet.tookMs),
   );
-  const gaps = result.unownedGaps;
+  const gapLine = (gaps: number[]): string =>
+    gaps.length === 0
+      ? 'none'
+      : `${gaps.length}, p50 ${formatMs(percentile(gaps, 50))}, p99 ${formatMs(percentile(gaps, 99))}, max ${formatMs(Math.max(...gaps))}`;
   report.line(
-    `sharded: longest time a key was unowned ${formatMs(result.longestUnowned.ms)} (range ${result.longestUnowned.range}); unowned gaps ${gaps.length}, p50 ${formatMs(percentile(gaps, 50))}, p99 ${formatMs(percentile(gaps, 99))}; ranges claimed by two live replicas at once by their logs: ${result.doubleOwned.count} (max ${formatMs(result.doubleOwned.maxMs)})`,
+    `sharded: longest time a key was unowned ${formatMs(result.longestUnowned.ms)} (range ${result.longestUnowned.range} from ${input.relative(result.longestUnowned.from)}); range gaps after an acknowledged hand-off: ${gapLine(result.handoffGaps)}; after a kill or pause (takeover): ${gapLine(result.takeoverGaps)}; ranges claimed by two live replicas at once by their logs: ${result.doubleOwned.count} (max ${formatMs(result.doubleOwned.maxMs)})`,
   );
   const regainBoundMs = leaseTiming.leaseDurationMs + 2_000;
   const slow = result.regained.filter((event) => event.ms > regainBoundMs);
   report.line(
-    `sharded: ranges of a killed or paused replica owned again after ${result.regained.map((event) => `${event.kind} ${event.r} ${formatMs(event.ms)}`).join(', ') || '(none)'}`,
+    `sharded: ranges of a killed or paused replica owned again after ${result.regained.map((event) => `${event.kind} ${event.r} at ${input.relative(event.at)} (${event.ranges} ranges): ${formatMs(event.ms)}`).join(', ') || '(none)'}`,
   );
   report.check(
     `sharded: a killed or paused replica's ranges owned again within lease + 2 s (${formatMs(regainBoundMs)})`,
@@ -402,7 +403,7 @@ function printResult(input: {
   );
   report.check(
     'sharded: removed replicas and those left at the end leave the ring and exit 0 on their own',
-    input.exits.every((code) => code === 0),
+    input.exits.every((exit) => exit.endsWith(' 0')),
     input.exits.join(', '),
   );
   report.check(
