@@ -1,8 +1,8 @@
 // The one place `pnpm bench:sharding` touches the `sharding` option of @lasso/factory (issue 32): the options a
 // replica's factory gets, and how the replica reads the ranges it owns now (the soak has the same adapter).
-import type { SharedControllerFactory } from '@lasso/factory';
+import type { SharedControllerFactory, ShardingOptions } from '@lasso/factory';
 
-/** What the replica knows of its ring (shard-replica-process.ts ShardReplicaSettings). */
+/** What the replica knows of its ring (sharding-replica.ts ShardBenchReplicaSettings). */
 export interface ShardWiringSettings {
   identity: string;
   ring: string;
@@ -13,7 +13,7 @@ export interface ShardWiringSettings {
 }
 
 /** The factory options that put it on the ring. */
-export function shardingOptions(settings: ShardWiringSettings): Record<string, unknown> {
+export function shardingOptions(settings: ShardWiringSettings): { sharding: ShardingOptions } {
   return {
     sharding: {
       ring: settings.ring,
@@ -28,8 +28,5 @@ export function shardingOptions(settings: ShardWiringSettings): Record<string, u
 
 /** The range indexes the factory's ring owns now (acts on), ascending. */
 export function ringOwnedRanges(factory: SharedControllerFactory): number[] {
-  const status = (
-    factory as unknown as { shardStatus?: () => { owned?: readonly number[] } }
-  ).shardStatus?.();
-  return [...(status?.owned ?? [])].sort((a, b) => a - b);
+  return [...(factory.shardStatus()?.owned ?? [])].sort((a, b) => a - b);
 }
