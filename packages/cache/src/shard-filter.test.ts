@@ -15,7 +15,11 @@ import { DeletedFinalStateUnknown } from './delta-fifo.ts';
 import type { ListerWatcher } from './lister-watcher.ts';
 import type { ResourceEventHandler } from './processor-listener.ts';
 import { Reflector } from './reflector.ts';
-import { createShardFilterSource, type ShardFilterSource } from './shard-filter.ts';
+import {
+  createShardFilterSource,
+  type ShardFilterSource,
+  shardListerWatcher,
+} from './shard-filter.ts';
 import { createSharedIndexInformer, type SharedIndexInformerOptions } from './shared-informer.ts';
 import { createStore } from './store.ts';
 import { FakeListerWatcher } from './testing/fake-lister-watcher.ts';
@@ -471,5 +475,48 @@ describe('sharded informer', () => {
       filtered: 2,
       mismatch: 1,
     });
+  });
+
+  it('filters watch batches: events kept in order, bookmarks pass, a wholly filtered batch skipped', async () => {
+    const bookmark = { type: 'BOOKMARK' as const, object: { metadata: { resourceVersion: '9' } } };
+    const batches: WatchEvent<KubeObject>[][] = [
+      [{ type: 'ADDED', object: cm('u1', u1) }, { type: 'ADDED', object: cm('l1', l1) }, bookmark],
+      [{ type: 'MODIFIED', object: cm('u2', u2) }],
+      [{ type: 'DELETED', object: cm('l2', l2) }],
+    ];
+    const sent: WatchOptions[] = [];
+    const inner: ListerWatcher<KubeObject> = {
+      list: async () => ({ apiVersion: 'v1', kind: 'List', metadata: {}, items: [] }),
+      watch: () => ({ async *[Symbol.asyncIterator]() {} }),
+      async *watchBatches(options) {
+        sent.push(options);
+        yield* batches;
+      },
+    };
+    const metrics = createTestMetricsProvider();
+    const filtered = () => metrics.counter({ name: 'filtered', help: 'filtered' });
+    const wrapped = shardListerWatcher(inner, createShardFilterSource({ ranges: lower }), {
+      filtered,
+      logger: createTestLogger(),
+    });
+    const seen: string[][] = [];
+    for await (const batch of wrapped.watchBatches?.({ resourceVersion: '1' }) ?? []) {
+      seen.push(batch.map((event) => `${event.type}:${event.object.metadata?.name ?? ''}`));
+    }
+    expect(seen).toEqual([['ADDED:l1', 'BOOKMARK:'], ['DELETED:l2']]);
+    expect(sent[0]?.shardSelector).toBe(lowerSelector);
+    expect(metrics.value('filtered')).toBe(2);
+    // byOwner: a MODIFIED outside the ranges goes on as a DELETED (the object may have moved out).
+    const byOwner = shardListerWatcher(
+      inner,
+      createShardFilterSource({ ranges: lower, byOwner: true }),
+      { filtered, logger: createTestLogger() },
+    );
+    const owned: string[] = [];
+    for await (const batch of byOwner.watchBatches?.({ resourceVersion: '1' }) ?? []) {
+      for (const event of batch) owned.push(`${event.type}:${event.object.metadata?.name ?? ''}`);
+    }
+    expect(owned).toEqual(['ADDED:l1', 'BOOKMARK:', 'DELETED:u2', 'DELETED:l2']);
+    expect(sent[1]?.shardSelector).toBeUndefined();
   });
 });
