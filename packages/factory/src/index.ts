@@ -1,6 +1,14 @@
 // Public API of @lasso/factory: lasso's shared client, cache and controller factories.
 export { ApiServerUnavailableError } from './api-server-failure.ts';
 export {
+  type ClientMutator,
+  sharedClientFactoryWithAgent,
+  sharedClientFactoryWithImpersonation,
+  sharedControllerFactoryWithAgent,
+  sharedControllerWithAgent,
+  withClientMutator,
+} from './client-mutators.ts';
+export {
   type ControllerKindStatus,
   defaultControllerWorkers,
   type SharedControllerFactory,

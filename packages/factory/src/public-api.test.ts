@@ -22,7 +22,12 @@ describe('public API', () => {
         "healthWarningMaxIntervalMs",
         "kindFor",
         "kindOf",
+        "sharedClientFactoryWithAgent",
+        "sharedClientFactoryWithImpersonation",
+        "sharedControllerFactoryWithAgent",
+        "sharedControllerWithAgent",
         "sharedHealthGate",
+        "withClientMutator",
       ]
     `);
   });
