@@ -112,10 +112,7 @@ class Store<T> implements SqlStore<T> {
     this.#names = tableNamesOf(gvk);
     this.tableName = this.#names.base;
     this.#keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
-    this.#history = new WatchHistory<T>({
-      ...checkWatchHistoryOptions(options.watchHistory, 'createSqlStore'),
-      clock: options.clock ?? systemClock,
-    });
+
     const namespaced = options.namespaced ?? true;
     const columns = indexedColumns<T>({
       namespaced,
@@ -151,6 +148,20 @@ class Store<T> implements SqlStore<T> {
       name: 'lasso_sqlcache_flush_errors_total',
       help: 'Commits of buffered writes that failed and were rolled back.',
       labels,
+    });
+    this.#history = new WatchHistory<T>({
+      ...checkWatchHistoryOptions(options.watchHistory, 'createSqlStore'),
+      clock: options.clock ?? systemClock,
+      tooOld: metrics.counter({
+        name: 'lasso_sqlcache_watch_too_old_total',
+        help: 'Watches of the SQL cache refused or ended because their resourceVersion left the event history.',
+        labels,
+      }),
+      size: metrics.gauge({
+        name: 'lasso_sqlcache_watch_history_events',
+        help: 'Events kept in the watch history of a kind.',
+        labels,
+      }),
     });
     const n = this.#names;
     this.#sql = storeSql(n, columns.length);

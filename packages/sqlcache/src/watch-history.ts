@@ -1,7 +1,7 @@
 // The event history of one kind and the watches reading it (steve's ListOptionIndexer event log and Watch): the
 // committed writes of the store, newest last, bounded by count and optionally by age; a watch from a
 // resourceVersion replays what followed it, then follows new events, and ends on its AbortSignal.
-import type { Clock } from '@lasso/core';
+import type { Clock, Counter, Gauge } from '@lasso/core';
 import { InvalidQueryError, ResourceVersionTooOldError } from './errors.ts';
 
 /** Events kept per kind unless `maxEvents` says otherwise: steve's `GCKeepCount` default. */
@@ -128,12 +128,24 @@ export class WatchHistory<T> {
   #closed = false;
   #closeReason: Error | undefined;
   #wake: (() => void)[] = [];
+  readonly #tooOld: Counter | undefined;
+  readonly #size: Gauge | undefined;
 
-  constructor(options: { maxEvents: number; maxAgeMs: number; clock: Clock }) {
+  constructor(options: {
+    maxEvents: number;
+    maxAgeMs: number;
+    clock: Clock;
+    /** Counts the watches answered or ended with TooOld. */
+    tooOld?: Counter;
+    /** Holds the number of events kept. */
+    size?: Gauge;
+  }) {
     this.#maxEvents = options.maxEvents;
     this.#maxAgeMs = options.maxAgeMs;
     this.#clock = options.clock;
     this.#ring = new Array(options.maxEvents);
+    this.#tooOld = options.tooOld;
+    this.#size = options.size;
   }
 
   /** Events kept now. */
@@ -162,6 +174,7 @@ export class WatchHistory<T> {
       this.#end++;
     }
     this.#collect();
+    this.#size?.set(this.size());
     this.#notify();
   }
 
@@ -171,6 +184,7 @@ export class WatchHistory<T> {
     this.#start = this.#end;
     this.#epoch++;
     this.#floor = resourceVersion === '' ? this.#floor : newest(this.#floor, resourceVersion);
+    this.#size?.set(0);
     this.#notify();
   }
 
@@ -180,6 +194,7 @@ export class WatchHistory<T> {
     this.#closeReason = reason;
     this.#ring.fill(undefined);
     this.#start = this.#end;
+    this.#size?.set(0);
     this.#notify();
   }
 
@@ -201,6 +216,7 @@ export class WatchHistory<T> {
     let next = this.#end;
     if (from !== '' && from !== '0') {
       if (this.#floor !== '' && isOlder(from, this.#floor)) {
+        this.#tooOld?.inc();
         throw new ResourceVersionTooOldError(
           from,
           this.#floor,
@@ -226,6 +242,7 @@ export class WatchHistory<T> {
               return { done: true, value: undefined };
             }
             if (history.#epoch !== epoch) {
+              history.#tooOld?.inc();
               throw new ResourceVersionTooOldError(
                 reached,
                 history.#floor,
@@ -233,6 +250,7 @@ export class WatchHistory<T> {
               );
             }
             if (next < history.#start) {
+              history.#tooOld?.inc();
               throw new ResourceVersionTooOldError(
                 reached,
                 history.#floor,

@@ -1,7 +1,7 @@
 // The SQL store's watch: replay from a resourceVersion, the bounded history and its garbage collection, TooOld
 // (410), relists and drops, and the end on an AbortSignal; on every SQLite driver that loads here.
 import type { KubeObject } from '@lasso/client';
-import { FakeClock } from '@lasso/core/testing';
+import { createTestMetricsProvider, FakeClock } from '@lasso/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testDrivers } from '../test/drivers.ts';
 import { openSqlDatabase } from './database.ts';
@@ -127,7 +127,8 @@ describe.each(testDrivers)('SqlStore.watch ($name)', ({ driver }) => {
   });
 
   it('keeps maxEvents events and answers an older resourceVersion with TooOld, a 410', () => {
-    const s = store({ watchHistory: { maxEvents: 3 } });
+    const metrics = createTestMetricsProvider();
+    const s = store({ watchHistory: { maxEvents: 3 }, metrics });
     s.replace([], '1');
     for (let i = 2; i <= 6; i++) s.add(cm(`o${i}`, String(i)));
     s.flush();
@@ -148,6 +149,9 @@ describe.each(testDrivers)('SqlStore.watch ($name)', ({ driver }) => {
       oldestResourceVersion: '3',
     });
     expect(() => s.watch({ resourceVersion: '3' })).not.toThrow();
+    const labels = { name: s.tableName };
+    expect(metrics.value('lasso_sqlcache_watch_too_old_total', labels)).toBe(1);
+    expect(metrics.value('lasso_sqlcache_watch_history_events', labels)).toBe(3);
   });
 
   it('forgets events older than maxAgeMs (garbage collection by age)', async () => {
