@@ -4,9 +4,10 @@
 // the built-in server with the server-side filter (KEP-5866) and without it (client-side filter), and on a real
 // kube-apiserver (KUBEBUILDER_ASSETS: 1.20.2 ignores shardSelector, so the client-side filter runs).
 import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { enqueueOwnerHandler } from '@lasso/controller';
 import { fnv1a64Hex } from '@lasso/core/sharding';
 import { startEnvironment } from '@lasso/envtest';
-import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SharedControllerFactory } from '../../src/controller-factory-api.ts';
 import { kindFor } from '../../src/kind.ts';
@@ -189,5 +190,125 @@ describe('sharded controller factories', () => {
   it('do the same with the client-side filter (a server without shardSelector)', async () => {
     if (process.env.KUBEBUILDER_ASSETS !== undefined || process.env.LASSO_TEST_KUBECONFIG) return;
     await runScenario({ shardedListAndWatch: false });
+  }, 120_000);
+});
+
+describe('sharded controller factories with an owned kind', () => {
+  it('put the objects a controller owns on its owner’s replica (hashed by owner, filtered client-side)', async () => {
+    const env = await startEnvironment({ namespace: true });
+    cleanups.push(() => env.stop());
+    const namespace = env.namespace;
+    const admin = await loadKubeConfig({ path: env.kubeconfigPath });
+    cleanups.push(() => restTransportFor(admin).close());
+    const configMaps = new Client<ConfigMap>({
+      gvr: { group: '', version: 'v1', resource: 'configmaps' },
+      kind: 'ConfigMap',
+      namespaced: true,
+      rest: admin,
+    });
+    const secrets = new Client<Secret>({
+      gvr: { group: '', version: 'v1', resource: 'secrets' },
+      kind: 'Secret',
+      namespaced: true,
+      rest: admin,
+    });
+    const waiter = new Waiter();
+    // Owner key -> children its replica's Secret cache held at its last reconcile.
+    const childrenSeen = new Map<string, number>();
+    const ring = `owned${process.pid % 10_000}x${Math.floor(Math.random() * 1e6)}`;
+    const factories = new Map<string, SharedControllerFactory>();
+    for (const name of ['r1', 'r2']) {
+      const rest = await loadKubeConfig({ path: env.kubeconfigPath });
+      const factory = createSharedControllerFactoryFromConfig(rest, {
+        sharding: {
+          ring,
+          leaseNamespace: namespace,
+          identity: name,
+          leaseDurationMs: 3_000,
+          renewDeadlineMs: 2_000,
+          retryPeriodMs: 400,
+        },
+        cache: { defaultNamespace: namespace },
+        gracefulShutdownTimeoutMs: 5_000,
+      });
+      const stop = new AbortController();
+      cleanups.push(async () => {
+        stop.abort();
+        await factory.close();
+      });
+      const owners = await factory.forKind(kindFor('v1', 'ConfigMap'));
+      const children = await factory.forKind(kindFor('v1', 'Secret'));
+      children.registerHandler(
+        stop.signal,
+        'owner',
+        enqueueOwnerHandler(owners, { group: '', kind: 'ConfigMap' }),
+      );
+      owners.registerHandler(stop.signal, 'count-children', (key, owner) => {
+        if (owner === undefined) return;
+        const uid = owner.metadata?.uid;
+        const mine = children
+          .list(namespace)
+          .filter((secret) => secret.metadata?.ownerReferences?.some((ref) => ref.uid === uid));
+        childrenSeen.set(key, mine.length);
+        waiter.notify();
+      });
+      factories.set(name, factory);
+      await factory.start(stop.signal);
+    }
+    const tick = setInterval(() => waiter.notify(), 100);
+    cleanups.push(async () => clearInterval(tick));
+    const owned = (): number[] =>
+      [...factories.values()].flatMap((factory) => factory.shardStatus()?.owned ?? []);
+    await waiter.until(
+      () => owned().length === 256 && new Set(owned()).size === 256,
+      'two replicas owning every range once',
+      30_000,
+    );
+    const ownerCount = 8;
+    for (let index = 0; index < ownerCount; index++) {
+      const owner = await configMaps.create(namespace, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `owner-${index}`, namespace },
+      });
+      for (const child of ['a', 'b']) {
+        await secrets.create(namespace, {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: {
+            name: `owner-${index}-${child}`,
+            namespace,
+            ownerReferences: [
+              {
+                apiVersion: 'v1',
+                kind: 'ConfigMap',
+                name: `owner-${index}`,
+                uid: owner.metadata?.uid as string,
+                controller: true,
+              },
+            ],
+          },
+        });
+      }
+    }
+    await waiter.until(
+      () =>
+        childrenSeen.size === ownerCount &&
+        [...childrenSeen.values()].every((count) => count === 2),
+      'every owner reconciled with both its children in its replica’s cache',
+      30_000,
+    );
+    // Each Secret is held by exactly one replica: its owner's (the owned kind is hashed by owner).
+    for (const factory of factories.values()) {
+      const kinds = factory.shardStatus()?.kinds ?? [];
+      expect(kinds.find((kind) => kind.kind === '/v1, Kind=Secret')?.byOwner).toBe(true);
+      expect(kinds.find((kind) => kind.kind === '/v1, Kind=ConfigMap')?.byOwner).toBe(false);
+    }
+    const held = [...factories.values()].map(
+      (factory) =>
+        factory.shardStatus()?.kinds.find((kind) => kind.kind === '/v1, Kind=Secret')
+          ?.objectsOwned ?? 0,
+    );
+    expect(held.reduce((sum, count) => sum + count, 0)).toBe(ownerCount * 2);
   }, 120_000);
 });
