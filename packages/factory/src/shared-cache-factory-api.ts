@@ -1,5 +1,5 @@
 // The public shapes of a shared cache factory: its options, the status of one kind, and the factory itself.
-import type { TweakListOptionsFunc } from '@lasso/cache';
+import type { InitialListStrategy, TweakListOptionsFunc } from '@lasso/cache';
 import type { GroupVersionKind } from '@lasso/client';
 import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@lasso/core';
 import type { KindRef } from './kind.ts';
@@ -22,6 +22,15 @@ export interface SharedCacheFactoryOptions {
   kindNamespace?: Iterable<readonly [KindRef, string]> | undefined;
   /** Per-kind resync period in ms (`0` = never). */
   kindResyncMs?: Iterable<readonly [KindRef, number]> | undefined;
+  /**
+   * How every informer reads the state before it watches (lasso's `DefaultDisableWatchList`): `'streaming'`
+   * (default: a streaming list, falling back to `'cached'` where the server refuses it), `'cached'` (client-go's
+   * lists at `"0"`) or `'consistent'` (lasso with watch lists disabled: pages of a consistent read at `""`). See
+   * `InitialListStrategy` in `@lasso/cache`.
+   */
+  defaultInitialList?: InitialListStrategy | undefined;
+  /** Per-kind initial list, replacing `defaultInitialList` for that kind (lasso's `KindDisableWatchList`). */
+  kindInitialList?: Iterable<readonly [KindRef, InitialListStrategy]> | undefined;
   /** Per-kind list/watch tweak; replaces `defaultTweakList` for that kind. */
   kindTweakList?: Iterable<readonly [KindRef, TweakListOptionsFunc]> | undefined;
   /** Told the outcome of every health ping (lasso's `HealthCallback`). */

@@ -15,6 +15,17 @@ export function checkResyncOption(value: unknown, name: string): void {
   }
 }
 
+const initialLists: readonly string[] = ['streaming', 'cached', 'consistent'];
+
+/** @internal An initial-list strategy option. */
+export function checkInitialListOption(value: unknown, name: string): void {
+  if (typeof value !== 'string' || !initialLists.includes(value)) {
+    throw new RangeError(
+      `${name} must be 'streaming', 'cached' or 'consistent', got ${JSON.stringify(value) ?? typeof value}`,
+    );
+  }
+}
+
 /** @internal A list/watch tweak option. */
 export function checkTweakOption(value: unknown, name: string): void {
   if (typeof value !== 'function') throw new TypeError(`${name} must be a function`);
@@ -35,6 +46,8 @@ export function checkSharedCacheFactoryArgs(
     checkResyncOption(options.defaultResyncMs, 'defaultResyncMs');
   if (options.defaultTweakList !== undefined)
     checkTweakOption(options.defaultTweakList, 'defaultTweakList');
+  if (options.defaultInitialList !== undefined)
+    checkInitialListOption(options.defaultInitialList, 'defaultInitialList');
   if (options.healthCallback !== undefined && typeof options.healthCallback !== 'function') {
     throw new TypeError('createSharedCacheFactory: healthCallback must be a function');
   }

@@ -5,6 +5,7 @@ import {
   CacheNotSyncedError,
   createCache,
   defaultResyncMsFromEnv,
+  type InitialListStrategy,
   type SharedIndexInformer,
   type TweakListOptionsFunc,
 } from '@lasso/cache';
@@ -52,6 +53,7 @@ import type {
   SharedCacheFactoryOptions,
 } from './shared-cache-factory-api.ts';
 import {
+  checkInitialListOption,
   checkNamespaceOption,
   checkResyncOption,
   checkSharedCacheFactoryArgs,
@@ -79,6 +81,8 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
   readonly #kindNamespace: Map<string, string>;
   readonly #kindResyncMs: Map<string, number>;
   readonly #kindTweakList: Map<string, TweakListOptionsFunc>;
+  readonly #defaultInitialList: InitialListStrategy | undefined;
+  readonly #kindInitialList: Map<string, InitialListStrategy>;
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #kinds: KindSupervisor;
   readonly #gate: HealthGate;
@@ -111,6 +115,12 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
     this.#kindNamespace = kindMap(options.kindNamespace, 'kindNamespace', checkNamespaceOption);
     this.#kindResyncMs = kindMap(options.kindResyncMs, 'kindResyncMs', checkResyncOption);
     this.#kindTweakList = kindMap(options.kindTweakList, 'kindTweakList', checkTweakOption);
+    this.#defaultInitialList = options.defaultInitialList;
+    this.#kindInitialList = kindMap(
+      options.kindInitialList,
+      'kindInitialList',
+      checkInitialListOption,
+    );
     this.#gracefulShutdownTimeoutMs =
       options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
     this.#kinds = new KindSupervisor({
@@ -190,6 +200,9 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       ? undefined
       : (this.#kindTweakList.get(key) ?? this.#defaultTweakList);
     const shard = internal ? undefined : this.#shardFor?.(key);
+    const initialList = internal
+      ? undefined
+      : (this.#kindInitialList.get(key) ?? this.#defaultInitialList);
     let entry: Entry | undefined;
     // createCache defers its lister-watcher: creating the informer costs no API call.
     const informer = createCache(client, {
@@ -208,6 +221,7 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       ...(tweakList !== undefined ? { tweakList } : {}),
       ...(this.#metrics !== undefined ? { metrics: this.#metrics } : {}),
       ...(shard !== undefined ? { shard } : {}),
+      ...(initialList !== undefined ? { initialList } : {}),
     });
     entry = {
       key,
