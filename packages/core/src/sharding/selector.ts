@@ -540,25 +540,47 @@ export function shardRangesContain(ranges: readonly ShardRange[], hash: bigint):
  */
 export function createShardMatcher(selector: ShardSelector): (value: string) => boolean {
   checkSelector(selector);
-  // Each bound as [high 32 bits, low 32 bits]; 2^64 has high half 2^32, above every hash.
-  const bounds = selector.ranges.map((range) => [
-    Number(range.start >> 32n),
-    Number(range.start & 0xffffffffn),
-    Number(range.end >> 32n),
-    Number(range.end & 0xffffffffn),
-  ]);
+  // Sorted and merged (overlapping or touching ranges joined), so a binary search finds the one range that can
+  // hold a hash: a replica of a 256-range ring owns tens of scattered ranges, checked on every object it receives.
+  const merged: Array<{ start: bigint; end: bigint }> = [];
+  for (const range of [...selector.ranges].sort((a, b) =>
+    a.start < b.start ? -1 : a.start > b.start ? 1 : 0,
+  )) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && range.start <= last.end) {
+      if (range.end > last.end) last.end = range.end;
+    } else {
+      merged.push({ start: range.start, end: range.end });
+    }
+  }
+  // Each bound as its high and low 32 bits; 2^64 has high half 2^32, above every hash.
+  const count = merged.length;
+  const startHi = merged.map((range) => Number(range.start >> 32n));
+  const startLo = merged.map((range) => Number(range.start & 0xffffffffn));
+  const endHi = merged.map((range) => Number(range.end >> 32n));
+  const endLo = merged.map((range) => Number(range.end & 0xffffffffn));
   const halves: [number, number] = [0, 0];
   return (value: string): boolean => {
     fnv1a64Halves(value, halves);
-    const [hi, lo] = halves;
-    for (const [startHi, startLo, endHi, endLo] of bounds as Array<
-      [number, number, number, number]
-    >) {
-      const atOrAfterStart = hi > startHi || (hi === startHi && lo >= startLo);
-      const beforeEnd = hi < endHi || (hi === endHi && lo < endLo);
-      if (atOrAfterStart && beforeEnd) return true;
+    const hi = halves[0];
+    const lo = halves[1];
+    // The last range starting at or before the hash.
+    let low = 0;
+    let high = count - 1;
+    let found = -1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const sHi = startHi[middle] as number;
+      if (hi > sHi || (hi === sHi && lo >= (startLo[middle] as number))) {
+        found = middle;
+        low = middle + 1;
+      } else {
+        high = middle - 1;
+      }
     }
-    return false;
+    if (found < 0) return false;
+    const eHi = endHi[found] as number;
+    return hi < eHi || (hi === eHi && lo < (endLo[found] as number));
   };
 }
 
