@@ -35,10 +35,11 @@ export type ShardBenchReplicaMessage =
       heapUsed: number;
       rss: number;
     }
+  | { type: 'count'; objects: number }
   | { type: 'failed'; message: string };
 
 /** What the parent sends. */
-export type ShardBenchReplicaRequest = { type: 'measure' } | { type: 'stats' };
+export type ShardBenchReplicaRequest = { type: 'measure' } | { type: 'stats' } | { type: 'count' };
 
 const wallNow = (): number => performance.timeOrigin + performance.now();
 
@@ -94,6 +95,8 @@ async function main(): Promise<void> {
       backlogSize = keys.length;
       if (keys.length === 0) send({ type: 'drained', at: wallNow(), keys: 0, reconciles });
       for (const key of keys) configMaps.enqueueKey(key);
+    } else if (message.type === 'count') {
+      send({ type: 'count', objects: configMaps.list(settings.namespace).length });
     } else if (message.type === 'stats') {
       const heapUsed = settledHeapUsed();
       send({

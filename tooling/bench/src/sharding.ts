@@ -90,6 +90,7 @@ class Replica {
   readonly drained: Promise<Extract<ShardBenchReplicaMessage, { type: 'drained' }>>;
   readonly ready: Promise<void>;
   #stats: ((message: Extract<ShardBenchReplicaMessage, { type: 'stats' }>) => void) | undefined;
+  #count: ((objects: number) => void) | undefined;
   failure: string | undefined;
   readonly identity: string;
 
@@ -120,6 +121,7 @@ class Replica {
       else if (message.type === 'ready') onReady();
       else if (message.type === 'drained') onDrained(message);
       else if (message.type === 'stats') this.#stats?.(message);
+      else if (message.type === 'count') this.#count?.(message.objects);
       else if (message.type === 'failed') {
         this.failure = message.message;
         console.error(`  ${identity} failed: ${message.message}`);
@@ -131,6 +133,14 @@ class Replica {
     return new Promise((resolve) => {
       this.#stats = resolve;
       this.child.send({ type: 'stats' });
+    });
+  }
+
+  /** Objects its ConfigMap cache holds now. */
+  count(): Promise<number> {
+    return new Promise((resolve) => {
+      this.#count = resolve;
+      this.child.send({ type: 'count' });
     });
   }
 
@@ -244,7 +254,19 @@ async function runConfig(
         `    4th joined: ${moves.length} of ${rangeCount} ranges moved (${((moves.length / rangeCount) * 100).toFixed(1)}%), ${result.join.keysMoved} keys (${((result.join.keysMoved / sizes.objects) * 100).toFixed(1)}%), hand-off gap p50 ${percentile(result.join.gaps, 0.5).toFixed(0)} ms p99 ${percentile(result.join.gaps, 0.99).toFixed(0)} ms max ${Math.max(...result.join.gaps).toFixed(0)} ms; settled ${seconds(result.join.settleMs)} after it started`,
       );
     }
-    // The initial sync's reconciles are no-ops; let them drain, then time a backlog of every key at 20 ms each.
+    // Every object held once (the caches listed the ranges they own), the initial sync's no-op reconciles drained,
+    // then time a backlog of every key at --handler ms each.
+    const heldStart = wallNow();
+    for (;;) {
+      const counts = await Promise.all(
+        replicas.filter((r) => !gone.has(r.identity)).map((r) => r.count()),
+      );
+      if (counts.reduce((sum, n) => sum + n, 0) === sizes.objects) break;
+      if (wallNow() - heldStart > 600_000)
+        throw new Error(`caches hold ${counts.join('/')} objects, not ${sizes.objects}`);
+      await pause(250);
+    }
+    console.log(`    every object held ${seconds(wallNow() - heldStart)} after the ring settled`);
     await pause(3_000);
     const stopChurn = churn();
     const measureAt = wallNow();
