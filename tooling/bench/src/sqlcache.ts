@@ -2,12 +2,19 @@
 // (5,000 and 100,000 objects), list latency (a page of 100, one label filter, a two-field sort, a partition of
 // 100 namespaces) over 100,000 objects while a writer applies 200 updates/s, RSS against @lasso/cache's
 // in-memory indexer (each in its own process), bytes on disk per object, and the WAL size under a write load
-// with concurrent readers. Goals: issue 21.
+// with concurrent readers. Goals: issue 21. Since issue 29 a watch of the store runs through the list and WAL
+// parts (its event history full: 1,000 events, the default), and the SqlStore's RSS is taken with a full history.
 import { fork } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createIndexer, metaNamespaceIndexFunc, namespaceIndex } from '@lasso/cache';
-import { createSqlStore, openSqlDatabase, type SqlDatabase, type SqlStore } from '@lasso/sqlcache';
+import {
+  createSqlStore,
+  openSqlDatabase,
+  ResourceVersionTooOldError,
+  type SqlDatabase,
+  type SqlStore,
+} from '@lasso/sqlcache';
 import { type BenchConfigMap, benchConfigMap } from './fixtures.ts';
 import {
   type BenchSummary,
@@ -30,6 +37,7 @@ const sqlRow = summary.contenders.SqlStore as Record<string, number>;
 const memoryRow = summary.contenders['in-memory indexer'] as Record<string, number>;
 
 const gvk = { group: '', version: 'v1', kind: 'ConfigMap' };
+const noWatch = process.argv.includes('--nowatch') || process.env.W6_NOWATCH === '1';
 const namespaces = 1_000;
 
 function fixture(count: number): BenchConfigMap[] {
@@ -132,6 +140,30 @@ function query(store: SqlStore<BenchConfigMap>, first: number, continueToken?: s
   });
 }
 
+/**
+ * A watch of `store` from now, reading every event until `signal` aborts. A watcher that falls more than the
+ * history behind (a writer burst larger than it, on a loaded machine) gets TooOld: counted, and it watches again
+ * from now, as a client would after a relist.
+ */
+async function watchAll(
+  store: SqlStore<BenchConfigMap>,
+  signal: AbortSignal,
+): Promise<{ events: number; expired: number }> {
+  // `--nowatch 1`: the same run without the watch, to compare on one machine state.
+  if (noWatch) return { events: 0, expired: 0 };
+  let events = 0;
+  let expired = 0;
+  while (!signal.aborted) {
+    try {
+      for await (const _event of store.watch({ signal })) events++;
+    } catch (error) {
+      if (!(error instanceof ResourceVersionTooOldError)) throw error;
+      expired++;
+    }
+  }
+  return { events, expired };
+}
+
 async function listUnderLoad(
   count: number,
   seconds: number,
@@ -139,6 +171,8 @@ async function listUnderLoad(
   store: SqlStore<BenchConfigMap>,
   objects: BenchConfigMap[],
 ): Promise<void> {
+  const watching = new AbortController();
+  const watch = watchAll(store, watching.signal);
   const load = writer(store, objects, 200);
   const latencies: number[] = [];
   let total = 0;
@@ -159,12 +193,19 @@ async function listUnderLoad(
     await turn();
   }
   const rate = await load.stop();
+  store.flush();
+  await turn();
+  watching.abort();
+  const watched = await watch;
+  sqlRow.listWatchEvents = watched.events;
+  sqlRow.listWatchExpired = watched.expired;
+  sqlRow.watchHistoryEvents = store.watchHistorySize();
   sqlRow.listP50Ms = Number(percentile(latencies, 0.5).toFixed(2));
   sqlRow.listP95Ms = Number(percentile(latencies, 0.95).toFixed(2));
   sqlRow.listP99Ms = Number(percentile(latencies, 0.99).toFixed(2));
   sqlRow.listUpdatesPerSecond = Math.round(rate);
   console.log(
-    `list over ${count.toLocaleString('en')} objects (page 100, 1 filter, 2-field sort, 100 namespaces, ~${total} matches) with ${rate.toFixed(0)} updates/s: ${latencies.length} lists, p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`,
+    `list over ${count.toLocaleString('en')} objects (page 100, 1 filter, 2-field sort, 100 namespaces, ~${total} matches) with ${rate.toFixed(0)} updates/s and a watch (${watched.events} events read, ${watched.expired} times too old, history ${store.watchHistorySize()} events): ${latencies.length} lists, p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`,
   );
   store.flush();
   database.checkpoint();
@@ -182,6 +223,8 @@ async function walUnderLoad(
   store: SqlStore<BenchConfigMap>,
   objects: BenchConfigMap[],
 ): Promise<void> {
+  const watching = new AbortController();
+  const watch = watchAll(store, watching.signal);
   const load = writer(store, objects, perSecond);
   let maxWal = 0;
   let reads = 0;
@@ -194,10 +237,16 @@ async function walUnderLoad(
     await sleep(5);
   }
   const rate = await load.stop();
+  store.flush();
+  await turn();
+  watching.abort();
+  const watched = await watch;
+  sqlRow.walWatchEvents = watched.events;
+  sqlRow.walWatchExpired = watched.expired;
   sqlRow.maxWalMiB = Number((maxWal / 1048576).toFixed(1));
   sqlRow.walUpdatesPerSecond = Math.round(rate);
   console.log(
-    `WAL under ${rate.toFixed(0)} updates/s for ${seconds} s with ${reads} concurrent list queries: max ${mib(maxWal)} (limit 64 MiB), now ${mib(database.walBytes())}`,
+    `WAL under ${rate.toFixed(0)} updates/s for ${seconds} s with ${reads} concurrent list queries and a watch (${watched.events} events read, ${watched.expired} times too old): max ${mib(maxWal)} (limit 64 MiB), now ${mib(database.walBytes())}`,
   );
 }
 
@@ -205,13 +254,20 @@ async function walUnderLoad(
 function rssChild(
   kind: 'memory' | 'sql',
   count: number,
-): Promise<{ before: number; after: number }> {
+): Promise<{ before: number; after: number; history?: number }> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), [], {
-      env: { ...process.env, W6_CHILD: kind, W6_OBJECTS: String(count) },
+      env: {
+        ...process.env,
+        W6_CHILD: kind,
+        W6_OBJECTS: String(count),
+        W6_NOWATCH: noWatch ? '1' : '0',
+      },
       execArgv: ['--expose-gc'],
     });
-    child.once('message', (message) => resolve(message as { before: number; after: number }));
+    child.once('message', (message) =>
+      resolve(message as { before: number; after: number; history?: number }),
+    );
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code !== 0) reject(new Error(`rss child ${kind} exited with ${code}`));
@@ -225,6 +281,8 @@ async function child(kind: string, count: number): Promise<void> {
   let objects: BenchConfigMap[] | undefined = fixture(count);
   let keep: unknown;
   let database: SqlDatabase | undefined;
+  let history: number | undefined;
+  const watching = new AbortController();
   if (kind === 'memory') {
     const indexer = createIndexer<BenchConfigMap>({
       indexers: { [namespaceIndex]: metaNamespaceIndexFunc },
@@ -236,7 +294,17 @@ async function child(kind: string, count: number): Promise<void> {
     const store = sqlStore(database);
     store.replace(objects, '1');
     store.listByOptions({ pageSize: 100, partitions: [{ passthrough: true }] });
-    keep = store;
+    // A watch running and its history full: 1,000 updates (the default bound) after the list.
+    const watch = watchAll(store, watching.signal);
+    for (let i = 0; i < (noWatch ? 0 : 1_000); i++) {
+      const next = structuredClone(objects[(i * 97) % objects.length] as BenchConfigMap);
+      next.metadata.resourceVersion = String(count + i + 1);
+      store.update(next);
+    }
+    store.flush();
+    await turn();
+    history = store.watchHistorySize();
+    keep = [store, watch];
   }
   objects = undefined;
   forceGc();
@@ -244,7 +312,8 @@ async function child(kind: string, count: number): Promise<void> {
   await turn();
   const after = process.memoryUsage().rss;
   void keep;
-  process.send?.({ before, after });
+  process.send?.({ before, after, history });
+  watching.abort();
   database?.close();
   process.exit(0);
 }
@@ -255,13 +324,17 @@ async function main(): Promise<void> {
     seconds: 20,
     walseconds: 60,
     walrate: 2_000,
+    nowatch: 0,
   });
+  (summary as { watch?: boolean }).watch = !noWatch;
   // The default driver of the running Node (node:sqlite on 22.13+, better-sqlite3 on 20): run once per Node to
   // compare them.
   const probe = openSqlDatabase();
   const driverName = probe.driverName;
   probe.close();
-  console.log(`W6 sqlcache (${machineNote()}, driver ${driverName})`);
+  console.log(
+    `W6 sqlcache (${machineNote()}, driver ${driverName}, ${noWatch ? 'no watch' : 'a watch running'})`,
+  );
   (summary as { driver?: string }).driver = driverName;
   await warmUp(5_000, 5);
   await warmUp(sizes.objects, 2);
@@ -276,8 +349,9 @@ async function main(): Promise<void> {
   const sql = await rssChild('sql', sizes.objects);
   const grown = (r: { before: number; after: number }) => r.after - r.before;
   console.log(
-    `RSS with ${sizes.objects.toLocaleString('en')} objects (growth over an empty process): in-memory indexer ${mib(grown(memory))} (total ${mib(memory.after)}), SqlStore ${mib(grown(sql))} (total ${mib(sql.after)}): ${(grown(sql) / grown(memory)).toFixed(2)}x`,
+    `RSS with ${sizes.objects.toLocaleString('en')} objects (growth over an empty process): in-memory indexer ${mib(grown(memory))} (total ${mib(memory.after)}), SqlStore with a watch and ${sql.history} events of history ${mib(grown(sql))} (total ${mib(sql.after)}): ${(grown(sql) / grown(memory)).toFixed(2)}x`,
   );
+  sqlRow.rssWatchHistoryEvents = sql.history ?? 0;
   sqlRow.rssGrowthMiB = Number((grown(sql) / 1048576).toFixed(1));
   memoryRow.rssGrowthMiB = Number((grown(memory) / 1048576).toFixed(1));
   (summary.ratios as Record<string, number>)['RSS SqlStore / in-memory'] = Number(
