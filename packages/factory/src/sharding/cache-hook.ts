@@ -1,9 +1,9 @@
 // How a sharded controller factory gives the informers of its cache factory their shard filters: an internal
 // method on the cache factory this package builds, so a filter is set when the informer is created.
-import type { KindShardFilterSource } from './shard-coordinator.ts';
+import type { ShardFilterSource } from '@lasso/cache';
 
 /** @internal The shard filter of a kind's informer (by {@link gvkKey}); undefined: unfiltered. */
-export type ShardFilterResolver = (kind: string) => KindShardFilterSource | undefined;
+export type ShardFilterResolver = (kind: string) => ShardFilterSource | undefined;
 
 /** @internal Installs a {@link ShardFilterResolver} on a cache factory of this package (once). */
 export const setShardFilters: unique symbol = Symbol('lasso.factory.setShardFilters') as never;

@@ -2,6 +2,7 @@
 // holds and the admit check its controller runs; on every change of the ring, the release or gain sequence that
 // keeps "a range is acted on by at most one replica at any time".
 
+import type { ShardFilter, ShardFilterSource } from '@lasso/cache';
 import type { KubeObjectLike } from '@lasso/client';
 import type { HandOffController } from '@lasso/controller';
 import {
@@ -16,7 +17,7 @@ import {
   noopMetricsProvider,
   type StopResult,
 } from '@lasso/core';
-import { fnv1a64Hex, type ShardKey, type ShardRange, shardHashSource } from '@lasso/core/sharding';
+import { fnv1a64Hex, type ShardKey, shardHashSource } from '@lasso/core/sharding';
 import { mergeShardRanges } from './assignment.ts';
 
 declare module '@lasso/core' {
@@ -55,23 +56,6 @@ export class ShardMovedError extends LassoError {
   }
 }
 
-/** The owned ranges an informer filters by (the `ShardFilter` of `@lasso/cache`). */
-export interface KindShardFilter {
-  /** Increases on every change. */
-  readonly generation: number;
-  /** The ranges whose objects the informer holds (possibly none). */
-  readonly ranges: readonly ShardRange[];
-  readonly key: ShardKey;
-  /** Hash objects with a controller owner by that owner's uid: client-side only. */
-  readonly byOwner: boolean;
-}
-
-/** A changing {@link KindShardFilter} (the `ShardFilterSource` of `@lasso/cache`). */
-export interface KindShardFilterSource {
-  current(): KindShardFilter;
-  subscribe(listener: () => void): () => void;
-}
-
 /** What the coordinator needs of a shard ring (`ShardRing` of ./ring-api.ts). */
 export interface CoordinatedRing {
   readonly ring: string;
@@ -107,11 +91,11 @@ export interface CoordinatedController {
 const hashSpaceTop = 2 ** 32;
 
 /** One kind: its filter and the controller acting on it. */
-class KindShard implements KindShardFilterSource {
+class KindShard implements ShardFilterSource {
   readonly name: string;
   readonly #coordinator: ShardCoordinator;
   readonly #listeners = new Set<() => void>();
-  #filter: KindShardFilter;
+  #filter: ShardFilter;
   byOwner: boolean;
   controller: CoordinatedController | undefined;
 
@@ -122,7 +106,7 @@ class KindShard implements KindShardFilterSource {
     this.#filter = this.#build(0);
   }
 
-  current(): KindShardFilter {
+  current(): ShardFilter {
     return this.#filter;
   }
 
@@ -156,7 +140,7 @@ class KindShard implements KindShardFilterSource {
     }
   }
 
-  #build(generation: number): KindShardFilter {
+  #build(generation: number): ShardFilter {
     return Object.freeze({
       generation,
       ranges: Object.freeze(
@@ -218,12 +202,12 @@ export class ShardCoordinator {
   }
 
   /** The filter of `kind`'s informer (created on first use). */
-  sourceFor(kind: string): KindShardFilterSource {
+  sourceFor(kind: string): ShardFilterSource {
     return this.#kind(kind);
   }
 
   /** The filter of `kind` when a controller of the factory was made for it; undefined for other kinds. */
-  existingSource(kind: string): KindShardFilterSource | undefined {
+  existingSource(kind: string): ShardFilterSource | undefined {
     return this.#kinds.get(kind);
   }
 
