@@ -17,8 +17,8 @@ const top = 1n << 64n;
 const quarter = 1n << 62n;
 const half = 1n << 63n;
 
-function inRanges(object: KubeObject, ranges: readonly ShardRange[]): boolean {
-  const hash = fnv1a64(shardHashSource(object, 'object.metadata.uid'));
+function inRanges(object: KubeObject, ranges: readonly ShardRange[], byOwner = false): boolean {
+  const hash = fnv1a64(shardHashSource(object, 'object.metadata.uid', { byOwner }));
   return ranges.some((range) => range.start <= hash && hash < range.end);
 }
 
@@ -86,8 +86,8 @@ describe.each([
   }
 
   /** An informer of `namespace` owning `ranges`, with a recorder of every callback. */
-  function replica(namespace: string, ranges: readonly ShardRange[]) {
-    const shard = createShardFilterSource({ ranges });
+  function replica(namespace: string, ranges: readonly ShardRange[], byOwner = false) {
+    const shard = createShardFilterSource({ ranges, byOwner });
     const metrics = createTestMetricsProvider();
     const informer: SharedIndexInformer<KubeObject> = createCache(cluster.configMaps, {
       namespace,
@@ -97,6 +97,7 @@ describe.each([
     });
     const recorder = new StateRecorder();
     const log: string[] = [];
+    const deleted: unknown[] = [];
     // One handler, so the log is complete whenever the recorder's `until` rechecks.
     const recording = recorder.handler();
     informer.addEventHandler({
@@ -109,6 +110,7 @@ describe.each([
         return recording.onUpdate?.(old, object);
       },
       onDelete: (object) => {
+        deleted.push(object);
         log.push(
           `delete:${isDeletedFinalStateUnknown(object) ? object.key : metaNamespaceKeyFunc(object)}`,
         );
@@ -124,6 +126,7 @@ describe.each([
       informer,
       recorder,
       log,
+      deleted,
       evicted,
       filtered: () => metrics.value('lasso_shard_objects_filtered_total', { kind: 'ConfigMap' }),
       keys: () => informer.getStore().listKeys().sort(),
@@ -244,6 +247,77 @@ describe.each([
       );
     } finally {
       await r.stop();
+    }
+  });
+
+  it('byOwner: children follow their controller owner, and move with it when the owner changes', async () => {
+    const namespace = await namespaceOf('shard-owner');
+    const lower = [{ start: 0n, end: half }];
+    const upper = [{ start: half, end: top }];
+    // One owner on each side of 2^63 (uids are the server's: create until both sides have one).
+    const owners: KubeObject[] = [];
+    let ownerLower: KubeObject | undefined;
+    let ownerUpper: KubeObject | undefined;
+    while (ownerLower === undefined || ownerUpper === undefined) {
+      const [owner] = await createConfigMaps(namespace, 1, 200 + owners.length);
+      owners.push(owner as KubeObject);
+      if (inRanges(owner as KubeObject, lower)) ownerLower ??= owner;
+      else ownerUpper ??= owner;
+    }
+    const ownedBy = (owner: KubeObject) => ({
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          name: owner.metadata?.name as string,
+          uid: owner.metadata?.uid as string,
+          controller: true,
+        },
+      ],
+    });
+    const children: KubeObject[] = [];
+    for (let index = 0; index < 6; index++) {
+      children.push(
+        await cluster.configMaps.create(namespace, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `child-${index}`, ...ownedBy(ownerLower) },
+        }),
+      );
+    }
+    const a = replica(namespace, lower, true);
+    const b = replica(namespace, upper, true);
+    try {
+      await Promise.all([a.informer.whenSynced(), b.informer.whenSynced()]);
+      const childKeys = children.map(metaNamespaceKeyFunc).sort();
+      // Every child is with its owner's replica, whatever its own uid hashes to.
+      expect(a.keys().filter((key) => key.includes('/child-'))).toEqual(childKeys);
+      expect(b.keys().filter((key) => key.includes('/child-'))).toEqual([]);
+      await a.recorder.until(
+        () => childKeys.every((key) => a.recorder.state.has(key)),
+        'children in a',
+      );
+      a.log.length = 0;
+      b.log.length = 0;
+      // child-0 gets the other owner: it leaves a as a deletion and arrives in b as an add.
+      const moved = children[0] as KubeObject;
+      await cluster.configMaps.update(namespace, {
+        ...moved,
+        metadata: { ...moved.metadata, ...ownedBy(ownerUpper) },
+      });
+      const key = metaNamespaceKeyFunc(moved);
+      await b.recorder.until(() => b.recorder.state.has(key), `${key} in b`);
+      await a.recorder.until(() => !a.recorder.state.has(key), `${key} gone from a`);
+      expect(a.log).toEqual([`delete:${key}`]);
+      // Delivered with the state a held: naming the owner a's handlers know.
+      expect((a.deleted[0] as KubeObject).metadata?.ownerReferences?.[0]?.uid).toBe(
+        ownerLower.metadata?.uid,
+      );
+      expect(b.log).toEqual([`add:${key}`]);
+      expect(a.recorder.violations).toEqual([]);
+      expect(b.recorder.violations).toEqual([]);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
     }
   });
 });
