@@ -143,6 +143,18 @@ export interface ControllerOptions {
    */
   reconcileTimeoutMs?: number | undefined;
   /**
+   * Give a key up after this many failed retries in a row (client-go's sample controllers' `maxRetries`; lasso
+   * retries forever, capped at 120 s apart): the key leaves the queue with its backoff forgotten, one error is
+   * logged (`giving up on '<key>' after N retries`), `lasso_controller_give_ups_total` counts it and `onGiveUp`
+   * is told. The next informer event or enqueue of the key starts it afresh. Default `Infinity` (never).
+   */
+  maxRetries?: number | undefined;
+  /**
+   * Told of every key given up after `maxRetries` (a dead-letter hook: record it, raise an Event, enqueue it
+   * again later). What it throws is logged and does not bring the key back.
+   */
+  onGiveUp?: ((giveUp: GiveUp) => void) | undefined;
+  /**
    * How long `stopped()` waits after the start signal aborts for in-flight reconciles to finish before it
    * settles with `drained: false` and logs each one still running. Default `defaultGracefulShutdownTimeoutMs`
    * from `@lasso/core` (30 000, controller-runtime's).
@@ -200,6 +212,18 @@ export interface FilterableController<T extends KubeObjectLike> extends Controll
   [setEventFilter](filter: EventFilter<T>): void;
 }
 
+/** A key a controller stopped retrying (see {@link ControllerOptions.maxRetries}). */
+export interface GiveUp {
+  /** The controller's name. */
+  readonly controller: string;
+  /** The key's `namespace/name`. */
+  readonly key: string;
+  /** The error of the last attempt. */
+  readonly error: unknown;
+  /** Failed retries before it was given up (the attempts are one more). */
+  readonly retries: number;
+}
+
 /** @internal Throws a RangeError naming the option for a bad `workers`, `reconcileTimeoutMs` or `gracefulShutdownTimeoutMs`. */
 export function checkControllerOptions(options: ControllerOptions, name: string): void {
   const workers = options.workers;
@@ -219,6 +243,18 @@ export function checkControllerOptions(options: ControllerOptions, name: string)
     );
   }
   checkDuration(options.gracefulShutdownTimeoutMs, 'gracefulShutdownTimeoutMs', name, 'bound');
+  const maxRetries = options.maxRetries;
+  if (
+    maxRetries !== undefined &&
+    !(maxRetries === Number.POSITIVE_INFINITY || (Number.isInteger(maxRetries) && maxRetries >= 0))
+  ) {
+    throw new RangeError(
+      `createController(${name}): maxRetries must be an integer >= 0 or Infinity, got ${String(maxRetries)}`,
+    );
+  }
+  if (options.onGiveUp !== undefined && typeof options.onGiveUp !== 'function') {
+    throw new TypeError(`createController(${name}): onGiveUp must be a function`);
+  }
   checkTracerProvider(options.tracerProvider, `createController(${name}): tracerProvider`);
 }
 

@@ -10,7 +10,7 @@ import { revokedProxy, throwingGetter } from './__fixtures__/hostile.ts';
 import { createRecorder } from './__fixtures__/recorder.ts';
 import { configMap, createTestInformer } from './__fixtures__/test-informer.ts';
 import { createController } from './controller.ts';
-import type { ControllerOptions, Handler } from './controller-types.ts';
+import type { ControllerOptions, GiveUp, Handler } from './controller-types.ts';
 import { ErrIgnore, retryAfter } from './errors.ts';
 
 const stops: AbortController[] = [];
@@ -161,6 +161,65 @@ describe('createController', () => {
     await t.settle();
     await t.clock.advance(100);
     await recorder.until((calls) => calls.length === 6);
+  });
+
+  it('gives a key up after maxRetries failed retries: one error, a count, the hook told; the next event starts afresh', async () => {
+    const recorder = createRecorder(() => {
+      throw new Error('still broken');
+    });
+    const given: GiveUp[] = [];
+    const t = setup((key, object) => recorder.handler(key, object), {
+      rateLimiter: exponentialFailureRateLimiter({ baseDelayMs: 100, maxDelayMs: 10_000 }),
+      maxRetries: 2,
+      onGiveUp: (giveUp) => {
+        given.push(giveUp);
+        throw new Error('hook broke');
+      },
+    });
+    await t.start();
+    t.controller.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 1);
+    await t.settle();
+    await t.clock.advance(100);
+    await recorder.until((calls) => calls.length === 2);
+    await t.settle();
+    await t.clock.advance(200);
+    await recorder.until((calls) => calls.length === 3);
+    await t.settle();
+    // Given up: nothing more however long we wait.
+    await t.clock.advance(60_000);
+    expect(recorder.calls).toHaveLength(3);
+    expect(given).toEqual([
+      {
+        controller: 'v1, Kind=ConfigMap',
+        key: 'ns/a',
+        error: new Error('still broken'),
+        retries: 2,
+      },
+    ]);
+    expect(t.logger.find("giving up on 'ns/a' after 2 retries")).toHaveLength(1);
+    expect(t.logger.find('onGiveUp threw')).toHaveLength(1);
+    expect(
+      t.metrics.value('lasso_controller_give_ups_total', { controller_name: 'v1, Kind=ConfigMap' }),
+    ).toBe(1);
+    // Its backoff was forgotten: the next enqueue runs at once and retries from the base delay.
+    t.controller.enqueueKey('ns/a');
+    await recorder.until((calls) => calls.length === 4);
+    await t.settle();
+    await t.clock.advance(100);
+    await recorder.until((calls) => calls.length === 5);
+  });
+
+  it('refuses a bad maxRetries or onGiveUp naming it', () => {
+    const informer = createTestInformer();
+    for (const maxRetries of [-1, 1.5, Number.NaN]) {
+      expect(() => createController('x', informer, undefined, () => {}, { maxRetries })).toThrow(
+        /maxRetries must be an integer >= 0 or Infinity/,
+      );
+    }
+    expect(() =>
+      createController('x', informer, undefined, () => {}, { onGiveUp: 'no' as never }),
+    ).toThrow(/onGiveUp must be a function/);
   });
 
   it.for([

@@ -37,6 +37,7 @@ import {
   checkControllerOptions,
   type EventFilter,
   type FilterableController,
+  type GiveUp,
   type Handler,
   type HandOffController,
   type KeyPredicate,
@@ -99,6 +100,9 @@ class ControllerImpl<T extends KubeObjectLike>
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #workers: number;
   readonly #timeouts: Counter | undefined;
+  readonly #maxRetries: number;
+  readonly #onGiveUp: ((giveUp: GiveUp) => void) | undefined;
+  readonly #giveUps: Counter | undefined;
   // The one queue, from creation to close(): events and enqueues land here whether or not workers run.
   readonly #queue: RateLimitingQueue<string>;
   readonly #taker: QueueTaker;
@@ -146,6 +150,16 @@ class ControllerImpl<T extends KubeObjectLike>
         : metrics.counter({
             name: 'lasso_controller_reconcile_timeouts_total',
             help: 'Total number of reconciles whose signal aborted because reconcileTimeoutMs passed',
+            labels: { controller_name: name },
+          });
+    this.#maxRetries = options.maxRetries ?? Number.POSITIVE_INFINITY;
+    this.#onGiveUp = options.onGiveUp;
+    this.#giveUps =
+      this.#maxRetries === Number.POSITIVE_INFINITY
+        ? undefined
+        : metrics.counter({
+            name: 'lasso_controller_give_ups_total',
+            help: 'Total number of keys given up after maxRetries failed retries',
             labels: { controller_name: name },
           });
     this.#queue = createRateLimitingQueue<string>(this.#rateLimiter, {
@@ -626,6 +640,25 @@ class ControllerImpl<T extends KubeObjectLike>
     return (this.#informer.getStore().getByKey(key) as T | undefined) ?? this.#deleted.get(key);
   }
 
+  // The key leaves the queue before anything is said: a throwing logger or hook cannot bring it back.
+  #giveUp(key: string, error: unknown, retries: number): void {
+    this.#queue.forget(key);
+    this.#deleted.delete(key);
+    this.#giveUps?.inc();
+    this.#logger.error(`giving up on '${key}' after ${retries} retries`, {
+      key,
+      retries,
+      error: errorMessage(error),
+      stack: stackOf(error),
+    });
+    if (this.#onGiveUp === undefined) return;
+    try {
+      this.#onGiveUp({ controller: this.name, key, error, retries });
+    } catch (hookError) {
+      this.#logger.error('onGiveUp threw', { key, error: errorMessage(hookError) });
+    }
+  }
+
   // Forget the key's backoff after a success (or an ignored error), requeue it after a failure.
   #afterReconcile(run: Run, key: string, failed: boolean, error: unknown): void {
     if (this.#revoked.delete(key)) {
@@ -662,6 +695,11 @@ class ControllerImpl<T extends KubeObjectLike>
     if (delayMs !== undefined) {
       this.#queue.addAfter(key, delayMs);
       this.#logger.debug('requeuing after delay', { key, delayMs });
+      return;
+    }
+    const retries = this.#queue.numRequeues(key);
+    if (retries >= this.#maxRetries) {
+      this.#giveUp(key, error, retries);
       return;
     }
     this.#queue.addRateLimited(key);

@@ -1,3 +1,4 @@
+import type { GiveUp } from '@lasso/controller';
 import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { KindRef } from './kind.ts';
@@ -36,6 +37,13 @@ export interface SharedControllerFactoryOptions {
   gracefulShutdownTimeoutMs?: number | undefined;
   /** Abort each reconcile's `context.signal` after this long (every controller's `reconcileTimeoutMs`). */
   reconcileTimeoutMs?: number | undefined;
+  /**
+   * Every controller's `maxRetries`: a key is given up (logged, counted in `lasso_controller_give_ups_total`,
+   * `onGiveUp` told) after this many failed retries in a row. Default `Infinity`: retried forever, as lasso.
+   */
+  maxRetries?: number | undefined;
+  /** Every controller's `onGiveUp`: told of each key given up after `maxRetries` (`{ controller, key, error, retries }`). */
+  onGiveUp?: ((giveUp: GiveUp) => void) | undefined;
   /**
    * Skip informer updates whose resourceVersion did not change (resyncs): handlers then run only on real
    * changes, enqueues and retries, and the application owns its retries (lasso's `SyncOnlyChangedObjects`).

@@ -582,6 +582,31 @@ describe('createSharedControllerFactory', () => {
       expect(await aborted.promise).toBeInstanceOf(Error);
     });
 
+    it('gives every controller maxRetries and onGiveUp: a key failing past them is given up and reported', async () => {
+      const given: string[] = [];
+      const { clock, factory, signal } = setup({
+        maxRetries: 0,
+        onGiveUp: ({ controller, key, retries }) => given.push(`${controller} ${key} ${retries}`),
+      });
+      const deployments = await factory.forKind(deploymentGvk);
+      let calls = 0;
+      const failed = deferred();
+      deployments.registerHandler(signal, 'broken', (key) => {
+        if (key !== 'team/web') return undefined;
+        calls++;
+        failed.resolve();
+        throw new Error('broken');
+      });
+      await factory.start(signal, 1);
+      deployments.enqueueKey('team/web');
+      await failed.promise;
+      await clock.advance(60_000);
+      expect(calls).toBe(1);
+      expect(given).toEqual(['apps/v1, Kind=Deployment team/web 0']);
+      expect(() => setup({ maxRetries: -2 })).toThrow(/maxRetries must be/);
+      expect(() => setup({ onGiveUp: 1 as never })).toThrow(/onGiveUp must be a function/);
+    });
+
     it('keeps caches started beforehand running when its own signal aborts (warm standby)', async () => {
       const { cluster, factory } = setup();
       const process = new AbortController();

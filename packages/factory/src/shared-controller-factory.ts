@@ -88,6 +88,7 @@ class SharedControllerFactoryImpl
   readonly #syncOnlyChangedObjects: boolean;
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #reconcileTimeoutMs: number | undefined;
+  readonly #giveUp: Pick<SharedControllerFactoryOptions, 'maxRetries' | 'onGiveUp'>;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: MetricsProvider | undefined;
@@ -115,6 +116,10 @@ class SharedControllerFactoryImpl
     this.#gracefulShutdownTimeoutMs =
       options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
     this.#reconcileTimeoutMs = options.reconcileTimeoutMs;
+    this.#giveUp = {
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      ...(options.onGiveUp !== undefined ? { onGiveUp: options.onGiveUp } : {}),
+    };
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
     this.#metrics = options.metrics;
@@ -226,6 +231,7 @@ class SharedControllerFactoryImpl
             ...(this.#reconcileTimeoutMs !== undefined
               ? { reconcileTimeoutMs: this.#reconcileTimeoutMs }
               : {}),
+            ...this.#giveUp,
             clock: this.#clock,
             logger: this.#logger.child({ gvk: queueName }),
             metrics: this.#metrics,
@@ -500,6 +506,18 @@ function newSharedControllerFactory(
   }
   if (options.reconcileTimeoutMs !== undefined) {
     checkTimeout(options.reconcileTimeoutMs, 'reconcileTimeoutMs');
+  }
+  const maxRetries = options.maxRetries;
+  if (
+    maxRetries !== undefined &&
+    !(maxRetries === Number.POSITIVE_INFINITY || (Number.isInteger(maxRetries) && maxRetries >= 0))
+  ) {
+    throw new RangeError(
+      `createSharedControllerFactory: maxRetries must be an integer >= 0 or Infinity, got ${String(maxRetries)}`,
+    );
+  }
+  if (options.onGiveUp !== undefined && typeof options.onGiveUp !== 'function') {
+    throw new TypeError('createSharedControllerFactory: onGiveUp must be a function');
   }
   return new SharedControllerFactoryImpl(cacheFactory, options, ownsCaches);
 }
