@@ -4,10 +4,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { call, crd, unique } from '@lasso-internal/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type Environment, startEnvironment } from '../src/index.ts';
-import { call, crd, unique } from '@lasso-internal/wire';
 
 const builtin = !process.env.LASSO_TEST_KUBECONFIG && !process.env.KUBEBUILDER_ASSETS;
 
