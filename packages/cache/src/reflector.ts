@@ -34,7 +34,9 @@ import {
 } from './reflector-options.ts';
 import {
   checkShardFilterSource,
+  type ShardCheck,
   ShardView,
+  shardCovers,
   shardFilteredCounter,
   shardListerWatcher,
 } from './shard-filter.ts';
@@ -141,7 +143,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   readonly #shard: ShardView | undefined;
   /** The current pass of the list/watch loop: aborted to restart it with a new shard filter. */
   #pass: AbortController | undefined;
-  #passSignature: string | undefined;
+  /** The filter whose objects the store holds completely (the pass's, narrowed by changes that only lost ranges). */
+  #held: ShardCheck | undefined;
   #restartPending = false;
 
   constructor(
@@ -423,7 +426,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         this.#restartPending = false;
         signal = combined.signal;
         const check = this.#shard?.get();
-        this.#passSignature = check?.signature;
+        this.#held = check;
         try {
           if (check?.empty === true) await this.#idle(signal);
           else await passLoop();
@@ -446,13 +449,24 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     }
   }
 
-  /** The shard filter changed: restart the pass unless it still selects the same objects the same way. */
+  /**
+   * The shard filter changed: restart the pass (list again with the new selector) when it gained anything. A change
+   * that only gives ranges up restarts nothing: the store's owner evicts what left, the open watch checks each
+   * event against the new filter, and its next watch sends the new selector (a relist would bring nothing new,
+   * and on the client-side path it would read the whole resource). Giving up every range does restart: into
+   * `idle`, with no request open.
+   */
   #shardChanged(): void {
     const pass = this.#pass;
-    if (pass === undefined || this.#shard === undefined) return;
-    // An invalid filter keeps the last good one (ShardView reports it): then the signature is unchanged.
-    const signature = this.#shard.get().signature;
-    if (signature === this.#passSignature) return;
+    const held = this.#held;
+    if (pass === undefined || this.#shard === undefined || held === undefined) return;
+    // An invalid filter keeps the last good one (ShardView reports it): then nothing changed.
+    const check = this.#shard.get();
+    if (check.signature === held.signature) return;
+    if (!check.empty && !held.empty && shardCovers(held, check)) {
+      this.#held = check;
+      return;
+    }
     this.#restartPending = true;
     pass.abort(new LassoError('LASSO_ABORTED', 'shard ranges changed'));
   }

@@ -217,20 +217,35 @@ describe.each([
       formatShardSelector({ key: 'object.metadata.uid', ranges: everything }),
     );
     t.seen.length = 0;
-    // Shrink to the upper half: l1, l2 leave silently.
+    // Shrink to the upper half: l1, l2 leave silently; nothing is listed again (nothing was gained).
+    const lists = t.fake.listCalls.length;
     shard.set(upper);
     expect(t.keys()).toEqual(['ns/u1', 'ns/u2']);
     expect(evicted).toEqual([['ns/l1', 'ns/l2']]);
-    await t.fake.nextWatch();
     await t.settle();
     expect(t.seen).toEqual([]);
     expect(t.informer.hasSynced()).toBe(true);
-    // Objects of the ranges lost produce nothing any more; those kept are still watched.
+    expect(t.fake.listCalls).toHaveLength(lists);
+    expect(t.fake.openWatches()).toHaveLength(1);
+    // Objects of the ranges lost produce nothing any more, on the watch still open; those kept are still watched.
     t.fake.modify(cm('l1', l1, { labels: { a: 'b' } }));
     t.fake.remove('ns/l2');
     t.fake.modify(cm('u1', u1, { labels: { a: 'b' } }));
     await t.settle();
     expect(t.seen).toEqual(['update:u1:4->8']);
+    // The next watch sends the narrower selector.
+    t.fake.closeWatches();
+    const next = await t.fake.nextWatch();
+    expect(next.options.shardSelector).toBe(
+      formatShardSelector({ key: 'object.metadata.uid', ranges: upper }),
+    );
+    // Gaining the lower half back lists again: what it holds there now (l1; l2 is gone) arrives as an add.
+    t.seen.length = 0;
+    shard.set(everything);
+    await t.fake.nextWatch();
+    await t.settle();
+    expect(t.seen).toEqual(['add:l1']);
+    expect(t.keys()).toEqual(['ns/l1', 'ns/u1', 'ns/u2']);
     await t.stop();
   });
 });

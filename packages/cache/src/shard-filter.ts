@@ -127,6 +127,10 @@ export interface ShardCheck {
   readonly empty: boolean;
   /** The `shardSelector` sent to the server; undefined when filtering client-side only (byOwner, empty). */
   readonly selector: string | undefined;
+  readonly key: ShardKey;
+  readonly byOwner: boolean;
+  /** The ranges sorted by start, overlapping and touching ones joined. */
+  readonly merged: readonly ShardRange[];
   /** True when the object hashes into an owned range. */
   contains(object: KubeObjectLike): boolean;
 }
@@ -141,19 +145,46 @@ export function compileShardFilter(filter: ShardFilter): ShardCheck {
       signature: `${key}|${byOwner}|`,
       empty: true,
       selector: undefined,
+      key,
+      byOwner,
+      merged: [],
       contains: () => false,
     };
   }
   const text = formatShardSelector({ key, ranges });
   const matches = createShardMatcher({ key, ranges });
   const options = { byOwner };
+  const merged: Array<{ start: bigint; end: bigint }> = [];
+  for (const range of ranges.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0))) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && range.start <= last.end) {
+      if (range.end > last.end) last.end = range.end;
+    } else {
+      merged.push({ start: range.start, end: range.end });
+    }
+  }
   return {
     generation,
     signature: `${key}|${byOwner}|${text}`,
     empty: false,
     selector: byOwner ? undefined : text,
+    key,
+    byOwner,
+    merged,
     contains: (object) => matches(shardHashSource(object, key, options)),
   };
+}
+
+/**
+ * @internal True when every object `inner` selects is selected by `outer` (same key and byOwner, each range of
+ * `inner` inside one of `outer`'s): a change from `outer` to `inner` only loses objects, so what is held for
+ * `inner` is complete without a list.
+ */
+export function shardCovers(outer: ShardCheck, inner: ShardCheck): boolean {
+  if (outer.key !== inner.key || outer.byOwner !== inner.byOwner) return false;
+  return inner.merged.every((range) =>
+    outer.merged.some((around) => around.start <= range.start && range.end <= around.end),
+  );
 }
 
 /**
@@ -230,8 +261,9 @@ export interface ShardListerWatcherOptions {
 
 /**
  * @internal `inner` with the source's current filter applied to every list page and watch (see the top of this
- * file). A list keeps the filter of its first page for its `continue` pages; a watch keeps the filter it was
- * opened with (a change of filter restarts both: the reflector's relist).
+ * file). A list keeps the filter of its first page for its `continue` pages; a watch sends the selector of the
+ * filter when it opens and checks each event against the filter when the event arrives (a change that gains
+ * ranges restarts both: the reflector's relist).
  *
  * Watch events of objects outside the ranges are dropped, except with `byOwner`: there an update can move an
  * object out (its controller owner changed), so a MODIFIED outside the ranges is passed on as a DELETED (the
@@ -311,10 +343,11 @@ export function shardListerWatcher<T extends KubeObjectLike>(
       // The page's metadata is kept whole: its continue token and remainingItemCount go on as the server sent them.
       return { ...page, items };
     },
+    // The selector sent is the filter's when the watch opens; each event is checked against the filter in force
+    // when it arrives, so ranges given up take effect at once on an open watch (the reflector keeps it open then).
     watch(watch: WatchOptions): AsyncIterable<WatchEvent<T>> {
-      const check = view.get();
-      return filterSteps(inner.watch(watchOptions(watch, check)), (event) =>
-        filterEvent(event, check),
+      return filterSteps(inner.watch(watchOptions(watch, view.get())), (event) =>
+        filterEvent(event, view.get()),
       );
     },
     ...(inner.listProgressDeadline === undefined
@@ -324,8 +357,8 @@ export function shardListerWatcher<T extends KubeObjectLike>(
   const batches = inner.watchBatches?.bind(inner);
   if (batches !== undefined) {
     wrapped.watchBatches = (watch: WatchOptions): AsyncIterable<WatchEvent<T>[]> => {
-      const check = view.get();
-      return filterSteps(batches(watchOptions(watch, check)), (batch) => {
+      return filterSteps(batches(watchOptions(watch, view.get())), (batch) => {
+        const check = view.get();
         let kept: WatchEvent<T>[] | undefined;
         for (let index = 0; index < batch.length; index++) {
           const event = batch[index] as WatchEvent<T>;
