@@ -222,6 +222,23 @@ describe('ShardLogChecker ownership', () => {
   });
 });
 
+describe('ShardLogChecker calls outside ownership', () => {
+  it('finds a call started by a replica that did not own the key range, with slack for a late log', () => {
+    const check = checker();
+    // 'W:ns/x' hashes to range 2 (call() takes src from the key length).
+    check.add([own('a', 0, [0, 1]), own('b', 0, [2, 3])]);
+    check.add(call('a', 'W:ns/x', '1', 100, 150));
+    check.add(call('b', 'W:ns/x', '2', 200, 250));
+    // a gains range 2 at 1_000 but logs it 50 ms late: a call at 960 is within the slack.
+    check.add([own('b', 900, [3]), own('a', 1_010, [0, 1, 2])]);
+    check.add(call('a', 'W:ns/x', '3', 960, 990));
+    const result = check.finish(2_000, new Map([['W:ns/x', '3']]));
+    expect(
+      result.outsideOwnership.map((found) => [found.call.r, found.call.start, found.range]),
+    ).toEqual([['a', 100, 2]]);
+  });
+});
+
 describe('shard log files', () => {
   const dirs: string[] = [];
   afterEach(() => {

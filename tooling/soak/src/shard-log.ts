@@ -192,6 +192,8 @@ export interface ShardCheckerOptions {
    * and once it runs again its fence must end what was in flight. Calls that do are counted up to the SIGSTOP.
    */
   wakeGraceMs: number;
+  /** How late a replica may log a range it gained (its poll interval and some), ms. Default 100. */
+  ownSlackMs?: number;
 }
 
 /** The end-of-run answers. */
@@ -218,6 +220,11 @@ export interface ShardFinalResult {
   doubleOwned: { count: number; maxMs: number };
   /** Calls cut by the rules (counted, not failed). */
   cut: { frozen: number; wake: number; died: number };
+  /**
+   * Calls started by a replica whose own log did not show the key's range owned at the start (nor within
+   * `ownSlackMs` after it: the log polls the ring, so a gain is logged a little late).
+   */
+  outsideOwnership: Array<{ call: ShardReconcile; range: number }>;
 }
 
 /**
@@ -420,6 +427,7 @@ export class ShardLogChecker {
       else deletionsUnseen++;
     }
     return {
+      outsideOwnership: this.#outsideOwnership(now),
       overlaps: [...this.#overlaps],
       lost,
       deletionsSeen,
@@ -471,6 +479,36 @@ export class ShardLogChecker {
     return voided ? [] : last.ranges;
   }
 
+  #outsideOwnership(now: number): ShardFinalResult['outsideOwnership'] {
+    const slack = this.#options.ownSlackMs ?? 100;
+    const found: ShardFinalResult['outsideOwnership'] = [];
+    const sorted = new Map<string, ShardOwnRecord[]>();
+    for (const [replica, owns] of this.#own)
+      sorted.set(
+        replica,
+        [...owns].sort((a, b) => a.at - b.at),
+      );
+    for (const [key, calls] of this.#byKey) {
+      const src = this.#srcOf.get(key);
+      if (src === undefined) continue;
+      const range = this.#options.rangeOf(src);
+      for (const call of calls) {
+        const span = this.actingSpan(call, now);
+        if (span === undefined || span.end <= span.start) continue;
+        const owns = sorted.get(call.r) ?? [];
+        let index = -1;
+        for (let i = 0; i < owns.length && (owns[i] as ShardOwnRecord).at <= call.start; i++)
+          index = i;
+        const atStart = owns[index]?.ranges.includes(range) === true;
+        const soonAfter = owns
+          .slice(index + 1)
+          .some((own) => own.at <= call.start + slack && own.ranges.includes(range));
+        if (!atStart && !soonAfter) found.push({ call, range });
+      }
+    }
+    return found;
+  }
+
   /** Ranges not owned by exactly one live replica at `now`, by the logs so far. */
   rangesWithoutOneOwner(now: number): ShardFinalResult['rangesBadAtEnd'] {
     return this.#ownership(now).rangesBadAtEnd;
@@ -501,7 +539,10 @@ export class ShardLogChecker {
 
   #ownership(
     now: number,
-  ): Omit<ShardFinalResult, 'lost' | 'deletionsSeen' | 'deletionsUnseen' | 'cut'> {
+  ): Omit<
+    ShardFinalResult,
+    'lost' | 'deletionsSeen' | 'deletionsUnseen' | 'cut' | 'outsideOwnership'
+  > {
     const count = this.#options.rangeCount;
     const spans = this.#ownedSpans(now);
     // Per range: the owned intervals of every replica.

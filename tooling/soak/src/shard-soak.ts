@@ -349,6 +349,19 @@ function printResult(input: {
           .join('; ')}`,
   );
   report.check(
+    "sharded: every reconcile started while its replica owned the key's range (its own log, 100 ms slack)",
+    result.outsideOwnership.length === 0,
+    result.outsideOwnership.length === 0
+      ? ''
+      : `${result.outsideOwnership.length} calls, e.g. ${result.outsideOwnership
+          .slice(0, 3)
+          .map(
+            (o) =>
+              `${o.call.k} by ${o.call.r} at ${input.relative(o.call.start)} (range ${o.range})`,
+          )
+          .join('; ')}`,
+  );
+  report.check(
     "sharded: every key's last reconcile saw its final resourceVersion",
     result.lost.length === 0,
     result.lost.length === 0
