@@ -164,6 +164,11 @@ async function watchAll(
   return { events, expired };
 }
 
+const watchNote = (watched: { events: number; expired: number }): string =>
+  noWatch
+    ? 'no watch'
+    : `a watch (${watched.events} events read, ${watched.expired} times too old)`;
+
 async function listUnderLoad(
   count: number,
   seconds: number,
@@ -205,7 +210,7 @@ async function listUnderLoad(
   sqlRow.listP99Ms = Number(percentile(latencies, 0.99).toFixed(2));
   sqlRow.listUpdatesPerSecond = Math.round(rate);
   console.log(
-    `list over ${count.toLocaleString('en')} objects (page 100, 1 filter, 2-field sort, 100 namespaces, ~${total} matches) with ${rate.toFixed(0)} updates/s and a watch (${watched.events} events read, ${watched.expired} times too old, history ${store.watchHistorySize()} events): ${latencies.length} lists, p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`,
+    `list over ${count.toLocaleString('en')} objects (page 100, 1 filter, 2-field sort, 100 namespaces, ~${total} matches) with ${rate.toFixed(0)} updates/s, ${watchNote(watched)}, history ${store.watchHistorySize()} events: ${latencies.length} lists, p50 ${percentile(latencies, 0.5).toFixed(2)} ms, p95 ${percentile(latencies, 0.95).toFixed(2)} ms, p99 ${percentile(latencies, 0.99).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms`,
   );
   store.flush();
   database.checkpoint();
@@ -246,7 +251,7 @@ async function walUnderLoad(
   sqlRow.maxWalMiB = Number((maxWal / 1048576).toFixed(1));
   sqlRow.walUpdatesPerSecond = Math.round(rate);
   console.log(
-    `WAL under ${rate.toFixed(0)} updates/s for ${seconds} s with ${reads} concurrent list queries and a watch (${watched.events} events read, ${watched.expired} times too old): max ${mib(maxWal)} (limit 64 MiB), now ${mib(database.walBytes())}`,
+    `WAL under ${rate.toFixed(0)} updates/s for ${seconds} s with ${reads} concurrent list queries, ${watchNote(watched)}: max ${mib(maxWal)} (limit 64 MiB), now ${mib(database.walBytes())}`,
   );
 }
 
@@ -349,7 +354,7 @@ async function main(): Promise<void> {
   const sql = await rssChild('sql', sizes.objects);
   const grown = (r: { before: number; after: number }) => r.after - r.before;
   console.log(
-    `RSS with ${sizes.objects.toLocaleString('en')} objects (growth over an empty process): in-memory indexer ${mib(grown(memory))} (total ${mib(memory.after)}), SqlStore with a watch and ${sql.history} events of history ${mib(grown(sql))} (total ${mib(sql.after)}): ${(grown(sql) / grown(memory)).toFixed(2)}x`,
+    `RSS with ${sizes.objects.toLocaleString('en')} objects (growth over an empty process): in-memory indexer ${mib(grown(memory))} (total ${mib(memory.after)}), SqlStore with ${sql.history} events of history ${mib(grown(sql))} (total ${mib(sql.after)}): ${(grown(sql) / grown(memory)).toFixed(2)}x`,
   );
   sqlRow.rssWatchHistoryEvents = sql.history ?? 0;
   sqlRow.rssGrowthMiB = Number((grown(sql) / 1048576).toFixed(1));
