@@ -3,6 +3,7 @@
 // handler it was given.
 import {
   bindTraceContext,
+  isNoopSpan,
   recordSpanError,
   resolveTracing,
   SPAN_KIND_INTERNAL,
@@ -70,6 +71,11 @@ function traced<T>(
     'lasso.key': key,
     'lasso.retries': target.retries(key),
   });
+  if (isNoopSpan(span)) {
+    // @opentelemetry/api installed without an SDK: no context to carry, and the signal stays lazy.
+    span.end();
+    return handler(key, object, context);
+  }
   const spanContext = tracing.contextWith(span);
   // The signal is made here rather than on first use: requests find their parent through it.
   const signal = context.signal;

@@ -53,6 +53,7 @@ export {
 export {
   bindTraceContext,
   checkTracerProvider,
+  isNoopSpan,
   recordSpanError,
   resolveTracing,
   SPAN_KIND_CLIENT,

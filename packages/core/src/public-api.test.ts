@@ -29,6 +29,7 @@ describe('public API', () => {
         "guardLogger",
         "isAbortError",
         "isLassoError",
+        "isNoopSpan",
         "noopLogger",
         "noopMetricsProvider",
         "raceSignal",

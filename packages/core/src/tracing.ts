@@ -30,6 +30,7 @@ export type TraceAttributeValue = string | number | boolean;
  * ```
  */
 export interface TraceSpan {
+  spanContext(): { traceId: string };
   setAttribute(key: string, value: TraceAttributeValue): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
   recordException(exception: Error | string): void;
@@ -72,6 +73,7 @@ export interface Tracer {
  *         setAttribute: () => undefined,
  *         setStatus: () => undefined,
  *         recordException: () => {},
+ *         spanContext: () => ({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736' }),
  *         isRecording: () => true,
  *         end: () => {},
  *       };
@@ -251,6 +253,18 @@ export function resolveTracing(
   if (provider !== undefined) return new Tracing(provider.getTracer(name, version), api);
   if (api === undefined) return undefined;
   return new Tracing(api.trace.getTracer(name, version), api);
+}
+
+// The trace id of OpenTelemetry's invalid span context: what the API's no-op tracer gives when no SDK is
+// registered (an SDK's span has a real id even when its sampler drops it, and its children must follow it).
+const INVALID_TRACE_ID = '00000000000000000000000000000000';
+
+/**
+ * @internal True for a span of the API's no-op tracer (no SDK registered and no parent): nothing downstream can
+ * see it, so callers skip the context work and end it at once.
+ */
+export function isNoopSpan(span: TraceSpan): boolean {
+  return !span.isRecording() && span.spanContext().traceId === INVALID_TRACE_ID;
 }
 
 /** @internal Requests made with `signal` become children of `context`'s span. */

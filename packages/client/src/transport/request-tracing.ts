@@ -1,6 +1,7 @@
 // The OpenTelemetry span of one API request: made only when tracing is on (a tracerProvider in the config, or
 // @opentelemetry/api installed), a child of the reconcile whose signal the request carries.
 import {
+  isNoopSpan,
   recordSpanError,
   SPAN_KIND_CLIENT,
   type TraceAttributeValue,
@@ -44,6 +45,15 @@ export class RequestTrace {
     );
   }
 
+  /** True for a span of the API's no-op tracer. */
+  get noop(): boolean {
+    return isNoopSpan(this.#span);
+  }
+
+  end(): void {
+    this.#span.end();
+  }
+
   /** The status code of the answer that ends the request. */
   status(code: number): void {
     this.#span.setAttribute('http.response.status_code', code);
@@ -78,5 +88,10 @@ export function traceRequest(
   tracing: Tracing | undefined,
   request: RestRequest,
 ): RequestTrace | undefined {
-  return tracing === undefined ? undefined : new RequestTrace(tracing, request);
+  if (tracing === undefined) return undefined;
+  const trace = new RequestTrace(tracing, request);
+  if (!trace.noop) return trace;
+  // The API's no-op tracer (no SDK registered): nothing to record or wait for.
+  trace.end();
+  return undefined;
 }
