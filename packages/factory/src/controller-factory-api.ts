@@ -78,6 +78,22 @@ export interface SharedControllerFactoryFromConfigOptions extends SharedControll
 export interface ControllerKindStatus extends KindStatus {
   /** True while the kind's controller runs workers (false on a standby, or for a kind only cached). */
   readonly workers: boolean;
+  /**
+   * With the `sharding` option, for a sharded kind: the ring (its live members, how many of its ranges this
+   * replica owns, the moves in and out so far), the objects of this kind held in owned ranges, and whether it is
+   * hashed by controller owner. {@link SharedControllerFactory.shardStatus} has the whole ring.
+   */
+  readonly shard?:
+    | {
+        readonly ring: string;
+        readonly members: readonly string[];
+        readonly ownedRanges: number;
+        readonly rangeCount: number;
+        readonly moves: { readonly in: number; readonly out: number };
+        readonly objectsOwned: number;
+        readonly byOwner: boolean;
+      }
+    | undefined;
 }
 
 /**

@@ -403,13 +403,31 @@ class SharedControllerFactoryImpl
 
   status(): ControllerKindStatus[] {
     const byKind = new Map([...this.#entries.values()].map((entry) => [entry.key, entry]));
+    const ring = this.#sharding?.status();
+    const shardOf = new Map(ring?.kinds.map((kind) => [kind.kind, kind]));
     return this.#caches
       .status()
       .filter((status) => !status.internal)
-      .map((status) => ({
-        ...status,
-        workers: byKind.get(status.key)?.controller.isRunning() === true,
-      }));
+      .map((status) => {
+        const shard = ring === undefined ? undefined : shardOf.get(status.key);
+        return {
+          ...status,
+          workers: byKind.get(status.key)?.controller.isRunning() === true,
+          ...(ring === undefined || shard === undefined
+            ? {}
+            : {
+                shard: {
+                  ring: ring.ring,
+                  members: ring.members,
+                  ownedRanges: ring.owned.length,
+                  rangeCount: ring.rangeCount,
+                  moves: ring.moves,
+                  objectsOwned: shard.objectsOwned,
+                  byOwner: shard.byOwner,
+                },
+              }),
+        };
+      });
   }
 
   shardStatus(): ShardingStatus | undefined {

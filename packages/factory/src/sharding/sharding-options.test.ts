@@ -109,6 +109,17 @@ describe('sharding option', () => {
     expect(factory.shardStatus()?.kinds).toEqual([
       { kind: '/v1, Kind=Secret', objectsOwned: 0, byOwner: false },
     ]);
+    const status = new Map(factory.status().map((kind) => [kind.key, kind.shard]));
+    expect(status.get('/v1, Kind=ConfigMap')).toBeUndefined();
+    expect(status.get('/v1, Kind=Secret')).toEqual({
+      ring: 'widgets',
+      members: [],
+      ownedRanges: 0,
+      rangeCount: 256,
+      moves: { in: 0, out: 0 },
+      objectsOwned: 0,
+      byOwner: false,
+    });
     await factory.close();
   });
 

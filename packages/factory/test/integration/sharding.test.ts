@@ -177,6 +177,12 @@ async function runScenario(options: { shardedListAndWatch?: boolean }): Promise<
   await waiter.until(() => settled(2), 'two replicas owning every range once', 30_000);
   checkRound(await roundOf('3'), ['r2', 'r3']);
 
+  const kindStatus = replicas
+    .get('r2')
+    ?.factory.status()
+    .find((kind) => kind.key === '/v1, Kind=ConfigMap');
+  expect(kindStatus?.shard).toMatchObject({ ring, members: ['r2', 'r3'], rangeCount: 256 });
+  expect(kindStatus?.shard?.moves.in).toBeGreaterThan(0);
   expect(r1Keys.length).toBeGreaterThan(0);
   expect(overlaps).toEqual([]);
   expect(reconciles.filter((reconcile) => reconcile.deleted)).toEqual([]);
