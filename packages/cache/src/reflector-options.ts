@@ -72,8 +72,8 @@ export interface ReflectorOptions {
    * Keep only the objects of this replica's shard ranges (sharded controllers, KEP-5866): sent to the server as
    * `shardSelector` when it can filter (`byOwner` false), checked client-side with the identical hash otherwise
    * (and on every watch event); objects dropped client-side count in `lasso_shard_objects_filtered_total{kind}`.
-   * A change that gains ranges lists again with the new selector (one that only gives ranges up lists nothing:
-   * the open watch checks events against the new ranges); no range owned: no request at all (state `idle`), the
+   * A change that gains ranges lists again with the new selector (in an informer, one that only gives ranges up
+   * lists nothing: the informer evicts, the open watch checks events against the new ranges); no range owned: no request at all (state `idle`), the
    * store is replaced by an empty list. See the cache README's "Sharded informers".
    */
   shard?: ShardFilterSource | undefined;

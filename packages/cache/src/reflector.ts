@@ -146,6 +146,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   /** The filter whose objects the store holds completely (the pass's, narrowed by changes that only lost ranges). */
   #held: ShardCheck | undefined;
   #restartPending = false;
+  #storeEvicts = false;
 
   constructor(
     listerWatcher: ListerWatcher<T>,
@@ -195,10 +196,14 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         }),
       );
       // A sharded informer passes a lister-watcher it already filters (with its kind's counter): not wrapped twice.
-      listerWatcher = shardListerWatcher(listerWatcher, options.shard, {
+      const filtering = shardListerWatcher(listerWatcher, options.shard, {
         filtered: () => shardFilteredCounter(metrics, this.name),
         logger: this.#logger,
       });
+      // That informer evicts from its store what a change gives up; a store of a reflector alone is only emptied
+      // of it by a relist.
+      this.#storeEvicts = filtering === listerWatcher;
+      listerWatcher = filtering;
     }
     const initialList = options.initialList ?? 'streaming';
     if (!['streaming', 'cached', 'consistent'].includes(initialList)) {
@@ -454,7 +459,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
    * that only gives ranges up restarts nothing: the store's owner evicts what left, the open watch checks each
    * event against the new filter, and its next watch sends the new selector (a relist would bring nothing new,
    * and on the client-side path it would read the whole resource). Giving up every range does restart: into
-   * `idle`, with no request open.
+   * `idle`, with no request open. A reflector used alone (its store evicts nothing) relists on every change.
    */
   #shardChanged(): void {
     const pass = this.#pass;
@@ -463,7 +468,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     // An invalid filter keeps the last good one (ShardView reports it): then nothing changed.
     const check = this.#shard.get();
     if (check.signature === held.signature) return;
-    if (!check.empty && !held.empty && shardCovers(held, check)) {
+    if (this.#storeEvicts && !check.empty && !held.empty && shardCovers(held, check)) {
       this.#held = check;
       return;
     }

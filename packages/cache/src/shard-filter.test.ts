@@ -534,4 +534,26 @@ describe('sharded informer', () => {
     expect(owned).toEqual(['ADDED:l1', 'BOOKMARK:', 'DELETED:u2', 'DELETED:l2']);
     expect(sent[1]?.shardSelector).toBeUndefined();
   });
+
+  it('a reflector alone relists when ranges are given up: its store has no eviction', async () => {
+    const fake = new FakeListerWatcher<KubeObject>({ objects: fixtures() });
+    const store = createStore<KubeObject>();
+    const shard = createShardFilterSource({ ranges: everything });
+    const reflector = new Reflector(fake, store, {
+      name: 'r',
+      clock: new FakeClock(),
+      random: () => 0,
+      shard,
+    });
+    const controller = new AbortController();
+    const run = reflector.run({ signal: controller.signal });
+    await fake.nextWatch();
+    expect(store.listKeys()).toHaveLength(4);
+    shard.set(lower);
+    await fake.nextWatch();
+    expect(fake.listCalls).toHaveLength(2);
+    expect(store.listKeys().sort()).toEqual(['ns/l1', 'ns/l2']);
+    controller.abort();
+    await run;
+  });
 });
