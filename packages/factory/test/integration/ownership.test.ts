@@ -99,17 +99,16 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** Resolves with the first key `factory`'s ConfigMap controller reconciles named `name`. */
+/**
+ * Registers a handler on `factory`'s ConfigMap controller; `wait(ms)` resolves with the first key it reconciles
+ * named `name`, or rejects once `ms` passed since `wait` was called.
+ */
 function reconciled(
   factory: ReturnType<typeof createSharedControllerFactoryFromConfig>,
   signal: AbortSignal,
   name: string,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const deadline = AbortSignal.timeout(15_000);
-    deadline.addEventListener('abort', () => reject(new Error(`${name} never reconciled`)), {
-      once: true,
-    });
+): { wait(ms: number): Promise<string> } {
+  const seen = new Promise<string>((resolve) => {
     void factory.forKind(configMaps).then((controller) =>
       controller.registerHandler(signal, `wait-${name}`, (key, object) => {
         if (key.endsWith(`/${name}`)) resolve(key);
@@ -117,6 +116,16 @@ function reconciled(
       }),
     );
   });
+  return {
+    wait: (ms) =>
+      new Promise<string>((resolve, reject) => {
+        const deadline = AbortSignal.timeout(ms);
+        deadline.addEventListener('abort', () => reject(new Error(`${name} never reconciled`)), {
+          once: true,
+        });
+        void seen.then(resolve);
+      }),
+  };
 }
 
 describe('factory ownership of transports', () => {
@@ -169,7 +178,8 @@ describe('factory ownership of transports', () => {
 
   it('two factories from one config: closing one leaves the other watching', async () => {
     const namespace = await cluster.namespace('two');
-    const options = { logger: createTestLogger(), cache: { defaultNamespace: namespace } };
+    const logger = createTestLogger();
+    const options = { logger, cache: { defaultNamespace: namespace } };
     const first = createSharedControllerFactoryFromConfig(proxy.rest, options);
     const second = createSharedControllerFactoryFromConfig(proxy.rest, options);
     cleanups.push(() => second.close());
@@ -198,6 +208,12 @@ describe('factory ownership of transports', () => {
         metadata: { name: 'after-close' },
       });
     expect(written.metadata?.name).toBe('after-close');
-    expect(await seen).toBe(`${namespace}/after-close`);
+    const key = await seen.wait(15_000).catch((error: unknown) => {
+      const logged = logger.entries.filter((entry) => entry.level !== 'debug');
+      throw new Error(
+        `${String(error)}; second: ${JSON.stringify(second.status())}; logged: ${JSON.stringify(logged)}`,
+      );
+    });
+    expect(key).toBe(`${namespace}/after-close`);
   }, 60_000);
 });
