@@ -1,7 +1,7 @@
 // Sharded informers against an API server (issue 32, data path): the same suite on the built-in server with
 // KEP-5866 served (server-side filter) and turned off (client-side filter, as any server before 1.36); a real
 // kube-apiserver (KUBEBUILDER_ASSETS, 1.20.2) ignores shardSelector, so there the client-side path runs.
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig } from '@lasso/client';
 import { fnv1a64, type ShardRange, shardHashSource } from '@lasso/core/sharding';
 import { createTestMetricsProvider } from '@lasso/core/testing';
 import { startEnvironment } from '@lasso/envtest';
@@ -53,7 +53,6 @@ describe.each([
     cluster = {
       configMaps,
       async stop() {
-        await restTransportFor(rest).close();
         await env.stop();
       },
     };

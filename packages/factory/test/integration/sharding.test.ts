@@ -3,7 +3,7 @@
 // replica that stops hands its keys over, and no handler ever sees a deletion because an object moved. Run on
 // the built-in server with the server-side filter (KEP-5866) and without it (client-side filter), and on a real
 // kube-apiserver (KUBEBUILDER_ASSETS: 1.20.2 ignores shardSelector, so the client-side filter runs).
-import { Client, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { Client, loadKubeConfig } from '@lasso/client';
 import { enqueueOwnerHandler } from '@lasso/controller';
 import { fnv1a64Hex } from '@lasso/core/sharding';
 import { startEnvironment } from '@lasso/envtest';
@@ -43,7 +43,6 @@ async function runScenario(options: { shardedListAndWatch?: boolean }): Promise<
   cleanups.push(() => env.stop());
   const namespace = env.namespace;
   const admin = await loadKubeConfig({ path: env.kubeconfigPath });
-  cleanups.push(() => restTransportFor(admin).close());
   const configMaps = new Client<ConfigMap>({
     gvr: { group: '', version: 'v1', resource: 'configmaps' },
     kind: 'ConfigMap',
@@ -205,7 +204,6 @@ describe('sharded controller factories with an owned kind', () => {
     cleanups.push(() => env.stop());
     const namespace = env.namespace;
     const admin = await loadKubeConfig({ path: env.kubeconfigPath });
-    cleanups.push(() => restTransportFor(admin).close());
     const configMaps = new Client<ConfigMap>({
       gvr: { group: '', version: 'v1', resource: 'configmaps' },
       kind: 'ConfigMap',
