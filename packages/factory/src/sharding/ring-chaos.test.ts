@@ -110,13 +110,19 @@ async function schedule(seed: number): Promise<{ harness: RingHarness; log: stri
     await harness.run(Math.round(random() * 4_000), 200);
   }
 
-  // Heal everything and let the ring settle.
+  // Heal everything, let stops finish, start every member still alive but stopped, and let the ring settle.
   for (const member of members) {
     if (chaos.killed.has(member.identity)) continue;
     member.process.resume();
     member.store.fault = undefined;
     member.store.view.lag(false);
     member.drainMs = 0;
+  }
+  await harness.run(10_000, 500);
+  for (const member of members) {
+    if (chaos.killed.has(member.identity) || member.ring.isRunning()) continue;
+    await member.start();
+    log.push(`${harness.clock.monotonic()} start ${member.identity}`);
   }
   await harness.run(60_000, 500);
   return { harness, log };
