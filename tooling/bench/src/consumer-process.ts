@@ -18,6 +18,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type Consumer, consumerNamed, Recorder, type RunningConsumer } from './e2e-consumers.ts';
+import { tracingConsumers } from './e2e-tracing.ts';
 
 /** What the parent sends. */
 export type ConsumerRequest = { type: 'start'; namespace: string } | { type: 'stop' };
@@ -47,7 +48,8 @@ const failed = (error: unknown): void =>
 
 const [name = '', kubeconfigPath = '', workers = '5', objects = '5000', baselineDir] =
   process.argv.slice(2);
-const consumer: Consumer | undefined = consumerNamed(name, baselineDir);
+const consumer: Consumer | undefined =
+  consumerNamed(name, baselineDir) ?? tracingConsumers.find((candidate) => candidate.name === name);
 if (consumer === undefined) {
   console.error(`consumer-process: unknown consumer ${String(name)}`);
   process.exit(1);

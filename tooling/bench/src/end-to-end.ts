@@ -6,14 +6,16 @@
 // object, and the p50/p99 latency from each create (a timestamp written into the object's data just before its
 // request) to its handler. Several rounds (median), each on a fresh namespace, the consumers' start order
 // rotated. Sizes: --objects N --rounds N --workers N --parallel N. `--legacy 1` adds client-node 1.4 as a fourth
-// consumer. `--baseline DIR` adds a second @lasso/factory build (see e2e-consumers.ts `baselineConsumer`) for A/B
-// runs side by side; such a run is an experiment and is not recorded in results/. Profiling and per-thread CPU
+// consumer; `--tracing 1` the factory traced by an OpenTelemetry SDK and the factory without the API
+// (e2e-tracing.ts). `--baseline DIR` adds a second @lasso/factory build (see e2e-consumers.ts `baselineConsumer`)
+// for A/B runs side by side; such a run is an experiment and is not recorded in results/. Profiling and per-thread CPU
 // of the consumers: consumer-process.ts (LASSO_BENCH_CPU_PROF, LASSO_BENCH_ALLOC_PROF, LASSO_BENCH_THREADS).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { takeBaseline } from './baseline.ts';
 import { forkMessageChild, type MessageChild, startServerChild } from './child.ts';
 import type { ConsumerReply } from './consumer-process.ts';
 import { clientNode14Consumer, consumers } from './e2e-consumers.ts';
+import { tracingConsumers } from './e2e-tracing.ts';
 import { loadNote, machineNote, median, parseSizes, percentile, recordResults } from './measure.ts';
 import type { WriterReply, WriterRequest } from './writer-process.ts';
 
@@ -24,9 +26,12 @@ const sizes = parseSizes(sizeArgs, {
   workers: 5,
   parallel: 16,
   legacy: 1,
+  tracing: 1,
 });
 // --legacy takes 1 to add client-node 1.4 (parseSizes only takes positive integers: absent means off).
 const withLegacy = sizeArgs.some((arg) => arg === '--legacy' || arg.startsWith('--legacy='));
+// --tracing 1 adds the factory with a recording OpenTelemetry SDK and the factory without @opentelemetry/api.
+const withTracing = sizeArgs.some((arg) => arg === '--tracing' || arg.startsWith('--tracing='));
 
 /** Idle time between the last consumer reporting synced and the first create, so that every watch is open. */
 const settleMs = 300;
@@ -159,6 +164,7 @@ async function main(): Promise<void> {
     const names = [
       ...consumers.map(({ name }) => name),
       ...(withLegacy ? [clientNode14Consumer.name] : []),
+      ...(withTracing ? tracingConsumers.map(({ name }) => name) : []),
       ...(baselineDir !== undefined ? ['baseline'] : []),
     ];
     const running: ConsumerChild[] = names.map((name) => {
