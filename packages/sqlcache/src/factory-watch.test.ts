@@ -135,6 +135,26 @@ describe('SqlCache.watch', () => {
     stop.abort();
   });
 
+  it('watches an informerFor kind alike: the informer writes the store, the watch reads its history', async () => {
+    factory = createSqlCacheFactory({ clock: new FakeClock(), logger: noopLogger });
+    const things = fakeClient('Thing', [obj('a', 1)]);
+    const cache = factory.informerFor(things.client, { resyncMs: 0 });
+    const stop = new AbortController();
+    await factory.start(stop.signal);
+    await cache.whenSynced({ signal: AbortSignal.timeout(5_000) });
+    const events = cache
+      .watch({
+        resourceVersion: cache.list({ partitions: [] }).resourceVersion,
+        signal: stop.signal,
+      })
+      [Symbol.asyncIterator]();
+    things.fake.modify(obj('a', 2));
+    const modified = await next(events);
+    expect(modified.type).toBe('MODIFIED');
+    expect(modified.object.spec?.replicas).toBe(2);
+    stop.abort();
+  });
+
   it('keeps the history the factory or the kind asks for', async () => {
     factory = createSqlCacheFactory({
       clock: new FakeClock(),
