@@ -196,7 +196,7 @@ function kindDefinitionOf(object: Record<string, unknown>): TypeDefinition {
  *   metadata: { name: 'settings' },
  *   data: { mode: 'fast' },
  * });
- * console.log(Buffer.from(body.subarray(0, 4)).toString('latin1')); // k8s\0
+ * console.log(Buffer.from(body.subarray(0, 3)).toString('latin1')); // k8s (then a NUL byte)
  * ```
  */
 export function encodeProtobufObject(object: Record<string, unknown>): Uint8Array {
@@ -235,7 +235,7 @@ export function encodeProtobufMessage(object: Record<string, unknown>): Uint8Arr
  * import { encodeProtobufEnvelope } from '@lasso/apiserver/testing';
  *
  * const body = encodeProtobufEnvelope('v1', 'ConfigMap', new Uint8Array());
- * console.log(body.length); // 22
+ * console.log(body.length); // 27: the magic and the envelope, with no object bytes
  * ```
  */
 export function encodeProtobufEnvelope(
