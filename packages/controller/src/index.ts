@@ -104,6 +104,12 @@ export {
 } from './process-shutdown.ts';
 export type { ReconcileContext } from './reconcile-context.ts';
 export {
+  enqueueRelatedHandler,
+  type RelatedKey,
+  type RelatedMapFunc,
+  type RelatedTarget,
+} from './related-handler.ts';
+export {
   defaultBackoff,
   defaultRetry,
   type RetryBackoff,

@@ -28,6 +28,7 @@ describe('public API', () => {
         "defaultBackoff",
         "defaultRetry",
         "enqueueOwnerHandler",
+        "enqueueRelatedHandler",
         "finalizerHandler",
         "generationChangedPredicate",
         "getControllerOf",
