@@ -139,13 +139,20 @@ export class DeltaFIFO<T> {
   /**
    * Queue `Replaced` for every listed object and a tombstone deletion for every queued or known key missing
    * from `list`. The first call marks the FIFO populated: {@link hasSynced} turns true once those are popped.
+   * `options.transformed`: the objects of `list` are already the transform's results (a reflector whose store
+   * has the transform applied it as they arrived), so they are queued as they are.
    */
-  replace(list: readonly T[], _resourceVersion: string): void {
+  replace(
+    list: readonly T[],
+    _resourceVersion: string,
+    options?: { transformed?: boolean | undefined },
+  ): void {
     const keys = new Set<string>();
+    const transformed = options?.transformed === true;
     for (const object of list) {
       const key = this.keyOf(object);
       keys.add(key);
-      this.#queueAction('Replaced', object, key);
+      this.#queueAction('Replaced', object, key, transformed);
     }
     let queuedDeletions = 0;
     for (const [key, deltas] of [...this.#items]) {
@@ -270,10 +277,20 @@ export class DeltaFIFO<T> {
     waiter?.();
   }
 
-  #queueAction(type: DeltaType, object: T | DeletedFinalStateUnknown<T>, knownKey?: string): void {
+  #queueAction(
+    type: DeltaType,
+    object: T | DeletedFinalStateUnknown<T>,
+    knownKey?: string,
+    transformed = false,
+  ): void {
     const key = knownKey ?? this.keyOf(object);
     let stored = object;
-    if (this.#transform !== undefined && type !== 'Sync' && !isDeletedFinalStateUnknown(object)) {
+    if (
+      this.#transform !== undefined &&
+      !transformed &&
+      type !== 'Sync' &&
+      !isDeletedFinalStateUnknown(object)
+    ) {
       stored = this.#transform(object as T);
     }
     const deltas = this.#items.get(key);

@@ -59,6 +59,11 @@ export interface ListStrategyInit<T extends KubeObjectLike> {
   logger: Logger;
   metrics: MetricsProvider;
   random: () => number;
+  /**
+   * Applied to each listed object as it arrives (each page, each event of a streaming list), so that only the
+   * transformed copies are kept until the list ends (see {@link ReflectorStore.transform}).
+   */
+  transform?: ((object: T) => T) | undefined;
 }
 
 /** @internal The state of one list, and the streaming list's open watch when there was one. */
@@ -82,6 +87,9 @@ export class ListStrategy<T extends KubeObjectLike> {
   #paginatedResult = false;
   readonly #byKind: Record<ListKind, Counter>;
   readonly #fallbacks: Counter;
+  /** `init.transform`, noting that it threw: its error fails the list as it is (no fallback, no restart). */
+  readonly #transform: ((object: T) => T) | undefined;
+  #transformFailed = false;
 
   constructor(init: ListStrategyInit<T>) {
     this.#init = init;
@@ -103,9 +111,22 @@ export class ListStrategy<T extends KubeObjectLike> {
       help: 'Streaming lists refused or failed, replaced by a list.',
       labels: { name: init.name },
     });
+    const { transform } = init;
+    this.#transform =
+      transform === undefined
+        ? undefined
+        : (object) => {
+            try {
+              return transform(object);
+            } catch (error) {
+              this.#transformFailed = true;
+              throw error;
+            }
+          };
   }
 
   async list(at: string | undefined, signal: AbortSignal): Promise<ListResult<T>> {
+    this.#transformFailed = false;
     if (this.#streaming) {
       const resourceVersion = at ?? '';
       try {
@@ -118,11 +139,12 @@ export class ListStrategy<T extends KubeObjectLike> {
           silenceMs: this.#init.streamingListSilenceMs,
           clock: this.#init.clock,
           signal,
+          transform: this.#transform,
         });
         this.#byKind.streaming.inc();
         return { ...streamed, kind: 'streaming' };
       } catch (error) {
-        if (signal.aborted) throw error;
+        if (signal.aborted || this.#transformFailed) throw error;
         // The server forgot that version or has not reached it: stream again at "" (client-go's watchList sets
         // isLastSyncResourceVersionUnavailable and retries); the reflector does that.
         if ((isGone(error) || isTooLargeResourceVersion(error)) && resourceVersion !== '')
@@ -218,14 +240,23 @@ export class ListStrategy<T extends KubeObjectLike> {
             throw new LassoError('LASSO_WATCH_DECODE', 'list response has no items array');
           }
           pages++;
-          for (const item of page.items) items.push(item);
+          // Transformed page by page: a page's raw objects are garbage once it is copied, not at the list's end.
+          const transform = this.#transform;
+          if (transform === undefined) for (const item of page.items) items.push(item);
+          else for (const item of page.items) items.push(transform(item));
           listVersion = page.metadata?.resourceVersion ?? '';
           continueToken = page.metadata?.continue || undefined;
         } while (continueToken !== undefined);
       } catch (error) {
         // An expired continue token: the snapshot is gone, start a fresh consistent list (client-go's pager lists
         // once more without `limit`; paging again keeps responses bounded).
-        if (continueToken !== undefined && isGone(error) && restarts < 3 && !signal.aborted) {
+        if (
+          continueToken !== undefined &&
+          isGone(error) &&
+          restarts < 3 &&
+          !signal.aborted &&
+          !this.#transformFailed
+        ) {
           restarts++;
           atVersion = '';
           this.#init.logger.info('list continuation expired, listing again', { attempt: restarts });

@@ -61,6 +61,13 @@ export interface ReflectorStore<T> {
   update(object: T): void;
   delete(object: T): void;
   replace(list: readonly T[], resourceVersion: string): void;
+  /**
+   * When present, the reflector applies it to each listed object as the object arrives (a page, an event of a
+   * streaming list) and `replace` receives only its results: a list never holds the raw objects of a whole list
+   * beside their transformed copies. Watch events are not transformed by the reflector (`add`, `update` and
+   * `delete` get them as they came). The informer's store sets its transform here.
+   */
+  readonly transform?: ((object: T) => T) | undefined;
 }
 
 /**
@@ -228,6 +235,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       logger: this.#logger,
       metrics,
       random: this.#random,
+      transform: store.transform,
     });
     this.#metrics = reflectorMetrics(metrics, this.name);
     this.#session = new WatchSession<T>({

@@ -523,8 +523,11 @@ class SharedInformer<T extends KubeObjectLike> implements SharedIndexInformer<T>
       add: (object) => fifo.add(object),
       update: (object) => fifo.update(object),
       delete: (object) => fifo.delete(object),
+      // Lists are transformed by the reflector as they arrive (a 100,000-object list never holds its raw objects
+      // beside their copies); watch events by the FIFO.
+      transform: this.#transform,
       replace: (list, resourceVersion) => {
-        fifo.replace(list, resourceVersion);
+        fifo.replace(list, resourceVersion, { transformed: true });
         this.#lastError = undefined;
         this.#checkSynced();
       },
