@@ -227,6 +227,25 @@ describe('schema tracking', () => {
     await factory.stopped();
   });
 
+  it('stops a kind that is being rebuilt on reset, stopKind and close', async () => {
+    factory = createSqlCacheFactory({ clock: new FakeClock(), logger: noopLogger });
+    const things = fakeClient('Thing', [obj('a', 1)]);
+    const stop = new AbortController();
+    await factory.start(stop.signal);
+    await factory.cacheFor(things.client, { fields: ['spec.tier'] });
+    factory.cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false });
+    await factory.reset();
+    expect(factory.kinds()).toEqual([]);
+    await factory.cacheFor(things.client, { fields: ['spec.tier'] });
+    factory.cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false });
+    await factory.stopKind({ group: '', version: 'v1', kind: 'Thing' });
+    await factory.cacheFor(things.client, { fields: ['spec.tier'] });
+    factory.cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false });
+    stop.abort();
+    expect(await factory.stopped()).toEqual({ drained: true, pending: [] });
+    expect(factory.isRunning()).toBe(false);
+  });
+
   it('refuses to change the fields of an informer kind', async () => {
     factory = createSqlCacheFactory({ clock: new FakeClock(), logger: noopLogger });
     const things = fakeClient('Thing', []);

@@ -398,7 +398,7 @@ class Factory implements SqlCacheFactory {
       });
     })().finally(() => {
       if (kind.rebuilding === rebuilding) kind.rebuilding = undefined;
-      if (this.#run !== undefined && this.#kinds.get(kind.name) === kind) {
+      if (this.#run !== undefined && !this.#closed && this.#kinds.get(kind.name) === kind) {
         this.#startKind(kind, this.#run.signal);
       }
     });
@@ -471,7 +471,8 @@ class Factory implements SqlCacheFactory {
   }
 
   #startKind(kind: Kind, signal: AbortSignal): void {
-    if (kind.running !== undefined || kind.rebuilding !== undefined) return;
+    // An aborted run (the factory stopping while a rebuild ended) starts nothing: its abort event has fired.
+    if (kind.running !== undefined || kind.rebuilding !== undefined || signal.aborted) return;
     if (kind.informer?.isRunning() === true) {
       this.#logger.warn('the informer of this kind is run elsewhere; the factory leaves it', {
         gvk: kind.name,
@@ -585,6 +586,8 @@ class Factory implements SqlCacheFactory {
     const kinds = [...this.#kinds.values()];
     for (const kind of kinds) kind.controller?.abort();
     await Promise.all(kinds.map((kind) => kind.rebuilding));
+    // A rebuild that ended meanwhile started its kind again: stop that run too.
+    for (const kind of kinds) kind.controller?.abort();
     await Promise.all(kinds.map((kind) => kind.running));
     for (const kind of kinds) this.#rejectWaiters(kind, reason);
   }
