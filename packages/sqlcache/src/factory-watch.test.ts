@@ -233,14 +233,26 @@ describe('schema tracking', () => {
     const stop = new AbortController();
     await factory.start(stop.signal);
     await factory.cacheFor(things.client, { fields: ['spec.tier'] });
-    factory.cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false });
+    expect(
+      factory
+        .cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false })
+        .hasSynced(),
+    ).toBe(false);
     await factory.reset();
     expect(factory.kinds()).toEqual([]);
     await factory.cacheFor(things.client, { fields: ['spec.tier'] });
-    factory.cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false });
+    expect(
+      factory
+        .cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false })
+        .hasSynced(),
+    ).toBe(false);
     await factory.stopKind({ group: '', version: 'v1', kind: 'Thing' });
     await factory.cacheFor(things.client, { fields: ['spec.tier'] });
-    factory.cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false });
+    expect(
+      factory
+        .cacheFor(things.client, { fields: ['spec.replicas'], waitForSync: false })
+        .hasSynced(),
+    ).toBe(false);
     stop.abort();
     expect(await factory.stopped()).toEqual({ drained: true, pending: [] });
     expect(factory.isRunning()).toBe(false);
