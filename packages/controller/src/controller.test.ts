@@ -546,6 +546,25 @@ describe('createController', () => {
     expect(t.metrics.value('workqueue_adds_total', { name: 'v1, Kind=ConfigMap' })).toBe(1);
   });
 
+  it('removes its series when closed (a closed controller is not scraped forever)', async () => {
+    const t = setup(() => {}, { reconcileTimeoutMs: 1_000, maxRetries: 3 });
+    await t.start();
+    t.controller.enqueueKey('ns/a');
+    await t.settle();
+    const queue = { name: 'v1, Kind=ConfigMap' };
+    const controller = { controller_name: 'v1, Kind=ConfigMap' };
+    expect(t.metrics.removed('workqueue_adds_total', queue)).toBe(false);
+    t.stop.abort();
+    await t.controller.stopped();
+    // Stopped but not closed: it can start again, its series stay.
+    expect(t.metrics.removed('workqueue_adds_total', queue)).toBe(false);
+    await t.controller.close();
+    expect(t.metrics.removed('workqueue_adds_total', queue)).toBe(true);
+    expect(t.metrics.removed('workqueue_depth', queue)).toBe(true);
+    expect(t.metrics.removed('lasso_controller_reconcile_timeouts_total', controller)).toBe(true);
+    expect(t.metrics.removed('lasso_controller_give_ups_total', controller)).toBe(true);
+  });
+
   describe('with a shared informer over FakeListerWatcher', () => {
     function cm(name: string): KubeObject {
       return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { namespace: 'ns', name } };

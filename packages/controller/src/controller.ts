@@ -21,6 +21,8 @@ import {
   LassoError,
   type Logger,
   noopMetricsProvider,
+  type TrackedMetrics,
+  trackMetrics,
   type StopResult,
   systemClock,
   TimeoutError,
@@ -103,6 +105,7 @@ class ControllerImpl<T extends KubeObjectLike>
   readonly #maxRetries: number;
   readonly #onGiveUp: ((giveUp: GiveUp) => void) | undefined;
   readonly #giveUps: Counter | undefined;
+  readonly #tracked: TrackedMetrics | undefined;
   // The one queue, from creation to close(): events and enqueues land here whether or not workers run.
   readonly #queue: RateLimitingQueue<string>;
   readonly #taker: QueueTaker;
@@ -143,7 +146,12 @@ class ControllerImpl<T extends KubeObjectLike>
     this.#gracefulShutdownTimeoutMs =
       options.gracefulShutdownTimeoutMs ?? defaultGracefulShutdownTimeoutMs;
     this.#workers = options.workers ?? 1;
-    const metrics = options.metrics ?? noopMetricsProvider;
+    // Its series (queue, timeouts, give-ups) are removed on close(): a closed controller is not scraped forever.
+    this.#tracked =
+      options.metrics === undefined || options.metrics === noopMetricsProvider
+        ? undefined
+        : trackMetrics(options.metrics);
+    const metrics = this.#tracked?.provider ?? noopMetricsProvider;
     this.#timeouts =
       this.#reconcileTimeoutMs === undefined
         ? undefined
@@ -363,6 +371,7 @@ class ControllerImpl<T extends KubeObjectLike>
       this.#queue.shutDown();
       await run?.result;
       await this.#informerRun;
+      this.#tracked?.removeAll();
       this.#logger.debug('controller closed');
     })();
     return this.#closed;

@@ -34,6 +34,7 @@ export {
   type StopResult,
 } from './lifecycle.ts';
 export { type LogAttributes, type Logger, type LogLevel, noopLogger } from './logger.ts';
+export { type TrackedMetrics, trackMetrics, withMetricLabels } from './metric-labels.ts';
 export {
   type Counter,
   type Gauge,

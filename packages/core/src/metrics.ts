@@ -65,6 +65,11 @@ export interface MetricsProvider {
    * ```
    */
   onCollect?(collect: () => void): () => void;
+  /**
+   * Optional: stop exporting the series of this name and labels (a closed controller's). Lasso calls it for the
+   * series a controller created when the controller closes; a provider without it keeps them.
+   */
+  remove?(options: MetricOptions): void;
 }
 
 const noop = (): void => {};

@@ -39,6 +39,8 @@ describe('public API', () => {
         "systemClock",
         "timeoutSignal",
         "traceContextOf",
+        "trackMetrics",
+        "withMetricLabels",
       ]
     `);
     expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`

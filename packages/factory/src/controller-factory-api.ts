@@ -42,6 +42,12 @@ export interface SharedControllerFactoryOptions {
    * `onGiveUp` told) after this many failed retries in a row. Default `Infinity`: retried forever, as lasso.
    */
   maxRetries?: number | undefined;
+  /**
+   * lasso's context id (`WithContextID`): a `ctx` label with this value on every metric of this factory's
+   * controllers, and, from `createSharedControllerFactoryFromConfig`, of its informers and clients too, so the
+   * series of factories on several clusters in one process count apart. Default: no `ctx` label.
+   */
+  contextId?: string | undefined;
   /** Every controller's `onGiveUp`: told of each key given up after `maxRetries` (`{ controller, key, error, retries }`). */
   onGiveUp?: ((giveUp: GiveUp) => void) | undefined;
   /**

@@ -25,6 +25,7 @@ import {
   raceSignal,
   type StopResult,
   systemClock,
+  withMetricLabels,
 } from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import { checkOptionsObject, checkSignal, checkTimeout, kindMap } from './checks.ts';
@@ -122,7 +123,10 @@ class SharedControllerFactoryImpl
     };
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
-    this.#metrics = options.metrics;
+    this.#metrics =
+      options.contextId !== undefined && options.metrics !== undefined
+        ? withMetricLabels(options.metrics, { ctx: options.contextId })
+        : options.metrics;
     this.#sharding =
       options.sharding === undefined
         ? undefined
@@ -537,6 +541,11 @@ function newSharedControllerFactory(
   if (options.onGiveUp !== undefined && typeof options.onGiveUp !== 'function') {
     throw new TypeError('createSharedControllerFactory: onGiveUp must be a function');
   }
+  if (options.contextId !== undefined && typeof options.contextId !== 'string') {
+    throw new TypeError(
+      `createSharedControllerFactory: contextId must be a string, got ${typeof options.contextId}`,
+    );
+  }
   return new SharedControllerFactoryImpl(cacheFactory, options, ownsCaches);
 }
 
@@ -562,10 +571,14 @@ export function createSharedControllerFactoryFromConfig(
 ): SharedControllerFactory {
   checkOptionsObject(options, 'createSharedControllerFactoryFromConfig');
   const { cache, client, ...controllerOptions } = options;
+  const metrics =
+    options.contextId !== undefined && options.metrics !== undefined
+      ? withMetricLabels(options.metrics, { ctx: options.contextId })
+      : options.metrics;
   const shared = {
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
-    ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
+    ...(metrics !== undefined ? { metrics } : {}),
   };
   const clients = createSharedClientFactory(config, { ...shared, ...client });
   const caches = newSharedCacheFactory(
