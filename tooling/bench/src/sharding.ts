@@ -109,12 +109,29 @@ class Replica {
     let onDrained: (message: Extract<ShardBenchReplicaMessage, { type: 'drained' }>) => void =
       () => {};
     let onReady: () => void = () => {};
-    this.drained = new Promise((resolve) => {
-      onDrained = resolve;
+    let onFailed: (error: Error) => void = () => {};
+    const failed = new Promise<never>((_, reject) => {
+      onFailed = reject;
     });
-    this.ready = new Promise((resolve) => {
-      onReady = resolve;
-    });
+    failed.catch(() => {});
+    // Both reject once the replica failed or exited, so that the bench stops instead of waiting forever.
+    this.drained = Promise.race([
+      new Promise<Extract<ShardBenchReplicaMessage, { type: 'drained' }>>((resolve) => {
+        onDrained = resolve;
+      }),
+      failed,
+    ]);
+    this.ready = Promise.race([
+      new Promise<void>((resolve) => {
+        onReady = resolve;
+      }),
+      failed,
+    ]);
+    this.drained.catch(() => {});
+    this.ready.catch(() => {});
+    this.child.once('exit', (code, signal) =>
+      onFailed(new Error(`${identity} exited (${code ?? signal}): ${this.failure ?? ''}`)),
+    );
     this.child.on('message', (message: ShardBenchReplicaMessage) => {
       if (message.type === 'own')
         owns.push({ r: identity, at: message.at, ranges: message.ranges });
@@ -125,6 +142,7 @@ class Replica {
       else if (message.type === 'failed') {
         this.failure = message.message;
         console.error(`  ${identity} failed: ${message.message}`);
+        onFailed(new Error(`${identity} failed: ${message.message}`));
       }
     });
   }
