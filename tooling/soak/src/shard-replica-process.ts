@@ -37,13 +37,15 @@ export interface ShardReplicaSettings {
   /** Handler work, ms: a random wait in [min, max] that ends early when its signal aborts. */
   workMinMs: number;
   workMaxMs: number;
+  /** Print the factory's warnings and errors (with timestamps) to stderr. */
+  verbose: boolean;
 }
 
 async function main(): Promise<void> {
   const settings = JSON.parse(process.argv[2] ?? '') as ShardReplicaSettings;
   const random = seededRandom(settings.seed);
   const log = new ShardLogWriter(settings.logPath, settings.identity);
-  const logger = createCountingLogger();
+  const logger = createCountingLogger(settings.verbose);
   const config = await loadKubeConfig({ path: settings.kubeconfigPath });
   const factory = createSharedControllerFactoryFromConfig(config, {
     logger,

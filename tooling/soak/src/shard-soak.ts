@@ -32,6 +32,8 @@ const minReplicas = 3;
 const maxReplicas = 5;
 /** A pause lasts the lease plus this much (at random, ms), so that the others take its ranges. */
 const pauseBeyondLeaseMs: [number, number] = [500, 2_000];
+/** A replica told to stop (IPC closed) must have left the ring and exited within this. */
+const exitWithinMs = 40_000;
 /** Reconciles of a resumed replica must end within this of its SIGCONT (its fence). */
 const wakeGraceMs = 1_000;
 
@@ -97,6 +99,7 @@ export async function runShardSoak(
       seed: random.int(0, 0xffff_ffff),
       workMinMs: 5,
       workMaxMs: 30,
+      verbose: options.verbose,
     };
     const child = forkChild<ShardReplicaMessage>('shard-replica-process.js', [
       JSON.stringify(settings),
@@ -242,11 +245,11 @@ export async function runShardSoak(
     const stopping = live();
     for (const replica of stopping) replica.child.disconnect();
     const exitOf = (replica: Replica): Promise<string> =>
-      within(replica.child.exited, 15_000, `${replica.identity} exit`).then(
+      within(replica.child.exited, exitWithinMs, `${replica.identity} exit`).then(
         (code) => `${replica.identity} ${code}`,
         () => {
           replica.child.process.kill('SIGKILL');
-          return `${replica.identity} did not exit within 15 s`;
+          return `${replica.identity} did not exit within ${formatMs(exitWithinMs)}`;
         },
       );
     const exits = await Promise.all(
