@@ -9,8 +9,26 @@ import type { SharedClientFactory } from './shared-client-factory.ts';
 /** Turns a client into the one a wrapped factory hands out (lasso's `client.Mutator`). */
 export type ClientMutator = <T extends KubeObjectLike>(client: Client<T>) => Client<T>;
 
-// The lookups whose results are clients (client factory) or shared controllers (controller factory).
-const lookups = new Set<PropertyKey>(['forKind', 'forResource', 'forResourceKind', 'forObject']);
+// The lookups whose results are clients (client factory) or shared controllers (controller factory): the
+// asynchronous ones resolve to it, `forResourceKind` returns it.
+const asyncLookups = new Set<PropertyKey>(['forKind', 'forResource', 'forObject']);
+const syncLookup = 'forResourceKind';
+
+// The factory method `property` of `target`, with its result passed through `wrap`.
+function wrapLookup(
+  target: object,
+  property: PropertyKey,
+  value: (...args: unknown[]) => unknown,
+  wrap: (result: never) => unknown,
+): unknown {
+  if (property === syncLookup) {
+    return (...args: unknown[]) => wrap(Reflect.apply(value, target, args) as never);
+  }
+  if (asyncLookups.has(property)) {
+    return async (...args: unknown[]) => wrap((await Reflect.apply(value, target, args)) as never);
+  }
+  return value.bind(target);
+}
 
 /**
  * The client factory seen through `mutate`: `forKind`, `forResource`, `forResourceKind` and `forObject` return
@@ -40,9 +58,7 @@ export function withClientMutator(
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      if (!lookups.has(property)) return value.bind(target);
-      return async (...args: unknown[]) =>
-        mutated((await Reflect.apply(value, target, args)) as Client<KubeObjectLike>);
+      return wrapLookup(target, property, value as (...args: unknown[]) => unknown, mutated);
     },
   });
 }
@@ -145,20 +161,19 @@ export function sharedControllerFactoryWithAgent(
     get(target, property) {
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== 'function') return value;
-      if (!lookups.has(property)) return value.bind(target);
-      return async (...args: unknown[]) => {
-        const controller = (await Reflect.apply(
-          value,
-          target,
-          args,
-        )) as SharedController<KubeObjectLike>;
-        let view = wrapped.get(controller);
-        if (view === undefined) {
-          view = withControllerClient(controller, mutate);
-          wrapped.set(controller, view);
-        }
-        return view;
-      };
+      return wrapLookup(
+        target,
+        property,
+        value as (...args: unknown[]) => unknown,
+        (controller: SharedController<KubeObjectLike>) => {
+          let view = wrapped.get(controller);
+          if (view === undefined) {
+            view = withControllerClient(controller, mutate);
+            wrapped.set(controller, view);
+          }
+          return view;
+        },
+      );
     },
   });
 }

@@ -42,6 +42,13 @@ describe('factory wrappers (lasso WithAgent / WithImpersonation)', { timeout: 60
     const janitor = sharedClientFactoryWithAgent(clients, 'cm-janitor/1.0');
     const mutated = await janitor.forKind<ConfigMap>(configMapKind);
     expect(await janitor.forKind<ConfigMap>(configMapKind)).toBe(mutated); // one view per client
+    // forResourceKind stays synchronous, as the interface says.
+    const direct = janitor.forResourceKind<ConfigMap>(
+      { group: '', version: 'v1', resource: 'configmaps' },
+      'ConfigMap',
+      true,
+    );
+    expect(direct).toBe(mutated);
     const created = await mutated.create(namespace, configMap('by-janitor', namespace));
     expect(managerOf(created)).toBe('cm-janitor');
     const plain = await clients.forKind<ConfigMap>(configMapKind);
