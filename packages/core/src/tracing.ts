@@ -106,7 +106,9 @@ export const SPAN_STATUS_ERROR = 2;
 type RequireFn = ((id: string) => unknown) & { resolve?: (id: string) => string };
 
 const API = '@opentelemetry/api';
-let loader: RequireFn = createRequire(import.meta.url);
+// Made on first use, not at import: a CommonJS bundle of lasso (esbuild or tsup with `format: cjs`) has no
+// `import.meta.url`, and `createRequire(undefined)` would throw as the bundle loads.
+let loader: RequireFn | undefined;
 // undefined: not tried yet; null: not installed (or broken).
 let loaded: OpenTelemetryApi | null | undefined;
 
@@ -117,6 +119,7 @@ let loaded: OpenTelemetryApi | null | undefined;
 export function openTelemetryApi(): OpenTelemetryApi | undefined {
   if (loaded === undefined) {
     try {
+      loader ??= defaultLoader();
       loaded = loadApi(loader);
     } catch (error) {
       loaded = null;
@@ -128,6 +131,11 @@ export function openTelemetryApi(): OpenTelemetryApi | undefined {
     }
   }
   return loaded ?? undefined;
+}
+
+/** The module's own `require` in a CommonJS bundle; in ES modules one made from this file's URL. */
+function defaultLoader(): RequireFn {
+  return typeof require === 'function' ? require : createRequire(import.meta.url);
 }
 
 /**
@@ -158,7 +166,7 @@ function loadApi(require: RequireFn): OpenTelemetryApi {
  * undefined), forgetting what an earlier call found.
  */
 export function setOpenTelemetryLoader(require: RequireFn | undefined): void {
-  loader = require ?? createRequire(import.meta.url);
+  loader = require;
   loaded = undefined;
 }
 
