@@ -63,8 +63,9 @@ export interface SettableShardFilterSource extends ShardFilterSource {
  *
  * @example
  * ```ts
- * import { createShardFilterSource } from '@lasso/cache';
+ * import { createCache, createShardFilterSource } from '@lasso/cache';
  *
+ * declare const configMaps: Client;
  * // This replica takes the lower half of the uid hash space.
  * const shard = createShardFilterSource({ ranges: [{ start: 0n, end: 1n << 63n }] });
  * const informer = createCache(configMaps, { shard, resyncMs: 0 });
