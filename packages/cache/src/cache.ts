@@ -32,7 +32,12 @@ export interface CacheClient<T extends KubeObjectLike = KubeObject> {
   readonly gvr: GroupVersionResource;
   readonly kind: string;
   readonly namespaced: boolean;
-  list(namespace: string | undefined, options?: ListOptions): Promise<ObjectList<T>>;
+  list(
+    namespace: string | undefined,
+    options?: ListOptions & { transformItem?: ((item: T) => T) | undefined },
+  ): Promise<ObjectList<T>>;
+  /** True when `list` honours `transformItem` (`Client` does); the cache then leaves listed objects to it. */
+  readonly listTransformsItems?: boolean | undefined;
   watch(namespace: string | undefined, options?: WatchOptions): AsyncIterable<WatchEvent<T>>;
   /** The same watch a body chunk at a time (`Client.watchBatches`); optional, read through when present. */
   watchBatches?(
@@ -179,8 +184,11 @@ export function createClientListerWatcher<T extends KubeObjectLike = KubeObject>
     // @lasso/client's Client fails a list page when no bytes arrived for `progressTimeoutMs`, or a window that long
     // brought less than its throughput floor (1 KiB/s).
     listProgressDeadline: true,
+    listTransformsItems: client.listTransformsItems === true,
     async list(listOptions) {
-      const tweaked: ListOptions = { ...listOptions };
+      const tweaked: ListOptions & { transformItem?: ((item: T) => T) | undefined } = {
+        ...listOptions,
+      };
       tweakList?.(tweaked);
       try {
         return await client.list(namespace, tweaked);

@@ -182,7 +182,7 @@ export class ListStrategy<T extends KubeObjectLike> {
   }
 
   async #pagedList(at: string | undefined, signal: AbortSignal): Promise<ListResult<T>> {
-    const { pageSize, pageSizeSet, strategy } = this.#init;
+    const { pageSize, pageSizeSet, strategy, listerWatcher } = this.#init;
     const resourceVersion = at ?? (strategy === 'consistent' ? '' : '0');
     // client-go reflector.list: page when the user asked, when a list at "0" came back paginated (etcd serves), and
     // for lists at "" or "0"; a list at a specific version goes unpaginated so the watch cache can answer it (it
@@ -214,11 +214,14 @@ export class ListStrategy<T extends KubeObjectLike> {
               );
           const pageSignal =
             deadline === undefined ? undefined : anySignal([signal, deadline.signal]);
-          const options: ListOptions = {
+          const options: ListOptions & { transformItem?: ((item: T) => T) | undefined } = {
             signal: pageSignal?.signal ?? signal,
             progressTimeoutMs: this.#init.listPageTimeoutMs,
           };
           if (paged) options.limit = pageSize;
+          const decodes =
+            this.#transform !== undefined && listerWatcher.listTransformsItems === true;
+          if (decodes) options.transformItem = this.#transform;
           if (continueToken !== undefined) {
             options.continue = continueToken;
           } else {
@@ -241,7 +244,7 @@ export class ListStrategy<T extends KubeObjectLike> {
           }
           pages++;
           // Transformed page by page: a page's raw objects are garbage once it is copied, not at the list's end.
-          const transform = this.#transform;
+          const transform = decodes ? undefined : this.#transform;
           if (transform === undefined) for (const item of page.items) items.push(item);
           else for (const item of page.items) items.push(transform(item));
           listVersion = page.metadata?.resourceVersion ?? '';

@@ -108,6 +108,33 @@ describe('listed objects are transformed as they arrive', () => {
     await t.stop();
   });
 
+  it('leaves the transform to a lister-watcher with listTransformsItems (decoded as the body arrives)', async () => {
+    const fake = fakeOf(3);
+    const list = fake.list.bind(fake);
+    const passed: unknown[] = [];
+    const decoding = Object.assign(fake, {
+      listTransformsItems: true,
+      list: async (
+        options: ListOptions & { transformItem?: ((item: KubeObject) => KubeObject) | undefined },
+      ) => {
+        passed.push(options.transformItem);
+        const page = await list(options);
+        const transformItem = options.transformItem;
+        return transformItem === undefined
+          ? page
+          : { ...page, items: page.items.map(transformItem) };
+      },
+    });
+    const t = setup(decoding, { initialList: 'cached' });
+    await fake.nextWatch();
+    expect(passed).toHaveLength(1);
+    expect(typeof passed[0]).toBe('function');
+    // Once each, by the lister-watcher: the reflector did not copy again.
+    expect(t.transformed.sort()).toEqual(['cm-0', 'cm-1', 'cm-2']);
+    expect(t.inner.size()).toBe(3);
+    await t.stop();
+  });
+
   it('fails a streaming list whose transform throws as a list failure, without falling back to a list', async () => {
     const fake = fakeOf(2, { streamingLists: 'serve' });
     const t = setup(fake);

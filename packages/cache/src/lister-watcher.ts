@@ -14,8 +14,13 @@ import type {
  * (`FakeListerWatcher` from `@lasso/cache/testing`).
  */
 export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
-  /** One page of the list. */
-  list(options: ListOptions): Promise<ObjectList<T>>;
+  /**
+   * One page of the list. `options.transformItem` is passed only to a lister-watcher with
+   * {@link ListerWatcher.listTransformsItems}; the others get it undefined.
+   */
+  list(
+    options: ListOptions & { transformItem?: ((item: T) => T) | undefined },
+  ): Promise<ObjectList<T>>;
   /**
    * A watch from `options.resourceVersion`. Ends normally when the server closes the stream; throws an
    * `ApiError` for HTTP errors and ERROR events (410 -> `isGone`); must stop when `options.signal` aborts.
@@ -36,4 +41,10 @@ export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
    * `listPageTimeoutMs` in total.
    */
   readonly listProgressDeadline?: boolean;
+  /**
+   * True when `list` applies `options.transformItem` to each item as it decodes it and returns its results, as
+   * `createClientListerWatcher` over `@lasso/client`'s `Client` does (the page never exists as raw objects).
+   * Otherwise the reflector applies the transform to each page it receives.
+   */
+  readonly listTransformsItems?: boolean | undefined;
 }

@@ -9,6 +9,7 @@ import { checkPathSegment } from './path-segment.ts';
 import { checkList, checkObject } from './response-shape.ts';
 import type { RestMapper } from './rest-mapper.ts';
 import { requestClassOf, TIMEOUT_POLICY } from './timeout-policy.ts';
+import { ItemTransformFailure } from './transport/list-body.ts';
 import { restTransportFor } from './transport/registry.ts';
 import { DEFAULT_MAX_WATCH_EVENT_BYTES } from './transport/response-body.ts';
 import type { QueryParams, RestRequest } from './transport/rest-request.ts';
@@ -186,18 +187,46 @@ export class Client<T extends KubeObjectLike = KubeObject> {
       DEFAULT_MAX_WATCH_EVENT_BYTES;
   }
 
-  /** One page of objects. `namespace` `''`/`undefined` lists all namespaces. */
-  async list(namespace: string | undefined, options: ListOptions = {}): Promise<ObjectList<T>> {
+  /**
+   * True: {@link Client.list} honours `transformItem` (a cache's lister-watcher then leaves the transform of listed
+   * objects to it).
+   */
+  readonly listTransformsItems = true;
+
+  /**
+   * One page of objects. `namespace` `''`/`undefined` lists all namespaces. `transformItem` is applied to each
+   * item as soon as it is decoded from the body (apiVersion and kind filled first) and its result kept instead:
+   * the page is never held as a whole body, one string and every raw object at once (an informer passes its
+   * transform; a list at resourceVersion "0" answered from the watch cache is every object in one page).
+   */
+  async list(
+    namespace: string | undefined,
+    options: ListOptions & { transformItem?: ((item: T) => T) | undefined } = {},
+  ): Promise<ObjectList<T>> {
+    const { transformItem } = options;
     const request: RestRequest = {
       method: 'GET',
       path: this.#path('list', namespace),
       query: listQuery(options),
       accept: options.asMetadata === true ? metadataListAccept : undefined,
     };
-    const list = checkList<T>(await this.#json<unknown>(request, options), request);
+    if (transformItem !== undefined) {
+      // A non-object item is passed through untransformed, for checkList to refuse.
+      request.decodeListItem = (item) =>
+        typeof item === 'object' && item !== null && !Array.isArray(item)
+          ? transformItem(this.#fill(item as T))
+          : item;
+    }
+    let answer: unknown;
+    try {
+      answer = await this.#json<unknown>(request, options);
+    } catch (error) {
+      throw error instanceof ItemTransformFailure ? error.cause : error;
+    }
+    const list = checkList<T>(answer, request);
     list.apiVersion ||= this.apiVersion;
     list.kind ||= `${this.kind}List`;
-    for (const item of list.items) this.#fill(item);
+    if (transformItem === undefined) for (const item of list.items) this.#fill(item);
     return list;
   }
 

@@ -39,6 +39,7 @@ import { ExecCertificateAgent } from './transport/exec-certificate-agent.ts';
 import { RequestDeadline } from './transport/request-deadline.ts';
 import { requestHeaders } from './transport/request-headers.ts';
 import { RequestMetrics } from './transport/request-metrics.ts';
+import { decodeItemsOf, readListBody } from './transport/list-body.ts';
 import { traceRequest } from './transport/request-tracing.ts';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -192,18 +193,36 @@ export class RestTransport {
       async (response, signal, progress) => {
         trace?.status(response.statusCode);
         if (response.statusCode >= 200 && response.statusCode < 300) {
+          const { decodeListItem } = request;
+          const encoding = response.headers['content-encoding'];
+          if (decodeListItem !== undefined && (encoding === undefined || encoding === 'identity')) {
+            const list = await raceSignal(
+              readListBody(
+                response.body,
+                limit,
+                request,
+                response.statusCode,
+                decodeListItem,
+                progress.chunk,
+              ),
+              signal,
+            );
+            progress.done();
+            return list as T;
+          }
           const bytes = await raceSignal(
             readBounded(response.body, limit, request, 'throw', progress.chunk),
             signal,
           );
           progress.done();
-          return (await decodeJsonBody(
+          const decoded = await decodeJsonBody(
             bytes ?? Buffer.alloc(0),
             response.headers['content-encoding'],
             response.statusCode,
             limit,
             request,
-          )) as T;
+          );
+          return (decodeListItem === undefined ? decoded : decodeItemsOf(decoded, decodeListItem)) as T;
         }
         throw await this.#errorAnswer(request, response, signal, progress);
       },

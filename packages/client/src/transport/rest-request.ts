@@ -27,6 +27,11 @@ export interface RestRequest {
    * for a short request. Ignored by `stream` (watch).
    */
   progressTimeoutMs?: number | undefined;
+  /**
+   * `requestJson` only: the answer is a list, decoded as it arrives, each element of its `items` replaced by what
+   * this returns for it as soon as the element is in (a gzip answer is decoded whole, then each item passed).
+   */
+  decodeListItem?: ((item: unknown) => unknown) | undefined;
   signal?: AbortSignal | undefined;
   /** Replaces the User-Agent of the config. */
   userAgent?: string | undefined;
