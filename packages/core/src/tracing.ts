@@ -3,7 +3,9 @@
 // failed resolution per process. The types below are the few members of the API's Tracer and Span that lasso
 // calls, so its declarations compile without the package installed and accept the SDK's objects as they are.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+// Aliased: bundles that prepend the usual ESM `require` shim (`import { createRequire } from 'node:module'`) must
+// not see a second top-level `createRequire`.
+import { createRequire as createModuleRequire } from 'node:module';
 import { join, sep } from 'node:path';
 import { defaultLogger } from './console-logger.ts';
 import { errorMessage } from './errors.ts';
@@ -135,7 +137,7 @@ export function openTelemetryApi(): OpenTelemetryApi | undefined {
 
 /** The module's own `require` in a CommonJS bundle; in ES modules one made from this file's URL. */
 function defaultLoader(): RequireFn {
-  return typeof require === 'function' ? require : createRequire(import.meta.url);
+  return typeof require === 'function' ? require : createModuleRequire(import.meta.url);
 }
 
 /**
