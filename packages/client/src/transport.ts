@@ -36,10 +36,10 @@ import { Authenticator } from './transport/authenticator.ts';
 import { isConnectionLoss } from './transport/connection-loss.ts';
 import { apiErrorFrom, requestFailure } from './transport/error-mapping.ts';
 import { ExecCertificateAgent } from './transport/exec-certificate-agent.ts';
+import { decodeItemsOf, readListBody } from './transport/list-body.ts';
 import { RequestDeadline } from './transport/request-deadline.ts';
 import { requestHeaders } from './transport/request-headers.ts';
 import { RequestMetrics } from './transport/request-metrics.ts';
-import { decodeItemsOf, readListBody } from './transport/list-body.ts';
 import { traceRequest } from './transport/request-tracing.ts';
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
@@ -222,7 +222,9 @@ export class RestTransport {
             limit,
             request,
           );
-          return (decodeListItem === undefined ? decoded : decodeItemsOf(decoded, decodeListItem)) as T;
+          return (
+            decodeListItem === undefined ? decoded : decodeItemsOf(decoded, decodeListItem)
+          ) as T;
         }
         throw await this.#errorAnswer(request, response, signal, progress);
       },
