@@ -1,5 +1,6 @@
 // Controller: one informer event handler feeding a rate-limited workqueue of `namespace/name` keys, drained by
 // async workers that call one handler with the key's cached object. Ports rancher/lasso pkg/controller/controller.go.
+// size: one class whose queue, workers and lifecycle share private state; handler outcomes are in errors.ts.
 import {
   CacheNotSyncedError,
   type EventHandlerRegistration,

@@ -1,6 +1,7 @@
 // KUBEBUILDER_ASSETS mode: real etcd + kube-apiserver on loopback with generated certificates, an admin
 // client certificate, service-account keys and an admin token; ports controller-runtime's
 // pkg/internal/testing/controlplane (etcd.go, apiserver.go) and its process handling.
+// size: one control plane (etcd and kube-apiserver started, checked and stopped together with their certificates).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { constants, rmSync } from 'node:fs';

@@ -2,6 +2,7 @@
 // reflector writing straight into a SqlStore (cacheFor: no DeltaFIFO, no handlers; this cache answers queries)
 // or a SharedIndexInformer whose indexer is the SqlStore (informerFor: handlers and controllers see its objects);
 // kinds warm up in parallel; one kind can be stopped (its tables dropped); reset starts over with a fresh database.
+// size: one lifecycle class (start, per-kind stop, reset, close share its private state); its types are in factory-types.ts.
 import {
   type CacheClient,
   createClientListerWatcher,

@@ -1,6 +1,7 @@
 // Built-in type definitions of core/v1 (k8s.io/api): the kinds kubectl create and run generate in the core group, and the whole PodSpec.
 // Field numbers and JSON names follow the published generated.proto and Go struct tags of the API; the protobuf
 // body decoder and the OpenAPI publisher both read this table.
+// size: a table of the core/v1 kinds' fields (the whole PodSpec), data transcribed from the API, not logic.
 import type { TypeDefinition } from './type-definition.ts';
 
 /** The core-v1 types, top-level kinds first. */

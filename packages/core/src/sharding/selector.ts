@@ -1,6 +1,7 @@
 // KEP-5866 shard selectors: the `shardRange(<key>, '<start>', '<end>') || …` text a client sends as
 // `shardSelector`, its parse (the grammar and the messages of k8s.io/apiserver pkg/sharding Parse), its
 // canonical form (what a server echoes in `metadata.shardInfo.selector`) and the range check.
+// size: one grammar: the tokenizer, the parser and its upstream error messages, and the canonical printer are one unit.
 import { LassoError } from '../errors.ts';
 import { fnv1a64Halves } from './hash.ts';
 
