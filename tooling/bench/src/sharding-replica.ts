@@ -48,6 +48,10 @@ function send(message: ShardBenchReplicaMessage): void {
 }
 
 async function main(): Promise<void> {
+  // First thing: a parent that stops this replica while it starts (IPC closed before any await ended) must stop it.
+  const stop = new AbortController();
+  process.once('disconnect', () => stop.abort());
+  if (!process.connected) stop.abort();
   const settings = JSON.parse(process.argv[2] ?? '') as ShardBenchReplicaSettings;
   const config = await loadKubeConfig({ path: settings.kubeconfigPath });
   const factory = createSharedControllerFactoryFromConfig(config, {
@@ -55,8 +59,6 @@ async function main(): Promise<void> {
     defaultWorkers: settings.workers,
     ...shardingOptions(settings),
   });
-  const stop = new AbortController();
-  process.once('disconnect', () => stop.abort());
   let measuring = false;
   let reconciles = 0;
   // The backlog being drained: keys enqueued by `measure`, deleted as each is reconciled.
@@ -108,9 +110,17 @@ async function main(): Promise<void> {
       });
     }
   });
-  await factory.start(stop.signal, settings.workers);
+  try {
+    await factory.start(stop.signal, settings.workers);
+  } catch (error) {
+    // Stopped while it started (start rejects with the abort): a normal stop, closed below.
+    if (!stop.signal.aborted) throw error;
+  }
   send({ type: 'ready' });
-  await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
+  // (An abort before this point fires no event any more: check first.)
+  if (!stop.signal.aborted) {
+    await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
+  }
   clearInterval(poll);
   await configMaps.stopped();
   await factory.close();
@@ -119,5 +129,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   send({ type: 'failed', message: String((error as Error)?.stack ?? error) });
   process.exitCode = 1;
+  // What it started may hold the event loop open: a failed replica ends anyway.
+  setTimeout(() => process.exit(1), 5_000).unref();
   if (process.connected) process.disconnect();
 });

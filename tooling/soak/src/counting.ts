@@ -15,7 +15,7 @@ export interface CountingLogger extends Logger {
 }
 
 /** A logger that counts every entry by level and message; with `verbose` it also prints warn and error. */
-export function createCountingLogger(verbose = false): CountingLogger {
+export function createCountingLogger(verbose = false, prefix = ''): CountingLogger {
   const counts = new Map<string, number>();
   const record =
     (level: string) =>
@@ -24,7 +24,7 @@ export function createCountingLogger(verbose = false): CountingLogger {
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (verbose && (level === 'warn' || level === 'error')) {
         process.stderr.write(
-          `${new Date().toISOString()} ${key} ${JSON.stringify(attributes ?? {})}\n`,
+          `${new Date().toISOString()} ${prefix}${key} ${JSON.stringify(attributes ?? {})}\n`,
         );
       }
     };

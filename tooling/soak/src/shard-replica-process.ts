@@ -42,18 +42,20 @@ export interface ShardReplicaSettings {
 }
 
 async function main(): Promise<void> {
+  // First thing: a soak that stops this replica while it starts (IPC closed before any await ended) must stop it.
+  const stop = new AbortController();
+  process.once('disconnect', () => stop.abort());
+  if (!process.connected) stop.abort();
   const settings = JSON.parse(process.argv[2] ?? '') as ShardReplicaSettings;
   const random = seededRandom(settings.seed);
   const log = new ShardLogWriter(settings.logPath, settings.identity);
-  const logger = createCountingLogger(settings.verbose);
+  const logger = createCountingLogger(settings.verbose, `${settings.identity} `);
   const config = await loadKubeConfig({ path: settings.kubeconfigPath });
   const factory = createSharedControllerFactoryFromConfig(config, {
     logger,
     defaultWorkers: settings.workers,
     ...shardingOptions(settings),
   });
-  const stop = new AbortController();
-  process.once('disconnect', () => stop.abort());
   const inNamespaces = new Set(settings.namespaces);
   let calls = 0;
   const handle =
@@ -111,9 +113,20 @@ async function main(): Promise<void> {
     log.owned(ranges);
   };
   const poll = setInterval(logOwned, 20);
-  await factory.start(stop.signal, settings.workers);
+  try {
+    await factory.start(stop.signal, settings.workers);
+  } catch (error) {
+    // Stopped while it started (start rejects with the abort): a normal stop, closed below.
+    if (!stop.signal.aborted) throw error;
+  }
   toParent({ type: 'ready' });
-  await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
+  // (An abort before this point fires no event any more: check first.)
+  if (!stop.signal.aborted) {
+    await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
+  }
+  if (settings.verbose) {
+    process.stderr.write(`${new Date().toISOString()} ${settings.identity} stopping\n`);
+  }
   await Promise.all([widgets.stopped(), configMaps.stopped()]);
   await factory.close();
   clearInterval(poll);
@@ -129,5 +142,7 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   toParent({ type: 'failed', message: String((error as Error)?.stack ?? error) });
   process.exitCode = 1;
+  // What it started may hold the event loop open: a failed replica ends anyway.
+  setTimeout(() => process.exit(1), 5_000).unref();
   leaveParent();
 });
