@@ -4,9 +4,9 @@ import { errorMessage, LassoError } from '@lasso/core';
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** One failure of a reflector's list/watch cycle: a {@link WatchError}. */
-    LASSO_WATCH_FAILED: true;
+    LASSO_WATCH_FAILED: LassoError;
     /** Caches did not sync before the wait ended: a {@link CacheNotSyncedError}. */
-    LASSO_CACHE_NOT_SYNCED: true;
+    LASSO_CACHE_NOT_SYNCED: CacheNotSyncedError;
   }
 }
 

@@ -1,41 +1,42 @@
 // ApiError: an error answer of the Kubernetes API, with apimachinery's guards (k8s.io/apimachinery/pkg/api/errors).
 import { isLassoError, LassoError } from '@lasso/core';
+import type { SlowResponseError } from './throughput-floor.ts';
 import type { Status, StatusCause, StatusDetails } from './types.ts';
 
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** An error answer of the API server: an {@link ApiError} (`status`, `reason`, `details`). */
-    LASSO_API_ERROR: true;
+    LASSO_API_ERROR: ApiError;
     /** The server was not reached or did not answer: refused, reset, TLS failure, a closed transport. */
-    LASSO_CONNECTION_FAILED: true;
+    LASSO_CONNECTION_FAILED: LassoError;
     /** A response or watch event could not be decoded (malformed JSON, no `type`, no `object`). */
-    LASSO_WATCH_DECODE: true;
+    LASSO_WATCH_DECODE: LassoError;
     /** A kubeconfig exec credential plugin failed, timed out or printed something unusable. */
-    LASSO_EXEC_PLUGIN_FAILED: true;
+    LASSO_EXEC_PLUGIN_FAILED: LassoError;
     /** API discovery (`/api`, `/apis/<group>/<version>`) failed. */
-    LASSO_DISCOVERY_FAILED: true;
+    LASSO_DISCOVERY_FAILED: LassoError;
     /** The REST mapper found no resource for a group/version/kind. */
-    LASSO_NO_KIND_MATCH: true;
+    LASSO_NO_KIND_MATCH: LassoError;
     /**
      * A response body passed `maxResponseBytes` or a watch event passed `maxWatchEventBytes`: the
      * connection was closed and what was read released. The message names the limit and the request.
      */
-    LASSO_RESPONSE_TOO_LARGE: true;
+    LASSO_RESPONSE_TOO_LARGE: LassoError;
     /**
      * A 2xx answer that cannot be used: a gzip body that does not decompress, a body that is not
      * JSON or is cut short, or JSON of another shape than the call promises (an object, a list).
      */
-    LASSO_RESPONSE_INVALID: true;
+    LASSO_RESPONSE_INVALID: LassoError;
     /**
      * A watch stream ended in the middle of an event (text after the last newline that is not a
      * whole event): nothing after the last whole event was lost; resume from its resourceVersion.
      */
-    LASSO_WATCH_TRUNCATED: true;
+    LASSO_WATCH_TRUNCATED: LassoError;
     /**
      * A list body or a started watch event brought fewer than `MIN_RESPONSE_BYTES_PER_SECOND` over a window
      * (a server dripping bytes): a `SlowResponseError`; the connection was closed.
      */
-    LASSO_RESPONSE_TOO_SLOW: true;
+    LASSO_RESPONSE_TOO_SLOW: SlowResponseError;
   }
 }
 

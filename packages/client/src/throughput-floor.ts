@@ -140,7 +140,7 @@ export class ThroughputFloor {
  * try {
  *   await configMaps.list('default');
  * } catch (error) {
- *   if (error instanceof SlowResponseError) console.log(error.request.verb, error.receivedBytes, error.elapsedMs);
+ *   if (isLassoError(error, 'LASSO_RESPONSE_TOO_SLOW')) console.log(error.request.verb, error.receivedBytes, error.elapsedMs);
  *   else throw error;
  * }
  * ```

@@ -185,7 +185,8 @@ const OPTION_OF = Object.fromEntries(
  * try {
  *   await configMaps.list('default', { progressTimeoutMs: 60_000 });
  * } catch (error) {
- *   if (error instanceof RequestTimeoutError && error.deadline === 'progress') console.log(`stalled: ${error.message}`);
+ *   // The message names the deadline and its option: `... no response bytes for 60000 ms (progress deadline, progressTimeoutMs)`.
+ *   if (isLassoError(error, 'LASSO_TIMEOUT')) console.log(`gave up after ${error.timeoutMs} ms: ${error.message}`);
  *   else throw error;
  * }
  * ```

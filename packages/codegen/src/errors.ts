@@ -4,7 +4,7 @@ import { LassoError } from '@lasso/core';
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** A CRD (or the file holding it) cannot be turned into types: a {@link CodegenInputError}. */
-    LASSO_CODEGEN_INVALID_INPUT: true;
+    LASSO_CODEGEN_INVALID_INPUT: CodegenInputError;
   }
 }
 
@@ -19,7 +19,7 @@ declare module '@lasso/core' {
  * try {
  *   generateTypes([{ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition' }]);
  * } catch (error) {
- *   if (error instanceof CodegenInputError) console.error(error.source, error.path, error.message);
+ *   if (isLassoError(error, 'LASSO_CODEGEN_INVALID_INPUT')) console.error(error.source, error.path, error.message);
  * }
  * ```
  */

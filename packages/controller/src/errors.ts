@@ -2,24 +2,26 @@
 // aggregate error of a shared handler. Ports rancher/lasso pkg/controller (ErrIgnore, retryAfterError,
 // errorList) with a cause-chain walk in place of Go's errors.Is / errors.As.
 import { errorMessage, isLassoError, LassoError } from '@lasso/core';
+import type { LeadershipLostError } from './leader-elector-api.ts';
+import type { AlreadyOwnedError } from './owner-references.ts';
 
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** Handlers of one key failed: a {@link HandlerError}. */
-    LASSO_HANDLER_FAILED: true;
+    LASSO_HANDLER_FAILED: HandlerError;
     /** A handler asked for its error to be ignored: an {@link IgnoreError}. */
-    LASSO_HANDLER_IGNORED: true;
+    LASSO_HANDLER_IGNORED: IgnoreError;
     /** A handler asked for the key to be retried after a delay: a {@link RetryAfterError}. */
-    LASSO_RETRY_AFTER: true;
+    LASSO_RETRY_AFTER: RetryAfterError;
     /**
      * A controller could not start: a shared controller's constructor failed (`ControllerInitError`), or the
      * informer of a restarted controller has stopped.
      */
-    LASSO_CONTROLLER_FAILED: true;
+    LASSO_CONTROLLER_FAILED: LassoError;
     /** An object already has another controller owner reference (`AlreadyOwnedError`). */
-    LASSO_ALREADY_OWNED: true;
+    LASSO_ALREADY_OWNED: AlreadyOwnedError;
     /** A leader lost its lease (`LeadershipLostError`). */
-    LASSO_LEADERSHIP_LOST: true;
+    LASSO_LEADERSHIP_LOST: LeadershipLostError;
   }
 }
 

@@ -1,27 +1,32 @@
 // LassoError: the base of every error lasso throws, with a stable code that survives duplicate installs.
+import type { ShardSelectorError } from './sharding/selector.ts';
 
 /**
- * The registry of stable error codes: one key per code, documented where it is declared. `@lasso/core`
+ * The registry of stable error codes: one key per code, documented where it is declared, whose type is the
+ * class thrown with that code ({@link LassoError} itself where several kinds of failure share it). `@lasso/core`
  * declares its own; each package above declares its codes in its `errors.ts` by augmenting this interface,
- * so {@link LassoErrorCode} lists exactly the codes of the packages a program imports:
+ * so {@link LassoErrorCode} lists exactly the codes of the packages a program imports, and
+ * {@link isLassoError} narrows a caught value to the class of the code it checks:
  *
  * ```ts
  * declare module '@lasso/core' {
  *   interface LassoErrorCodes {
- *     LASSO_API_ERROR: true; // with a TSDoc comment saying what it means
+ *     LASSO_API_ERROR: ApiError; // with a TSDoc comment saying what it means
  *   }
  * }
  * ```
+ *
+ * A code declared as `true` (no class named) narrows to {@link LassoError}.
  */
 export interface LassoErrorCodes {
   /** An operation stopped because its signal aborted with a reason that was not an Error. */
-  LASSO_ABORTED: true;
+  LASSO_ABORTED: LassoError;
   /** A configuration or a call that cannot work (a kubeconfig without a server, a second `run()`). */
-  LASSO_CONFIG_INVALID: true;
+  LASSO_CONFIG_INVALID: LassoError;
   /** A timeout, not an abort by the caller, ended an operation: a {@link TimeoutError}. */
-  LASSO_TIMEOUT: true;
+  LASSO_TIMEOUT: TimeoutError;
   /** A KEP-5866 shard selector text the server's grammar refuses (`@lasso/core/sharding`). */
-  LASSO_SHARD_SELECTOR_INVALID: true;
+  LASSO_SHARD_SELECTOR_INVALID: ShardSelectorError;
 }
 
 /**
@@ -29,6 +34,17 @@ export interface LassoErrorCodes {
  * guards), never on messages.
  */
 export type LassoErrorCode = keyof LassoErrorCodes & string;
+
+/**
+ * The class of the errors thrown with `Code`, as {@link LassoErrorCodes} declares it: `LassoErrorOf<'LASSO_TIMEOUT'>`
+ * is {@link TimeoutError}. {@link LassoError} for a code declared without a class, and for the whole
+ * {@link LassoErrorCode} union (a code only known at run time).
+ */
+export type LassoErrorOf<Code extends LassoErrorCode> = LassoErrorCode extends Code
+  ? LassoError
+  : LassoErrorCodes[Code] extends LassoError
+    ? LassoErrorCodes[Code]
+    : LassoError;
 
 const lassoBrand: unique symbol = Symbol.for('lasso.error') as never;
 
@@ -50,8 +66,27 @@ export class LassoError extends Error {
 }
 
 /**
- * True when `value` is a {@link LassoError} from any copy of `@lasso/core`, optionally with `code`.
+ * True when `value` is a {@link LassoError} from any copy of `@lasso/core`; with `code`, one of that code,
+ * narrowed to the class {@link LassoErrorCodes} names for it (`LASSO_API_ERROR`: `@lasso/client`'s `ApiError`).
+ * Use it instead of `instanceof`, which is false for an error of a second installed copy of a package.
+ *
+ * @example
+ * ```ts
+ * declare function withTimeout(): Promise<void>;
+ * try {
+ *   await withTimeout();
+ * } catch (error) {
+ *   if (isLassoError(error, 'LASSO_TIMEOUT')) console.log(`gave up after ${error.timeoutMs} ms`);
+ *   else if (isLassoError(error)) console.log(error.code);
+ *   else throw error;
+ * }
+ * ```
  */
+export function isLassoError<Code extends LassoErrorCode>(
+  value: unknown,
+  code: Code,
+): value is LassoErrorOf<Code>;
+export function isLassoError(value: unknown, code?: LassoErrorCode): value is LassoError;
 export function isLassoError(value: unknown, code?: LassoErrorCode): value is LassoError {
   if (typeof value !== 'object' || value === null) return false;
   // Guards run in catch blocks on whatever was thrown: a revoked Proxy throws from `in`.

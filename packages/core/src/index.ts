@@ -23,6 +23,7 @@ export {
   LassoError,
   type LassoErrorCode,
   type LassoErrorCodes,
+  type LassoErrorOf,
   TimeoutError,
 } from './errors.ts';
 export { guardLogger, type LoggerFailureReporter } from './guarded-logger.ts';

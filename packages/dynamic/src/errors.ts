@@ -5,11 +5,11 @@ import { LassoError } from '@lasso/core';
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** A closed dynamic controller was started or asked for a kind: a {@link DynamicClosedError}. */
-    LASSO_DYNAMIC_CLOSED: true;
+    LASSO_DYNAMIC_CLOSED: DynamicClosedError;
     /** A kind was asked for on demand while the dynamic controller does not run: a {@link DynamicNotRunningError}. */
-    LASSO_DYNAMIC_NOT_RUNNING: true;
+    LASSO_DYNAMIC_NOT_RUNNING: DynamicNotRunningError;
     /** A kind's cache did not sync within `syncTimeoutMs` and was dropped: a {@link DynamicSyncFailedError}. */
-    LASSO_DYNAMIC_SYNC_FAILED: true;
+    LASSO_DYNAMIC_SYNC_FAILED: DynamicSyncFailedError;
   }
 }
 

@@ -9,7 +9,7 @@ declare module '@lasso/core' {
      * A factory's `start` stopped waiting for the API server (its `startTimeoutMs` passed, or its signal aborted
      * during the wait): an {@link ApiServerUnavailableError}.
      */
-    LASSO_API_SERVER_UNAVAILABLE: true;
+    LASSO_API_SERVER_UNAVAILABLE: ApiServerUnavailableError;
   }
 }
 

@@ -6,9 +6,9 @@ import { gvkKey } from './names.ts';
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** A factory's `start` left out kinds it could not start (the others run): a {@link FactoryStartError}. */
-    LASSO_FACTORY_START_FAILED: true;
+    LASSO_FACTORY_START_FAILED: FactoryStartError;
     /** A closed factory was started: a {@link FactoryClosedError}. */
-    LASSO_FACTORY_CLOSED: true;
+    LASSO_FACTORY_CLOSED: FactoryClosedError;
   }
 }
 
@@ -51,7 +51,7 @@ export interface KindStartFailure {
  * try {
  *   await factory.start(signal, 5);
  * } catch (error) {
- *   if (!(error instanceof FactoryStartError)) throw error;
+ *   if (!isLassoError(error, 'LASSO_FACTORY_START_FAILED')) throw error;
  *   for (const { gvk, error: why } of error.failures) logger.warn('kind not started', { gvk: gvk.kind, error: why });
  * }
  * ```

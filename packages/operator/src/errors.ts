@@ -4,9 +4,9 @@ import { LassoError } from '@lasso/core';
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** A closed operator was started or asked for a controller: an {@link OperatorClosedError}. */
-    LASSO_OPERATOR_CLOSED: true;
+    LASSO_OPERATOR_CLOSED: OperatorClosedError;
     /** The health or metrics endpoint could not listen on its host and port: an {@link OperatorListenError}. */
-    LASSO_OPERATOR_LISTEN: true;
+    LASSO_OPERATOR_LISTEN: OperatorListenError;
   }
 }
 
@@ -35,7 +35,7 @@ export class OperatorClosedError extends LassoError {
  * ```ts
  * declare const operator: Operator;
  * await operator.start(new AbortController().signal).catch((error: unknown) => {
- *   if (error instanceof OperatorListenError) console.error(error.endpoint, error.address); // 'metrics' ':8080'
+ *   if (isLassoError(error, 'LASSO_OPERATOR_LISTEN')) console.error(error.endpoint, error.address); // 'metrics' ':8080'
  * });
  * ```
  */

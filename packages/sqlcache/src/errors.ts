@@ -4,18 +4,18 @@ import { LassoError } from '@lasso/core';
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** A list query names a field that is not indexed, an operator that does not apply, or a bad continue token. */
-    LASSO_SQLCACHE_INVALID_QUERY: true;
+    LASSO_SQLCACHE_INVALID_QUERY: InvalidQueryError;
     /** A list asked for a resourceVersion newer than the cache reflects; retry once the cache caught up. */
-    LASSO_SQLCACHE_RESOURCE_VERSION_TOO_NEW: true;
+    LASSO_SQLCACHE_RESOURCE_VERSION_TOO_NEW: ResourceVersionTooNewError;
     /**
      * A watch of the SQL cache asked for a resourceVersion older than the kind's event history keeps, or fell
      * behind it, or the kind relisted under it: the 410 Expired of the cache; list again and watch from that list.
      */
-    LASSO_SQLCACHE_RESOURCE_VERSION_TOO_OLD: true;
+    LASSO_SQLCACHE_RESOURCE_VERSION_TOO_OLD: ResourceVersionTooOldError;
     /** A stored object could not be decrypted (unknown key id, wrong key, tampered bytes). */
-    LASSO_SQLCACHE_DECRYPT_FAILED: true;
+    LASSO_SQLCACHE_DECRYPT_FAILED: DecryptionError;
     /** SQLite failed (busy past its bound, disk full, closed database); the transaction was rolled back. */
-    LASSO_SQLCACHE_STORAGE_FAILED: true;
+    LASSO_SQLCACHE_STORAGE_FAILED: StorageError;
   }
 }
 
@@ -30,7 +30,7 @@ declare module '@lasso/core' {
  * try {
  *   store.listByOptions({ filters: [[{ field: 'spec.unknown', op: '=', values: ['x'] }]] });
  * } catch (error) {
- *   if (error instanceof InvalidQueryError) console.warn(error.message);
+ *   if (isLassoError(error, 'LASSO_SQLCACHE_INVALID_QUERY')) console.warn(error.message);
  * }
  * ```
  */
@@ -50,7 +50,7 @@ export class InvalidQueryError extends LassoError {
  * try {
  *   store.listByOptions({ resourceVersion: '1000' });
  * } catch (error) {
- *   if (error instanceof ResourceVersionTooNewError) console.warn('retry later', error.cacheResourceVersion);
+ *   if (isLassoError(error, 'LASSO_SQLCACHE_RESOURCE_VERSION_TOO_NEW')) console.warn('retry later', error.cacheResourceVersion);
  * }
  * ```
  */
@@ -85,7 +85,7 @@ export class ResourceVersionTooNewError extends LassoError {
  * try {
  *   store.watch({ resourceVersion: '10' });
  * } catch (error) {
- *   if (error instanceof ResourceVersionTooOldError) console.warn('relist, then watch from', error.oldestResourceVersion);
+ *   if (isLassoError(error, 'LASSO_SQLCACHE_RESOURCE_VERSION_TOO_OLD')) console.warn('relist, then watch from', error.oldestResourceVersion);
  * }
  * ```
  */
@@ -118,7 +118,7 @@ export class ResourceVersionTooOldError extends LassoError {
  * try {
  *   createEncryptor().decrypt(sealed, 'v1/Secret default/a'); // another process's keys
  * } catch (error) {
- *   if (error instanceof DecryptionError) console.warn(error.message);
+ *   if (isLassoError(error, 'LASSO_SQLCACHE_DECRYPT_FAILED')) console.warn(error.message);
  * }
  * ```
  */
@@ -138,7 +138,7 @@ export class DecryptionError extends LassoError {
  * try {
  *   store.flush();
  * } catch (error) {
- *   if (error instanceof StorageError && error.sqliteCode === 'SQLITE_BUSY') console.warn('database busy');
+ *   if (isLassoError(error, 'LASSO_SQLCACHE_STORAGE_FAILED') && error.sqliteCode === 'SQLITE_BUSY') console.warn('database busy');
  * }
  * ```
  */

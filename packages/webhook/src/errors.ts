@@ -4,13 +4,13 @@ import { LassoError } from '@lasso/core';
 declare module '@lasso/core' {
   interface LassoErrorCodes {
     /** A closed webhook server was started: a {@link WebhookClosedError}. */
-    LASSO_WEBHOOK_CLOSED: true;
+    LASSO_WEBHOOK_CLOSED: WebhookClosedError;
     /** The serving certificate or key could not be read or does not load: a {@link WebhookTlsError}. */
-    LASSO_WEBHOOK_TLS: true;
+    LASSO_WEBHOOK_TLS: WebhookTlsError;
     /** The server could not listen on its address and port: a {@link WebhookListenError}. */
-    LASSO_WEBHOOK_LISTEN: true;
+    LASSO_WEBHOOK_LISTEN: WebhookListenError;
     /** A request body is not an AdmissionReview or ConversionReview the server can answer: a {@link MalformedReviewError}. */
-    LASSO_WEBHOOK_MALFORMED_REVIEW: true;
+    LASSO_WEBHOOK_MALFORMED_REVIEW: MalformedReviewError;
   }
 }
 

@@ -75,15 +75,6 @@ function bodyExcerpt(contentType: string | string[] | undefined, text: string): 
   return line.length > BODY_EXCERPT_CHARS ? `: ${line.slice(0, BODY_EXCERPT_CHARS)}…` : `: ${line}`;
 }
 
-/** The error of a 2xx answer whose body is not JSON. */
-export function notJsonError(request: FailedRequest, statusCode: number): LassoError {
-  // No cause: JSON.parse's message quotes the body, which may hold Secret data.
-  return new LassoError(
-    'LASSO_API_ERROR',
-    `${request.method} ${request.path}: the server answered ${statusCode} with a body that is not JSON`,
-  );
-}
-
 /** The error to throw when undici failed: the abort reason, a timeout, or a connection failure. */
 export function requestFailure(
   request: FailedRequest,

@@ -1,18 +1,19 @@
 // A fake cluster for unit tests: served kinds backed by FakeListerWatchers, a health switch, and a
 // SharedClientFactory over them whose clients record every list and watch.
 import { FakeListerWatcher } from '@lasso/cache/testing';
-import type {
-  Client,
-  GroupVersionKind,
-  GroupVersionResource,
-  KubeObject,
-  KubeObjectLike,
-  ListOptions,
-  RestConfig,
-  RestMapper,
-  RestMapping,
-  RestTransport,
-  WatchOptions,
+import {
+  ApiError,
+  type Client,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type KubeObject,
+  type KubeObjectLike,
+  type ListOptions,
+  type RestConfig,
+  type RestMapper,
+  type RestMapping,
+  type RestTransport,
+  type WatchOptions,
 } from '@lasso/client';
 import { LassoError, raceSignal } from '@lasso/core';
 import { gvkString, gvrString } from '../names.ts';
@@ -137,7 +138,10 @@ export class FakeCluster {
     const served = (): KindState => {
       const state = cluster.#byResource(gvr);
       if (state === undefined) {
-        throw new LassoError('LASSO_API_ERROR', `the server could not find ${gvrString(gvr)}`);
+        throw new ApiError({
+          status: 404,
+          message: `the server could not find ${gvrString(gvr)}`,
+        });
       }
       return state;
     };

@@ -16,7 +16,7 @@ declare module '@lasso/core' {
      * A shard ring member could not renew its Lease within its renew deadline (or found it taken over): it must stop
      * acting on every range at once. The abort reason of the ring's `fence` signal: a {@link ShardFencedError}.
      */
-    LASSO_SHARD_FENCED: true;
+    LASSO_SHARD_FENCED: ShardFencedError;
   }
 }
 

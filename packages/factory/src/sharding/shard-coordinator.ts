@@ -26,7 +26,7 @@ declare module '@lasso/core' {
      * A reconcile was cancelled because its object's shard range moved to another replica of the ring: the
      * abort reason of its `context.signal` (a {@link ShardMovedError}). The new owner reconciles the key.
      */
-    LASSO_SHARD_MOVED: true;
+    LASSO_SHARD_MOVED: ShardMovedError;
   }
 }
 
