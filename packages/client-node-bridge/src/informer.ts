@@ -15,6 +15,7 @@ import {
   type KubeObjectLike,
   loadKubeConfigFromString,
   type RestConfig,
+  RestTransport,
 } from '@lasso/client';
 import {
   type Clock,
@@ -142,7 +143,12 @@ type Verb = ObjectVerb | 'change' | 'error' | 'connect';
 
 /** Where the bridge's lasso informer comes from. */
 type Source<T extends KubernetesObject> =
-  | { readonly own: true; readonly build: () => Promise<SharedIndexInformer<T & KubeObjectLike>> }
+  | {
+      readonly own: true;
+      readonly build: () => Promise<SharedIndexInformer<T & KubeObjectLike>>;
+      /** Closes the transport the bridge made for the KubeConfig (none for a given `rest`). */
+      readonly release: () => Promise<void>;
+    }
   | { readonly own: false; readonly informer: SharedIndexInformer<T & KubeObjectLike> };
 
 /**
@@ -250,7 +256,10 @@ class LassoBackedInformer<T extends KubernetesObject> implements ClientNodeInfor
   async close(): Promise<void> {
     this.#closed = true;
     await this.stop();
-    if (this.#source.own) await this.#informer?.close();
+    if (this.#source.own) {
+      await this.#informer?.close();
+      await this.#source.release();
+    }
   }
 
   #listsOf(verb: Verb): unknown[][] {
@@ -381,11 +390,19 @@ export function makeInformer<T extends KubernetesObject>(
     );
   }
   const logger = guardLogger(options.logger ?? defaultLogger);
+  // The transport of a config read from the KubeConfig is the bridge's: close() closes its sockets. A given
+  // `rest` goes through its shared transport, which belongs to the caller.
+  let transport: RestTransport | undefined;
   const build = async (): Promise<SharedIndexInformer<T & KubeObjectLike>> => {
-    const rest = options.rest ?? (await restConfigOf(kubeConfig as KubeConfigLike, options));
-    return informerFor<T>(rest, target, labelSelector, options);
+    if (options.rest !== undefined)
+      return informerFor<T>(options.rest, target, labelSelector, options);
+    transport ??= new RestTransport(await restConfigOf(kubeConfig as KubeConfigLike, options));
+    return informerFor<T>(transport, target, labelSelector, options);
   };
-  return new LassoBackedInformer<T>({ own: true, build }, logger);
+  const release = async (): Promise<void> => {
+    await transport?.close();
+  };
+  return new LassoBackedInformer<T>({ own: true, build, release }, logger);
 }
 
 /**
@@ -436,7 +453,7 @@ async function restConfigOf(
 }
 
 async function informerFor<T extends KubernetesObject>(
-  rest: RestConfig,
+  rest: RestConfig | RestTransport,
   target: WatchPath,
   labelSelector: string | undefined,
   options: BridgeOptions,

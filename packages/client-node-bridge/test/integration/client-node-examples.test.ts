@@ -17,7 +17,7 @@ let env: Environment;
 let kc: k8s.KubeConfig;
 let k8sApi: k8s.CoreV1Api;
 let counter = 0;
-const informers: Array<{ stop(): Promise<void> }> = [];
+const informers: Array<{ stop(): Promise<void>; close?: () => Promise<void> }> = [];
 
 beforeAll(async () => {
   env = await startEnvironment();
@@ -27,7 +27,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const informer of informers) await informer.stop();
+  // close() of a bridge informer also closes the transport it made for the KubeConfig.
+  for (const informer of informers) await (informer.close?.() ?? informer.stop());
   await env?.stop();
 });
 
