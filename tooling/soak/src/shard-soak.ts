@@ -3,6 +3,7 @@
 // past their Lease (SIGSTOP, then SIGCONT), adds and removes them (graceful stop), keeping 3..5 on the ring.
 // The replicas' logs are tailed and checked while it runs (no key reconciled by two replicas at once); after the
 // writers stop, every key's last reconcile must see its final resourceVersion and every range must have one owner.
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
 import { fnv1a64 } from '@lasso/core/sharding';
@@ -402,10 +403,15 @@ function printResult(input: {
   report.line(
     `sharded: ranges of a killed or paused replica owned again after ${result.regained.map((event) => `${event.kind} ${event.r} at ${input.relative(event.at)} (${event.ranges} ranges): ${formatMs(event.ms)}`).join(', ') || '(none)'}`,
   );
-  report.check(
-    `sharded: a killed or paused replica's ranges owned again within lease + 2 s (${formatMs(regainBoundMs)})`,
-    slow.length === 0,
-    slow.map((event) => `${event.kind} ${event.r}: ${formatMs(event.ms)}`).join('; '),
+  // Issue 32 measures this goal, it does not assert it: a loaded machine delays Lease writes (printed, not failed).
+  report.line(
+    `sharded: goal: a killed or paused replica's ranges owned again within lease + 2 s (${formatMs(regainBoundMs)}): ${
+      slow.length === 0
+        ? 'met'
+        : `NOT met: ${slow.map((event) => `${event.kind} ${event.r}: ${formatMs(event.ms)}`).join('; ')}`
+    } (load ${loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')})`,
   );
   if (options.durationS >= 30) {
     const missing = ['kill', 'stop', 'add', 'remove'].filter((kind) => !actions.has(kind));
