@@ -99,6 +99,7 @@ export class RestTransport {
   readonly #tracing: Tracing | undefined;
   #limiter: RequestRateLimiter | undefined;
   #closed = false;
+  #guards: readonly { readonly guard: () => void }[] = [];
 
   constructor(config: RestConfig, options: { rateLimiter?: RequestRateLimiter } = {}) {
     let url: URL;
@@ -266,6 +267,36 @@ export class RestTransport {
     return this.#closed;
   }
 
+  /**
+   * Run `guard` synchronously right before each attempt of every request of this transport is handed to the
+   * socket, with nothing awaited in between; returns its removal. A guard may abort signals (a request whose
+   * signal it aborted is not sent) or throw (the request fails with that error). A sharded controller factory
+   * checks its fence here: a process that wakes from a pause past its renew deadline may resume a handler from an
+   * I/O callback before its fence timer runs, and this check stops the write it would send.
+   *
+   * @example
+   * ```ts
+   * const transport = restTransportFor(rest);
+   * const deadline = Date.now() + 10_000;
+   * const fence = new AbortController();
+   * const remove = transport.addRequestGuard(() => {
+   *   if (Date.now() >= deadline) fence.abort(new Error('past the deadline'));
+   * });
+   * remove();
+   * ```
+   */
+  addRequestGuard(guard: () => void): () => void {
+    if (typeof guard !== 'function') {
+      throw new TypeError('RestTransport.addRequestGuard: guard must be a function');
+    }
+    // Replaced, never mutated: a request iterating the guards keeps the list it started with.
+    const entry = { guard };
+    this.#guards = [...this.#guards, entry];
+    return () => {
+      this.#guards = this.#guards.filter((other) => other !== entry);
+    };
+  }
+
   /** The ApiError of a non-2xx answer; a body over {@link ERROR_BODY_BYTES} is not read. */
   async #errorAnswer(
     request: RestRequest,
@@ -362,6 +393,8 @@ export class RestTransport {
         throw error;
       }
       try {
+        // Nothing is awaited between the guards and the hand-off to the socket: a signal they abort stops the send.
+        for (const { guard } of this.#guards) guard();
         const started = this.#clock.monotonic();
         try {
           response = await this.#agent.current.request({

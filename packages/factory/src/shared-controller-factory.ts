@@ -90,6 +90,7 @@ class SharedControllerFactoryImpl
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #reconcileTimeoutMs: number | undefined;
   readonly #giveUp: Pick<SharedControllerFactoryOptions, 'maxRetries' | 'onGiveUp'>;
+  readonly #removeFenceGuard: (() => void) | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: MetricsProvider | undefined;
@@ -136,6 +137,14 @@ class SharedControllerFactoryImpl
             metrics: this.#metrics,
             gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
           });
+    const coordinator = this.#sharding?.coordinator;
+    // The fence checked right before each request of the factory's clients leaves: a replica that wakes from a
+    // pause past its renew deadline may resume a reconcile from an I/O callback before its fence timer runs;
+    // reading the fence checks the deadline and aborts every reconcile signal tied to it, so the write is not sent.
+    this.#removeFenceGuard =
+      coordinator !== undefined
+        ? this.#clients.transport.addRequestGuard(() => void coordinator.fence())
+        : undefined;
   }
 
   sharedCacheFactory(): SharedCacheFactory {
@@ -395,6 +404,7 @@ class SharedControllerFactoryImpl
         await run.result;
       }
       await this.#sharding?.coordinator.close();
+      this.#removeFenceGuard?.();
       await Promise.all([...this.#entries.values()].map((entry) => entry.controller.close()));
       if (this.#ownsCaches) await this.#caches.close();
     })();

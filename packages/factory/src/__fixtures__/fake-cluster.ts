@@ -168,13 +168,22 @@ export class FakeCluster {
     return fake as unknown as Client<KubeObjectLike>;
   }
 
+  /** The request guards registered on the transport of {@link clientFactory}'s factories. */
+  readonly requestGuards = new Set<() => void>();
+
   /** A SharedClientFactory over this cluster. */
   clientFactory(): SharedClientFactory {
     const cluster = this;
     const clients = new Map<string, Client<KubeObjectLike>>();
     const factory: SharedClientFactory = {
       config: { server: 'https://fake.invalid' } as RestConfig,
-      transport: undefined as unknown as RestTransport,
+      // Only what the factories ask of a transport: request guards (a sharded factory's fence check).
+      transport: {
+        addRequestGuard: (guard: () => void) => {
+          cluster.requestGuards.add(guard);
+          return () => cluster.requestGuards.delete(guard);
+        },
+      } as unknown as RestTransport,
       restMapper: () => ({}) as RestMapper,
       async forKind(gvk: GroupVersionKind, options: { signal?: AbortSignal | undefined } = {}) {
         const mapping = await factory.resourceForGVK(gvk, options);

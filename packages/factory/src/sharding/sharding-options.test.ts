@@ -9,8 +9,7 @@ import { createSharedControllerFactory } from '../shared-controller-factory.ts';
 import { defaultShardIdentity, type ShardingOptions } from './sharding-options.ts';
 
 /** The fake cluster's clients, with the Lease verbs the ring checks for (never called: nothing starts). */
-function clients() {
-  const cluster = new FakeCluster();
+function clients(cluster = new FakeCluster()) {
   cluster.serve({ group: '', version: 'v1', kind: 'ConfigMap' }, 'configmaps', true, []);
   cluster.serve({ group: '', version: 'v1', kind: 'Secret' }, 'secrets', true, []);
   const base = cluster.clientFactory();
@@ -90,6 +89,20 @@ describe('sharding option', () => {
   ])('throws for %s', (_what, sharding, type, message) => {
     expect(() => create(sharding)).toThrow(type);
     expect(() => create(sharding)).toThrow(message);
+  });
+
+  it('checks the fence before each request of its clients (a guard on their transport), removed on close', async () => {
+    const cluster = new FakeCluster();
+    const factory = createSharedControllerFactory(createSharedCacheFactory(clients(cluster)), {
+      sharding: valid,
+    });
+    expect(cluster.requestGuards.size).toBe(1);
+    for (const guard of cluster.requestGuards) expect(() => guard()).not.toThrow();
+    await factory.close();
+    expect(cluster.requestGuards.size).toBe(0);
+    const plain = createSharedControllerFactory(createSharedCacheFactory(clients(cluster)));
+    expect(cluster.requestGuards.size).toBe(0);
+    await plain.close();
   });
 
   it('refuses a cache factory that cannot take shard filters, and one already sharded', () => {
