@@ -27,12 +27,12 @@ export interface MetricOptions {
   /** One-line help text. */
   help: string;
   /** Constant labels of this series, e.g. `{ name: 'apps/v1, Kind=Deployment' }`. */
-  labels?: MetricLabels;
+  labels?: MetricLabels | undefined;
 }
 
 /** Histogram options: bucket upper bounds, as in Prometheus. */
 export interface HistogramOptions extends MetricOptions {
-  buckets?: readonly number[];
+  buckets?: readonly number[] | undefined;
 }
 
 /**

@@ -24,11 +24,11 @@ export interface CertificatePair {
 /** Options of {@link createCertificateAuthority}. */
 export interface CertificateAuthorityOptions {
   /** Subject and issuer CN (default `lasso-envtest-ca`). */
-  commonName?: string;
+  commonName?: string | undefined;
   /** Validity in days from now (default 365). */
-  validDays?: number;
+  validDays?: number | undefined;
   /** Source of the current time for the validity window (default `systemClock`). */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 /** Options of {@link createSignedCertificate}. */
@@ -36,17 +36,17 @@ export interface SignedCertificateOptions {
   /** Subject CN: the user name for client certificates. */
   commonName: string;
   /** Subject O entries: the groups for client certificates (e.g. `system:masters`). */
-  organizations?: string[];
+  organizations?: string[] | undefined;
   /** subjectAltName DNS entries. */
-  dnsNames?: string[];
+  dnsNames?: string[] | undefined;
   /** subjectAltName IP entries (IPv4 or IPv6 text). */
-  ipAddresses?: string[];
+  ipAddresses?: string[] | undefined;
   /** `server` sets extKeyUsage serverAuth, `client` sets clientAuth. */
   usage: 'server' | 'client';
   /** Validity in days from now (default 365). */
-  validDays?: number;
+  validDays?: number | undefined;
   /** Source of the current time for the validity window (default `systemClock`). */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 // ---- DER encoding (X.690), only what a certificate needs ----
