@@ -6,18 +6,18 @@ import { type Clock, systemClock } from '@lasso/core';
 /** Options of {@link createBackoff}. */
 export interface BackoffOptions {
   /** First delay. Default 800 ms. */
-  initialMs?: number;
+  initialMs?: number | undefined;
   /** Cap of the un-jittered delay. Default 3.2 s (client-go: 30 s). */
-  maxMs?: number;
+  maxMs?: number | undefined;
   /** When this long has passed since the previous `next()`, start again from `initialMs`. Default 2 min. */
-  resetAfterMs?: number;
+  resetAfterMs?: number | undefined;
   /** Growth per step. Default 2. */
-  factor?: number;
+  factor?: number | undefined;
   /** A delay `d` becomes `d + random() * jitter * d`. Default 0.25 (client-go: 1). */
-  jitter?: number;
-  clock?: Clock;
+  jitter?: number | undefined;
+  clock?: Clock | undefined;
   /** Source of randomness in [0, 1). Default `Math.random`. */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 /** An exponential backoff: each `next()` returns the delay to wait before the next attempt. */

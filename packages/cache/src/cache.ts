@@ -52,20 +52,20 @@ export type TweakListOptionsFunc = (options: ListOptions | WatchOptions) => void
 /** Options of {@link createCache}: lasso's `cache.Options` plus the informer's. */
 export interface CacheOptions<T> extends Omit<SharedIndexInformerOptions<T>, 'resyncPeriodMs'> {
   /** Watch one namespace; `''`/undefined = all. Ignored for cluster-scoped kinds. */
-  namespace?: string;
+  namespace?: string | undefined;
   /**
    * Resync period of handlers; `0` = never. Default `CATTLE_RESYNC_DEFAULT` minutes when set, else 10 hours
    * (lasso's 600 minutes); see {@link defaultResyncMsFromEnv}.
    */
-  resyncMs?: number;
+  resyncMs?: number | undefined;
   /** Applied to every list and watch request. */
-  tweakList?: TweakListOptionsFunc;
+  tweakList?: TweakListOptionsFunc | undefined;
   /**
    * Called after a failed list, and after a watch that could not connect (`LASSO_CONNECTION_FAILED`), before the
    * error is reported: lasso blocks here until the API server is healthy, so an outage costs the informer no
    * request of its own (the gate's pings stand for all of them).
    */
-  waitHealthy?: WaitHealthyFunc;
+  waitHealthy?: WaitHealthyFunc | undefined;
 }
 
 /** Blocks until the API server is healthy again (lasso's health gate); must honour `signal`. */
@@ -74,11 +74,11 @@ export type WaitHealthyFunc = (options: { signal?: AbortSignal }) => Promise<voi
 /** Options of {@link createClientListerWatcher}. */
 export interface ClientListerWatcherOptions {
   /** Namespace to list and watch; ignored for cluster-scoped kinds. */
-  namespace?: string;
-  tweakList?: TweakListOptionsFunc;
-  waitHealthy?: WaitHealthyFunc;
+  namespace?: string | undefined;
+  tweakList?: TweakListOptionsFunc | undefined;
+  waitHealthy?: WaitHealthyFunc | undefined;
   /** Where a failing `waitHealthy` is reported (the list error is still the one thrown). */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** lasso's default resync (`Options.Resync == 0` in Go, which could not mean "never"). */

@@ -48,11 +48,11 @@ export type TransformFunc<T> = (object: T) => T;
 /** Options of {@link DeltaFIFO}. */
 export interface DeltaFIFOOptions<T> {
   /** Default {@link metaNamespaceKeyFunc} (tombstones yield their key). */
-  keyFunc?: KeyFunc;
+  keyFunc?: KeyFunc | undefined;
   /** The informer's indexer: lets `replace` and `resync` see objects already popped. */
-  knownObjects?: KnownObjects<T>;
+  knownObjects?: KnownObjects<T> | undefined;
   /** Applied to Added/Updated/Deleted/Replaced objects; not to Sync deltas nor tombstones (already transformed). */
-  transform?: TransformFunc<T>;
+  transform?: TransformFunc<T> | undefined;
 }
 
 /** One popped entry: every delta of one key, oldest first. */

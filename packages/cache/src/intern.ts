@@ -4,9 +4,9 @@
 /** Options of {@link createInternTable}. */
 export interface InternTableOptions {
   /** Most strings held at once (both generations together); default 4096, at least 2. */
-  maxEntries?: number;
+  maxEntries?: number | undefined;
   /** Longer strings are returned as given, never held; default 64, at least 1. */
-  maxLength?: number;
+  maxLength?: number | undefined;
 }
 
 /** Returns one shared instance for equal strings, within the table's bounds. */

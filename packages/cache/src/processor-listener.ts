@@ -21,9 +21,9 @@ export interface ResourceEventHandler<T> {
 /** Options of {@link SharedIndexInformer.addEventHandler}. */
 export interface EventHandlerOptions {
   /** Re-deliver every stored object as an update this often; 0 = never. Default: the informer's `resyncPeriodMs`. */
-  resyncPeriodMs?: number;
+  resyncPeriodMs?: number | undefined;
   /** Name in logs and metrics. Default `handler-<n>`. */
-  name?: string;
+  name?: string | undefined;
 }
 
 /** The handle of one added handler. */

@@ -147,11 +147,11 @@ export interface SharedIndexInformerOptions<T> extends Omit<ReflectorOptions, 'w
    * learns it later (the cache factory, from discovery's verbs) can mark an informer created earlier as list-only:
    * `false` lists every `pollIntervalMs` instead of watching, as the reflector's `watchable: false` does.
    */
-  watchable?: boolean | (() => boolean);
+  watchable?: boolean | (() => boolean) | undefined;
   /** Default resync period of handlers; 0 = never (the default). */
-  resyncPeriodMs?: number;
+  resyncPeriodMs?: number | undefined;
   /** Initial index functions (added to `indexer` through `addIndexers` when one is given). */
-  indexers?: Indexers<T>;
+  indexers?: Indexers<T> | undefined;
   /**
    * The indexer the informer stores objects in. Default: a new in-memory one (`createIndexer` with `keyFunc`
    * and `indexers`). A given one must key objects as `keyFunc` does, should be empty when the informer first
@@ -159,17 +159,17 @@ export interface SharedIndexInformerOptions<T> extends Omit<ReflectorOptions, 'w
    * return copies rather than the stored objects (a SQLite-backed store does): the informer never relies on the
    * identity of what it reads back.
    */
-  indexer?: Indexer<T>;
+  indexer?: Indexer<T> | undefined;
   /** Default {@link metaNamespaceKeyFunc}. */
-  keyFunc?: KeyFunc;
+  keyFunc?: KeyFunc | undefined;
   /**
    * The kind this informer caches: when set, its store size is recorded as lasso's
    * `lasso_controller_total_cached_object{group,version,kind}` (`createCache` sets it from the client).
    */
-  gvk?: CacheGroupVersionKind;
-  clock?: Clock;
-  logger?: Logger;
-  metrics?: MetricsProvider;
+  gvk?: CacheGroupVersionKind | undefined;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  metrics?: MetricsProvider | undefined;
 }
 
 /**

@@ -120,8 +120,8 @@ export interface Indexer<T> extends Store<T>, IndexerReader<T> {
 /** Options of {@link createIndexer}. */
 export interface IndexerOptions<T> {
   /** Default {@link metaNamespaceKeyFunc}. */
-  keyFunc?: KeyFunc;
-  indexers?: Indexers<T>;
+  keyFunc?: KeyFunc | undefined;
+  indexers?: Indexers<T> | undefined;
 }
 
 /**

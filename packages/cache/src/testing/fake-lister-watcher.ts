@@ -82,19 +82,19 @@ export class FakeWatch<T extends KubeObjectLike = KubeObject> {
 /** Options of {@link FakeListerWatcher}. */
 export interface FakeListerWatcherOptions<T> {
   /** Objects present at the start (resourceVersions are assigned). */
-  objects?: T[];
+  objects?: T[] | undefined;
   /**
    * How a watch with `sendInitialEvents` (a streaming list) is answered: `'refuse'` (default) with 422 Invalid, as
    * kube-apiserver before 1.27 or with the `WatchList` feature gate off does; `'serve'` as KEP-3157 says (the
    * objects as ADDED, then with bookmarks the `k8s.io/initial-events-end` bookmark, then changes); `'ignore'` as a
    * server that does not know the option (a plain watch: history replayed, no end bookmark).
    */
-  streamingLists?: 'refuse' | 'serve' | 'ignore';
+  streamingLists?: 'refuse' | 'serve' | 'ignore' | undefined;
   /**
    * Serve lists at resourceVersion `"0"` whole, ignoring `limit`, as kube-apiserver's watch cache does. Default
    * false (every list honours `limit`, as when etcd serves).
    */
-  watchCache?: boolean;
+  watchCache?: boolean | undefined;
 }
 
 /**
