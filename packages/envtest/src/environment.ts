@@ -21,34 +21,34 @@ import { installWebhooks, type WebhookInstallOptions } from './webhook-install.t
 /** Options of {@link startEnvironment}. */
 export interface EnvironmentOptions {
   /** CRDs to install before the environment is returned: file/dir paths of YAML (multi-document) or objects. */
-  crds?: Array<string | Record<string, unknown>>;
+  crds?: Array<string | Record<string, unknown>> | undefined;
   /** Create this namespace (or, with `true`, a generated unique one) and return it as `namespace`. */
-  namespace?: string | boolean;
+  namespace?: string | boolean | undefined;
   /** Built-in server only: serve plain HTTP instead of HTTPS (default HTTPS). */
-  insecureHttp?: boolean;
+  insecureHttp?: boolean | undefined;
   /** Built-in server only: interval of periodic watch bookmarks (default 60 000 ms, as kube-apiserver). */
-  bookmarkIntervalMs?: number;
+  bookmarkIntervalMs?: number | undefined;
   /**
    * Built-in server only: run kube-controller-manager's garbage collector and namespace controller
    * against it (both off by default, as in controller-runtime's envtest). `KUBEBUILDER_ASSETS` starts no
    * controller-manager, so there neither runs whatever this says; an existing cluster runs both.
    */
-  controllers?: LocalApiServerControllers;
+  controllers?: LocalApiServerControllers | undefined;
   /**
    * Built-in server only: serve `shardSelector` on list and watch as kube-apiserver 1.36 does with its
    * ShardedListAndWatch gate on (KEP-5866). Default true; false ignores the parameter (everything, no
    * `metadata.shardInfo`), as a server before 1.36 does. `KUBEBUILDER_ASSETS` and an existing cluster
    * decide for themselves (kube-apiserver 1.20.2 ignores it).
    */
-  shardedListAndWatch?: boolean;
+  shardedListAndWatch?: boolean | undefined;
   /** How long to wait for CRDs to be established and the API server to be ready. Default 60 000 ms. */
-  readyTimeoutMs?: number;
+  readyTimeoutMs?: number | undefined;
   /** Timestamps and waits. Default `systemClock`. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Receives the built-in server's internal errors. */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Aborts the start (and its waits): everything started so far is stopped and the call rejects. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** How to reach the environment's API server as an admin (system:masters). */

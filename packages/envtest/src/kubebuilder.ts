@@ -35,17 +35,17 @@ import { atProcessExit, makePrivateTempDir, sweepStaleTempDirs } from './process
 /** Options of {@link startKubebuilderControlPlane}. */
 export interface KubebuilderOptions {
   /** How long to wait for etcd health and kube-apiserver `/readyz` (default 60 000 ms). */
-  readyTimeoutMs?: number;
+  readyTimeoutMs?: number | undefined;
   /** How long `stop()` waits after SIGTERM before SIGKILL (default 10 000 ms). */
-  stopTimeoutMs?: number;
+  stopTimeoutMs?: number | undefined;
   /** Extra kube-apiserver flags (`--feature-gates=...`), appended after the defaults. */
-  extraApiServerArgs?: string[];
+  extraApiServerArgs?: string[] | undefined;
   /** Waits and timeouts (default `systemClock`). */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Receives start/stop progress (never credentials). */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Aborts the start: processes are stopped, the data directory removed, and the call rejects. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** A running etcd + kube-apiserver pair. */
@@ -169,9 +169,9 @@ export function kubeApiServerArguments(layout: ControlPlaneLayout, version: Kube
 /** Options of {@link readKubeApiServerVersion}. */
 export interface ReadVersionOptions {
   /** How long `--version` may take (default 10 000 ms). */
-  timeoutMs?: number;
-  clock?: Clock;
-  signal?: AbortSignal;
+  timeoutMs?: number | undefined;
+  clock?: Clock | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -226,9 +226,9 @@ export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-
 export interface WaitForNamespacesOptions {
   timeoutMs: number;
   /** Delay between rounds (default 100 ms). */
-  intervalMs?: number;
-  clock?: Clock;
-  signal?: AbortSignal;
+  intervalMs?: number | undefined;
+  clock?: Clock | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -377,16 +377,16 @@ export interface WaitForHealthyOptions {
   /** `https://127.0.0.1:PORT/readyz` or `http://127.0.0.1:PORT/health`. */
   url: string;
   /** CA, client certificate and key for HTTPS. */
-  tls?: { caPem: string; certPem: string; keyPem: string };
+  tls?: { caPem: string; certPem: string; keyPem: string } | undefined;
   timeoutMs: number;
   /** Delay between attempts (default 100 ms). */
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** Limit of one attempt (default 5 000 ms). */
-  attemptTimeoutMs?: number;
-  clock?: Clock;
+  attemptTimeoutMs?: number | undefined;
+  clock?: Clock | undefined;
   /** Checked before every attempt: a string means the process died; the wait fails with it. */
-  failed?: () => string | undefined;
-  signal?: AbortSignal;
+  failed?: (() => string | undefined) | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 function probe(

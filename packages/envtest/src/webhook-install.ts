@@ -17,13 +17,13 @@ export interface WebhookInstallOptions {
    * this URL with the path of its `service.path` (or of its `url`), as controller-runtime rewrites it.
    * Undefined: each clientConfig is kept.
    */
-  url?: string;
+  url?: string | undefined;
   /** PEM of the CA that signed the webhook server's certificate: set as every webhook's caBundle. */
-  caPem?: string;
+  caPem?: string | undefined;
   /** How long to wait for the configurations to take effect (default: the environment's readyTimeoutMs). */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Aborts the wait. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 const group = 'admissionregistration.k8s.io';
