@@ -36,22 +36,22 @@ export interface SqlDatabaseOptions {
    * Folder of the database file (created 0700 when missing). Default: a unique temporary folder, removed on
    * close. An existing database file there is deleted first: the cache is rebuilt from a fresh list.
    */
-  directory?: string;
+  directory?: string | undefined;
   /** File name inside `directory`. Default `'lasso-sqlcache.db'`. */
-  fileName?: string;
+  fileName?: string | undefined;
   /**
    * Default {@link defaultSqliteDriver}: `node:sqlite` on Node 22.13 or later, `better-sqlite3` on Node 20. Pass
    * `betterSqlite3Driver()` to use the addon on any version.
    */
-  driver?: SqliteDriver;
+  driver?: SqliteDriver | undefined;
   /** How long SQLite waits on a locked database before SQLITE_BUSY (`PRAGMA busy_timeout`). Default 5000 ms. */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
   /** A transaction that fails with SQLITE_BUSY is retried this many times, then fails. Default 3. */
-  maxBusyRetries?: number;
+  maxBusyRetries?: number | undefined;
   /** The WAL is checkpointed and truncated once a write has left it above this size. Default 16 MiB. */
-  walLimitBytes?: number;
-  logger?: Logger;
-  metrics?: MetricsProvider;
+  walLimitBytes?: number | undefined;
+  logger?: Logger | undefined;
+  metrics?: MetricsProvider | undefined;
 }
 
 /**

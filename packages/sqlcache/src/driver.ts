@@ -57,7 +57,7 @@ export interface SqlConnection {
  */
 export interface OpenOptions {
   /** Open read-only (the reader connection). */
-  readonly?: boolean;
+  readonly?: boolean | undefined;
 }
 
 /**

@@ -33,7 +33,7 @@ export interface EncryptorOptions {
    * A data key is retired after this many encryptions and a fresh one made (random 96-bit nonces stay far
    * from GCM's 2^32 bound per key, NIST SP 800-38D). Default 2^32 - 1.
    */
-  maxUsesPerKey?: number;
+  maxUsesPerKey?: number | undefined;
 }
 
 const nonceBytes = 12;

@@ -26,9 +26,9 @@ import type { SqlWatchEvent, SqlWatchOptions, WatchHistoryOptions } from './watc
  */
 export interface SqlCacheFactoryOptions {
   /** Where and how the database file is made (folder, busy bound, WAL limit, driver). */
-  database?: Omit<SqlDatabaseOptions, 'logger' | 'metrics'>;
+  database?: Omit<SqlDatabaseOptions, 'logger' | 'metrics'> | undefined;
   /** Encrypt every kind, not only Secrets (lasso's `CATTLE_ENCRYPT_CACHE_ALL`). Default false. */
-  encryptAll?: boolean;
+  encryptAll?: boolean | undefined;
   /**
    * How long `stopped()` waits for the reflectors to end: lasso's one name for the drain bound. Default
    * `defaultGracefulShutdownTimeoutMs` from `@lasso/core` (30 s).
@@ -40,12 +40,14 @@ export interface SqlCacheFactoryOptions {
    */
   drainTimeoutMs?: number | undefined;
   /** Default event history of every kind's watch (a kind's own `watchHistory` wins): 1,000 events, no age bound. */
-  watchHistory?: WatchHistoryOptions;
+  watchHistory?: WatchHistoryOptions | undefined;
   /** Passed to every reflector (page size, backoff, watch timeouts, random). */
-  reflector?: Omit<ReflectorOptions, 'name' | 'clock' | 'logger' | 'metrics' | 'watchErrorHandler'>;
-  clock?: Clock;
-  logger?: Logger;
-  metrics?: MetricsProvider;
+  reflector?:
+    | Omit<ReflectorOptions, 'name' | 'clock' | 'logger' | 'metrics' | 'watchErrorHandler'>
+    | undefined;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  metrics?: MetricsProvider | undefined;
 }
 
 /**
@@ -62,21 +64,21 @@ export interface SqlCacheFactoryOptions {
  */
 export interface SqlCacheOptions<T> {
   /** Extra indexed field paths, filterable and sortable in `list`: a path (`text`) or `{ path, type }`. */
-  fields?: readonly FieldSpec[];
+  fields?: readonly FieldSpec[] | undefined;
   /** Computed indexed fields: a function (`text`) or `{ compute, type }`. */
-  computedFields?: Readonly<Record<string, ComputedField<T>>>;
+  computedFields?: Readonly<Record<string, ComputedField<T>>> | undefined;
   /** Index functions of the Indexer contract. */
-  indexers?: Record<string, (object: T) => readonly string[]>;
+  indexers?: Record<string, (object: T) => readonly string[]> | undefined;
   /** Applied to each object before it is stored. Default: drop `metadata.managedFields`. */
-  transform?: (object: T) => T;
+  transform?: ((object: T) => T) | undefined;
   /** Encrypt this kind (default: Secrets, or every kind with `encryptAll`). */
-  encrypt?: boolean;
+  encrypt?: boolean | undefined;
   /** List and watch one namespace only. */
-  namespace?: string;
+  namespace?: string | undefined;
   /** Applied to every list and watch request (label/field selectors). */
-  tweakList?: TweakListOptionsFunc;
+  tweakList?: TweakListOptionsFunc | undefined;
   /** This kind's event history for `watch` (default: the factory's `watchHistory`). */
-  watchHistory?: WatchHistoryOptions;
+  watchHistory?: WatchHistoryOptions | undefined;
 }
 
 /**
@@ -94,9 +96,9 @@ export interface SqlCacheForOptions<T> extends SqlCacheOptions<T> {
    * kind's first list is stored; it rejects when the factory is not running, stops first, or `signal` aborts.
    * `false`: the cache at once (wait with `whenSynced`).
    */
-  waitForSync?: boolean;
+  waitForSync?: boolean | undefined;
   /** Bounds the wait of a blocking `cacheFor`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -156,7 +158,7 @@ export interface SqlCache<T> {
  */
 export interface SqlInformerOptions<T> extends SqlCacheOptions<T> {
   /** Default resync period of the informer's handlers; `0` = never. Default 10 hours (lasso's, as `createCache`). */
-  resyncMs?: number;
+  resyncMs?: number | undefined;
 }
 
 /**

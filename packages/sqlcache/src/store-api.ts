@@ -24,30 +24,30 @@ import type { SqlWatchEvent, SqlWatchOptions, WatchHistoryOptions } from './watc
 export interface SqlStoreOptions<T> {
   readonly gvk: GroupVersionKind;
   /** Default true: `metadata.namespace` is an indexed column and the default sort. */
-  readonly namespaced?: boolean;
+  readonly namespaced?: boolean | undefined;
   /**
    * Extra indexed field paths (`spec.nodeName`, `metadata.annotations[example.com/owner]`, `spec.ports.port`), each
    * a `text` column, or `{ path, type }` for an `integer`, `real` or `timestamp` one (sorted and compared as numbers).
    */
-  readonly fields?: readonly FieldSpec[];
+  readonly fields?: readonly FieldSpec[] | undefined;
   /**
    * Computed fields, indexed like the others under their names (lasso's transform-made virtual fields): a function
    * (`text`) or `{ compute, type }`.
    */
-  readonly computedFields?: Readonly<Record<string, ComputedField<T>>>;
+  readonly computedFields?: Readonly<Record<string, ComputedField<T>>> | undefined;
   /** Default `metaNamespaceKeyFunc`. */
-  readonly keyFunc?: KeyFunc;
-  readonly indexers?: Indexers<T>;
+  readonly keyFunc?: KeyFunc | undefined;
+  readonly indexers?: Indexers<T> | undefined;
   /** Encrypt stored objects. Default: true for core `v1 Secret` only. */
-  readonly encrypt?: boolean;
+  readonly encrypt?: boolean | undefined;
   /** The encryptor of encrypted kinds (share one per database). Default: a new one. */
-  readonly encryptor?: Encryptor;
+  readonly encryptor?: Encryptor | undefined;
   /** The bound of the kind's event history, which `watch` replays from: default 1,000 events, no age bound. */
-  readonly watchHistory?: WatchHistoryOptions;
+  readonly watchHistory?: WatchHistoryOptions | undefined;
   /** Times the events of the history for its age bound. Default `systemClock`. */
-  readonly clock?: Clock;
-  readonly logger?: Logger;
-  readonly metrics?: MetricsProvider;
+  readonly clock?: Clock | undefined;
+  readonly logger?: Logger | undefined;
+  readonly metrics?: MetricsProvider | undefined;
 }
 
 /**
