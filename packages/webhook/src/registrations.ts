@@ -11,23 +11,23 @@ export interface AdmissionWebhookOptions {
    * The webhook's name in its configuration: fully qualified, at least three dot-separated segments (default
    * `v<kind>.<group>.lasso.dev` for validating, `m<kind>.<group>.lasso.dev` for mutating; `core` for the core group).
    */
-  name?: string;
+  name?: string | undefined;
   /** URL path served (default `/validate-<group>-<version>-<kind>` or `/mutate-...`, dots in the group as dashes). */
-  path?: string;
+  path?: string | undefined;
   /** Operations the rule matches (default `['CREATE', 'UPDATE']`); `['*']` for all. */
-  operations?: ReadonlyArray<AdmissionOperation | '*'>;
+  operations?: ReadonlyArray<AdmissionOperation | '*'> | undefined;
   /** Resources the rule matches (default the kind's resource; add `<resource>/status` for a subresource). */
-  resources?: readonly string[];
+  resources?: readonly string[] | undefined;
   /** `Fail` (default, as admissionregistration/v1) or `Ignore` when the webhook cannot be called. */
-  failurePolicy?: 'Fail' | 'Ignore';
+  failurePolicy?: 'Fail' | 'Ignore' | undefined;
   /** `None` (default) or `NoneOnDryRun`; a webhook with side effects must skip them when `dryRun` is true. */
-  sideEffects?: 'None' | 'NoneOnDryRun';
+  sideEffects?: 'None' | 'NoneOnDryRun' | undefined;
   /** Seconds kube-apiserver waits, 1-30 (default 10); it sends the bound as `?timeout=` and the handler's signal honours it. */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
   /** `Equivalent` (default) or `Exact`. */
-  matchPolicy?: 'Exact' | 'Equivalent';
-  namespaceSelector?: LabelSelector;
-  objectSelector?: LabelSelector;
+  matchPolicy?: 'Exact' | 'Equivalent' | undefined;
+  namespaceSelector?: LabelSelector | undefined;
+  objectSelector?: LabelSelector | undefined;
 }
 
 /** Options of `WebhookServer.validating`. */
@@ -40,7 +40,7 @@ export interface ValidatingWebhookOptions<T extends KubeObjectLike>
 export interface MutatingWebhookOptions<T extends KubeObjectLike> extends AdmissionWebhookOptions {
   handler: MutatingHandler<T>;
   /** `Never` (default) or `IfNeeded`: called again when a later mutating webhook changed the object. */
-  reinvocationPolicy?: 'Never' | 'IfNeeded';
+  reinvocationPolicy?: 'Never' | 'IfNeeded' | undefined;
 }
 
 /** @internal One registered admission webhook, options checked and defaults applied. */

@@ -8,12 +8,12 @@ import { createCertificateAuthority, createSignedCertificate } from '@lasso/core
 /** Options of {@link createSelfSignedCertificates}. */
 export interface SelfSignedCertificatesOptions {
   /** DNS names of the serving certificate (default `['localhost']`; add `<service>.<namespace>.svc` in a cluster). */
-  dnsNames?: readonly string[];
+  dnsNames?: readonly string[] | undefined;
   /** IP addresses of the serving certificate (default `['127.0.0.1', '::1']`). */
-  ipAddresses?: readonly string[];
+  ipAddresses?: readonly string[] | undefined;
   /** Validity in days (default 365). */
-  validDays?: number;
-  clock?: Clock;
+  validDays?: number | undefined;
+  clock?: Clock | undefined;
 }
 
 /** A CA and the serving certificate it signed, PEM. */

@@ -20,7 +20,7 @@ export type WebhookTlsOptions =
       /** PEM private key file, e.g. `tls.key`. */
       keyFile: string;
       /** Wait this long after a change on disk before reloading, so both files of a rewrite land (default 100). */
-      reloadDelayMs?: number;
+      reloadDelayMs?: number | undefined;
     }
   | {
       certPem: string;

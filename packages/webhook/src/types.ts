@@ -74,11 +74,11 @@ export interface AdmissionVerdict {
 /** Options of {@link deny}. */
 export interface DenyOptions {
   /** HTTP-style status code kube-apiserver returns to the client (default 403, range 400-599). */
-  code?: number;
+  code?: number | undefined;
   /** A `metav1.StatusReason`; default `Forbidden` for 403, none otherwise. */
-  reason?: string;
+  reason?: string | undefined;
   /** Warnings to return with the denial. */
-  warnings?: readonly string[];
+  warnings?: readonly string[] | undefined;
 }
 
 /**

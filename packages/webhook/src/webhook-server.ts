@@ -61,18 +61,18 @@ export interface WebhookServerOptions {
   /** The serving certificate: files (reloaded when they change on disk) or PEM text. */
   tls: WebhookTlsOptions;
   /** Address to listen on (default: every interface, as controller-runtime). */
-  host?: string;
+  host?: string | undefined;
   /** Port (default 9443, controller-runtime's; 0 for any free port). */
-  port?: number;
+  port?: number | undefined;
   /** Bound on a request body in bytes (default {@link defaultMaxRequestBytes}); a larger body gets HTTP 413. */
-  maxRequestBytes?: number;
+  maxRequestBytes?: number | undefined;
   /** The handler's time bound when a request has no `?timeout=` (default 10 000, admissionregistration's default). */
-  defaultTimeoutMs?: number;
+  defaultTimeoutMs?: number | undefined;
   /** How long a stop waits for requests in flight before closing their connections (default 10 000). */
-  gracefulShutdownTimeoutMs?: number;
-  clock?: Clock;
-  logger?: Logger;
-  metrics?: MetricsProvider;
+  gracefulShutdownTimeoutMs?: number | undefined;
+  clock?: Clock | undefined;
+  logger?: Logger | undefined;
+  metrics?: MetricsProvider | undefined;
 }
 
 /**
