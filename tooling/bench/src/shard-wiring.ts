@@ -1,6 +1,6 @@
 // The one place `pnpm bench:sharding` touches the `sharding` option of @lasso/factory (issue 32): the options a
 // replica's factory gets, and how the replica reads the ranges it owns now (the soak has the same adapter).
-import type { SharedControllerFactory, ShardingOptions } from '@lasso/factory';
+import type { ShardingOptions, SharedControllerFactory } from '@lasso/factory';
 
 /** What the replica knows of its ring (sharding-replica.ts ShardBenchReplicaSettings). */
 export interface ShardWiringSettings {

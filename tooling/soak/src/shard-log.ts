@@ -515,7 +515,7 @@ export class ShardLogChecker {
   }
 
   /** Per replica, the spans during which its own log's owned set held (ended by a kill, stop or exit). */
-  #ownedSpans(now: number): Map<string, Array<{ start: number; end: number; ranges: number[] }>> {
+  #ownedSpans(): Map<string, Array<{ start: number; end: number; ranges: number[] }>> {
     const result = new Map<string, Array<{ start: number; end: number; ranges: number[] }>>();
     for (const replica of this.#replicas) {
       const owns = [...(this.#own.get(replica) ?? [])].sort((a, b) => a.at - b.at);
@@ -544,7 +544,7 @@ export class ShardLogChecker {
     'lost' | 'deletionsSeen' | 'deletionsUnseen' | 'cut' | 'outsideOwnership'
   > {
     const count = this.#options.rangeCount;
-    const spans = this.#ownedSpans(now);
+    const spans = this.#ownedSpans();
     // Per range: the owned intervals of every replica.
     const perRange: Array<Array<{ r: string; start: number; end: number }>> = Array.from(
       { length: count },
