@@ -12,6 +12,7 @@ import type { SharedController } from '@lasso/controller';
 import { checkGvr, checkKind, checkNamespaced } from './checks.ts';
 import { type Kind, type KindRef, type KindRefType, resolveKindRef } from './kind.ts';
 import type { ObjectKindType } from './kind-types.ts';
+import type { SharedClientFactory } from './shared-client-factory.ts';
 
 /** What each factory makes of a kind, by the name of the factory's product. */
 export interface FactoryProducts<T extends KubeObjectLike> {
@@ -160,6 +161,31 @@ export abstract class KindLookupsBase<P extends FactoryProduct> implements KindL
     }
     const resolved = await this.resolveKind(gvk, options);
     return this.forResourceKind(resolved.gvr, resolved.kind, resolved.namespaced);
+  }
+}
+
+/**
+ * @internal The lookups of a factory built over a client factory (the cache and the controller factory): kinds and
+ * resources resolve through that factory's RESTMapper, so both share its lookups and its answers.
+ */
+export abstract class ClientBackedLookups<P extends FactoryProduct> extends KindLookupsBase<P> {
+  abstract sharedClientFactory(): SharedClientFactory;
+
+  protected async resolveKind(
+    gvk: GroupVersionKind,
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const mapping = await this.sharedClientFactory().resourceForGVK(gvk, options);
+    return { gvr: mapping.gvr, kind: mapping.gvk.kind, namespaced: mapping.namespaced };
+  }
+
+  protected async resolveResource(
+    gvr: GroupVersionResource,
+    namespaced: boolean,
+    options: LookupOptions,
+  ): Promise<ResolvedKind> {
+    const client = await this.sharedClientFactory().forResource(gvr, namespaced, options);
+    return { gvr: client.gvr, kind: client.kind, namespaced: client.namespaced };
   }
 }
 

@@ -9,13 +9,7 @@ import {
   type SharedIndexInformer,
   type TweakListOptionsFunc,
 } from '@lasso/cache';
-import type {
-  GroupVersionKind,
-  GroupVersionResource,
-  KubeObject,
-  KubeObjectLike,
-  RestConfig,
-} from '@lasso/client';
+import type { GroupVersionResource, KubeObject, KubeObjectLike, RestConfig } from '@lasso/client';
 import {
   abortReason,
   anySignal,
@@ -38,9 +32,8 @@ import { FactoryClosedError } from './errors.ts';
 import { type HealthGate, sharedHealthGate } from './health-gate.ts';
 import { type KindRef, resolveKindRef } from './kind.ts';
 import {
+  ClientBackedLookups,
   checkResourceKind,
-  KindLookupsBase,
-  type LookupOptions,
   ProductRegistry,
   type ResolvedKind,
 } from './kind-lookups.ts';
@@ -69,7 +62,7 @@ import { followSignal } from './signals.ts';
  */
 export const defaultGracefulShutdownTimeoutMs: number = coreGracefulShutdownTimeoutMs;
 
-class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements SharedCacheFactory {
+class SharedCacheFactoryImpl extends ClientBackedLookups<'informer'> implements SharedCacheFactory {
   readonly #clients: SharedClientFactory;
   readonly #ownsClients: boolean;
   readonly #clock: Clock;
@@ -153,23 +146,6 @@ class SharedCacheFactoryImpl extends KindLookupsBase<'informer'> implements Shar
       );
     }
     this.#shardFor = resolver;
-  }
-
-  protected async resolveKind(
-    gvk: GroupVersionKind,
-    options: LookupOptions,
-  ): Promise<ResolvedKind> {
-    const mapping = await this.#clients.resourceForGVK(gvk, options);
-    return { gvr: mapping.gvr, kind: mapping.gvk.kind, namespaced: mapping.namespaced };
-  }
-
-  protected async resolveResource(
-    gvr: GroupVersionResource,
-    namespaced: boolean,
-    options: LookupOptions,
-  ): Promise<ResolvedKind> {
-    const client = await this.#clients.forResource(gvr, namespaced, options);
-    return { gvr: client.gvr, kind: client.kind, namespaced: client.namespaced };
   }
 
   forResourceKind<T extends KubeObjectLike = KubeObject>(

@@ -1,11 +1,12 @@
 // SharedControllerFactory: one deferred SharedController per GVR over a SharedCacheFactory, started together.
 // Ports rancher/lasso pkg/controller/sharedcontrollerfactory.go.
-import type {
-  GroupVersionKind,
-  GroupVersionResource,
-  KubeObject,
-  KubeObjectLike,
-  RestConfig,
+import {
+  createRestConfig,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type KubeObject,
+  type KubeObjectLike,
+  type RestConfig,
 } from '@lasso/client';
 import {
   createController,
@@ -37,13 +38,7 @@ import {
   type SharedControllerFactoryOptions,
 } from './controller-factory-api.ts';
 import { FactoryClosedError, FactoryStartError, type KindStartFailure } from './errors.ts';
-import {
-  checkResourceKind,
-  KindLookupsBase,
-  type LookupOptions,
-  ProductRegistry,
-  type ResolvedKind,
-} from './kind-lookups.ts';
+import { ClientBackedLookups, checkResourceKind, ProductRegistry } from './kind-lookups.ts';
 import { gvkKey, gvrString } from './names.ts';
 import {
   createFactorySharding,
@@ -76,7 +71,7 @@ interface ControllerRun {
 }
 
 class SharedControllerFactoryImpl
-  extends KindLookupsBase<'controller'>
+  extends ClientBackedLookups<'controller'>
   implements SharedControllerFactory
 {
   readonly #caches: SharedCacheFactory;
@@ -89,7 +84,11 @@ class SharedControllerFactoryImpl
   readonly #syncOnlyChangedObjects: boolean;
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #reconcileTimeoutMs: number | undefined;
-  readonly #giveUp: Pick<SharedControllerFactoryOptions, 'maxRetries' | 'onGiveUp'>;
+  // Passed as is to every controller.
+  readonly #giveUp: Pick<
+    SharedControllerFactoryOptions,
+    'maxRetries' | 'onGiveUp' | 'tracerProvider'
+  >;
   readonly #removeFenceGuard: (() => void) | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -121,6 +120,7 @@ class SharedControllerFactoryImpl
     this.#giveUp = {
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.onGiveUp !== undefined ? { onGiveUp: options.onGiveUp } : {}),
+      ...(options.tracerProvider !== undefined ? { tracerProvider: options.tracerProvider } : {}),
     };
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
@@ -157,23 +157,6 @@ class SharedControllerFactoryImpl
 
   whenSynced(options?: { signal?: AbortSignal | undefined } | undefined): Promise<void> {
     return this.#caches.whenSynced(options);
-  }
-
-  protected async resolveKind(
-    gvk: GroupVersionKind,
-    options: LookupOptions,
-  ): Promise<ResolvedKind> {
-    const mapping = await this.#clients.resourceForGVK(gvk, options);
-    return { gvr: mapping.gvr, kind: mapping.gvk.kind, namespaced: mapping.namespaced };
-  }
-
-  protected async resolveResource(
-    gvr: GroupVersionResource,
-    namespaced: boolean,
-    options: LookupOptions,
-  ): Promise<ResolvedKind> {
-    const client = await this.#clients.forResource(gvr, namespaced, options);
-    return { gvr: client.gvr, kind: client.kind, namespaced: client.namespaced };
   }
 
   forResourceKind<T extends KubeObjectLike = KubeObject>(
@@ -590,7 +573,12 @@ export function createSharedControllerFactoryFromConfig(
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(metrics !== undefined ? { metrics } : {}),
   };
-  const clients = createSharedClientFactory(config, { ...shared, ...client });
+  // The reconciles' tracer traces their requests too, unless the config names its own.
+  const traced =
+    options.tracerProvider !== undefined && config.tracerProvider === undefined
+      ? createRestConfig({ ...config, tracerProvider: options.tracerProvider })
+      : config;
+  const clients = createSharedClientFactory(traced, { ...shared, ...client });
   const caches = newSharedCacheFactory(
     clients,
     {
