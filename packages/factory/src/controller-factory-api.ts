@@ -1,5 +1,12 @@
 import type { GiveUp } from '@lasso/controller';
-import type { Clock, Lifecycle, Logger, MetricsProvider, StopResult } from '@lasso/core';
+import type {
+  Clock,
+  Lifecycle,
+  Logger,
+  MetricsProvider,
+  StopResult,
+  TracerProvider,
+} from '@lasso/core';
 import type { RateLimiter } from '@lasso/workqueue';
 import type { KindRef } from './kind.ts';
 import type { KindLookups } from './kind-lookups.ts';
@@ -48,6 +55,13 @@ export interface SharedControllerFactoryOptions {
    * series of factories on several clusters in one process count apart. Default: no `ctx` label.
    */
   contextId?: string | undefined;
+  /**
+   * Every controller's `tracerProvider`: where the span of each reconcile goes (a request made with the reconcile's
+   * signal is its child). From `createSharedControllerFactoryFromConfig` it is the client's too (the config's
+   * `tracerProvider`, unless the config names one). Default: the global provider of `@opentelemetry/api` when
+   * installed; without it nothing is traced.
+   */
+  tracerProvider?: TracerProvider | undefined;
   /** Every controller's `onGiveUp`: told of each key given up after `maxRetries` (`{ controller, key, error, retries }`). */
   onGiveUp?: ((giveUp: GiveUp) => void) | undefined;
   /**

@@ -1,11 +1,12 @@
 // SharedControllerFactory: one deferred SharedController per GVR over a SharedCacheFactory, started together.
 // Ports rancher/lasso pkg/controller/sharedcontrollerfactory.go.
-import type {
-  GroupVersionKind,
-  GroupVersionResource,
-  KubeObject,
-  KubeObjectLike,
-  RestConfig,
+import {
+  createRestConfig,
+  type GroupVersionKind,
+  type GroupVersionResource,
+  type KubeObject,
+  type KubeObjectLike,
+  type RestConfig,
 } from '@lasso/client';
 import {
   createController,
@@ -83,7 +84,11 @@ class SharedControllerFactoryImpl
   readonly #syncOnlyChangedObjects: boolean;
   readonly #gracefulShutdownTimeoutMs: number;
   readonly #reconcileTimeoutMs: number | undefined;
-  readonly #giveUp: Pick<SharedControllerFactoryOptions, 'maxRetries' | 'onGiveUp'>;
+  // Passed as is to every controller.
+  readonly #giveUp: Pick<
+    SharedControllerFactoryOptions,
+    'maxRetries' | 'onGiveUp' | 'tracerProvider'
+  >;
   readonly #removeFenceGuard: (() => void) | undefined;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -115,6 +120,7 @@ class SharedControllerFactoryImpl
     this.#giveUp = {
       ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
       ...(options.onGiveUp !== undefined ? { onGiveUp: options.onGiveUp } : {}),
+      ...(options.tracerProvider !== undefined ? { tracerProvider: options.tracerProvider } : {}),
     };
     this.#clock = options.clock ?? systemClock;
     this.#logger = guardLogger(options.logger ?? defaultLogger);
@@ -567,7 +573,12 @@ export function createSharedControllerFactoryFromConfig(
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(metrics !== undefined ? { metrics } : {}),
   };
-  const clients = createSharedClientFactory(config, { ...shared, ...client });
+  // The reconciles' tracer traces their requests too, unless the config names its own.
+  const traced =
+    options.tracerProvider !== undefined && config.tracerProvider === undefined
+      ? createRestConfig({ ...config, tracerProvider: options.tracerProvider })
+      : config;
+  const clients = createSharedClientFactory(traced, { ...shared, ...client });
   const caches = newSharedCacheFactory(
     clients,
     {
