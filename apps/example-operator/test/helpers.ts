@@ -17,7 +17,7 @@ import {
   noopLogger,
   type StopResult,
 } from '@lasso/core';
-import type { LogEntry } from '@lasso/core/testing';
+import { type LogEntry, Waiter } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import {
   createOperator,
@@ -35,43 +35,8 @@ import { startSimulatedWorkload } from '../src/simulated-workload.ts';
 
 export const crdPath = fileURLToPath(new URL('../manifests/crd.yaml', import.meta.url));
 
-/** Re-checks waiting predicates after every `notify()`; each wait has a real-time deadline. */
-export class Waiter {
-  readonly #checks = new Set<() => void>();
-
-  notify(): void {
-    for (const check of [...this.#checks]) check();
-  }
-
-  /** Resolve once `predicate()` holds: now or after a `notify()`. Rejects after `timeoutMs`. */
-  until(predicate: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const check = (): void => {
-        let done: boolean;
-        try {
-          done = predicate();
-        } catch (error) {
-          cleanup();
-          reject(error);
-          return;
-        }
-        if (!done) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.#checks.delete(check);
-      };
-      this.#checks.add(check);
-      check();
-    });
-  }
-}
+// The waiter of every integration suite (`@lasso/core/testing`), re-exported for this suite's tests.
+export { Waiter };
 
 /** A logger that records entries (children share them) and lets a test await one. */
 export interface WaitableLogger extends Logger {

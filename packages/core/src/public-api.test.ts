@@ -46,6 +46,7 @@ describe('public API', () => {
     expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
       [
         "FakeClock",
+        "Waiter",
         "createTestLogger",
         "createTestMetricsProvider",
       ]

@@ -7,6 +7,7 @@ import {
   type RestConfig,
   type RestTransport,
 } from '@lasso/client';
+import { Waiter } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { isDeletedFinalStateUnknown } from '../../src/delta-fifo.ts';
 import type {
@@ -135,7 +136,7 @@ export class StateRecorder {
    */
   readonly violations: string[] = [];
   events = 0;
-  readonly #waiters = new Set<() => void>();
+  readonly #waiter = new Waiter();
 
   handler(options: { slow?: boolean } = {}): ResourceEventHandler<KubeObject> {
     const settle = options.slow
@@ -170,28 +171,12 @@ export class StateRecorder {
 
   /** Resolve once `predicate()` holds; checked now and after every callback. Rejects after `timeoutMs`. */
   until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const check = (): void => {
-        if (!predicate()) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-      };
-      this.#waiters.add(check);
-    });
+    return this.#waiter.until(predicate, what, timeoutMs);
   }
 
   /** Re-check the pending `until` predicates now (after a change they depend on that is not a callback). */
   recheck(): void {
-    for (const check of [...this.#waiters]) check();
+    this.#waiter.notify();
   }
 
   #set(object: KubeObject): void {
@@ -201,6 +186,6 @@ export class StateRecorder {
 
   #changed(): void {
     this.events++;
-    for (const check of [...this.#waiters]) check();
+    this.#waiter.notify();
   }
 }

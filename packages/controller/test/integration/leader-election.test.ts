@@ -1,6 +1,7 @@
 // Two leader electors on one real Lease: at most one leads at any instant, and when the leader's renewals hang
 // (a client-side partition, so the test runs the same on kube-apiserver) the other takes over within bounds.
 import { Client, loadKubeConfig, type RestConfig } from '@lasso/client';
+import { Waiter } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,11 +20,11 @@ class Timeline {
   /** Candidates leading now: their onStartedLeading ran and its signal has not aborted. */
   readonly leading = new Set<string>();
   readonly violations: string[] = [];
-  readonly #waiters = new Set<() => void>();
+  readonly #waiter = new Waiter();
 
   push(what: string): void {
     this.events.push({ at: performance.now(), what });
-    for (const check of [...this.#waiters]) check();
+    this.#waiter.notify();
   }
 
   at(what: string): number | undefined {
@@ -31,24 +32,7 @@ class Timeline {
   }
 
   until(what: string, timeoutMs: number): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      const check = (): void => {
-        const at = this.at(what);
-        if (at === undefined) return;
-        cleanup();
-        resolve(at);
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.#waiters.delete(check);
-      };
-      this.#waiters.add(check);
-      check();
-    });
+    return this.#waiter.value(() => this.at(what), what, timeoutMs);
   }
 }
 

@@ -8,6 +8,7 @@ import {
   loadKubeConfig,
   type RestConfig,
 } from '@lasso/client';
+import { Waiter } from '@lasso/core/testing';
 import { type Environment, startEnvironment } from '@lasso/envtest';
 import { Agent, type Dispatcher } from 'undici';
 
@@ -17,43 +18,8 @@ export interface RecordedRequest {
   readonly path: string;
 }
 
-/** Re-checks waiting predicates after every `notify()`; each wait has a real-time deadline. */
-export class Waiter {
-  readonly #checks = new Set<() => void>();
-
-  notify(): void {
-    for (const check of [...this.#checks]) check();
-  }
-
-  /** Resolve once `predicate()` holds: now or after a `notify()`. Rejects after `timeoutMs`. */
-  until(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-    if (predicate()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const check = (): void => {
-        let done = false;
-        try {
-          done = predicate();
-        } catch (error) {
-          cleanup();
-          reject(error);
-          return;
-        }
-        if (!done) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        this.#checks.delete(check);
-      };
-      this.#checks.add(check);
-    });
-  }
-}
+// The waiter of every integration suite (`@lasso/core/testing`), re-exported for this suite's tests.
+export { Waiter };
 
 /** A RestConfig whose requests are recorded, and how to release it. */
 export interface RecordingConfig {
