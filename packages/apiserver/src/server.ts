@@ -39,27 +39,27 @@ import { Store } from './storage/store.ts';
 /** Options of {@link startLocalApiServer}. */
 export interface LocalApiServerOptions {
   /** Serve plain HTTP instead of HTTPS (no client-certificate auth then; the bearer token still works). */
-  insecureHttp?: boolean;
+  insecureHttp?: boolean | undefined;
   /** Interval of periodic BOOKMARK events on watches that allow them (kube-apiserver: about a minute). Default 60 000. */
-  bookmarkIntervalMs?: number;
+  bookmarkIntervalMs?: number | undefined;
   /** Events kept for watches and consistent lists before older resourceVersions get 410. Default 20 000. */
-  maxHistory?: number;
+  maxHistory?: number | undefined;
   /** Source of timestamps and of watch/bookmark timers. Default `systemClock`. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Where request failures (500s) are logged. Default `defaultLogger` (warnings and errors to stderr). */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * kube-controller-manager controllers to run against the server's own storage while it serves. Both
    * default to off, as with controller-runtime's envtest (a real cluster runs them).
    */
-  controllers?: LocalApiServerControllers;
+  controllers?: LocalApiServerControllers | undefined;
   /**
    * Serve the `shardSelector` of list and watch as kube-apiserver 1.36 does with its ShardedListAndWatch
    * gate on (KEP-5866): only objects whose uid or namespace hashes into the ranges, `metadata.shardInfo`
    * echoed on lists. Default true; false ignores the parameter (everything, no shardInfo), as a server
    * before 1.36 or with the gate off does.
    */
-  shardedListAndWatch?: boolean;
+  shardedListAndWatch?: boolean | undefined;
 }
 
 /**

@@ -48,11 +48,11 @@ export interface ServerSideApplyOptions {
   /** RFC 3339 timestamp for the managedFields entry. */
   time: string;
   /** List merge keys of built-in types (`strategicSchemaFor`); without it every list is atomic. */
-  schema?: StrategicSchema;
+  schema?: StrategicSchema | undefined;
   /** The subresource applied to (`status`): only that top-level field is applied and owned. */
-  subresource?: string;
+  subresource?: string | undefined;
   /** Top-level fields of `configuration` to ignore (e.g. `['status']` on a resource with a status subresource). */
-  ignoredFields?: string[];
+  ignoredFields?: string[] | undefined;
 }
 
 // ---- apply ----

@@ -238,7 +238,7 @@ export interface UpdateOptions {
   /** False for a PUT of a kind that does not allow unconditional update. */
   requireResourceVersion: boolean;
   /** Records managedFields instead of an Update entry for `fieldManager` (server-side apply). */
-  managedFields?: (previous: KubeObject, next: KubeObject) => KubeObject;
+  managedFields?: ((previous: KubeObject, next: KubeObject) => KubeObject) | undefined;
 }
 
 /**
