@@ -22,4 +22,5 @@ export {
   type EnvironmentOptions,
   startEnvironment,
 } from './environment.ts';
+export { type TestCrd, type TestCrdOptions, testCrd } from './test-crd.ts';
 export type { WebhookInstallOptions } from './webhook-install.ts';

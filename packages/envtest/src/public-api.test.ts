@@ -9,6 +9,7 @@ describe('public API', () => {
         "parseCrdYaml",
         "startEnvironment",
         "startLocalApiServer",
+        "testCrd",
       ]
     `);
   });

@@ -1,32 +1,15 @@
 // The two kinds the soak churns and reconciles: ConfigMaps and the soak's own custom resource, Widget.
 import type { GroupVersionKind, GroupVersionResource } from '@lasso/client';
+import { testCrd } from '@lasso/envtest';
+
+// Any `spec` the writers put.
+const freeFormSpec = {
+  type: 'object',
+  properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+};
 
 /** `soak.lasso.dev/v1, Kind=Widget`, namespaced, with a free-form `spec`. */
-export const widgetCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.soak.lasso.dev' },
-  spec: {
-    group: 'soak.lasso.dev',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+export const widgetCrd = testCrd({ group: 'soak.lasso.dev', schema: freeFormSpec });
 
 /** One churned kind: how to address it and where its payload lives. */
 export interface SoakKind {
@@ -58,17 +41,7 @@ export const gadgetGroup = 'outage.soak.lasso.dev';
 
 /** The CRD of `Gadget{index}`: namespaced, free-form `spec`, like Widget. */
 export function gadgetCrd(index: number) {
-  const kind = `Gadget${index}`;
-  const plural = `gadget${index}s`;
-  return {
-    ...widgetCrd,
-    metadata: { name: `${plural}.${gadgetGroup}` },
-    spec: {
-      ...widgetCrd.spec,
-      group: gadgetGroup,
-      names: { plural, singular: `gadget${index}`, kind, listKind: `${kind}List` },
-    },
-  };
+  return testCrd({ group: gadgetGroup, kind: `Gadget${index}`, schema: freeFormSpec });
 }
 
 /**

@@ -4,7 +4,7 @@
 import { createCache } from '@lasso/cache';
 import { Client, type KubeObjectLike, loadKubeConfig, type RestConfig } from '@lasso/client';
 import { noopLogger } from '@lasso/core';
-import { type Environment, startEnvironment } from '@lasso/envtest';
+import { type Environment, startEnvironment, testCrd } from '@lasso/envtest';
 import type { ConfigMap, Namespace } from 'kubernetes-types/core/v1.js';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,39 +19,20 @@ interface Widget {
   status?: { observedGeneration?: number; phase?: string };
 }
 
-const widgetCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'widgets.test.lasso.dev' },
-  spec: {
-    group: 'test.lasso.dev',
-    scope: 'Namespaced',
-    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', properties: { size: { type: 'integer' } } },
-              status: {
-                type: 'object',
-                properties: {
-                  observedGeneration: { type: 'integer' },
-                  phase: { type: 'string' },
-                },
-              },
-            },
-          },
-        },
+const widgetCrd = testCrd({
+  group: 'test.lasso.dev',
+  statusSubresource: true,
+  schema: {
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { size: { type: 'integer' } } },
+      status: {
+        type: 'object',
+        properties: { observedGeneration: { type: 'integer' }, phase: { type: 'string' } },
       },
-    ],
+    },
   },
-};
+});
 
 const finalizer = 'test.lasso.dev/cleanup';
 

@@ -12,6 +12,7 @@ import {
   restTransportFor,
 } from '@lasso/client';
 import { isLassoError, type Logger } from '@lasso/core';
+import { testCrd } from '@lasso/envtest';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamicController } from '../../src/dynamic-controller.ts';
@@ -105,31 +106,9 @@ function newGroup(): string {
 
 /** Create a namespaced CRD `kind` in `group` (version v1); deleted after the test. */
 async function createCrd(group: string, kind: string): Promise<string> {
-  const plural = `${kind.toLowerCase()}s`;
-  const name = `${plural}.${group}`;
-  await crds().create(undefined, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
-            },
-          },
-        },
-      ],
-    },
-  });
+  const crd = testCrd({ group, kind });
+  const name = crd.metadata.name;
+  await crds().create(undefined, crd);
   cleanups.push(async () => {
     await crds()
       .delete(undefined, name)

@@ -5,6 +5,7 @@
 import { clientFor, createRestConfig, type GroupVersionKind } from '@lasso/client';
 import { ErrIgnore } from '@lasso/controller';
 import { isLassoError, type LogAttributes, type Logger } from '@lasso/core';
+import { testCrd } from '@lasso/envtest';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamicController } from '../../src/dynamic-controller.ts';
@@ -81,27 +82,12 @@ const crds = () =>
 /** Create a namespaced CRD `Widget` in a new group; deleted after the test. Returns its group and name. */
 async function createWidgetCrd(): Promise<{ group: string; name: string }> {
   const group = `dynfail${++counter}-${process.pid}.example.com`;
-  const name = `widgets.${group}`;
-  await crds().create(undefined, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-          },
-        },
-      ],
-    },
-  } as never);
+  const crd = testCrd({
+    group,
+    schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  });
+  const name = crd.metadata.name;
+  await crds().create(undefined, crd as never);
   cleanups.push(async () => {
     await crds()
       .delete(undefined, name)

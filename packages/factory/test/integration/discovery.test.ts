@@ -5,6 +5,7 @@
 // holds on the built-in server and on a real kube-apiserver.
 import { Client, clientFor, createRestConfig, type KubeObject } from '@lasso/client';
 import { createTestLogger, type TestLogger } from '@lasso/core/testing';
+import { testCrd } from '@lasso/envtest';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type {
@@ -49,33 +50,6 @@ function uniqueGroup(prefix: string): string {
   return `${prefix}${process.pid}x${++counter}.discovery.lasso.example.com`;
 }
 
-/** The namespaced Widget CRD of `group` (plural `widgets`). */
-function widgetCrd(group: string): Record<string, unknown> & { metadata: { name: string } } {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `widgets.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
-            },
-          },
-        },
-      ],
-    },
-  };
-}
-
 const crdClient = () =>
   clientFor(cluster.admin, {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -84,7 +58,7 @@ const crdClient = () =>
 
 /** Install the Widget CRD of `group`, awaited until discovery serves it; deleted after the test. */
 async function installWidgetCrd(group: string): Promise<string> {
-  const crd = widgetCrd(group);
+  const crd = testCrd({ group });
   cleanups.push(async () => {
     await crdClient()
       .delete(undefined, crd.metadata.name)

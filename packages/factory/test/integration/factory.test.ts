@@ -10,6 +10,7 @@ import {
 } from '@lasso/client';
 import type { SharedController } from '@lasso/controller';
 import { isLassoError } from '@lasso/core';
+import { testCrd } from '@lasso/envtest';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SharedControllerFactoryFromConfigOptions } from '../../src/controller-factory-api.ts';
@@ -315,34 +316,7 @@ async function installWidgetCrd(group: string): Promise<void> {
  */
 async function installCrds(group: string, kinds: string[]): Promise<void> {
   if (kinds.length === 0) return;
-  const crds = kinds.map((kind) => {
-    const plural = `${kind.toLowerCase()}s`;
-    return {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `${plural}.${group}` },
-      spec: {
-        group,
-        scope: 'Namespaced',
-        names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
-        versions: [
-          {
-            name: 'v1',
-            served: true,
-            storage: true,
-            schema: {
-              openAPIV3Schema: {
-                type: 'object',
-                properties: {
-                  spec: { type: 'object', properties: { size: { type: 'integer' } } },
-                },
-              },
-            },
-          },
-        ],
-      },
-    };
-  });
+  const crds = kinds.map((kind) => testCrd({ group, kind }));
   const client = clientFor(cluster.admin, {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

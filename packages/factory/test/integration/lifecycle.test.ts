@@ -4,6 +4,7 @@
 // holds on the built-in server, a real kube-apiserver or an existing cluster.
 import { clientFor, type KubeObject } from '@lasso/client';
 import { runWithLeaderElection } from '@lasso/controller';
+import { testCrd } from '@lasso/envtest';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { SharedControllerFactory } from '../../src/controller-factory-api.ts';
@@ -248,30 +249,9 @@ async function installWidgetCrd(group: string): Promise<string> {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
   });
-  const name = `widgets.${group}`;
-  await crds.create(undefined, {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } },
-            },
-          },
-        },
-      ],
-    },
-  });
+  const crd = testCrd({ group });
+  const name = crd.metadata.name;
+  await crds.create(undefined, crd);
   cleanups.push(async () => {
     await crds.delete(undefined, name).catch(() => undefined);
   });
