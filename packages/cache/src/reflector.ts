@@ -1,5 +1,6 @@
 // Reflector: keeps a store in step with the API server through list + watch, as an explicit state machine.
 // Ports client-go tools/cache reflector.go; how it lists is list-strategy.ts (streaming lists, client-go's list rules).
+// size: one state machine (list, watch, backoff and relist decisions share the cursor); one watch is watch-session.ts.
 import {
   isApiError,
   isGone,

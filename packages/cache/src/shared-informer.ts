@@ -1,6 +1,6 @@
 // SharedIndexInformer: one list/watch feeding an indexer and any number of event handlers.
 // Ports client-go tools/cache shared_informer.go and controller.go (processDeltas).
-// Over 500 lines because it is one class whose state (indexer, listeners, runs, sync waiters, resync) is private
+// size: over 500 lines because it is one class whose state (indexer, listeners, runs, sync waiters, resync) is private
 // to it, with its public interface's TSDoc; its parts are in their own files: the reflector and its watch session,
 // the DeltaFIFO, each handler's ProcessorListener (processor-listener.ts), the staleness tracker.
 import type { KubeObject, KubeObjectLike } from '@lasso/client';

@@ -1,5 +1,5 @@
 // Client: typed CRUD, list, watch and patch for one GroupVersionResource (rancher/lasso pkg/client/client.go).
-// Over 500 lines because it is one class, every verb of one resource a few lines over the transport with its TSDoc;
+// size: over 500 lines because it is one class, every verb of one resource a few lines over the transport with its TSDoc;
 // the parts live elsewhere: watch-stream.ts (watches), timeout-policy.ts (deadlines), transport/ (requests).
 import { type Clock, defaultLogger, guardLogger, type Logger, systemClock } from '@lasso/core';
 import { builtinEntries } from './builtin-kinds.ts';
