@@ -1,6 +1,7 @@
 // The dynamic controller: handlers for every kind the server serves, chosen by matcher, with kinds found through
 // discovery (refreshed when CRDs or APIServices change) and asked for on demand by GVK. Ports rancher/lasso
 // pkg/dynamic/controller.go and gvks.go, without its faults (see the README's porting notes).
+// size: one class whose kinds, matchers and discovery refreshes share private state; a kind's watcher is watcher.ts.
 import {
   type EventHandlerRegistration,
   namespaceIndex,

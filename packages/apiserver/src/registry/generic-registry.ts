@@ -1,6 +1,7 @@
 // What every kind shares on create, update and delete, as k8s.io/apiserver's generic registry Store does:
 // names, uid and timestamps, generation, resourceVersion and UID preconditions, finalizers and graceful
 // deletion, managedFields. What differs per kind comes from its Strategy (strategies/*.ts).
+// size: one Store (create, update and delete share its preconditions and graceful-deletion rules).
 import { randomUUID } from 'node:crypto';
 import { validateObjectMeta } from '../apimachinery/name-validation.ts';
 import { canonical, isRecord, type Json, metaOf, stringOf } from '../apimachinery/objects.ts';

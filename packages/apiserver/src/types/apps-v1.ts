@@ -1,6 +1,7 @@
 // Built-in type definitions of apps/v1 (k8s.io/api): Deployment, ReplicaSet, StatefulSet and DaemonSet.
 // Field numbers and JSON names follow the published generated.proto and Go struct tags of the API; the protobuf
 // body decoder and the OpenAPI publisher both read this table.
+// size: a table of the apps/v1 kinds' fields, data transcribed from the API, not logic.
 import type { TypeDefinition } from './type-definition.ts';
 
 /** The apps-v1 types, top-level kinds first. */
