@@ -67,6 +67,7 @@ export {
   type IndexerReader,
   type Indexers,
   type IndexFunc,
+  indexerView,
   type KeyFunc,
   metaNamespaceIndexFunc,
   metaNamespaceKeyFunc,

@@ -25,6 +25,7 @@ describe('public API', () => {
         "defaultCacheResyncMs",
         "defaultResyncMsFromEnv",
         "dropManagedFields",
+        "indexerView",
         "isDeletedFinalStateUnknown",
         "metaNamespaceIndexFunc",
         "metaNamespaceKeyFunc",

@@ -374,18 +374,34 @@ export function checkedIndexer<T>(indexer: Indexer<T>): Indexer<T> {
   return indexer;
 }
 
-/** @internal A frozen read-only view of `indexer`: its readers only, so a caller cannot reach add/update/delete. */
-export function indexerView<T extends KubeObjectLike>(indexer: Indexer<T>): IndexerReader<T> {
+/**
+ * A frozen read-only view of an indexer: its readers only, so whoever holds it cannot reach add, update or delete
+ * (what an informer's `getIndexer()` hands out). Given a function, each call reads the indexer the function
+ * returns then: a view that follows an indexer replaced by a rebuild (the SQL cache's stores).
+ *
+ * @example
+ * ```ts
+ * const indexer = createIndexer({ indexers: { namespace: metaNamespaceIndexFunc } });
+ * const view = indexerView(indexer);
+ * indexer.add({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
+ * view.byIndex('namespace', 'default').length; // 1
+ * 'add' in view; // false
+ * ```
+ */
+export function indexerView<T>(
+  indexer: IndexerReader<T> | (() => IndexerReader<T>),
+): IndexerReader<T> {
+  const current = typeof indexer === 'function' ? indexer : () => indexer;
   return Object.freeze({
-    get: (object: T) => indexer.get(object),
-    getByKey: (key: string) => indexer.getByKey(key),
-    list: () => indexer.list(),
-    listKeys: () => indexer.listKeys(),
-    size: () => indexer.size(),
-    index: (indexName: string, object: T) => indexer.index(indexName, object),
-    indexKeys: (indexName: string, value: string) => indexer.indexKeys(indexName, value),
-    listIndexFuncValues: (indexName: string) => indexer.listIndexFuncValues(indexName),
-    byIndex: (indexName: string, value: string) => indexer.byIndex(indexName, value),
-    getIndexers: () => indexer.getIndexers(),
+    get: (object: T) => current().get(object),
+    getByKey: (key: string) => current().getByKey(key),
+    list: () => current().list(),
+    listKeys: () => current().listKeys(),
+    size: () => current().size(),
+    index: (indexName: string, object: T) => current().index(indexName, object),
+    indexKeys: (indexName: string, value: string) => current().indexKeys(indexName, value),
+    listIndexFuncValues: (indexName: string) => current().listIndexFuncValues(indexName),
+    byIndex: (indexName: string, value: string) => current().byIndex(indexName, value),
+    getIndexers: () => current().getIndexers(),
   });
 }

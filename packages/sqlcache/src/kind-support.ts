@@ -1,6 +1,6 @@
 // What the factory's kinds share, whether a Reflector writes straight into the SqlStore or a SharedIndexInformer
 // keeps it: the transform before storing, watches that end with the kind's run, the read-only view handed out.
-import { dropManagedFields, type ListerWatcher } from '@lasso/cache';
+import { dropManagedFields, indexerView, type ListerWatcher } from '@lasso/cache';
 import type { KubeObjectLike, WatchEvent } from '@lasso/client';
 import { anySignal } from '@lasso/core';
 import type { ListOptions } from './list-options.ts';
@@ -58,6 +58,7 @@ export function stoppableWatches<T extends KubeObjectLike>(
 /** A frozen read-only view of the store `current()` returns at each call (the kind's store after a rebuild). */
 export function readerOf<T>(current: () => SqlStore<T>): SqlStoreReader<T> {
   return Object.freeze({
+    ...indexerView(current),
     get gvk() {
       return current().gvk;
     },
@@ -70,16 +71,6 @@ export function readerOf<T>(current: () => SqlStore<T>): SqlStoreReader<T> {
     get schemaHash() {
       return current().schemaHash;
     },
-    get: (object: T) => current().get(object),
-    getByKey: (key: string) => current().getByKey(key),
-    list: () => current().list(),
-    listKeys: () => current().listKeys(),
-    size: () => current().size(),
-    index: (indexName: string, object: T) => current().index(indexName, object),
-    indexKeys: (indexName: string, value: string) => current().indexKeys(indexName, value),
-    listIndexFuncValues: (indexName: string) => current().listIndexFuncValues(indexName),
-    byIndex: (indexName: string, value: string) => current().byIndex(indexName, value),
-    getIndexers: () => current().getIndexers(),
     listByOptions: (options?: ListOptions) => current().listByOptions(options),
     resourceVersion: () => current().resourceVersion(),
     watch: (options?: SqlWatchOptions) => current().watch(options),
