@@ -135,9 +135,14 @@ export function openTelemetryApi(): OpenTelemetryApi | undefined {
   return loaded ?? undefined;
 }
 
-/** The module's own `require` in a CommonJS bundle; in ES modules one made from this file's URL. */
+/**
+ * In ES modules a `require` made from this file's URL; in a CommonJS bundle the module's own. Decided by
+ * `import.meta.url`, which a CommonJS bundle empties: an ES module bundle (tsup, esbuild) rewrites `require` into a
+ * shim that exists but throws "Dynamic require ... is not supported", so `typeof require` cannot tell them apart.
+ */
 function defaultLoader(): RequireFn {
-  return typeof require === 'function' ? require : createModuleRequire(import.meta.url);
+  const url: unknown = import.meta.url;
+  return typeof url === 'string' ? createModuleRequire(url) : require;
 }
 
 /**
