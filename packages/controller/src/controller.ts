@@ -22,12 +22,12 @@ import {
   LassoError,
   type Logger,
   noopMetricsProvider,
-  type TrackedMetrics,
-  trackMetrics,
   type StopResult,
   systemClock,
   TimeoutError,
   type TimerHandle,
+  type TrackedMetrics,
+  trackMetrics,
 } from '@lasso/core';
 import {
   createRateLimitingQueue,

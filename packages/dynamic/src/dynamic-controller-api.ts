@@ -34,6 +34,7 @@ export type DynamicHandler = (
 ) => DynamicHandlerResult | Promise<DynamicHandlerResult>;
 
 /** What a {@link DynamicHandler} may return: an object for the next handler, or nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: handlers that return nothing are plain (async) functions
 export type DynamicHandlerResult = KubeObject | undefined | void;
 
 /**
