@@ -1,5 +1,7 @@
 // SharedControllerFactory: one deferred SharedController per GVR over a SharedCacheFactory, started together.
 // Ports rancher/lasso pkg/controller/sharedcontrollerfactory.go.
+// size: the factory's per-kind controller construction, its run (start, stop, close) and the sharding and
+// tracing wiring share its private state; the lookups are in kind-lookups.ts, the sharding in sharding/.
 import {
   createRestConfig,
   type GroupVersionKind,
