@@ -51,3 +51,33 @@ describe('LazyReconcileContext', () => {
     expect(context.key).toBe('ns/a');
   });
 });
+
+describe('LazyReconcileContext with many workers', () => {
+  it('ties 25 reconciles in flight to one stop signal and one fence without a MaxListenersExceededWarning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const run = new AbortController();
+      const fence = new AbortController();
+      const contexts = Array.from(
+        { length: 25 },
+        (_, index) =>
+          new LazyReconcileContext(`ns/${index}`, createTestLogger(), run.signal, fence.signal),
+      );
+      const signals = contexts.map((context) => context.signal);
+      // Node emits the warning on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual(
+        [],
+      );
+      fence.abort(new Error('fenced'));
+      expect(signals.every((signal) => signal.aborted)).toBe(true);
+      for (const context of contexts) context.finish();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

@@ -1,6 +1,17 @@
 // ReconcileContext: what a handler gets besides its key and object, in place of the context.Context that
 // controller-runtime and lasso pass to a reconcile.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '@lasso/core';
+
+// The run's stop signal and the shard fence get one listener per reconcile in flight (one per worker, removed
+// when the reconcile ends): more than Node's default of 10 is the normal case with 10 or more workers, not a
+// leak, so the warning is turned off for these signals (once per signal).
+const unlimited = new WeakSet<AbortSignal>();
+function allowOneListenerPerWorker(signal: AbortSignal): void {
+  if (unlimited.has(signal)) return;
+  unlimited.add(signal);
+  setMaxListeners(0, signal);
+}
 
 /**
  * The third argument of every handler: the reconcile's cancellation, its key and a logger for it.
@@ -79,9 +90,11 @@ export class LazyReconcileContext implements ReconcileContext {
     else if (fence?.aborted === true) controller.abort(fence.reason);
     else if (!this.#finished) {
       this.#onStop = () => controller.abort(stop.reason);
+      allowOneListenerPerWorker(stop);
       stop.addEventListener('abort', this.#onStop, { once: true });
       if (fence !== undefined) {
         this.#onFence = () => controller.abort(fence.reason);
+        allowOneListenerPerWorker(fence);
         fence.addEventListener('abort', this.#onFence, { once: true });
       }
     }
