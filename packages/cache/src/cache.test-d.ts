@@ -1,8 +1,8 @@
 // Type tests: kubernetes-types objects flow from Client<T> through createCache to handlers and readers.
-import { Client, type RestTransport } from '@lasso/client';
+import { Client, type KubeObject, type KubeObjectLike, type RestTransport } from '@lasso/client';
 import type { ConfigMap, Pod } from 'kubernetes-types/core/v1.js';
 import { describe, expectTypeOf, it } from 'vitest';
-import { createCache } from './cache.ts';
+import { type CacheClient, createCache } from './cache.ts';
 import type { DeletedFinalStateUnknown } from './delta-fifo.ts';
 import { createSharedIndexInformer, type SharedIndexInformer } from './shared-informer.ts';
 import { createIndexer } from './store.ts';
@@ -17,6 +17,11 @@ const configMaps = new Client<ConfigMap>({
 });
 
 describe('createCache', () => {
+  it('takes a client of a narrower type as a cache client of a wider one (a list transform keeps it covariant)', () => {
+    expectTypeOf<Client<KubeObject>>().toMatchTypeOf<CacheClient<KubeObjectLike>>();
+    expectTypeOf<Client<ConfigMap>>().toMatchTypeOf<CacheClient<KubeObjectLike>>();
+  });
+
   it('infers the informer type from a Client of a kubernetes-types object', () => {
     const informer = createCache(configMaps, { namespace: 'default' });
     expectTypeOf(informer).toEqualTypeOf<SharedIndexInformer<ConfigMap>>();

@@ -27,14 +27,19 @@ import {
 import { createSharedPrefixKeyFunc } from './shared-key.ts';
 import { metaNamespaceIndexFunc, namespaceIndex } from './store.ts';
 
+/** A transform of listed items whose parameter is checked both ways (the type of a method). */
+type BivariantTransform<T> = { transform(item: T): T }['transform'];
+
 /** The part of `@lasso/client`'s `Client` a cache uses (structural, so fakes and wrappers fit). */
 export interface CacheClient<T extends KubeObjectLike = KubeObject> {
   readonly gvr: GroupVersionResource;
   readonly kind: string;
   readonly namespaced: boolean;
+  // `transformItem` typed as a method's type: its parameter is checked both ways, so a `Client<KubeObject>` still
+  // is a `CacheClient<KubeObjectLike>` (a plain function type would make the interface invariant in T).
   list(
     namespace: string | undefined,
-    options?: ListOptions & { transformItem?: ((item: T) => T) | undefined },
+    options?: ListOptions & { transformItem?: BivariantTransform<T> | undefined },
   ): Promise<ObjectList<T>>;
   /** True when `list` honours `transformItem` (`Client` does); the cache then leaves listed objects to it. */
   readonly listTransformsItems?: boolean | undefined;
