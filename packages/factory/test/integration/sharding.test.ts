@@ -5,6 +5,7 @@
 // kube-apiserver (KUBEBUILDER_ASSETS: 1.20.2 ignores shardSelector, so the client-side filter runs).
 import { Client, loadKubeConfig } from '@lasso/client';
 import { enqueueOwnerHandler } from '@lasso/controller';
+import type { Logger } from '@lasso/core';
 import { fnv1a64Hex } from '@lasso/core/sharding';
 import { startEnvironment } from '@lasso/envtest';
 import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
@@ -13,6 +14,22 @@ import type { SharedControllerFactory } from '../../src/controller-factory-api.t
 import { kindFor } from '../../src/kind.ts';
 import { createSharedControllerFactoryFromConfig } from '../../src/shared-controller-factory.ts';
 import { Waiter } from './helpers.ts';
+
+/**
+ * A logger that wakes the waiter after each entry: the ring and the coordinator log every membership change, claim,
+ * release and gain at info once their state changed, so ownership is re-checked on each change without polling.
+ */
+function ringLogger(waiter: Waiter): Logger {
+  const wake = (): void => queueMicrotask(() => waiter.notify());
+  const logger: Logger = {
+    debug: wake,
+    info: wake,
+    warn: wake,
+    error: wake,
+    child: () => logger,
+  };
+  return logger;
+}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -81,6 +98,7 @@ async function runScenario(options: { shardedListAndWatch?: boolean }): Promise<
       },
       cache: { defaultNamespace: namespace },
       gracefulShutdownTimeoutMs: 5_000,
+      logger: ringLogger(waiter),
     });
     const stop = new AbortController();
     cleanups.push(async () => {
@@ -128,9 +146,6 @@ async function runScenario(options: { shardedListAndWatch?: boolean }): Promise<
       )
     );
   };
-  // Re-checked on a timer too: ring changes notify nothing here.
-  const tick = setInterval(() => waiter.notify(), 100);
-  cleanups.push(async () => clearInterval(tick));
   await waiter.until(() => settled(3), 'three replicas owning every range once', 30_000);
 
   /** Update every object to `version` and wait until each was reconciled at it; the replicas that did. */
@@ -242,6 +257,7 @@ describe('sharded controller factories with an owned kind', () => {
         },
         cache: { defaultNamespace: namespace },
         gracefulShutdownTimeoutMs: 5_000,
+        logger: ringLogger(waiter),
       });
       const stop = new AbortController();
       cleanups.push(async () => {
@@ -267,8 +283,6 @@ describe('sharded controller factories with an owned kind', () => {
       factories.set(name, factory);
       await factory.start(stop.signal);
     }
-    const tick = setInterval(() => waiter.notify(), 100);
-    cleanups.push(async () => clearInterval(tick));
     const owned = (): number[] =>
       [...factories.values()].flatMap((factory) => factory.shardStatus()?.owned ?? []);
     await waiter.until(
