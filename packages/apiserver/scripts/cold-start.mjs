@@ -11,10 +11,11 @@ const dist = new URL('../dist/index.js', import.meta.url).href;
 const round = `
 const t0 = performance.now();
 const cpu0 = process.cpuUsage();
-const { startLocalApiServer } = await import(${JSON.stringify(dist)});
+const { createApiServer } = await import(${JSON.stringify(dist)});
 const imported = performance.now();
 const https = await import('node:https');
-const server = await startLocalApiServer();
+const server = createApiServer();
+await server.start(new AbortController().signal);
 const listening = performance.now();
 const { caPem: ca, clientCertPem: cert, clientKeyPem: key } = server.credentials;
 await new Promise((resolve, reject) => {
@@ -24,7 +25,7 @@ await new Promise((resolve, reject) => {
 });
 const answered = performance.now();
 const cpu = process.cpuUsage(cpu0);
-await server.stop();
+await server.close();
 process.stdout.write(JSON.stringify({ boot: t0, imported: imported - t0, start: listening - imported, firstRequest: answered - listening, total: answered - imported, process: answered, cpu: (cpu.user + cpu.system) / 1000 }));
 `;
 
@@ -44,7 +45,7 @@ process.stdout.write(
   `cold start over ${rounds} fresh processes (median ms), node ${process.version}:\n`,
 );
 process.stdout.write(`  import @lasso/apiserver           ${median('imported')}\n`);
-process.stdout.write(`  startLocalApiServer() (HTTPS)     ${median('start')}\n`);
+process.stdout.write(`  createApiServer().start (HTTPS)   ${median('start')}\n`);
 process.stdout.write(`  first GET /version answered       ${median('firstRequest')}\n`);
 process.stdout.write(`  import to first answer            ${median('total')}\n`);
 process.stdout.write(`  process start to first answer     ${median('process')}\n`);

@@ -1,21 +1,22 @@
 import { FakeClock } from '@lasso/core/testing';
 import { call, watch } from '@lasso-internal/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiServer, type RunningLocalApiServer, startLocalApiServer } from './server.ts';
+import { type ApiServer, createApiServer, startLocalApiServer } from './server.ts';
 
-const servers: RunningLocalApiServer[] = [];
+const servers: ApiServer[] = [];
 
 async function start(clock: FakeClock, bookmarkIntervalMs = 1_000) {
-  const server = await startLocalApiServer({ clock, insecureHttp: true, bookmarkIntervalMs });
+  const server = createApiServer({ clock, insecureHttp: true, bookmarkIntervalMs });
   servers.push(server);
+  await server.start(new AbortController().signal);
   return { server, env: server };
 }
 
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-describe('startLocalApiServer', () => {
+describe('the built-in server', () => {
   it('stamps creationTimestamp from the injected clock', async () => {
     const clock = new FakeClock(Date.UTC(2030, 4, 6, 7, 8, 9));
     const { env } = await start(clock);
@@ -146,14 +147,24 @@ describe('startLocalApiServer', () => {
   });
 
   it('rejects a non-positive bookmark interval with RangeError', async () => {
-    await expect(startLocalApiServer({ bookmarkIntervalMs: 0 })).rejects.toThrow(RangeError);
+    expect(() => createApiServer({ bookmarkIntervalMs: 0 })).toThrow(RangeError);
   });
 
-  it('stops idempotently and refuses requests afterwards', async () => {
+  it('closes idempotently and refuses requests afterwards', async () => {
     const { env, server } = await start(new FakeClock());
-    await server.stop();
-    await server.stop();
+    await server.close();
+    await server.close();
     await expect(call(env, 'GET', '/version')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  // Pins the deprecated dialect: it still starts a listening server, and its stop() still closes it.
+  it('still starts with the deprecated startLocalApiServer and stops idempotently', async () => {
+    const server = await startLocalApiServer({ clock: new FakeClock(), insecureHttp: true });
+    expect((await call(server, 'GET', '/version')).status).toBe(200);
+    await server.stop();
+    await server.stop();
+    await expect(call(server, 'GET', '/version')).rejects.toThrow(/ECONNREFUSED/);
+    await expect(startLocalApiServer({ bookmarkIntervalMs: 0 })).rejects.toThrow(RangeError);
   });
 
   it('follows the lasso lifecycle: start(signal), abort stops, a new start serves the same objects, close ends it', async () => {

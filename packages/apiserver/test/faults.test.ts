@@ -3,13 +3,14 @@ import * as net from 'node:net';
 import { FakeClock } from '@lasso/core/testing';
 import { call, configMap, watch } from '@lasso-internal/wire';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningLocalApiServer, startLocalApiServer } from '../src/index.ts';
+import { type ApiServer, createApiServer } from '../src/index.ts';
 
-let server: RunningLocalApiServer;
+let server: ApiServer;
 const cms = '/api/v1/namespaces/default/configmaps';
 
 beforeAll(async () => {
-  server = await startLocalApiServer();
+  server = createApiServer();
+  await server.start(new AbortController().signal);
 });
 
 beforeEach(() => {
@@ -17,7 +18,7 @@ beforeEach(() => {
 });
 
 afterAll(async () => {
-  await server?.stop();
+  await server?.close();
 });
 
 function connectRefused(url: string): Promise<boolean> {
@@ -103,7 +104,8 @@ describe('FaultInjector', () => {
     // could pass before the connection attempt on a loaded machine, and the refusal went unseen.
     const downMs = 4_321;
     const clock = new FakeClock();
-    const restartable = await startLocalApiServer({ clock, insecureHttp: true });
+    const restartable = createApiServer({ clock, insecureHttp: true });
+    await restartable.start(new AbortController().signal);
     try {
       await call(restartable, 'POST', cms, { body: configMap('survives-restart') });
       const rv = restartable.currentResourceVersion();
@@ -122,7 +124,7 @@ describe('FaultInjector', () => {
       expect(reply.status).toBe(200);
       expect(restartable.currentResourceVersion()).toBe(rv);
     } finally {
-      await restartable.stop();
+      await restartable.close();
     }
   });
 

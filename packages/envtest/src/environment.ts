@@ -5,9 +5,9 @@ import { rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  createApiServer,
   type LocalApiServer,
   type LocalApiServerControllers,
-  startLocalApiServer,
 } from '@lasso/apiserver';
 import { type Clock, errorMessage, LassoError, type Logger, sleep, systemClock } from '@lasso/core';
 import { stringify as stringifyYaml } from 'yaml';
@@ -226,7 +226,7 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
     credentials = plane.credentials;
     stopBackend = () => plane.stop();
   } else {
-    const local = await startLocalApiServer({
+    const local = createApiServer({
       ...(options.insecureHttp === undefined ? {} : { insecureHttp: options.insecureHttp }),
       ...(options.bookmarkIntervalMs === undefined
         ? {}
@@ -238,10 +238,12 @@ export async function startEnvironment(options: EnvironmentOptions = {}): Promis
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
+    // Serves until the environment stops: stopBackend closes it.
+    await local.start(new AbortController().signal);
     mode = 'builtin';
     credentials = { ...local.credentials };
     server = local;
-    stopBackend = () => local.stop();
+    stopBackend = () => local.close();
   }
 
   let directory: string | undefined;

@@ -4,16 +4,17 @@
 import { FakeClock } from '@lasso/core/testing';
 import { call, configMap, watch } from '@lasso-internal/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningLocalApiServer, startLocalApiServer } from '../server.ts';
+import { type ApiServer, createApiServer } from '../server.ts';
 
-const servers: RunningLocalApiServer[] = [];
+const servers: ApiServer[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.stop()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
 async function start() {
-  const server = await startLocalApiServer({ clock: new FakeClock(), insecureHttp: true });
+  const server = createApiServer({ clock: new FakeClock(), insecureHttp: true });
   servers.push(server);
+  await server.start(new AbortController().signal);
   for (const name of ['a', 'b']) {
     await call(server, 'POST', '/api/v1/namespaces/default/configmaps', { body: configMap(name) });
   }
