@@ -33,6 +33,9 @@ export class ShardSelectorError extends LassoError {
 
 const supportedKeys: readonly string[] = ['object.metadata.uid', 'object.metadata.namespace'];
 
+// cel-go parser.Parser's default expressionSizeCodePointLimit.
+const celCodePointLimit = 100_000;
+
 /**
  * A range bound as the selector writes it: `0x` and 16 lowercase hex digits, or `0x10000000000000000` for
  * 2^64.
@@ -460,8 +463,9 @@ function walk(node: Node, out: Array<{ key: string; start: string; end: string }
 /**
  * Parse a `shardSelector` as a KEP-5866 server does (kube-apiserver 1.36, k8s.io/apiserver pkg/sharding
  * Parse): one or more `shardRange(<key>, '<start>', '<end>')` joined by `||`, the same key in each, bounds
- * as `0x` + 16 lowercase hex digits (or `0x10000000000000000`), start below end. Throws
- * {@link ShardSelectorError} with the server's message for anything else.
+ * as `0x` + 16 lowercase hex digits (or `0x10000000000000000`), start below end, the whole at most 100,000
+ * code points (cel-go's limit: about 1,265 ranges). Throws {@link ShardSelectorError} with the server's message
+ * for anything else.
  *
  * @example
  * ```ts
@@ -478,6 +482,15 @@ export function parseShardSelector(text: string): ShardSelector {
   if (trimmed === '') {
     throw new ShardSelectorError(
       'empty shard selector is not allowed; omit the parameter for unfiltered lists',
+    );
+  }
+  // cel-go's parser (v0.26.0, as kube 1.36 builds it) refuses a source over this many code points before
+  // reading it: the only bound on how many ranges one selector may OR.
+  let size = 0;
+  for (const _ of trimmed) size++;
+  if (size > celCodePointLimit) {
+    throw new ShardSelectorError(
+      `CEL parse error: expression code point size exceeds limit: size: ${size}, limit ${celCodePointLimit}`,
     );
   }
   let root: Node;

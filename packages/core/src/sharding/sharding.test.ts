@@ -187,6 +187,30 @@ describe('shard selectors', () => {
     );
   });
 
+  it("refuses a selector over cel-go's 100,000 code points, the only bound on how many ranges it ORs", () => {
+    // k8s.io/apiserver v0.36.3 pkg/sharding/parser.go Parse uses cel-go v0.26.0's parser, whose Parse refuses a
+    // source longer than expressionSizeCodePointLimit (default 100_000) before reading it; the size is counted
+    // after TrimSpace, in code points.
+    const term = (index: number): string =>
+      `shardRange(object.metadata.uid, '${formatShardBound(BigInt(index))}', '${formatShardBound(BigInt(index + 1))}')`;
+    const joined = (count: number): string =>
+      Array.from({ length: count }, (_, index) => term(index)).join(' || ');
+    const fits = joined(1_265); // 1,265 terms of 75 code points joined by ' || ': 99,931
+    expect([...fits].length).toBe(99_931);
+    expect(parseShardSelector(`  ${fits}\n`).ranges).toHaveLength(1_265);
+    const over = joined(1_266);
+    expect(() => parseShardSelector(over)).toThrow(
+      new ShardSelectorError(
+        'CEL parse error: expression code point size exceeds limit: size: 100010, limit 100000',
+      ),
+    );
+    // Code points, not UTF-16 units: 99,998 astral characters are 199,996 units and still under the limit.
+    expect(() => parseShardSelector('\u{1F600}'.repeat(99_998))).toThrow(/token recognition error/);
+    expect(() => parseShardSelector('\u{1F600}'.repeat(100_001))).toThrow(
+      'CEL parse error: expression code point size exceeds limit: size: 100001, limit 100000',
+    );
+  });
+
   it('bad arguments to formatting throw RangeError naming what is wrong', () => {
     expect(() => formatShardSelector({ key: uid, ranges: [] })).toThrow(/selector.ranges/);
     expect(() => formatShardSelector({ key: uid, ranges: [{ start: 2n, end: 2n }] })).toThrow(
