@@ -285,8 +285,12 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
         response.destroy();
       });
     };
+    // kube-apiserver's http.Server takes a request line and headers up to MaxHeaderBytes 1 MiB
+    // (k8s.io/apiserver pkg/server/secure_serving.go); Node's default is 16 KiB, less than the shardSelector
+    // of one replica owning a few hundred ranges.
+    const maxHeaderSize = 1 << 20;
     if (this.#insecure) {
-      this.#server = http.createServer(handler);
+      this.#server = http.createServer({ maxHeaderSize }, handler);
     } else {
       const ca = createCertificateAuthority({ commonName: 'lasso-envtest-ca', clock: this.#clock });
       const serving = createSignedCertificate(ca, {
@@ -310,6 +314,7 @@ class LocalServer implements ApiServer, RunningLocalApiServer {
           ca: [ca.certPem],
           requestCert: true,
           rejectUnauthorized: false,
+          maxHeaderSize,
         },
         handler,
       );

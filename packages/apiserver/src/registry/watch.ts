@@ -29,13 +29,14 @@ export function planWatch(
   name: string | undefined,
 ): WatchPlan {
   const selectors = selectorsOf(info, query, name);
+  // ListOptions decode timeoutSeconds before limit (which a watch ignores, but must parse), a 400 before
+  // ValidateListOptions and the registry store see the options.
+  const timeoutSeconds = integerOptions(query, ['timeoutSeconds', 'limit']).get('timeoutSeconds');
   validateListOptions(query, true);
   // The registry store reads shardSelector before storage reads resourceVersion.
   selectors.shard = shardSelectorOf(context, query);
   const rvText = query.get('resourceVersion') ?? '';
   checkResourceVersion(rvText);
-  // ListOptions decode timeoutSeconds before limit (which a watch ignores, but must parse).
-  const timeoutSeconds = integerOptions(query, ['timeoutSeconds', 'limit']).get('timeoutSeconds');
   const bookmarks = truthy(query.get('allowWatchBookmarks'));
   const initialEventsOption = query.get('sendInitialEvents');
   const sendInitialEvents = truthy(initialEventsOption);

@@ -45,7 +45,9 @@ export interface AppliedShard {
  * The shardSelector of a list or watch, as kube-apiserver 1.36's generic registry store reads it with the
  * ShardedListAndWatch gate on: ignored when empty or when the server does not serve it; otherwise parsed,
  * and a selector it cannot parse fails the request. The store returns that failure as a plain error (no
- * Status), which the handler answers with 500 and no reason: "invalid shard selector: …" — not a 400.
+ * Status), which the handler answers with 500 and no reason: "invalid shard selector: …" — not a 400
+ * (k8s.io/apiserver v0.36.0-v0.36.3 registry/generic/registry/store.go ListPredicate and Watch, then
+ * responsewriters/status.go ErrorToAPIStatus; shard-selector.test.ts has the cases).
  */
 export function shardSelectorOf(
   context: { readonly shardedListAndWatch?: boolean | undefined },
