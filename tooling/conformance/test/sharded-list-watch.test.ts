@@ -2,7 +2,9 @@
 // ShardedListAndWatch gate on sends only the objects whose uid (or namespace) hashes into the
 // `shardSelector` ranges, on list (paged too), watch and streaming list, echoes the applied selector in
 // `metadata.shardInfo.selector`, and fails a selector it cannot parse with 500 "invalid shard selector: …"
-// (the registry store returns a plain error, not a Status). A server without the gate (any release
+// (the registry store returns a plain error, not a Status: k8s.io/apiserver v0.36.0-v0.36.3
+// registry/generic/registry/store.go ListPredicate and Watch; packages/apiserver/README.md has the path and
+// apiserver's selection/shard-selector.test.ts every case). A server without the gate (any release
 // before 1.36, or the gate off) ignores the parameter: everything, no shardInfo. The built-in server
 // serves it unless started with `shardedListAndWatch: false`; kube-apiserver 1.20.2 takes the
 // "not applied" branch of every test here (checked).
@@ -303,6 +305,19 @@ for (const entry of cases) {
         [
           "shardRange(object.metadata.uid, '0x8000000000000000', '0x0000000000000000')",
           'invalid shard selector: shard range start 0x8000000000000000 must be less than end 0x0000000000000000',
+        ],
+        [
+          "shardRange(object.metadata.uid, '0x000000000000000g', '0x8000000000000000')",
+          'invalid shard selector: hexStart: invalid hex character "g" in "0x000000000000000g"',
+        ],
+        [
+          "hashRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+          'invalid shard selector: unsupported function "hashRange"; only shardRange() and || are allowed',
+        ],
+        // Blanks: the store skips only "", and Parse trims before it refuses an empty selector.
+        [
+          ' ',
+          'invalid shard selector: empty shard selector is not allowed; omit the parameter for unfiltered lists',
         ],
       ];
       for (const [selector, message] of refusals) {
