@@ -493,11 +493,26 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#releaseHandoff();
     this.#state = 'idle';
     this.#store.replace([], this.#cursor.resourceVersion);
+    this.#shardListed();
     this.#logger.info('no shard range owned: not listing or watching until one is gained');
     if (signal.aborted) return;
     await new Promise<void>((resolve) =>
       signal.addEventListener('abort', () => resolve(), { once: true }),
     );
+  }
+
+  /** The store holds what the filter of this pass selects: tell the source (`ShardFilterSource.listed`). */
+  #shardListed(): void {
+    const held = this.#held;
+    const source = this.#shard?.source;
+    if (held === undefined || typeof source?.listed !== 'function') return;
+    try {
+      source.listed(held.generation);
+    } catch (error) {
+      this.#logger.error('the shard filter source failed when told of a list', {
+        error: errorMessage(error),
+      });
+    }
   }
 
   /** The streaming list's open watch, for the watch that follows it (undefined: open a new one). */
@@ -543,6 +558,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     if (this.#listsDone > 0) this.#metrics.relists.inc();
     this.#listsDone++;
     this.#metrics.lists.inc();
+    this.#shardListed();
     this.#metrics.lastEvent.set(this.#clock.now() / 1000);
     this.#logger.debug('listed', {
       items: items.length,

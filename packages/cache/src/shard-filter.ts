@@ -1,6 +1,7 @@
 // Sharded informers (issue 32, data path): the filter a sharded replica's informers honour, and the lister-watcher
 // that applies it. Contract between the sharding helpers (S1 data path, S2 ring, S3 wiring, S4 soak): the members
-// of ShardFilter and ShardFilterSource below are exactly the contract's; nothing was added.
+// of ShardFilter and ShardFilterSource below are exactly the contract's, plus the optional `listed` (how the
+// factory's ring coalesces range changes that arrive faster than a list completes).
 //
 // How the filter is applied (the informer's half is in shared-informer.ts, the restart in reflector.ts):
 // - `!byOwner`: the ranges go to the server as `shardSelector` on every list, watch and streaming list. A list
@@ -49,6 +50,14 @@ export interface ShardFilterSource {
   current(): ShardFilter;
   /** Called after `current()` changed; returns an unsubscribe. */
   subscribe(listener: () => void): () => void;
+  /**
+   * Optional: told by the informer's reflector each time a list made with the filter of `generation` (or a later
+   * one that selects no more) has been stored, and when a filter with no range left it idle. A source that
+   * changes ranges faster than lists complete can wait for it before the next change that gains ranges, instead
+   * of making the reflector abandon the list in flight (the factory's shard ring does). A throw is logged and
+   * ignored.
+   */
+  listed?(generation: number): void;
 }
 
 /** A {@link ShardFilterSource} whose ranges are set by hand (static sharding, tests). */
