@@ -134,7 +134,7 @@ async function ringOf(namespace: string, ring: string, identities: string[]) {
 }
 
 describe('shard ring against an API server', () => {
-  it('three members join, split the ranges as the assignment says, and one leaving moves only its own', async () => {
+  it('three members join, split the ranges as the assignment says, and one leaves, handing its ranges over', async () => {
     const namespace = await cluster.namespace('ring');
     const ring = `join${++counter}`;
     const { members, waiter, violations, owners, converged } = await ringOf(namespace, ring, [
@@ -160,9 +160,13 @@ describe('shard ring against an API server', () => {
     await waiter.until(() => converged(['a', 'b']), 'two members converged after c left');
     expect(await c.ring.stopped()).toEqual({ drained: true, pending: [] });
     const after = owners();
-    after.forEach((owner, range) => {
-      if (before[range] !== 'c') expect(owner).toBe(before[range]);
-    });
+    // c's ranges moved; the load bound may also move a few between a and b (with these names, 1 of 64): each
+    // through the acknowledged hand-off (`violations` records a gain while another member owns the range).
+    const between = after.filter(
+      (owner, range) => before[range] !== 'c' && owner !== before[range],
+    ).length;
+    expect(after.every((owner) => owner !== 'c')).toBe(true);
+    expect(between).toBe(1);
     await expect(leases.get(namespace, `${ring}-c`)).rejects.toMatchObject({ status: 404 });
     expect(violations).toEqual([]);
   });
@@ -192,7 +196,8 @@ describe('shard ring against an API server', () => {
     // c fenced itself at its renew deadline: it owns nothing.
     expect(c.ring.owned).toEqual([]);
     expect(c.ring.fence.aborted).toBe(true);
-    expect(converged(['a', 'b'])).toBe(true);
+    // A range the load bound moves between a and b may still be handing off when c's are owned again.
+    await waiter.until(() => converged(['a', 'b']), 'two members converged after c was killed');
     expect(
       others.flatMap((member) =>
         member.logger.find('took over the Lease of an expired shard ring member'),
