@@ -9,7 +9,6 @@ import {
   type Logger,
   type MetricsProvider,
 } from '@lasso/core';
-import { parse as parseYaml } from 'yaml';
 import {
   type AuthConfig,
   createRestConfig,
@@ -104,7 +103,7 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
       if (!explicit && (error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw invalid(`cannot read kubeconfig ${file}: ${errorMessage(error)}`, error);
     }
-    documents.push({ file, document: parseKubeConfigYaml(text, file) });
+    documents.push({ file, document: await parseKubeConfigYaml(text, file) });
   }
   if (documents.length === 0) {
     throw invalid(`no kubeconfig found: none of ${paths.map((p) => resolve(p)).join(', ')} exists`);
@@ -146,14 +145,19 @@ export async function loadKubeConfigFromString(
   const source = options.source ?? '<kubeconfig text>';
   // Relative paths resolve against the file's directory: a name in `directory` stands for the text.
   const file = resolve(options.directory ?? '.', source);
-  const document = parseKubeConfigYaml(text, source);
+  const document = await parseKubeConfigYaml(text, source);
   const merged = mergeKubeConfigs([{ file, document }]);
   merged.files = [source];
   return restConfigFromKubeConfig(merged, options);
 }
 
-/** Parse one kubeconfig document; errors name `source`. */
-function parseKubeConfigYaml(text: string, source: string): Record<string, unknown> {
+/**
+ * Parse one kubeconfig document; errors name `source`. The YAML parser is loaded here, on the first kubeconfig
+ * read, not with the package: a process configured in-cluster or by `createRestConfig` never reads YAML, and the
+ * parser is about 0.9 MiB of heap for the life of the process.
+ */
+async function parseKubeConfigYaml(text: string, source: string): Promise<Record<string, unknown>> {
+  const { parse: parseYaml } = await import('yaml');
   let document: unknown;
   try {
     document = parseYaml(text);
