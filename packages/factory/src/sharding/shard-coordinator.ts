@@ -2,9 +2,8 @@
 // holds and the admit check its controller runs; on every change of the ring, the release or gain sequence that
 // keeps "a range is acted on by at most one replica at any time".
 
-import type { ShardFilter, ShardFilterSource } from '@lasso/cache';
+import type { ShardFilterSource } from '@lasso/cache';
 import type { KubeObjectLike } from '@lasso/client';
-import type { HandOffController } from '@lasso/controller';
 import {
   type Clock,
   defaultLogger,
@@ -17,8 +16,10 @@ import {
   noopMetricsProvider,
   type StopResult,
 } from '@lasso/core';
-import { fnv1a64Hex, type ShardKey, shardHashSource } from '@lasso/core/sharding';
-import { mergeShardRanges } from './assignment.ts';
+import type { ShardKey } from '@lasso/core/sharding';
+import { type CoordinatedController, KindShard, type KindShardHost } from './kind-shard.ts';
+
+export type { CoordinatedController } from './kind-shard.ts';
 
 declare module '@lasso/core' {
   interface LassoErrorCodes {
@@ -81,77 +82,6 @@ export interface ShardCoordinatorOptions {
   readonly metrics?: MetricsProvider | undefined;
 }
 
-/** A kind's controller and the store it reads, as the coordinator sees them. */
-export interface CoordinatedController {
-  readonly controller: HandOffController<KubeObjectLike>;
-  /** The keys and objects the kind's informer holds now. */
-  list(): readonly KubeObjectLike[];
-}
-
-const hashSpaceTop = 2 ** 32;
-
-/** One kind: its filter and the controller acting on it. */
-class KindShard implements ShardFilterSource {
-  readonly name: string;
-  readonly #coordinator: ShardCoordinator;
-  readonly #listeners = new Set<() => void>();
-  #filter: ShardFilter;
-  byOwner: boolean;
-  controller: CoordinatedController | undefined;
-
-  constructor(name: string, coordinator: ShardCoordinator, byOwner: boolean) {
-    this.name = name;
-    this.#coordinator = coordinator;
-    this.byOwner = byOwner;
-    this.#filter = this.#build(0);
-  }
-
-  current(): ShardFilter {
-    return this.#filter;
-  }
-
-  subscribe(listener: () => void): () => void {
-    if (typeof listener !== 'function') {
-      throw new TypeError('subscribe: listener must be a function');
-    }
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  /** The range index of `object` under this kind's hashing. */
-  rangeOf(object: KubeObjectLike): number {
-    const source = shardHashSource(object, this.#coordinator.key, { byOwner: this.byOwner });
-    const high = Number.parseInt(fnv1a64Hex(source).slice(0, 8), 16);
-    return Math.floor(high / (hashSpaceTop / this.#coordinator.rangeCount));
-  }
-
-  /** Publish the coordinator's published ranges (and this kind's hashing) to the informer. */
-  publish(): void {
-    this.#filter = this.#build(this.#filter.generation + 1);
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        this.#coordinator.logger.error('shard filter listener failed', {
-          kind: this.name,
-          error: errorMessage(error),
-        });
-      }
-    }
-  }
-
-  #build(generation: number): ShardFilter {
-    return Object.freeze({
-      generation,
-      ranges: Object.freeze(
-        mergeShardRanges(this.#coordinator.published, this.#coordinator.rangeCount),
-      ),
-      key: this.#coordinator.key,
-      byOwner: this.byOwner,
-    });
-  }
-}
-
 /**
  * Ties a shard ring to the controllers of one factory. Ranges are `acting` (reconciles may start: a controller's
  * admit says yes) and `published` (the informers hold their objects). A release first stops acting
@@ -170,6 +100,7 @@ export class ShardCoordinator {
   readonly #published = new Set<number>();
   readonly #metrics: MetricsProvider;
   readonly #gauges = new Map<string, Gauge>();
+  readonly #host: KindShardHost;
   // Ring changes are applied one at a time, in order.
   #chain: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | undefined;
@@ -185,9 +116,21 @@ export class ShardCoordinator {
     if (typeof this.#metrics.onCollect === 'function') {
       this.#stopCollecting = this.#metrics.onCollect(() => this.#countObjects());
     }
+    this.#host = {
+      key: this.key,
+      rangeCount: this.rangeCount,
+      logger: this.logger,
+      clock: options.clock,
+      metrics: this.#metrics,
+      publishing: this.#published,
+      enqueue: (step) => this.#enqueue(async () => step()),
+    };
   }
 
-  /** The ranges published to the informers, ascending. */
+  /**
+   * The ranges published to the informers, ascending: each kind's filter follows at once, or, for a gain that
+   * came while that informer's list of an earlier gain is in flight, once the list completed (kind-shard.ts).
+   */
   get published(): number[] {
     return [...this.#published].sort((a, b) => a - b);
   }
@@ -238,7 +181,7 @@ export class ShardCoordinator {
     this.logger.info('kind hashed by its controller owner from now on', { kind });
     this.#enqueue(async () => {
       await this.#stopActing(shard, (object) => !this.#acting.has(shard.rangeOf(object)), []);
-      shard.publish();
+      shard.update();
       this.#enqueueHeld(shard, new Set(this.#acting));
     });
   }
@@ -263,6 +206,7 @@ export class ShardCoordinator {
     this.#unsubscribe = undefined;
     this.#stopCollecting?.();
     this.#stopCollecting = undefined;
+    for (const shard of this.#kinds.values()) shard.close();
   }
 
   /** Objects held per kind that fall in an acting range. */
@@ -291,7 +235,7 @@ export class ShardCoordinator {
     let shard = this.#kinds.get(kind);
     if (shard === undefined) {
       const byOwner = this.key === 'object.metadata.uid' && this.#ownerHashedKinds.has(kind);
-      shard = new KindShard(kind, this, byOwner);
+      shard = new KindShard(kind, this.#host, byOwner);
       this.#kinds.set(kind, shard);
     }
     return shard;
@@ -327,7 +271,7 @@ export class ShardCoordinator {
         ),
       );
       for (const range of moving) this.#published.delete(range);
-      for (const shard of this.#kinds.values()) shard.publish();
+      for (const shard of this.#kinds.values()) shard.update();
       this.logger.info('released shard ranges', { ranges: [...moving] });
       this.#countObjects();
     }
@@ -368,7 +312,7 @@ export class ShardCoordinator {
       this.#published.add(range);
     }
     for (const shard of this.#kinds.values()) {
-      shard.publish();
+      shard.update();
       this.#enqueueHeld(shard, new Set(ranges.filter((range) => this.#acting.has(range))));
     }
     this.logger.info('acting on gained shard ranges', { ranges, fresh: fresh.size });
