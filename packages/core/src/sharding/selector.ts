@@ -123,7 +123,7 @@ const exprKind: Record<Node['kind'], number> = {
 
 type Token =
   | { type: 'ident'; text: string; at: number }
-  | { type: 'string'; value: string; at: number }
+  | { type: 'string'; value: string; goType: string; at: number }
   | { type: 'number'; value: number; goType: string; at: number }
   | { type: 'punct'; text: string; at: number }
   | { type: 'end'; at: number };
@@ -147,16 +147,98 @@ const escapes: Record<string, string> = {
   '?': '?',
 };
 
+// Identifiers cel-go refuses as a name (its reservedIds; true, false, null and in are tokens of their own).
+const reservedIdentifiers = new Set([
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
+
+/**
+ * A CEL string or bytes literal starting at `at` with `opening` (an optional b and r prefix, then ', ", '''
+ * or """): raw ones keep backslashes, triple-quoted ones may span lines.
+ */
+function readStringLiteral(
+  text: string,
+  at: number,
+  opening: string,
+): { value: string; goType: string; end: number } {
+  const prefix = opening.replace(/['"]/g, '');
+  const quote = opening.slice(prefix.length);
+  const raw = /[rR]/.test(prefix);
+  const unrecognized = (): never => {
+    throw new CelSyntaxError(`Syntax error: token recognition error at: '${text.slice(at)}'`);
+  };
+  let value = '';
+  let end = at + opening.length;
+  for (;;) {
+    if (end >= text.length) unrecognized();
+    if (text.startsWith(quote, end)) break;
+    const current = text[end]!;
+    if (quote.length === 1 && (current === '\n' || current === '\r')) unrecognized();
+    if (current !== '\\' || raw) {
+      value += current;
+      end++;
+      continue;
+    }
+    const simple = escapes[text[end + 1] ?? ''];
+    if (simple !== undefined) {
+      value += simple;
+      end += 2;
+      continue;
+    }
+    const sized = /^(?:[xX][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2})/.exec(
+      text.slice(end + 1, end + 10),
+    );
+    if (sized === null) return unrecognized();
+    const digits = sized[0];
+    const code = /^[0-3]/.test(digits)
+      ? Number.parseInt(digits, 8)
+      : Number.parseInt(digits.slice(1), 16);
+    if (code > 0x10ffff) unrecognized();
+    value += String.fromCodePoint(code);
+    end += 1 + digits.length;
+  }
+  return { value, goType: /[bB]/.test(prefix) ? '[]uint8' : 'string', end: end + quote.length };
+}
+
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let index = 0;
   while (index < text.length) {
     const char = text[index]!;
-    if (/\s/.test(char)) {
+    // CEL's whitespace is these five; anything else between tokens is no CEL.
+    if (char === ' ' || char === '\t' || char === '\n' || char === '\r' || char === '\f') {
       index++;
       continue;
     }
+    if (text.startsWith('//', index)) {
+      const newline = text.indexOf('\n', index);
+      index = newline < 0 ? text.length : newline;
+      continue;
+    }
     const at = index;
+    const opening = /^(?:[bB][rR]?|[rR])?(?:'''|"""|'|")/.exec(text.slice(index, index + 5));
+    if (opening !== null) {
+      const literal = readStringLiteral(text, at, opening[0]);
+      tokens.push({ type: 'string', value: literal.value, goType: literal.goType, at });
+      index = literal.end;
+      continue;
+    }
     if (/[A-Za-z_]/.test(char)) {
       let end = index + 1;
       while (end < text.length && /[A-Za-z0-9_]/.test(text[end]!)) end++;
@@ -179,33 +261,6 @@ function tokenize(text: string): Token[] {
         at,
       });
       index += literal.length;
-      continue;
-    }
-    if (char === "'" || char === '"') {
-      let value = '';
-      let end = index + 1;
-      for (;;) {
-        if (end >= text.length || text[end] === '\n') {
-          throw new CelSyntaxError(`Syntax error: token recognition error at: '${text.slice(at)}'`);
-        }
-        const current = text[end]!;
-        if (current === char) break;
-        if (current === '\\') {
-          const escaped = escapes[text[end + 1] ?? ''];
-          if (escaped === undefined) {
-            throw new CelSyntaxError(
-              `Syntax error: token recognition error at: '${text.slice(at)}'`,
-            );
-          }
-          value += escaped;
-          end += 2;
-          continue;
-        }
-        value += current;
-        end++;
-      }
-      tokens.push({ type: 'string', value, at });
-      index = end + 1;
       continue;
     }
     const two = text.slice(index, index + 2);
@@ -237,6 +292,7 @@ const binaryLevels: ReadonlyArray<readonly string[]> = [
 function parseCel(text: string): Node {
   const tokens = tokenize(text);
   let position = 0;
+  let reserved: string | undefined;
   const peek = (): Token => tokens[position]!;
   const isPunct = (text: string): boolean => {
     const token = peek();
@@ -316,21 +372,26 @@ function parseCel(text: string): Node {
     }
   };
   const primary = (): Node => {
-    const token = peek();
+    // A leading dot names from the root scope; the server keeps it in the name (".object.metadata.uid").
+    const dotted = isPunct('.') && tokens[position + 1]?.type === 'ident';
+    const token = dotted ? tokens[position + 1]! : peek();
     if (token.type === 'ident') {
-      position++;
-      if (token.text === 'true' || token.text === 'false') {
+      position += dotted ? 2 : 1;
+      if (!dotted && (token.text === 'true' || token.text === 'false')) {
         return { kind: 'literal', value: token.text === 'true', goType: 'bool' };
       }
-      if (token.text === 'null') {
+      if (!dotted && token.text === 'null') {
         return { kind: 'literal', value: null, goType: 'structpb.NullValue' };
       }
-      if (isPunct('(')) return { kind: 'call', fn: token.text, args: args() };
-      return { kind: 'ident', name: token.text };
+      // cel-go reports this while walking the tree, after every syntax error of the text.
+      if (reservedIdentifiers.has(token.text)) reserved ??= `reserved identifier: ${token.text}`;
+      const name = dotted ? `.${token.text}` : token.text;
+      if (isPunct('(')) return { kind: 'call', fn: name, args: args() };
+      return { kind: 'ident', name };
     }
     if (token.type === 'string') {
       position++;
-      return { kind: 'literal', value: token.value, goType: 'string' };
+      return { kind: 'literal', value: token.value, goType: token.goType };
     }
     if (token.type === 'number') {
       position++;
@@ -367,6 +428,7 @@ function parseCel(text: string): Node {
   };
   const root = expression();
   if (peek().type !== 'end') unexpected();
+  if (reserved !== undefined) throw new CelSyntaxError(reserved);
   return root;
 }
 
@@ -389,7 +451,7 @@ function hexBound(node: Node, name: 'hexStart' | 'hexEnd'): string {
       `${name} must be a string literal (e.g. '0xff'), got expression kind ${exprKind[node.kind]}`,
     );
   }
-  if (typeof node.value !== 'string') {
+  if (node.goType !== 'string' || typeof node.value !== 'string') {
     throw new ShardSelectorError(`${name} must be a string literal, got ${node.goType}`);
   }
   const text = node.value;

@@ -211,6 +211,60 @@ describe('shard selectors', () => {
     );
   });
 
+  it('reads the CEL spellings the server reads: raw, triple-quoted and escaped strings, comments', () => {
+    // cel-go v0.26.0 CEL.g4 STRING (raw r'', triple quotes, \x \u \U and octal escapes) and COMMENT.
+    const lowerHalf = { key: uid, ranges: [{ start: 0n, end: 1n << 63n }] };
+    expect(
+      parseShardSelector(
+        "shardRange(object.metadata.uid, r'0x0000000000000000', '''0x8000000000000000''')",
+      ),
+    ).toEqual(lowerHalf);
+    expect(
+      parseShardSelector(
+        String.raw`shardRange(object.metadata.uid, '\x30x000000000000000\060', "0x800000000000000\u0030")`,
+      ),
+    ).toEqual(lowerHalf);
+    expect(
+      parseShardSelector(
+        "shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000') // first quarter\n" +
+          '|| shardRange(object.metadata.uid, R"0x4000000000000000", """0x8000000000000000""")',
+      ).ranges,
+    ).toEqual([
+      { start: 0n, end: 1n << 62n },
+      { start: 1n << 62n, end: 1n << 63n },
+    ]);
+  });
+
+  it('refuses bytes, a root-scoped path, a reserved name and a non-CEL blank as the server does', () => {
+    const refusal = (text: string): string => {
+      try {
+        parseShardSelector(text);
+      } catch (error) {
+        if (error instanceof ShardSelectorError) return error.message;
+        throw error;
+      }
+      throw new Error(`accepted ${text}`);
+    };
+    const bounds = "'0x0000000000000000', '0x8000000000000000'";
+    expect(refusal(`shardRange(object.metadata.uid, b${bounds})`)).toBe(
+      'hexStart must be a string literal, got []uint8',
+    );
+    expect(refusal(`shardRange(.object.metadata.uid, ${bounds})`)).toBe(
+      'unsupported field path ".object.metadata.uid"; supported: object.metadata.uid, object.metadata.namespace',
+    );
+    // A reserved word is refused as a name, not as a field (object.metadata.namespace is fine).
+    expect(refusal(`shardRange(namespace.uid, ${bounds})`)).toBe(
+      'CEL parse error: reserved identifier: namespace',
+    );
+    // Go's TrimSpace drops a no-break space at the ends; between tokens it is no CEL whitespace.
+    expect(
+      parseShardSelector(`\u00a0shardRange(object.metadata.uid, ${bounds})\u00a0`).ranges,
+    ).toHaveLength(1);
+    expect(refusal(`shardRange(object.metadata.uid,\u00a0${bounds})`)).toMatch(
+      /^CEL parse error: Syntax error: token recognition error/,
+    );
+  });
+
   it('bad arguments to formatting throw RangeError naming what is wrong', () => {
     expect(() => formatShardSelector({ key: uid, ranges: [] })).toThrow(/selector.ranges/);
     expect(() => formatShardSelector({ key: uid, ranges: [{ start: 2n, end: 2n }] })).toThrow(
