@@ -109,7 +109,7 @@ export async function observe<T extends KubeObjectLike>(
     onUpdate: () => waiter.notify(),
     onDelete: () => waiter.notify(),
   });
-  const running = informer.run({ signal: stop.signal });
+  await informer.start(stop.signal);
   await informer.whenSynced({ signal: AbortSignal.timeout(20_000) });
   const store = informer.getStore();
   const get = (name: string): T | undefined => store.getByKey(`${namespace}/${name}`);
@@ -136,7 +136,7 @@ export async function observe<T extends KubeObjectLike>(
       ),
     async stop() {
       stop.abort();
-      await running;
+      await informer.close();
     },
   };
 }

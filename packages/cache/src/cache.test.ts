@@ -77,7 +77,7 @@ describe('createCache', () => {
     expect(client.calls).toEqual([]);
     expect(informer.name).toBe('apps/v1, Kind=Deployment');
     const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
+    await informer.start(controller.signal);
     await client.backend.nextWatch();
     expect(
       client.calls.map((call) => [call.verb, call.namespace, call.options?.labelSelector]),
@@ -88,7 +88,7 @@ describe('createCache', () => {
     ]);
     expect(informer.getIndexer().byIndex(namespaceIndex, 'team')).toHaveLength(1);
     controller.abort();
-    await running;
+    await informer.stopped();
   });
 
   it('ignores the namespace and adds no namespace index for a cluster-scoped kind', async () => {
@@ -97,11 +97,11 @@ describe('createCache', () => {
     const informer = createCache(client, { namespace: 'team', clock, random: () => 0 });
     expect(Object.keys(informer.getIndexer().getIndexers())).toEqual([]);
     const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
+    await informer.start(controller.signal);
     await client.backend.nextWatch();
     expect(client.calls.map((call) => call.namespace)).toEqual([undefined, undefined, undefined]);
     controller.abort();
-    await running;
+    await informer.stopped();
   });
 
   it('defaults handler resync to 10 hours and never resyncs with resyncMs 0', async () => {
@@ -119,7 +119,7 @@ describe('createCache', () => {
       let updates = 0;
       informer.addEventHandler({ onUpdate: () => void updates++ });
       const controller = new AbortController();
-      const running = informer.run({ signal: controller.signal });
+      await informer.start(controller.signal);
       await client.backend.nextWatch();
       // Time passes in hours; each hour the silent watch times out and is resumed, which must not resync.
       for (let hour = 0; hour < 10; hour++) {
@@ -128,7 +128,7 @@ describe('createCache', () => {
       }
       expect(updates).toBe(expected);
       controller.abort();
-      await running;
+      await informer.stopped();
     }
   });
 
@@ -146,7 +146,7 @@ describe('createCache', () => {
       },
     });
     const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
+    await informer.start(controller.signal);
     await clock.advance(800);
     await client.backend.nextWatch();
     expect(logger.find('waitHealthy failed')).toHaveLength(1);
@@ -155,7 +155,7 @@ describe('createCache', () => {
     });
     expect(informer.getStore().size()).toBe(1);
     controller.abort();
-    await running;
+    await informer.stopped();
   });
 
   it('reads the default resync from CATTLE_RESYNC_DEFAULT minutes (lasso), an explicit resyncMs winning', async () => {
@@ -185,7 +185,7 @@ describe('createCache', () => {
         let updates = 0;
         informer.addEventHandler({ onUpdate: () => void updates++ });
         const controller = new AbortController();
-        const running = informer.run({ signal: controller.signal });
+        await informer.start(controller.signal);
         await client.backend.nextWatch();
         for (let half = 0; half < 7; half++) {
           for (const watch of client.backend.openWatches()) watch.end();
@@ -193,7 +193,7 @@ describe('createCache', () => {
         }
         expect(updates).toBe(expected);
         controller.abort();
-        await running;
+        await informer.stopped();
       }
       vi.stubEnv('CATTLE_RESYNC_DEFAULT', 'soon');
       expect(() => createCache(fakeClient(true))).toThrow(/CATTLE_RESYNC_DEFAULT/);

@@ -163,7 +163,8 @@ describe('the informer', () => {
       calls.push(object.metadata?.name ?? '');
       return { ...object, transformed: true } as Tagged;
     });
-    const stop = startRun(informer);
+    const run = new AbortController();
+    await informer.start(run.signal);
     await fake.nextWatch();
     await clock.advance(0);
     await informer.whenSynced();
@@ -178,6 +179,7 @@ describe('the informer', () => {
     fake.create(cm('later'));
     await clock.advance(0);
     expect(calls.filter((name) => name === 'later')).toEqual(['later']);
-    await stop();
+    run.abort();
+    await informer.stopped();
   });
 });

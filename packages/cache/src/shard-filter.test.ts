@@ -135,7 +135,6 @@ function setup(
   const seen: Seen = [];
   informer.addEventHandler(recorder(seen));
   const controller = new AbortController();
-  let running: Promise<void> | undefined;
   return {
     clock,
     fake,
@@ -146,13 +145,14 @@ function setup(
     settle: () => clock.advance(0),
     keys: () => informer.getStore().listKeys().sort(),
     filtered: () => metrics.value('lasso_shard_objects_filtered_total', { kind: 'ConfigMap' }),
-    start: () => {
-      running = informer.run({ signal: controller.signal });
-      return running;
+    /** Starts a run; settles once it has ended. */
+    start: async () => {
+      await informer.start(controller.signal);
+      await informer.stopped();
     },
     stop: async () => {
       controller.abort();
-      await running;
+      await informer.stopped();
     },
   };
 }
@@ -345,14 +345,14 @@ describe('sharded informer', () => {
     shard.set(lower);
     expect(t.keys()).toHaveLength(4);
     const again = new AbortController();
-    const run = t.informer.run({ signal: again.signal });
+    await t.informer.start(again.signal);
     expect(t.keys()).toEqual(['ns/l1', 'ns/l2']);
     await t.informer.whenSynced();
     await t.fake.nextWatch();
     await t.settle();
     expect(t.seen).toEqual([]);
     again.abort();
-    await run;
+    await t.informer.stopped();
   });
 
   it('does not restart for a change that selects the same objects', async () => {

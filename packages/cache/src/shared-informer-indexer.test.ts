@@ -92,7 +92,6 @@ function setup(
     ...options,
   });
   const controller = new AbortController();
-  let running: Promise<void> | undefined;
   return {
     clock,
     fake,
@@ -100,13 +99,14 @@ function setup(
     writes: store.writes,
     indexer: store.indexer,
     settle: () => clock.advance(0),
-    start: () => {
-      running = informer.run({ signal: controller.signal });
-      return running;
+    /** Starts a run; settles once it has ended. */
+    start: async () => {
+      await informer.start(controller.signal);
+      await informer.stopped();
     },
     stop: async () => {
       controller.abort();
-      await running;
+      await informer.stopped();
     },
   };
 }
@@ -210,12 +210,12 @@ describe('SharedIndexInformer over a given indexer', () => {
     t.fake.modify(cm('a', { x: '1' }));
     t.fake.remove('ns/b');
     const again = new AbortController();
-    const running = t.informer.run({ signal: again.signal });
+    await t.informer.start(again.signal);
     await t.informer.whenSynced();
     await t.settle();
     expect(seen.slice(2)).toEqual(['update:a:2->4:{}->{"x":"1"}', 'tombstone:ns/b:3']);
     again.abort();
-    await running;
+    await t.informer.stopped();
   });
 
   it('applies `indexers` to the given indexer through addIndexers', async () => {

@@ -89,7 +89,6 @@ function setup(names: string[] = [], options: SharedIndexInformerOptions<KubeObj
     ...options,
   });
   const controller = new AbortController();
-  let running: Promise<void> | undefined;
   return {
     clock,
     fake,
@@ -98,13 +97,14 @@ function setup(names: string[] = [], options: SharedIndexInformerOptions<KubeObj
     informer,
     controller,
     settle: () => clock.advance(0),
-    start: () => {
-      running = informer.run({ signal: controller.signal });
-      return running;
+    /** Starts a run; settles once it has ended. */
+    start: async () => {
+      await informer.start(controller.signal);
+      await informer.stopped();
     },
     stop: async () => {
       controller.abort();
-      await running;
+      await informer.stopped();
     },
   };
 }
@@ -239,7 +239,7 @@ describe('SharedIndexInformer', () => {
     t.fake.create(cm('bad'));
     await t.settle();
     expect(errors).toEqual(['event:true']);
-    expect(t.informer.isStopped()).toBe(false);
+    expect(t.informer.isRunning()).toBe(true);
     failing = false;
     await t.clock.advance(800);
     await t.fake.nextWatch();
@@ -392,7 +392,7 @@ describe('SharedIndexInformer', () => {
       t.fake.remove('ns/b');
       await t.settle();
       expect(seen).toEqual(['add:a:initial', 'add:b', 'update:b:3->4', 'delete:b']);
-      expect(t.informer.isStopped()).toBe(false);
+      expect(t.informer.isRunning()).toBe(true);
       const failures = t.logger.find(
         source === 'transform'
           ? 'watch failed'
@@ -432,7 +432,7 @@ describe('SharedIndexInformer', () => {
     t.fake.modify(cm('b', { x: '1' }));
     await t.settle();
     expect(seen).toEqual(['add:a:initial', 'add:b', 'update:b:3->4']);
-    expect(t.informer.isStopped()).toBe(false);
+    expect(t.informer.isRunning()).toBe(true);
     expect(reported.length).toBeGreaterThan(0);
     await t.stop();
   });
@@ -634,7 +634,8 @@ describe('SharedIndexInformer', () => {
     await t.stop();
   });
 
-  it('resolves run after abort with the watch released and every handler loop ended', async () => {
+  // Pins the deprecated dialect (run, isStopped): it still works.
+  it('resolves the deprecated run after abort with the watch released and every handler loop ended; isStopped turns true', async () => {
     const t = setup(['a']);
     let finished = false;
     t.informer.addEventHandler({
@@ -643,7 +644,8 @@ describe('SharedIndexInformer', () => {
         finished = true;
       },
     });
-    const running = t.start();
+    expect(t.informer.isStopped()).toBe(false);
+    const running = t.informer.run({ signal: t.controller.signal });
     const watch = await t.fake.nextWatch();
     t.controller.abort();
     await running;
@@ -664,14 +666,14 @@ describe('SharedIndexInformer', () => {
     const listsBefore = t.fake.listCalls.length;
     watchable = false;
     const again = new AbortController();
-    const running = t.informer.run({ signal: again.signal });
+    await t.informer.start(again.signal);
     await t.informer.whenSynced();
     expect(t.fake.listCalls).toHaveLength(listsBefore + 1);
     await t.clock.advance(1_000);
     expect(t.fake.listCalls).toHaveLength(listsBefore + 2);
     expect(t.fake.watchCalls.length + t.fake.streamingCalls.length).toBe(callsBefore);
     again.abort();
-    await running;
+    await t.informer.stopped();
   });
 
   it('refuses a watchable option that is neither a boolean nor a function', () => {
@@ -745,7 +747,7 @@ describe('SharedIndexInformer', () => {
       await t.settle();
       first.abort();
       await t.informer.stopped();
-      expect(t.informer.isStopped()).toBe(true);
+      expect(t.informer.isRunning()).toBe(false);
       // Changes while stopped: b deleted, a changed, c created.
       const a = t.fake.objects().find((object) => object.metadata?.name === 'a') as KubeObject;
       t.fake.modify({ ...a, data: { changed: 'yes' } });
@@ -757,7 +759,7 @@ describe('SharedIndexInformer', () => {
       seen.length = 0;
       const second = new AbortController();
       await t.informer.start(second.signal);
-      expect(t.informer.isStopped()).toBe(false);
+      expect(t.informer.isRunning()).toBe(true);
       expect(t.informer.hasSynced()).toBe(false);
       await t.informer.whenSynced();
       await t.settle();

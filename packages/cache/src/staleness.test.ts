@@ -18,12 +18,12 @@ async function setup() {
   const fake = new FakeListerWatcher<KubeObject>({ objects: [cm('a'), cm('b')] });
   const informer = createSharedIndexInformer(fake, { name, gvk, clock, metrics, random: () => 0 });
   const controller = new AbortController();
-  const running = informer.run({ signal: controller.signal });
+  await informer.start(controller.signal);
   await informer.whenSynced();
   const watch = await fake.nextWatch();
   const stop = async (): Promise<void> => {
     controller.abort();
-    await running;
+    await informer.stopped();
   };
   return { clock, metrics, fake, informer, watch, stop };
 }
@@ -114,11 +114,11 @@ describe('cacheStaleness', () => {
     const fake = new FakeListerWatcher<KubeObject>({ objects: [cm('a')] });
     const informer = createSharedIndexInformer(fake, { clock: new FakeClock(), metrics });
     const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
+    await informer.start(controller.signal);
     await informer.whenSynced();
     await untilStored(() => informer.getStore().size(), 1);
     expect(metrics.value(stalenessMetricNames.cachedObjects, gvk)).toBe(0);
     controller.abort();
-    await running;
+    await informer.stopped();
   });
 });

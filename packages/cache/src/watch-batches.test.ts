@@ -192,12 +192,12 @@ async function started(objects: KubeObject[] = [cm('a', '1'), cm('b', '2')]) {
   });
   const controller = new AbortController();
   const firstWatch = lw.nextWatch();
-  const running = informer.run({ signal: controller.signal });
+  await informer.start(controller.signal);
   await informer.whenSynced();
   const watch = await firstWatch;
   const stop = async (): Promise<void> => {
     controller.abort();
-    await running;
+    await informer.stopped();
   };
   return { lw, clock, informer, metrics, errors, updates, watch, stop };
 }

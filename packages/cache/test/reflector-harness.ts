@@ -54,7 +54,7 @@ export function runReflector(
   };
 }
 
-/** Runs `runnable` (a reflector, an informer) until the returned function aborts it; that one awaits its end. */
+/** Runs `runnable` (a reflector) until the returned function aborts it; that one awaits its end. */
 export function startRun(runnable: {
   run(options: { signal: AbortSignal }): Promise<void>;
 }): () => Promise<void> {

@@ -629,7 +629,7 @@ describe('createController', () => {
       t.stop.abort();
       await t.controller.stopped();
       await t.clock.advance(0);
-      expect(t.informer.isStopped()).toBe(true);
+      expect(t.informer.isRunning()).toBe(false);
       // Changed while nothing watched: the relist of the next start brings it.
       t.fake.modify(cm('a'));
       const again = new AbortController();
@@ -645,10 +645,10 @@ describe('createController', () => {
     it('rejects a start whose startCache leaves the informer stopped, instead of running on a dead cache', async () => {
       const t = setupInformer(['a']);
       const informerStop = new AbortController();
-      const run = t.informer.run({ signal: informerStop.signal });
+      await t.informer.start(informerStop.signal);
       await t.clock.advance(0);
       informerStop.abort();
-      await run;
+      await t.informer.stopped();
       const controller = createController(
         'v1, Kind=ConfigMap',
         t.informer,

@@ -389,9 +389,10 @@ class ControllerImpl<T extends KubeObjectLike>
   async #startOnce(signal: AbortSignal, workers: number): Promise<void> {
     if (this.#closed !== undefined) throw this.#closedError();
     await this.#startCache(signal);
-    if (this.#informer.isStopped()) {
+    if (!this.#informer.isRunning() && this.#informer.hasSynced()) {
       // A stopped informer keeps its last store and reports it synced, but sees no change any more: running
-      // workers on it would look healthy and reconcile nothing.
+      // workers on it would look healthy and reconcile nothing. (One stopped before its list is refused by
+      // whenSynced below; one never run yet may still be started by a startCache that returned early.)
       const stopped = new LassoError(
         'LASSO_CONTROLLER_FAILED',
         `informer ${this.#informer.name} has stopped: the startCache given to createController did not run it`,
@@ -491,15 +492,18 @@ class ControllerImpl<T extends KubeObjectLike>
     await this.#informerRun;
     if (this.#informer.isRunning() || signal.aborted || this.#closing.signal.aborted) return;
     const linked = anySignal([signal, this.#closing.signal]);
-    this.#informerRun = this.#informer
-      .run({ signal: linked.signal })
-      .catch((error: unknown) => {
-        this.#logger.error('informer failed', {
-          error: errorMessage(error),
-          stack: stackOf(error),
-        });
-      })
-      .finally(() => linked.dispose());
+    try {
+      await this.#informer.start(linked.signal);
+    } catch (error) {
+      linked.dispose();
+      this.#logger.error('informer failed', { error: errorMessage(error), stack: stackOf(error) });
+      return;
+    }
+    // The informer logs a failure of its run itself; stopped() settles once the run has ended.
+    this.#informerRun = this.#informer.stopped().then(
+      () => linked.dispose(),
+      () => linked.dispose(),
+    );
   }
 
   // The informer object's key; undefined (logged) when it has none.

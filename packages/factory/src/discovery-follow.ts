@@ -180,7 +180,8 @@ export class DiscoveryFollower {
       () => {},
     );
     try {
-      await informer.run({ signal });
+      await informer.start(signal);
+      await informer.stopped();
     } catch (error) {
       this.#deps.logger.error('discovery follow failed', {
         resource: target.permission,

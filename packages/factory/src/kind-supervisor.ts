@@ -290,12 +290,14 @@ export class KindSupervisor {
     if (wasUnserved) entry.logger.info('kind is served now, informer started');
     // A run of a previous factory run still ending (past its shutdown bound) ends first: one run at a time.
     const previous = entry.informer.isRunning() ? entry.informer.stopped() : undefined;
+    const runInformer = async (): Promise<void> => {
+      await entry.informer.start(stop.signal);
+      await entry.informer.stopped();
+    };
     const running =
       previous === undefined
-        ? entry.informer.run({ signal: stop.signal })
-        : previous.then(() =>
-            stop.signal.aborted ? undefined : entry.informer.run({ signal: stop.signal }),
-          );
+        ? runInformer()
+        : previous.then(() => (stop.signal.aborted ? undefined : runInformer()));
     const done = running
       .catch((error: unknown) => {
         entry.logger.error('informer failed', { error: errorMessage(error) });

@@ -205,13 +205,13 @@ describe('SqlCacheFactory.informerFor', () => {
     const configMaps = fakeClient('ConfigMap', [cm('a', 'x')]);
     const cache = factory.informerFor(configMaps.client);
     const elsewhere = new AbortController();
-    const running = cache.informer.run({ signal: elsewhere.signal });
+    await cache.informer.start(elsewhere.signal);
     const run = new AbortController();
     await factory.start(run.signal);
     await cache.informer.whenSynced();
     expect(cache.store.listKeys()).toEqual(['a/x']);
     elsewhere.abort();
-    await running;
+    await cache.informer.stopped();
     run.abort();
     expect(await factory.stopped()).toEqual({ drained: true, pending: [] });
     const again = new AbortController();

@@ -525,7 +525,10 @@ class Factory implements SqlCacheFactory {
     informer: SharedIndexInformer<KubeObjectLike>,
     signal: AbortSignal,
   ): Promise<void> {
-    const running = informer.run({ signal });
+    // start runs synchronously up to the run's first wait: whenSynced below sees this run, not the last one.
+    const running = informer.start(signal).then(async () => {
+      await informer.stopped();
+    });
     informer.whenSynced({ signal }).then(
       () => this.#synced(kind),
       () => {},

@@ -69,8 +69,7 @@ export function lassoContenderOf(name: string, lasso: LassoCacheModules): Conten
         informer.setWatchErrorHandler((error) => failure.fail(error));
         informer.addEventHandler({ onAdd: handlers.onAdd, onUpdate: handlers.onUpdate });
         const controller = new AbortController();
-        const running = informer.run({ signal: controller.signal });
-        running.catch((error: unknown) => failure.fail(error));
+        informer.start(controller.signal).catch((error: unknown) => failure.fail(error));
         const store = informer.getStore();
         const synced = Promise.race([informer.whenSynced(), failure.promise]);
         synced.catch((error: unknown) => failure.fail(error));
@@ -82,7 +81,7 @@ export function lassoContenderOf(name: string, lasso: LassoCacheModules): Conten
             store.getByKey(`${namespace}/${name}`)?.metadata?.resourceVersion,
           stop: async () => {
             controller.abort();
-            await running;
+            await informer.close();
             await restTransportFor(rest).close();
           },
         };

@@ -232,13 +232,14 @@ async function stream(name: string, events: number, keys: number): Promise<Scale
     });
     informer.addEventHandler({ onAdd: count, onUpdate: count });
     const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
+    await informer.start(controller.signal);
     try {
-      await Promise.race([done, running.then(() => Promise.reject(new Error('informer ended')))]);
+      const ended = informer.stopped().then(() => Promise.reject(new Error('informer ended')));
+      await Promise.race([done, ended]);
       return await finish(informer.getStore().size());
     } finally {
       controller.abort();
-      await running;
+      await informer.close();
     }
   }
   const module = [clientNode20, clientNode14].find((version) => version.name === name)?.module;

@@ -83,7 +83,7 @@ describe('createCache under faults', () => {
       { name: 'broken' },
     );
     const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
+    void informer.start(controller.signal);
     const counter = (name: string) => metrics.value(name, { name: informer.name });
     /** Wait until the store and every recording handler equal the server's state. */
     const converged = async (): Promise<Map<string, string>> => {
@@ -105,7 +105,7 @@ describe('createCache under faults', () => {
       converged,
       stop: async () => {
         controller.abort();
-        await running;
+        await informer.stopped();
       },
     };
   }
@@ -314,7 +314,7 @@ describe('createCache under faults', () => {
       expect(
         subject.errors.some((error) => isLassoError(error.cause, 'LASSO_CONNECTION_FAILED')),
       ).toBe(true);
-      expect(subject.informer.isStopped()).toBe(false);
+      expect(subject.informer.isRunning()).toBe(true);
       expect(subject.fast.violations).toEqual([]);
       expect(subject.slow.violations).toEqual([]);
       expect(unhandled).toEqual([]);

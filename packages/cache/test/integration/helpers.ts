@@ -115,12 +115,12 @@ export async function whileRunning(
   const recorder = new StateRecorder();
   const registration = informer.addEventHandler(recorder.handler());
   const controller = new AbortController();
-  const running = informer.run({ signal: controller.signal });
+  await informer.start(controller.signal);
   try {
     await test(recorder, registration);
   } finally {
     controller.abort();
-    await running;
+    await informer.stopped();
   }
 }
 

@@ -119,7 +119,7 @@ describe.each([
     const evicted: string[] = [];
     informer.onShardEvicted?.((keys) => void evicted.push(...keys));
     const controller = new AbortController();
-    const running = informer.run({ signal: controller.signal });
+    void informer.start(controller.signal);
     return {
       shard,
       informer,
@@ -131,7 +131,7 @@ describe.each([
       keys: () => informer.getStore().listKeys().sort(),
       stop: async () => {
         controller.abort();
-        await running;
+        await informer.stopped();
       },
     };
   }

@@ -19,7 +19,7 @@ let rest: RestConfig;
 let configMaps: Client<ConfigMap>;
 let ns: string;
 const stop = new AbortController();
-let cacheRun: Promise<void> | undefined;
+let cacheRun: Promise<unknown> | undefined;
 
 beforeAll(async () => {
   env = await startEnvironment();
@@ -92,7 +92,7 @@ describe('the derive controller', () => {
           'v1, Kind=ConfigMap',
           cache,
           (signal) => {
-            cacheRun ??= cache.run({ signal });
+            cacheRun ??= cache.start(signal).then(() => cache.stopped());
           },
           handler,
           { logger: noopLogger },

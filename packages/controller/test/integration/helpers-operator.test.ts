@@ -41,7 +41,7 @@ let counter = 0;
 let acceptsClusterScopedEvents: boolean;
 const running: AbortController[] = [];
 // Informer runs, awaited before the transport closes.
-const cacheRuns: Promise<void>[] = [];
+const cacheRuns: Promise<unknown>[] = [];
 
 beforeAll(async () => {
   env = await startEnvironment();
@@ -149,7 +149,7 @@ function sharedControllerFor<T extends KubeObjectLike>(
         (signal) => {
           if (started) return;
           started = true;
-          cacheRuns.push(cache.run({ signal }));
+          cacheRuns.push(cache.start(signal).then(() => cache.stopped()));
         },
         handler,
         { logger: noopLogger },

@@ -90,9 +90,9 @@ function sharedOnLongLivedInformer(
 ): { shared: SharedController<ConfigMapObject>; informer: SharedIndexInformer<ConfigMapObject> } {
   const informer = createCache(client, { namespace: ns, resyncMs: 0, logger: noopLogger });
   const informerStop = new AbortController();
-  let informerRun: Promise<void> | undefined;
+  let informerRun: Promise<unknown> | undefined;
   const startCache: StartCacheFunc = () => {
-    informerRun ??= informer.run({ signal: informerStop.signal });
+    informerRun ??= informer.start(informerStop.signal).then(() => informer.stopped());
   };
   const shared = createSharedController<ConfigMapObject>({
     name: 'v1, Resource=configmaps',
@@ -175,7 +175,7 @@ describe('controller lifecycle (integration)', { timeout: 60_000 }, () => {
     await configMaps.create(ns, { metadata: { name: 'while-standby' } });
     await progress.until(() => shared.get(ns, 'while-standby') !== undefined);
     expect(seen).not.toContain(`${ns}/while-standby`);
-    expect(informer.isStopped()).toBe(false);
+    expect(informer.isRunning()).toBe(true);
 
     const second = new AbortController();
     cleanups.push(() => second.abort());
