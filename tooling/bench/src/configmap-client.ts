@@ -1,12 +1,18 @@
 // A @lasso/client `Client` of ConfigMaps, and seeding a namespace with the W2 fixture through it: the setup of W2,
 // W4's writer, failover and the metadata-cache measurement. The contenders (contenders.ts) build their own
 // client inside their timed start, from this build's `Client` or a baseline's.
-import { Client, type KubeObject, type KubeObjectLike, type RestConfig } from '@lasso/client';
+import {
+  Client,
+  type KubeObject,
+  type KubeObjectLike,
+  type RestConfig,
+  type RestTransport,
+} from '@lasso/client';
 import { benchConfigMap } from './fixtures.ts';
 
-/** A client of the ConfigMaps (core/v1, namespaced) of the server of `rest`. */
+/** A client of the ConfigMaps (core/v1, namespaced) of the server of `rest` (a transport stays its creator's). */
 export function configMapClient<T extends KubeObjectLike = KubeObject>(
-  rest: RestConfig,
+  rest: RestConfig | RestTransport,
 ): Client<T> {
   return new Client<T>({
     gvr: { group: '', version: 'v1', resource: 'configmaps' },

@@ -2,7 +2,7 @@
 // @lasso/client `Client` (this build, or a `--baseline` build), and @kubernetes/client-node's `makeInformer` (its
 // ListWatch) on `CoreV1Api`, in 2.0.x and 1.4.x (client-node.ts).
 import { createCache } from '@lasso/cache';
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig, RestTransport } from '@lasso/client';
 import {
   type ClientNodeVersion,
   clientNode14,
@@ -46,23 +46,24 @@ export interface Contender {
 export interface LassoCacheModules {
   readonly Client: typeof Client;
   readonly loadKubeConfig: typeof loadKubeConfig;
-  readonly restTransportFor: typeof restTransportFor;
+  readonly RestTransport: typeof RestTransport;
   readonly createCache: typeof createCache;
 }
 
 /** `createCache` from @lasso/cache (resync off, its defaults otherwise: 500-item list pages). */
 export function lassoContenderOf(name: string, lasso: LassoCacheModules): Contender {
-  const { Client, createCache, loadKubeConfig, restTransportFor } = lasso;
+  const { Client, createCache, loadKubeConfig, RestTransport } = lasso;
   return {
     name,
     async prepare(kubeconfigPath, namespace, handlers) {
       const rest = await loadKubeConfig({ path: kubeconfigPath });
       return () => {
+        const transport = new RestTransport(rest);
         const client = new Client({
           gvr: { group: '', version: 'v1', resource: 'configmaps' },
           kind: 'ConfigMap',
           namespaced: true,
-          rest,
+          rest: transport,
         });
         const informer = createCache<KubeObject>(client, { namespace, resyncMs: 0 });
         const failure = failurePromise();
@@ -82,7 +83,7 @@ export function lassoContenderOf(name: string, lasso: LassoCacheModules): Conten
           stop: async () => {
             controller.abort();
             await informer.close();
-            await restTransportFor(rest).close();
+            await transport.close();
           },
         };
       };
@@ -94,7 +95,7 @@ export function lassoContenderOf(name: string, lasso: LassoCacheModules): Conten
 export const lassoContender: Contender = lassoContenderOf('@lasso/cache', {
   Client,
   loadKubeConfig,
-  restTransportFor,
+  RestTransport,
   createCache,
 });
 

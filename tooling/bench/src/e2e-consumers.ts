@@ -4,7 +4,7 @@
 // no queue), and optionally a second @lasso/factory build (`baseline`, for A/B runs). A `Recorder` notes, per
 // object, when a handler first saw it and how long after the timestamp the writer put into its data.
 import type { V1ConfigMap } from '@kubernetes/client-node-2';
-import { loadKubeConfig, restTransportFor } from '@lasso/client';
+import { loadKubeConfig } from '@lasso/client';
 import { createSharedControllerFactoryFromConfig } from '@lasso/factory';
 import { request } from 'undici';
 import { importBaseline } from './baseline.ts';
@@ -83,7 +83,6 @@ export interface Consumer {
 /** The @lasso/client and @lasso/factory functions a factory consumer uses (this build's, or a baseline's). */
 interface LassoModules {
   readonly loadKubeConfig: typeof loadKubeConfig;
-  readonly restTransportFor: typeof restTransportFor;
   readonly createSharedControllerFactoryFromConfig: typeof createSharedControllerFactoryFromConfig;
 }
 
@@ -113,8 +112,8 @@ function factoryConsumerOf(name: string, modules: () => Promise<LassoModules>): 
         stop: async () => {
           stop.abort();
           await configMaps.stopped();
-          await factory.sharedCacheFactory().sharedClientFactory().close();
-          await lasso.restTransportFor(rest).close();
+          // Closes the transport it created from the config: the only close it needs.
+          await factory.close();
         },
       };
     },
@@ -124,7 +123,6 @@ function factoryConsumerOf(name: string, modules: () => Promise<LassoModules>): 
 /** This build's @lasso/factory. */
 export const lassoConsumer: Consumer = factoryConsumerOf('@lasso/factory', async () => ({
   loadKubeConfig,
-  restTransportFor,
   createSharedControllerFactoryFromConfig,
 }));
 
@@ -141,7 +139,6 @@ export function baselineConsumer(dir: string): Consumer {
     ]);
     return {
       loadKubeConfig: client.loadKubeConfig as typeof loadKubeConfig,
-      restTransportFor: client.restTransportFor as typeof restTransportFor,
       createSharedControllerFactoryFromConfig:
         factory.createSharedControllerFactoryFromConfig as typeof createSharedControllerFactoryFromConfig,
     };

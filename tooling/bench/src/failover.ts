@@ -9,7 +9,7 @@
 // --rounds N (per mode) --objects N (ConfigMaps the controllers cache).
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { loadKubeConfig, restTransportFor } from '@lasso/client';
+import { loadKubeConfig, RestTransport } from '@lasso/client';
 import { startServerChild } from './child.ts';
 import { configMapClient, seedConfigMaps } from './configmap-client.ts';
 import type { ReplicaReport } from './failover-replica.ts';
@@ -211,7 +211,7 @@ function pauseRound(
 async function main(): Promise<void> {
   const server = await startServerChild(['envtest', 'failover']);
   try {
-    const rest = await loadKubeConfig({ path: server.kubeconfigPath });
+    const rest = new RestTransport(await loadKubeConfig({ path: server.kubeconfigPath }));
     await seedConfigMaps(configMapClient(rest), server.namespace, sizes.objects, 1);
     process.stdout.write(
       `failover of two replicas (@lasso/factory + @lasso/controller leader election), ${machineNote()}\n` +
@@ -260,7 +260,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    await restTransportFor(rest).close();
+    await rest.close();
     recordResults('failover', summary);
   } finally {
     await server.stop();

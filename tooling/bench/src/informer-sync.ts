@@ -4,7 +4,7 @@
 // rounds each (median), one informer alive at a time. Sizes: --objects N --rounds N.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadKubeConfig, restTransportFor } from '@lasso/client';
+import { loadKubeConfig, RestTransport } from '@lasso/client';
 import { request } from 'undici';
 import { startServerChild } from './child.ts';
 import { configMapClient, seedConfigMaps } from './configmap-client.ts';
@@ -34,12 +34,12 @@ interface SyncResult {
 }
 
 async function seed(kubeconfigPath: string, namespace: string): Promise<number> {
-  const rest = await loadKubeConfig({ path: kubeconfigPath });
+  const transport = new RestTransport(await loadKubeConfig({ path: kubeconfigPath }));
   const started = performance.now();
   try {
-    await seedConfigMaps(configMapClient(rest), namespace, sizes.objects, sizes.parallel);
+    await seedConfigMaps(configMapClient(transport), namespace, sizes.objects, sizes.parallel);
   } finally {
-    await restTransportFor(rest).close();
+    await transport.close();
   }
   return performance.now() - started;
 }

@@ -4,7 +4,7 @@
 // two forced GCs minus the heap before, divided by the objects. Run: node --expose-gc dist/metadata-cache.js
 // [--objects N --rounds N] (build it with `npx tsup src/metadata-cache.ts --no-config --format esm -d dist`).
 import { createCache, createMetadataCache, type SharedIndexInformer } from '@lasso/cache';
-import { type Client, type KubeObjectLike, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { type Client, type KubeObjectLike, loadKubeConfig, RestTransport } from '@lasso/client';
 import { startServerChild } from './child.ts';
 import { configMapClient, seedConfigMaps } from './configmap-client.ts';
 import { machineNote, median, parseSizes, settledHeapUsed } from './measure.ts';
@@ -35,7 +35,8 @@ async function bytesPerObject(
 const server = await startServerChild(['envtest', 'bench-metadata']);
 try {
   console.log(`${machineNote()}; ${server.description}; ${sizes.objects} W2 ConfigMaps`);
-  const client = configMapClient(await loadKubeConfig({ path: server.kubeconfigPath }));
+  const transport = new RestTransport(await loadKubeConfig({ path: server.kubeconfigPath }));
+  const client = configMapClient(transport);
   await seedConfigMaps(client, server.namespace, sizes.objects, sizes.parallel);
   const options = { namespace: server.namespace, resyncMs: 0 };
   const contenders = {
@@ -55,7 +56,7 @@ try {
   console.log(
     `full ${full.toFixed(0)} B/object, metadata-only ${metadata.toFixed(0)} B/object (${(metadata / full).toFixed(2)}x), medians of ${sizes.rounds}`,
   );
-  await restTransportFor(client.transport.config).close();
+  await transport.close();
 } finally {
   await server.stop();
 }

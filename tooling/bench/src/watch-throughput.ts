@@ -32,7 +32,7 @@ async function baselineContender(dir: string): Promise<Contender> {
   return lassoContenderOf('baseline', {
     Client: client.Client as LassoCacheModules['Client'],
     loadKubeConfig: client.loadKubeConfig as LassoCacheModules['loadKubeConfig'],
-    restTransportFor: client.restTransportFor as LassoCacheModules['restTransportFor'],
+    RestTransport: client.RestTransport as LassoCacheModules['RestTransport'],
     createCache: cache.createCache as LassoCacheModules['createCache'],
   });
 }

@@ -4,7 +4,7 @@
 // its data, the `process.hrtime` (CLOCK_MONOTONIC: one clock for every process of the machine) read just
 // before its create was issued. Talks to the parent over the fork IPC channel: `ready`, then one reply per
 // request; it exits when the parent disconnects.
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig, RestTransport } from '@lasso/client';
 import { configMapClient } from './configmap-client.ts';
 import { benchConfigMap, writtenAtKey } from './fixtures.ts';
 import { monotonicMs } from './measure.ts';
@@ -29,7 +29,7 @@ export type WriterReply =
 async function main(): Promise<void> {
   const [kubeconfigPath] = process.argv.slice(2);
   if (kubeconfigPath === undefined) throw new TypeError('writer-process: kubeconfig path missing');
-  const rest = await loadKubeConfig({ path: kubeconfigPath });
+  const rest = new RestTransport(await loadKubeConfig({ path: kubeconfigPath }));
   const configMaps = configMapClient(rest);
   const namespaces = new Client<KubeObject>({
     gvr: { group: '', version: 'v1', resource: 'namespaces' },
@@ -85,9 +85,7 @@ async function main(): Promise<void> {
     );
   });
   process.on('disconnect', () => {
-    restTransportFor(rest)
-      .close()
-      .catch(() => undefined);
+    rest.close().catch(() => undefined);
   });
   send({ type: 'ready' });
 }

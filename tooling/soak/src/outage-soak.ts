@@ -1,7 +1,7 @@
 // The outage soak (issue 26): a SharedCacheFactory of 50 kinds (outage-process.ts) while the built-in API server
 // refuses every connection for --outage seconds; measures the requests the factory sent meanwhile (per minute) and
 // the time from the server answering again to every informer having seen an object created then.
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig, RestTransport } from '@lasso/client';
 import type { SoakOptions } from './args.ts';
 import { type Child, forkChild, within } from './ipc.ts';
 import { outageKindCount, outageKinds, outageMarker } from './kinds.ts';
@@ -133,7 +133,7 @@ async function writeMarkers(
   kubeconfigPath: string,
   kinds: ReturnType<typeof outageKinds>,
 ): Promise<void> {
-  const config = await loadKubeConfig({ path: kubeconfigPath });
+  const transport = new RestTransport(await loadKubeConfig({ path: kubeconfigPath }));
   try {
     await Promise.all(
       kinds.map((kind) =>
@@ -141,7 +141,7 @@ async function writeMarkers(
           gvr: kind.gvr,
           kind: kind.gvk.kind,
           namespaced: true,
-          rest: config,
+          rest: transport,
         }).create(outageNamespace, {
           apiVersion:
             kind.gvk.group === '' ? kind.gvk.version : `${kind.gvk.group}/${kind.gvk.version}`,
@@ -152,6 +152,6 @@ async function writeMarkers(
       ),
     );
   } finally {
-    await restTransportFor(config).close();
+    await transport.close();
   }
 }
