@@ -22,18 +22,22 @@ export function configMapClient<T extends KubeObjectLike = KubeObject>(
   });
 }
 
-/** Create the fixture's ConfigMaps 0 to `objects` - 1 in `namespace` through `client`, `parallel` in flight. */
+/**
+ * Create the fixture's ConfigMaps 0 to `objects` - 1 in `namespace` through `client`, `parallel` in flight, each
+ * with `dataBytes` of data (the fixture's 1 KiB by default).
+ */
 export async function seedConfigMaps(
   client: Client,
   namespace: string,
   objects: number,
   parallel: number,
+  dataBytes?: number,
 ): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < objects) {
       const index = next++;
-      await client.create(namespace, benchConfigMap(index, namespace));
+      await client.create(namespace, benchConfigMap(index, namespace, dataBytes));
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));

@@ -23,17 +23,28 @@ export type BenchConfigMap = {
 const dataKeys = 8;
 const valueLength = 128;
 
+/** W2's bytes of data per ConfigMap (1 KiB); `pnpm bench:sharding --data-bytes N` sizes objects otherwise. */
+export const fixtureDataBytes = dataKeys * valueLength;
+
 /** Zero-padded so that the names sort the way they were numbered (the API server lists in key order). */
 export function configMapName(index: number): string {
   return `cm-${String(index).padStart(6, '0')}`;
 }
 
-/** ConfigMap number `index`: 1 KiB of data that differs per object, and three labels. */
-export function benchConfigMap(index: number, namespace: string): BenchConfigMap {
+/**
+ * ConfigMap number `index`: `dataBytes` (1 KiB) of data that differs per object, in eight values of equal length
+ * (a larger object has larger values, the same shape), and three labels.
+ */
+export function benchConfigMap(
+  index: number,
+  namespace: string,
+  dataBytes = fixtureDataBytes,
+): BenchConfigMap {
   const data: Record<string, string> = {};
-  const seed = `${index}-`.repeat(valueLength);
-  for (let key = 0; key < dataKeys; key++) {
-    data[`key-${key}`] = `${key}${seed}`.slice(0, valueLength);
+  const length = Math.ceil(dataBytes / dataKeys);
+  const seed = `${index}-`.repeat(length);
+  for (let key = 0, left = dataBytes; key < dataKeys && left > 0; key++, left -= length) {
+    data[`key-${key}`] = `${key}${seed}`.slice(0, Math.min(length, left));
   }
   return {
     apiVersion: 'v1',

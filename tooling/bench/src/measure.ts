@@ -27,8 +27,8 @@ export function percentile(values: ArrayLike<number>, p: number): number {
 export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /**
- * Integer options given as `--name N` or `--name=N` (underscores allowed: `--events 200_000`), with defaults;
- * any other argument is a TypeError naming it.
+ * Integer options given as `--name N` or `--name=N` (underscores allowed: `--events 200_000`; a name may have
+ * hyphens: `--data-bytes`), with defaults; any other argument is a TypeError naming it.
  */
 export function parseSizes<K extends string>(
   argv: string[],
@@ -37,7 +37,7 @@ export function parseSizes<K extends string>(
   const result = { ...defaults };
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] as string;
-    const match = /^--([a-z]+)(?:=(.*))?$/.exec(arg);
+    const match = /^--([a-z]+(?:-[a-z]+)*)(?:=(.*))?$/.exec(arg);
     const name = match?.[1];
     if (match === null || name === undefined || !Object.hasOwn(defaults, name)) {
       throw new TypeError(

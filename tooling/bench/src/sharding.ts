@@ -3,17 +3,19 @@
 // served: the informers send shardSelector, the server filters) and, when KUBEBUILDER_ASSETS is set, on a real
 // kube-apiserver (1.20.2 ignores shardSelector: every replica lists everything and filters client-side).
 // Measured per configuration: reconciles/s draining a backlog of every key (and the ratio to one replica),
-// objects, heap and RSS per replica; with 4: ranges and keys moved when the 4th joins (and each range's hand-off
-// gap), and when one is SIGKILLed (time until its ranges are owned again).
-// Sizes: --objects N (20000) --workers N (10 per replica) --handler MS (20) --churn N writes/s (20)
-// --lease MS (15000) --renew MS (10000) --retry MS (2000) --parallel N (32 seeding creates in flight);
-// --no-builtin / --no-real skip a server.
+// objects, heap and RSS per replica, and the heap of a replica holding no object (the same process on an empty
+// namespace: its baseline), so that heap - baseline is what a replica's objects cost; with 4: ranges and keys moved
+// when the 4th joins (and each range's hand-off gap), and when one is SIGKILLed (time until its ranges are owned
+// again).
+// Sizes: --objects N (20000) --data-bytes N (1024, the W2 fixture: bytes of data per ConfigMap) --workers N (10 per
+// replica) --handler MS (20) --churn N writes/s (20) --lease MS (15000) --renew MS (10000) --retry MS (2000)
+// --parallel N (32 seeding creates in flight); --no-builtin / --no-real skip a server.
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
+import { Client, type KubeObject, loadKubeConfig, RestTransport } from '@lasso/client';
 import { fnv1a64 } from '@lasso/core/sharding';
 import { seedConfigMaps } from './configmap-client.ts';
-import { configMapName } from './fixtures.ts';
+import { configMapName, fixtureDataBytes } from './fixtures.ts';
 import {
   type BenchSummary,
   loadNote,
@@ -34,6 +36,7 @@ const sizes = parseSizes(
   argv.filter((arg) => arg !== '--no-builtin' && arg !== '--no-real'),
   {
     objects: 20_000,
+    'data-bytes': fixtureDataBytes,
     workers: 10,
     handler: 20,
     churn: 20,
@@ -43,6 +46,10 @@ const sizes = parseSizes(
     parallel: 32,
   },
 );
+// A ConfigMap holds at most 1 MiB (data, names and labels together).
+if (sizes['data-bytes'] > 1_000_000) {
+  throw new RangeError(`--data-bytes must be at most 1000000, got ${sizes['data-bytes']}`);
+}
 const rangeCount = 256;
 const rangeOf = (uid: string): number => Number(fnv1a64(uid) >> 56n);
 const wallNow = (): number => performance.timeOrigin + performance.now();
@@ -194,6 +201,61 @@ async function waitSettled(
   throw new Error(`the ring did not settle within ${timeoutMs} ms`);
 }
 
+/** A replica's settings: the run's sizes, on `ring`, watching ConfigMaps of `namespace`. */
+function replicaSettings(
+  kubeconfigPath: string,
+  identity: string,
+  ring: string,
+  leaseNamespace: string,
+  namespace: string,
+): ShardBenchReplicaSettings {
+  return {
+    kubeconfigPath,
+    identity,
+    ring,
+    leaseNamespace,
+    namespace,
+    workers: sizes.workers,
+    handlerMs: sizes.handler,
+    leaseDurationMs: sizes.lease,
+    renewDeadlineMs: sizes.renew,
+    retryPeriodMs: sizes.retry,
+  };
+}
+
+/**
+ * The heap of a replica before it holds any object: the same replica process (client, factory, ring and its Lease
+ * informer, a ConfigMap informer, metrics) alone on a ring of its own, over a namespace with no ConfigMap; settled,
+ * its empty backlog "drained", then measured as the others are (after two full GCs). A replica's heap minus this is
+ * what its objects cost (plus what draining a backlog warmed up: code, queue, metrics series).
+ */
+async function measureBaseline(
+  mode: string,
+  kubeconfigPath: string,
+  leaseNamespace: string,
+  emptyNamespace: string,
+): Promise<{ heapUsed: number; rss: number }> {
+  const owns: OwnReport[] = [];
+  const ring = `bench-${mode}-baseline`;
+  const replica = new Replica(
+    `${ring}-r0`,
+    replicaSettings(kubeconfigPath, `${ring}-r0`, ring, leaseNamespace, emptyNamespace),
+    owns,
+  );
+  try {
+    await replica.ready;
+    await waitSettled(owns, new Set(), 120_000);
+    await pause(3_000);
+    replica.child.send({ type: 'measure' });
+    await replica.drained;
+    const stats = await replica.stats();
+    if (stats.objects !== 0) throw new Error(`the baseline replica holds ${stats.objects} objects`);
+    return { heapUsed: stats.heapUsed, rss: stats.rss };
+  } finally {
+    await replica.stop();
+  }
+}
+
 interface ConfigResult {
   replicas: number;
   reconcilesPerSecond: number;
@@ -216,6 +278,7 @@ async function runConfig(
   count: number,
   keysByRange: number[],
   churn: () => () => Promise<void>,
+  baselineHeap: number,
 ): Promise<ConfigResult> {
   const owns: OwnReport[] = [];
   const replicas: Replica[] = [];
@@ -225,18 +288,7 @@ async function runConfig(
     const identity = `${ring}-r${replicas.length}`;
     const replica = new Replica(
       identity,
-      {
-        kubeconfigPath,
-        identity,
-        ring,
-        leaseNamespace: namespace,
-        namespace,
-        workers: sizes.workers,
-        handlerMs: sizes.handler,
-        leaseDurationMs: sizes.lease,
-        renewDeadlineMs: sizes.renew,
-        retryPeriodMs: sizes.retry,
-      },
+      replicaSettings(kubeconfigPath, identity, ring, namespace, namespace),
       owns,
     );
     replicas.push(replica);
@@ -306,7 +358,7 @@ async function runConfig(
       });
     }
     console.log(
-      `  ${count} replica${count === 1 ? ' ' : 's'}: ${keys} keys drained in ${seconds(result.drainMs)}: ${result.reconcilesPerSecond.toFixed(0)} reconciles/s; per replica objects ${result.perReplica.map((r) => r.objects).join('/')}, heap ${result.perReplica.map((r) => mib(r.heapUsed)).join('/')}, RSS ${result.perReplica.map((r) => mib(r.rss)).join('/')}; load ${loadNote()}`,
+      `  ${count} replica${count === 1 ? ' ' : 's'}: ${keys} keys drained in ${seconds(result.drainMs)}: ${result.reconcilesPerSecond.toFixed(0)} reconciles/s; per replica objects ${result.perReplica.map((r) => r.objects).join('/')}, heap ${result.perReplica.map((r) => mib(r.heapUsed)).join('/')} (objects' ${result.perReplica.map((r) => mib(r.heapUsed - baselineHeap)).join('/')}), RSS ${result.perReplica.map((r) => mib(r.rss)).join('/')}; load ${loadNote()}`,
     );
     if (count === 4) {
       // SIGKILL one: how long until each of its ranges is owned by another replica.
@@ -347,21 +399,51 @@ async function runConfig(
 
 async function runServer(mode: 'builtin' | 'real', summary: BenchSummary): Promise<void> {
   const server = await startServer(mode);
+  let rest: RestTransport | undefined;
   try {
     console.log(`${mode === 'builtin' ? 'A' : 'B'}. ${server.description}; load ${loadNote()}`);
-    const rest = restTransportFor(await loadKubeConfig({ path: server.kubeconfigPath }));
+    // The parent's own transport (seeding, churn, the uid list), closed when this server's runs end.
+    rest = new RestTransport(await loadKubeConfig({ path: server.kubeconfigPath }));
     const client = new Client<KubeObject>({
       gvr: { group: '', version: 'v1', resource: 'configmaps' },
       kind: 'ConfigMap',
       namespaced: true,
       rest,
     });
+    const emptyNamespace = `${server.namespace}-empty`;
+    await new Client<KubeObject>({
+      gvr: { group: '', version: 'v1', resource: 'namespaces' },
+      kind: 'Namespace',
+      namespaced: false,
+      rest,
+    }).create(undefined, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: emptyNamespace },
+    });
+    const baseline = await measureBaseline(
+      mode,
+      server.kubeconfigPath,
+      server.namespace,
+      emptyNamespace,
+    );
+    console.log(
+      `  a replica holding no object (alone on its ring, an empty namespace): heap ${mib(baseline.heapUsed)}, RSS ${mib(baseline.rss)}`,
+    );
     const seedStart = wallNow();
-    await seedConfigMaps(client, server.namespace, sizes.objects, sizes.parallel);
+    await seedConfigMaps(
+      client,
+      server.namespace,
+      sizes.objects,
+      sizes.parallel,
+      sizes['data-bytes'],
+    );
     const list = await client.list(server.namespace);
     const uids = list.items.map((item) => item.metadata?.uid as string);
     const keysByRange = keysPerRange(uids, rangeOf, rangeCount);
-    console.log(`  seeded ${sizes.objects} ConfigMaps in ${seconds(wallNow() - seedStart)}`);
+    console.log(
+      `  seeded ${sizes.objects} ConfigMaps (${sizes['data-bytes']} bytes of data each) in ${seconds(wallNow() - seedStart)}`,
+    );
     // Steady churn: merge patches of random objects at --churn per second while a backlog drains.
     const churn = (): (() => Promise<void>) => {
       let stopped = false;
@@ -383,13 +465,26 @@ async function runServer(mode: 'builtin' | 'real', summary: BenchSummary): Promi
     const results: ConfigResult[] = [];
     for (const count of [1, 2, 4]) {
       results.push(
-        await runConfig(mode, server.kubeconfigPath, server.namespace, count, keysByRange, churn),
+        await runConfig(
+          mode,
+          server.kubeconfigPath,
+          server.namespace,
+          count,
+          keysByRange,
+          churn,
+          baseline.heapUsed,
+        ),
       );
     }
-    await rest.close();
     const one = results[0] as ConfigResult;
     const four = results[2] as ConfigResult;
     const filter = mode === 'builtin' ? 'server-side filter' : 'client-side filter';
+    const maxObjectsHeap = (result: ConfigResult): number =>
+      Math.max(...result.perReplica.map((r) => r.heapUsed - baseline.heapUsed));
+    summary.contenders[`${mode} replica holding no object (baseline)`] = {
+      heapMiB: round1(baseline.heapUsed / 1048576),
+      rssMiB: round1(baseline.rss / 1048576),
+    };
     for (const result of results) {
       const ratio = result.reconcilesPerSecond / one.reconcilesPerSecond;
       summary.contenders[`${mode} ${result.replicas} replicas (${filter})`] = {
@@ -400,6 +495,7 @@ async function runServer(mode: 'builtin' | 'real', summary: BenchSummary): Promi
           Math.max(...result.perReplica.map((r) => r.heapUsed)) / 1048576,
         ),
         maxRssMiBPerReplica: Math.round(Math.max(...result.perReplica.map((r) => r.rss)) / 1048576),
+        maxObjectsHeapMiBPerReplica: round1(maxObjectsHeap(result) / 1048576),
       };
     }
     const two = results[1] as ConfigResult;
@@ -411,15 +507,20 @@ async function runServer(mode: 'builtin' | 'real', summary: BenchSummary): Promi
     const heapRatio =
       Math.max(...four.perReplica.map((r) => r.heapUsed)) /
       (one.perReplica[0]?.heapUsed ?? Number.NaN);
+    // What the objects cost, each replica's baseline taken off: the share sharding can divide.
+    const objectsHeapRatio = maxObjectsHeap(four) / maxObjectsHeap(one);
     const ratios = summary.ratios as Record<string, number>;
     const goals = summary.goals as Record<string, boolean>;
     ratios[`${mode}: 2 replicas / 1 reconciles/s`] = round2(ratio2);
     ratios[`${mode}: 4 replicas / 1 reconciles/s`] = round2(ratio4);
     ratios[`${mode}: max objects per replica of 4 / 1`] = round2(objectsRatio);
     ratios[`${mode}: max heap per replica of 4 / 1`] = round2(heapRatio);
+    ratios[`${mode}: max objects' heap (heap - baseline) per replica of 4 / 1`] =
+      round2(objectsHeapRatio);
     goals[`${mode}: 2 replicas >= 1.8x`] = ratio2 >= 1.8;
     goals[`${mode}: 4 replicas >= 3.4x`] = ratio4 >= 3.4;
     if (mode === 'builtin') {
+      // Judged on the whole heap, as issue 32 states it; the objects' heap ratio above is recorded beside it.
       goals[`${mode}: objects and heap per replica of 4 <= 0.35x`] =
         objectsRatio <= 0.35 && heapRatio <= 0.35;
     }
@@ -439,9 +540,10 @@ async function runServer(mode: 'builtin' | 'real', summary: BenchSummary): Promi
         four.kill.allOwnedMs <= sizes.lease + 2_000;
     }
     console.log(
-      `  ${mode}: 2/1 ${ratio2.toFixed(2)}x, 4/1 ${ratio4.toFixed(2)}x; per replica of 4 / one: objects ${objectsRatio.toFixed(2)}x, heap ${heapRatio.toFixed(2)}x`,
+      `  ${mode}: 2/1 ${ratio2.toFixed(2)}x, 4/1 ${ratio4.toFixed(2)}x; per replica of 4 / one: objects ${objectsRatio.toFixed(2)}x, heap ${heapRatio.toFixed(2)}x, objects' heap (heap - ${mib(baseline.heapUsed)} baseline) ${objectsHeapRatio.toFixed(2)}x`,
     );
   } finally {
+    await rest?.close();
     await server.stop();
   }
 }
@@ -450,9 +552,13 @@ function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
+function round1(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
 async function main(): Promise<void> {
   console.log(
-    `bench:sharding: ${sizes.objects} ConfigMaps, handler ${sizes.handler} ms, ${sizes.workers} workers per replica, churn ${sizes.churn} writes/s, lease ${sizes.lease}/${sizes.renew}/${sizes.retry} ms; ${machineNote()}`,
+    `bench:sharding: ${sizes.objects} ConfigMaps of ${sizes['data-bytes']} bytes of data, handler ${sizes.handler} ms, ${sizes.workers} workers per replica, churn ${sizes.churn} writes/s, lease ${sizes.lease}/${sizes.renew}/${sizes.retry} ms; ${machineNote()}`,
   );
   const summary: BenchSummary = { sizes, contenders: {}, ratios: {}, goals: {} };
   if (!skipBuiltin) await runServer('builtin', summary);

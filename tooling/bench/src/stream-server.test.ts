@@ -88,6 +88,15 @@ describe('benchConfigMap', () => {
     expect(Object.keys(object.metadata.labels)).toHaveLength(3);
     expect(object.data['key-1']).not.toBe(benchConfigMap(12_346, 'ns').data['key-1']);
   });
+
+  it('sizes its data to dataBytes in eight values, or fewer when smaller', () => {
+    const bytes = (dataBytes: number) =>
+      Object.values(benchConfigMap(7, 'ns', dataBytes).data).map((value) => value.length);
+    expect(bytes(16_384)).toEqual(Array(8).fill(2048));
+    expect(bytes(1000)).toEqual([...Array(7).fill(125), 125]);
+    expect(bytes(1001)).toEqual([...Array(7).fill(126), 119]);
+    expect(bytes(3)).toEqual([1, 1, 1]);
+  });
 });
 
 describe('parseSizes', () => {
@@ -98,5 +107,8 @@ describe('parseSizes', () => {
     });
     expect(() => parseSizes(['--bogus', '1'], { events: 1 })).toThrow(TypeError);
     expect(() => parseSizes(['--events', '0'], { events: 1 })).toThrow(/--events/);
+    expect(parseSizes(['--data-bytes', '4096'], { 'data-bytes': 1024 })).toEqual({
+      'data-bytes': 4096,
+    });
   });
 });
