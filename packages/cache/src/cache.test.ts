@@ -62,6 +62,36 @@ const deployment = (namespace: string, name: string): KubeObject => ({
   metadata: { namespace, name },
 });
 
+/**
+ * How many resyncs a handler of a cache with `resyncMs` (undefined: the default) sees over `steps` steps of
+ * `stepMs`. At each step the silent watch times out and is resumed, which must not resync.
+ */
+async function resyncsOver(
+  resyncMs: number | undefined,
+  steps: number,
+  stepMs: number,
+): Promise<number> {
+  const clock = new FakeClock();
+  const client = fakeClient(true, [deployment('a', 'x')]);
+  const informer = createCache(
+    client,
+    resyncMs === undefined ? { clock, random: () => 0 } : { clock, random: () => 0, resyncMs },
+  );
+  let updates = 0;
+  informer.addEventHandler({ onUpdate: () => void updates++ });
+  const controller = new AbortController();
+  await informer.start(controller.signal);
+  await client.backend.nextWatch();
+  for (let step = 0; step < steps; step++) {
+    for (const watch of client.backend.openWatches()) watch.end();
+    await clock.advance(stepMs);
+  }
+  const seen = updates;
+  controller.abort();
+  await informer.stopped();
+  return seen;
+}
+
 describe('createCache', () => {
   it('makes no API call before run, then lists and watches in the namespace with the tweaks applied', async () => {
     const clock = new FakeClock();
@@ -106,30 +136,9 @@ describe('createCache', () => {
 
   it('defaults handler resync to 10 hours and never resyncs with resyncMs 0', async () => {
     expect(defaultCacheResyncMs).toBe(36_000_000);
-    for (const [resyncMs, expected] of [
-      [undefined, 1],
-      [0, 0],
-    ] as const) {
-      const clock = new FakeClock();
-      const client = fakeClient(true, [deployment('a', 'x')]);
-      const informer = createCache(
-        client,
-        resyncMs === undefined ? { clock, random: () => 0 } : { clock, random: () => 0, resyncMs },
-      );
-      let updates = 0;
-      informer.addEventHandler({ onUpdate: () => void updates++ });
-      const controller = new AbortController();
-      await informer.start(controller.signal);
-      await client.backend.nextWatch();
-      // Time passes in hours; each hour the silent watch times out and is resumed, which must not resync.
-      for (let hour = 0; hour < 10; hour++) {
-        for (const watch of client.backend.openWatches()) watch.end();
-        await clock.advance(3_600_000);
-      }
-      expect(updates).toBe(expected);
-      controller.abort();
-      await informer.stopped();
-    }
+    // Ten hours, an hour at a time.
+    expect(await resyncsOver(undefined, 10, 3_600_000)).toBe(1);
+    expect(await resyncsOver(0, 10, 3_600_000)).toBe(0);
   });
 
   it('reports a failing waitHealthy through its logger and keeps retrying the list', async () => {
@@ -170,31 +179,9 @@ describe('createCache', () => {
     }
     vi.stubEnv('CATTLE_RESYNC_DEFAULT', '60');
     try {
-      for (const [resyncMs, expected] of [
-        [undefined, 3],
-        [0, 0],
-      ] as const) {
-        const clock = new FakeClock();
-        const client = fakeClient(true, [deployment('a', 'x')]);
-        const informer = createCache(
-          client,
-          resyncMs === undefined
-            ? { clock, random: () => 0 }
-            : { clock, random: () => 0, resyncMs },
-        );
-        let updates = 0;
-        informer.addEventHandler({ onUpdate: () => void updates++ });
-        const controller = new AbortController();
-        await informer.start(controller.signal);
-        await client.backend.nextWatch();
-        for (let half = 0; half < 7; half++) {
-          for (const watch of client.backend.openWatches()) watch.end();
-          await clock.advance(1_800_000);
-        }
-        expect(updates).toBe(expected);
-        controller.abort();
-        await informer.stopped();
-      }
+      // Three and a half hours, half an hour at a time: an hourly resync, three times.
+      expect(await resyncsOver(undefined, 7, 1_800_000)).toBe(3);
+      expect(await resyncsOver(0, 7, 1_800_000)).toBe(0);
       vi.stubEnv('CATTLE_RESYNC_DEFAULT', 'soon');
       expect(() => createCache(fakeClient(true))).toThrow(/CATTLE_RESYNC_DEFAULT/);
     } finally {
