@@ -134,20 +134,29 @@ export function assignShardRanges(
   });
   // Both sides need a strict order for the matching to be unique. A range prefers the higher score, ties
   // (2^-53 likely) to the member that sorts first; a member prefers the higher score, ties to the lower range.
-  const preferences = new Int32Array(rangeCount * n);
-  const order = Array.from({ length: n }, (_, m) => m);
-  for (let range = 0; range < rangeCount; range++) {
+  // A range's next choice is found by a scan when it needs one: most ranges stay with their first.
+  const last = new Int32Array(rangeCount).fill(-1);
+  const nextChoice = (range: number): number => {
     const base = range * n;
-    order.sort((a, b) => scores[base + b]! - scores[base + a]! || a - b);
-    preferences.set(order, base);
-  }
-  const next = new Int32Array(rangeCount);
+    const after = last[range]!;
+    const ceiling = after < 0 ? Number.POSITIVE_INFINITY : scores[base + after]!;
+    let best = -1;
+    let bestScore = -1;
+    for (let member = 0; member < n; member++) {
+      const value = scores[base + member]!;
+      const below = value < ceiling || (value === ceiling && member > after);
+      if (below && value > bestScore) {
+        best = member;
+        bestScore = value;
+      }
+    }
+    last[range] = best;
+    return best;
+  };
   const held = unique.map((_, member) => new RangeHeap(scores, n, member));
   const free = Array.from({ length: rangeCount }, (_, range) => range);
   for (let range = free.pop(); range !== undefined; range = free.pop()) {
-    const member = preferences[range * n + next[range]!]!;
-    next[range]!++;
-    const heap = held[member]!;
+    const heap = held[nextChoice(range)]!;
     heap.push(range);
     if (heap.size > capacity) free.push(heap.popWorst());
   }
