@@ -1,6 +1,9 @@
 // Whether a server reached over http:// actually speaks TLS (a config with the wrong scheme): Node's
 // TLS servers close a plain-HTTP connection without a word, which reads as a lost connection.
-import { connect } from 'node:tls';
+// node:tls is taken from the running Node, not imported: an ES module import of it builds the module's namespace,
+// which reads every export, `rootCertificates` too: ~145 root CA certificates made JS strings, 220 KiB of heap held
+// by every process that imports @lasso/client, for a probe that most processes never run.
+const tls = (): typeof import('node:tls') => process.getBuiltinModule('node:tls');
 
 /**
  * How long the probe's socket may stay idle: a socket timeout, not a clock timer (it is network I/O
@@ -18,7 +21,12 @@ export function speaksTls(origin: string, signal: AbortSignal | undefined): Prom
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port || 80);
   return new Promise((resolve) => {
-    const socket = connect({ host, port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+    const socket = tls().connect({
+      host,
+      port,
+      rejectUnauthorized: false,
+      ALPNProtocols: ['http/1.1'],
+    });
     const finish = (result: boolean): void => {
       signal?.removeEventListener('abort', onAbort);
       socket.destroy();
