@@ -1,6 +1,7 @@
 // One member of a shard ring: its own Lease (joined, renewed, fenced, left), the ring seen through an informer,
-// the assignment, and the hand-off of ranges (claim, check, act, release, acknowledge). The protocol and why it
-// keeps a range with at most one acting member are in README-protocol.md; the steps are numbered as there.
+// the assignment, and the rounds that hand ranges over (claim, check, act, release, acknowledge); the state of each
+// range is kept in member-ranges.ts. The protocol and why it keeps a range with at most one acting member are in
+// README-protocol.md; the steps are numbered as there.
 import {
   anySignal,
   type Clock,
@@ -16,22 +17,15 @@ import {
   timeoutSignal,
 } from '@lasso/core';
 import { FactoryClosedError } from '../errors.ts';
-import {
-  checkClaims,
-  claimableRanges,
-  keptRanges,
-  type RangeState,
-  takeOverExpired,
-} from './handoff.ts';
+import { checkClaims, claimableRanges, keptRanges, takeOverExpired } from './handoff.ts';
 import { formatRangeList } from './held-ranges.ts';
+import { MemberRanges } from './member-ranges.ts';
 import { type Lease, memberOfLease } from './membership.ts';
 import { OwnLease } from './own-lease.ts';
-import { Releases } from './releases.ts';
 import {
   type RingConfig,
   ringConfigOf,
   ShardFencedError,
-  type ShardHandoff,
   type ShardRing,
   type ShardRingChange,
   type ShardRingOptions,
@@ -84,15 +78,7 @@ class Ring implements ShardRing {
   readonly #fence: RingFence;
   readonly #own: OwnLease;
   readonly #listeners = new Set<(change: ShardRingChange) => void>();
-
-  // Acting on (step 3): desired, written, checked, inside the fence.
-  readonly #owned = new Set<number>();
-  // Claims written, not yet checked (step 4): never acted on.
-  readonly #claiming = new Set<number>();
-  // Announced as releasing, then released by the caller, until the ack is written (step 5).
-  readonly #releases = new Releases();
-  #desired = new Set<number>();
-  readonly #desiredSince = new Map<number, number>();
+  readonly #ranges: MemberRanges;
   #lastSentAt = Number.NEGATIVE_INFINITY;
   #retryAt = Number.NEGATIVE_INFINITY;
   #stopping = false;
@@ -102,8 +88,6 @@ class Ring implements ShardRing {
   #closed = false;
   #wake: (() => void) | undefined;
   #expiryTimer: TimerHandle | undefined;
-  readonly #moves = { in: 0, out: 0 };
-  #lastHandoff: ShardHandoff | undefined;
 
   constructor(
     config: RingConfig,
@@ -121,6 +105,7 @@ class Ring implements ShardRing {
       identity: config.identity,
     });
     this.#metrics = createRingMetrics(options.metrics ?? noopMetricsProvider, config.ring);
+    this.#ranges = new MemberRanges(this.#clock, this.#metrics);
     this.#view = new RingView(config, store.view, this.#clock, this.#logger, this.#metrics.members);
     this.#own = new OwnLease(config, store, this.#clock, this.#logger, this.#view.observations);
     this.#fence = new RingFence(
@@ -134,7 +119,7 @@ class Ring implements ShardRing {
 
   get owned(): readonly number[] {
     this.#fence.check();
-    return sorted(this.#owned);
+    return sorted(this.#ranges.owned);
   }
 
   get members(): readonly string[] {
@@ -147,7 +132,7 @@ class Ring implements ShardRing {
 
   owns(range: number): boolean {
     this.#fence.check();
-    return this.#owned.has(range);
+    return this.#ranges.owned.has(range);
   }
 
   subscribe(listener: (change: ShardRingChange) => void): () => void {
@@ -162,10 +147,11 @@ class Ring implements ShardRing {
     if (!Array.isArray(ranges) || !ranges.every((r) => Number.isInteger(r))) {
       throw new TypeError('released: ranges must be an array of range indexes');
     }
-    const pending = this.#releases.release(ranges, this.#own.written);
+    const releases = this.#ranges.releases;
+    const pending = releases.release(ranges, this.#own.written);
     if (pending.length === 0 || !this.#running) return Promise.resolve();
     this.#wake?.();
-    return this.#releases.wait(pending);
+    return releases.wait(pending);
   }
 
   status(): ShardRingStatus {
@@ -176,12 +162,7 @@ class Ring implements ShardRing {
       rangeCount: this.rangeCount,
       joined: this.#fence.joined,
       members: this.#view.members,
-      desired: sorted(this.#desired),
-      owned: sorted(this.#owned),
-      releasing: sorted([...this.#releases.releasing.keys(), ...this.#releases.acked.keys()]),
-      waiting: sorted([...this.#desired].filter((r) => !this.#owned.has(r))),
-      moves: { ...this.#moves },
-      lastHandoff: this.#lastHandoff,
+      ...this.#ranges.status(),
     };
   }
 
@@ -267,10 +248,7 @@ class Ring implements ShardRing {
       this.#fence.end('the shard ring stopped', false);
       life.abort();
       await this.#store.view.stopped();
-      this.#releases.clear();
-      this.#claiming.clear();
-      this.#desired = new Set();
-      this.#desiredSince.clear();
+      this.#ranges.reset();
       this.#view.reset();
       this.#running = false;
     }
@@ -298,7 +276,8 @@ class Ring implements ShardRing {
     this.#stopping = true;
     this.#refresh();
     const bound = this.#clock.monotonic() + this.#config.gracefulShutdownTimeoutMs;
-    const busy = (): boolean => this.#own.written.size > 0 || this.#releases.releasing.size > 0;
+    const releasing = this.#ranges.releases.releasing;
+    const busy = (): boolean => this.#own.written.size > 0 || releasing.size > 0;
     while (busy() && this.#clock.monotonic() < bound) {
       await this.#step(signal);
       if (!busy()) break;
@@ -306,7 +285,7 @@ class Ring implements ShardRing {
       await this.#pause(stop.signal);
       stop.clear();
     }
-    const pending = sorted(new Set([...this.#releases.releasing.keys(), ...this.#own.written]));
+    const pending = sorted(new Set([...releasing.keys(), ...this.#own.written]));
     if (pending.length > 0) {
       this.#logger.error(
         'shard ranges not released within the graceful shutdown timeout; the Lease is left to expire',
@@ -325,31 +304,14 @@ class Ring implements ShardRing {
     this.#fence.check();
     const desired = this.#view.refresh(this.#running && !this.#stopping);
     this.#scheduleExpiry();
-    this.#setDesired(desired);
-  }
-
-  #setDesired(desired: Set<number>): void {
-    const now = this.#clock.monotonic();
-    for (const range of desired) if (!this.#desired.has(range)) this.#desiredSince.set(range, now);
-    const releasing: number[] = [];
-    for (const range of this.#desired) {
-      if (desired.has(range)) continue;
-      this.#desiredSince.delete(range);
-      if (this.#owned.delete(range)) {
-        this.#releases.announce([range], now);
-        releasing.push(range);
-      }
-    }
-    this.#desired = desired;
+    const releasing = this.#ranges.setDesired(desired);
     if (releasing.length > 0) {
       this.#announceRelease(releasing, this.#stopping ? 'stopping' : 'assigned to another member');
     }
   }
 
   #announceRelease(ranges: number[], why: string): void {
-    this.#metrics.owned.set(this.#owned.size);
-    this.#moves.out += ranges.length;
-    this.#metrics.movesOut.inc(ranges.length);
+    this.#ranges.movedOut(ranges);
     this.#logger.info('releasing shard ranges', { ranges: formatRangeList(ranges), why });
     // Nobody acts on the ranges when nobody listens: nothing to wait for.
     if (this.#listeners.size === 0) void this.released(ranges);
@@ -388,25 +350,11 @@ class Ring implements ShardRing {
         reason: message,
       });
     }
-    const ranges = sorted(this.#owned);
-    this.#owned.clear();
-    const now = this.#clock.monotonic();
-    this.#releases.announce(ranges, now);
+    const ranges = this.#ranges.fenceAll();
     if (ranges.length > 0) this.#announceRelease(ranges, loud ? 'fenced' : 'stopped');
   }
 
   // ---- one round: join or renew, take over, claim, check, acknowledge (steps 1, 4, 5) ------------------------
-
-  #state(): RangeState {
-    return {
-      written: this.#own.written,
-      desired: this.#desired,
-      owned: this.#owned,
-      claiming: this.#claiming,
-      releasing: new Set(this.#releases.releasing.keys()),
-      acked: new Set(this.#releases.acked.keys()),
-    };
-  }
 
   async #step(signal: AbortSignal): Promise<void> {
     this.#fence.check();
@@ -427,8 +375,10 @@ class Ring implements ShardRing {
       for (const { name, version } of taken) this.#view.takenOver(name, version);
       if (taken.length > 0) this.#refresh();
     }
-    const claims = this.#stopping ? [] : claimableRanges(this.#state(), this.#view.others());
-    const target = keptRanges(this.#state());
+    const claims = this.#stopping
+      ? []
+      : claimableRanges(this.#ranges.state(this.#own.written), this.#view.others());
+    const target = keptRanges(this.#ranges.state(this.#own.written));
     for (const range of claims) target.add(range);
     const now = this.#clock.monotonic();
     const changed = !sameSet(target, this.#own.written);
@@ -442,32 +392,27 @@ class Ring implements ShardRing {
         if (this.#fence.renewed(outcome.sentAt)) {
           this.#logger.info('joined the shard ring', { lease: this.#config.leaseName });
         }
-        if (this.#fence.joined) {
-          for (const range of [...this.#claiming]) {
-            if (!target.has(range)) this.#claiming.delete(range);
-          }
-          for (const range of claims) this.#claiming.add(range);
-        }
+        if (this.#fence.joined) this.#ranges.claimsWritten(target, claims);
         this.#acknowledged();
       } else {
         const jitter = 1 + this.#config.random() * 0.2;
         this.#retryAt = this.#clock.monotonic() + this.#config.retryPeriodMs * jitter;
         // Gone: whatever the Lease held may be claimed by others now, so fence at once.
         if (outcome.lost) {
-          this.#claiming.clear();
+          this.#ranges.claiming.clear();
           this.#fence.end('the Lease was deleted', true);
           this.#acknowledged();
         }
       }
     }
-    if (this.#claiming.size > 0 && this.#fence.joined) await this.#check(signal);
+    if (this.#ranges.claiming.size > 0 && this.#fence.joined) await this.#check(signal);
   }
 
   /** Acks written: resolve the waiters of ranges no longer in the Lease, and count the hand-off out. */
   #acknowledged(): void {
-    const { done, waitedMs } = this.#releases.written(this.#own.written, this.#clock.monotonic());
-    if (done.length === 0) return;
-    this.#lastHandoff = this.#handoff('out', done, waitedMs);
+    const acked = this.#ranges.acknowledged(this.#own.written);
+    if (acked === undefined) return;
+    const { done, waitedMs } = acked;
     this.#logger.info('shard ranges released', { ranges: formatRangeList(done), waitedMs });
   }
 
@@ -489,47 +434,22 @@ class Ring implements ShardRing {
     }
     this.#fence.check();
     if (!this.#fence.joined || signal.aborted) return;
-    const check = checkClaims(
-      this.#state(),
-      leases.map((lease) => memberOfLease(lease, this.rangeCount)),
-      this.#config.leaseName,
+    const { withdrawn, gained, waitedMs } = this.#ranges.checked(
+      checkClaims(
+        this.#ranges.state(this.#own.written),
+        leases.map((lease) => memberOfLease(lease, this.rangeCount)),
+        this.#config.leaseName,
+      ),
     );
-    for (const range of [...check.dropped, ...check.withdrawn, ...check.gained]) {
-      this.#claiming.delete(range);
-    }
-    if (check.withdrawn.length > 0) {
+    if (withdrawn.length > 0) {
       this.#logger.info('shard range claims withdrawn: another member holds them', {
-        ranges: formatRangeList(check.withdrawn),
+        ranges: formatRangeList(withdrawn),
       });
       this.#wake?.();
     }
-    if (check.gained.length === 0) return;
-    const now = this.#clock.monotonic();
-    let waited = 0;
-    for (const range of check.gained) {
-      this.#owned.add(range);
-      const since = this.#desiredSince.get(range) ?? now;
-      waited = Math.max(waited, now - since);
-      this.#metrics.handoffSeconds.observe((now - since) / 1000);
-    }
-    this.#metrics.owned.set(this.#owned.size);
-    this.#moves.in += check.gained.length;
-    this.#metrics.movesIn.inc(check.gained.length);
-    this.#lastHandoff = this.#handoff('in', check.gained, waited);
-    this.#logger.info('shard ranges claimed', {
-      ranges: formatRangeList(check.gained),
-      waitedMs: waited,
-    });
-    this.#emit({ gained: check.gained, releasing: [] });
-  }
-
-  #handoff(direction: 'in' | 'out', ranges: number[], waitedMs: number): ShardHandoff {
-    return {
-      direction,
-      ranges: sorted(ranges),
-      at: new Date(this.#clock.now()).toISOString(),
-      waitedMs,
-    };
+    if (gained.length === 0) return;
+    this.#logger.info('shard ranges claimed', { ranges: formatRangeList(gained), waitedMs });
+    this.#emit({ gained, releasing: [] });
   }
 }
 
