@@ -2,43 +2,19 @@
 // controller ownerReference (the owned kind, hashed by its owner's uid) in its namespaces, at a steady rate with a
 // few writes in flight. Seeded. Failed writes are counted, not retried: the server's state at the end is what the
 // checker compares the replicas' last reconciles with.
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
-import { leaveParent, toParent } from './ipc.ts';
+import type { KubeObject } from '@lasso/client';
 import { soakKinds } from './kinds.ts';
-import { seededRandom } from './random.ts';
+import { runWriterProcess } from './writer-loop.ts';
 
-/** Messages a sharded writer sends. */
-export type ShardWriterMessage =
-  | { type: 'ready' }
-  | { type: 'stopped'; writes: number; failed: number; byOp: Record<string, number> }
-  | { type: 'failed'; message: string };
+export type { WriterMessage as ShardWriterMessage } from './writer-loop.ts';
 
 const [configMapKind, widgetKind] = soakKinds as [
   (typeof soakKinds)[number],
   (typeof soakKinds)[number],
 ];
 
-/** Arguments: kubeconfig, seed, writes per second, Widgets per namespace at most, namespaces (comma list). */
-async function main(): Promise<void> {
-  const [kubeconfigPath, seedText, rateText, capText, namespaceList] = process.argv.slice(2);
-  if (kubeconfigPath === undefined || namespaceList === undefined) {
-    throw new TypeError(
-      'shard-writer-process: kubeconfig, seed, rate, cap and namespaces are required',
-    );
-  }
-  const random = seededRandom(Number(seedText));
-  const rate = Number(rateText);
-  const cap = Number(capText);
-  const namespaces = namespaceList.split(',');
-  const rest = restTransportFor(await loadKubeConfig({ path: kubeconfigPath }));
-  const client = (kind: typeof widgetKind) =>
-    new Client<KubeObject>({
-      gvr: kind.gvr,
-      kind: kind.gvk.kind,
-      namespaced: true,
-      rest,
-      defaultTimeoutMs: 5_000,
-    });
+// Its cap counts Widgets per namespace (each with the ConfigMaps it owns).
+runWriterProcess('shard-writer-process', 4, ({ random, cap, namespaces, client, count, fail }) => {
   const widgets = client(widgetKind);
   const configMaps = client(configMapKind);
   // What this writer believes exists (its namespaces are its own).
@@ -47,12 +23,8 @@ async function main(): Promise<void> {
     { namespace: string; name: string; uid: string; children: Set<string> }
   >();
   let serial = 0;
-  let writes = 0;
-  let failed = 0;
-  const byOp: Record<string, number> = {};
   const widgetsIn = (namespace: string) =>
     [...owners.values()].filter((owner) => owner.namespace === namespace);
-
   const writeOnce = async (): Promise<void> => {
     const namespace = random.pick(namespaces);
     const mine = widgetsIn(namespace);
@@ -69,8 +41,7 @@ async function main(): Promise<void> {
     if ((op === 'update-child' || op === 'delete-child') && ownedNames.length === 0)
       op = 'create-child';
     if (op === 'create-child' && owner === undefined) op = 'create-widget';
-    byOp[op] = (byOp[op] ?? 0) + 1;
-    writes++;
+    count(op);
     const payload = { n: String(random.int(0, 1_000_000)) };
     try {
       switch (op) {
@@ -139,46 +110,10 @@ async function main(): Promise<void> {
         }
       }
     } catch (error) {
-      failed++;
+      fail();
       const status = (error as { status?: unknown }).status;
       if (status === 404 && op === 'update-widget') owners.delete(`${namespace}/${owner?.name}`);
     }
   };
-  let stopping = false;
-  const inFlight = new Set<Promise<void>>();
-  const intervalMs = 1000 / rate;
-  const loop = async (): Promise<void> => {
-    let due = performance.now();
-    while (!stopping) {
-      // One write in flight per namespace object set would serialise too much; a few at once, as the soak's
-      // other writers do. Writes to one object may then race; the server's final state is the truth anyway.
-      if (inFlight.size < 4) {
-        const write = writeOnce();
-        inFlight.add(write);
-        void write.finally(() => inFlight.delete(write));
-      }
-      due += intervalMs;
-      const waitMs = due - performance.now();
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      else due = performance.now();
-    }
-    await Promise.allSettled([...inFlight]);
-  };
-  process.on('message', (message: { type: string }) => {
-    if (message.type === 'stop') stopping = true;
-  });
-  process.once('disconnect', () => {
-    stopping = true;
-  });
-  toParent({ type: 'ready' });
-  await loop();
-  toParent({ type: 'stopped', writes, failed, byOp });
-  await rest.close();
-  leaveParent();
-}
-
-main().catch((error: unknown) => {
-  toParent({ type: 'failed', message: String((error as Error)?.stack ?? error) });
-  process.exitCode = 1;
-  leaveParent();
+  return writeOnce;
 });

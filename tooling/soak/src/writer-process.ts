@@ -2,45 +2,18 @@
 // with a few writes in flight, through @lasso/client, while the server injects faults. Failed writes are counted
 // and not retried: the server's state is the truth the factory is checked against. Each write carries the
 // wall-clock time it was sent (`writtenAt`) so the consumer can measure write-to-handler lag.
-import { Client, type KubeObject, loadKubeConfig, restTransportFor } from '@lasso/client';
-import { leaveParent, toParent } from './ipc.ts';
+import type { Client, KubeObject } from '@lasso/client';
 import { soakKinds, writtenAtKey } from './kinds.ts';
-import { seededRandom } from './random.ts';
+import { runWriterProcess } from './writer-loop.ts';
 
-/** Messages a writer sends. */
-export type WriterMessage =
-  | { type: 'ready' }
-  | { type: 'stopped'; writes: number; failed: number; byOp: Record<string, number> }
-  | { type: 'failed'; message: string };
+export type { WriterMessage } from './writer-loop.ts';
 
-/** Arguments: kubeconfig, seed, writes per second, objects per kind per namespace, namespaces (comma list). */
-async function main(): Promise<void> {
-  const [kubeconfigPath, seedText, rateText, capText, namespaceList] = process.argv.slice(2);
-  if (kubeconfigPath === undefined || namespaceList === undefined) {
-    throw new TypeError('writer-process: kubeconfig, seed, rate, cap and namespaces are required');
-  }
-  const random = seededRandom(Number(seedText));
-  const rate = Number(rateText);
-  const cap = Number(capText);
-  const namespaces = namespaceList.split(',');
-  const rest = restTransportFor(await loadKubeConfig({ path: kubeconfigPath }));
-  // Short timeouts: a write stuck behind injected latency or a restart is counted as failed, not waited out.
-  const clients = soakKinds.map(
-    (kind) =>
-      new Client<KubeObject>({
-        gvr: kind.gvr,
-        kind: kind.gvk.kind,
-        namespaced: true,
-        rest,
-        defaultTimeoutMs: 5_000,
-      }),
-  );
+runWriterProcess('writer-process', 8, (writer) => {
+  const { random, cap, namespaces, count, fail } = writer;
+  const clients = soakKinds.map((kind) => writer.client(kind));
   // What this writer believes exists (its namespaces are its own): namespace/kind -> names.
   const existing = new Map<string, Set<string>>();
   let serial = 0;
-  let writes = 0;
-  let failed = 0;
-  const byOp: Record<string, number> = {};
   const payload = (field: 'data' | 'spec'): Record<string, unknown> => {
     const values = { [writtenAtKey]: String(Date.now()), n: String(random.int(0, 1_000_000)) };
     return field === 'data' ? values : { ...values, size: random.int(1, 10) };
@@ -62,8 +35,7 @@ async function main(): Promise<void> {
           : 'delete';
     const name =
       op === 'create' ? `${kind.name.toLowerCase()}-${serial++}` : random.pick([...names]);
-    byOp[op] = (byOp[op] ?? 0) + 1;
-    writes++;
+    count(op);
     try {
       if (op === 'create') {
         names.add(name);
@@ -80,7 +52,7 @@ async function main(): Promise<void> {
         await client.delete(namespace, name);
       }
     } catch (error) {
-      failed++;
+      fail();
       const status = (error as { status?: unknown }).status;
       // Not there (deleted by a write whose answer was lost): forget it. A create that failed may have been
       // stored: keep it, an update or delete will find out.
@@ -88,37 +60,5 @@ async function main(): Promise<void> {
       if (status === 409 && op === 'create') names.add(name);
     }
   };
-  let stopping = false;
-  const inFlight = new Set<Promise<void>>();
-  const intervalMs = 1000 / rate;
-  const loop = async (): Promise<void> => {
-    let due = performance.now();
-    while (!stopping) {
-      if (inFlight.size < 8) {
-        const write = writeOnce();
-        inFlight.add(write);
-        void write.finally(() => inFlight.delete(write));
-      }
-      due += intervalMs;
-      const waitMs = due - performance.now();
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      else due = performance.now();
-    }
-    await Promise.allSettled([...inFlight]);
-  };
-  process.on('message', (message: { type: string }) => {
-    if (message.type !== 'stop') return;
-    stopping = true;
-  });
-  toParent({ type: 'ready' });
-  await loop();
-  toParent({ type: 'stopped', writes, failed, byOp });
-  await rest.close();
-  leaveParent();
-}
-
-main().catch((error: unknown) => {
-  toParent({ type: 'failed', message: String((error as Error)?.stack ?? error) });
-  process.exitCode = 1;
-  leaveParent();
+  return writeOnce;
 });
