@@ -405,6 +405,47 @@ describe('sharded informer', () => {
     await t.stop();
   });
 
+  it('sends touching ranges merged, and filters client-side, loudly, past the 1.36 parser limit', async () => {
+    const quarter = 1n << 62n;
+    const split = createShardFilterSource({
+      ranges: [
+        { start: quarter, end: half },
+        { start: 0n, end: quarter },
+      ],
+    });
+    const t = setup(fixtures(), split, { server: 'serves' });
+    void t.start();
+    await t.fake.nextWatch();
+    expect(t.fake.listCalls[0]?.shardSelector).toBe(lowerSelector);
+    await t.stop();
+    // 2,000 separate ranges (every other 2^-12 of the space) pass cel-go's 100,000 code points.
+    const step = 1n << 52n;
+    const scattered = Array.from({ length: 2_000 }, (_, index) => ({
+      start: BigInt(index * 2) * step,
+      end: BigInt(index * 2 + 1) * step,
+    }));
+    expect(
+      formatShardSelector({ key: 'object.metadata.uid', ranges: scattered }).length,
+    ).toBeGreaterThan(100_000);
+    const wide = setup(fixtures(), createShardFilterSource({ ranges: scattered }), {
+      server: 'serves',
+    });
+    void wide.start();
+    await wide.fake.nextWatch();
+    expect(wide.fake.listCalls[0]?.shardSelector).toBeUndefined();
+    expect(wide.fake.watchCalls[0]?.shardSelector).toBeUndefined();
+    const matches = createShardMatcher({ key: 'object.metadata.uid', ranges: scattered });
+    const expected = fixtures()
+      .filter((object) => matches(object.metadata?.uid as string))
+      .map((object) => `ns/${object.metadata?.name}`)
+      .sort();
+    expect(wide.keys()).toEqual(expected);
+    expect(wide.filtered()).toBe(4 - expected.length);
+    const warned = wide.logger.find('longer than a kube-apiserver accepts');
+    expect(warned.map((entry) => entry.level)).toEqual(['warn']);
+    await wide.stop();
+  });
+
   it('filters a plain reflector too (no informer), counted under its name', async () => {
     const fake = new FakeListerWatcher<KubeObject>({ objects: fixtures() });
     const store = createStore<KubeObject>();

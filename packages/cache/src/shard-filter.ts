@@ -141,9 +141,16 @@ export interface ShardCheck {
   readonly byOwner: boolean;
   /** The ranges sorted by start, overlapping and touching ones joined. */
   readonly merged: readonly ShardRange[];
+  /** The selector would pass a 1.36 server's parser limit: filtered client-side only (said once, loudly). */
+  readonly tooLong?: boolean;
   /** True when the object hashes into an owned range. */
   contains(object: KubeObjectLike): boolean;
 }
+
+// kube-apiserver 1.36 refuses a shardSelector over cel-go's 100,000 code points with a 500 on every list
+// (parseShardSelector in @lasso/core/sharding pins the same bound): beyond it (about 1,265 separate runs of
+// ranges) the informer filters client-side instead of failing forever.
+const serverSelectorLimit = 100_000;
 
 /** @internal Compile a filter; throws `RangeError` for an invalid one (checked where it is read). */
 export function compileShardFilter(filter: ShardFilter): ShardCheck {
@@ -161,7 +168,6 @@ export function compileShardFilter(filter: ShardFilter): ShardCheck {
       contains: () => false,
     };
   }
-  const text = formatShardSelector({ key, ranges });
   const matches = createShardMatcher({ key, ranges });
   const options = { byOwner };
   const merged: Array<{ start: bigint; end: bigint }> = [];
@@ -173,11 +179,15 @@ export function compileShardFilter(filter: ShardFilter): ShardCheck {
       merged.push({ start: range.start, end: range.end });
     }
   }
+  // Sent merged: the shortest selector for the same objects, and one signature for filters that select alike.
+  const text = formatShardSelector({ key, ranges: merged });
+  const tooLong = text.length > serverSelectorLimit;
   return {
     generation,
     signature: `${key}|${byOwner}|${text}`,
     empty: false,
-    selector: byOwner ? undefined : text,
+    selector: byOwner || tooLong ? undefined : text,
+    tooLong,
     key,
     byOwner,
     merged,
@@ -295,12 +305,13 @@ export function shardListerWatcher<T extends KubeObjectLike>(
   // Said once per lister-watcher: how the server answered the selector decides the cost of every list.
   let toldClientSide = false;
   let toldMismatch = false;
+  let toldTooLong = false;
   const filterEvent = (event: WatchEvent<T>, check: ShardCheck): WatchEvent<T> | undefined => {
     const { type } = event;
     if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return event;
     if (check.contains(event.object)) return event;
     filtered.inc();
-    if (!check.empty && check.selector === undefined) {
+    if (check.byOwner) {
       if (type === 'MODIFIED') return { type: 'DELETED', object: event.object };
       if (type === 'DELETED') return event;
     }
@@ -317,6 +328,13 @@ export function shardListerWatcher<T extends KubeObjectLike>(
         listCheck = check;
       } else {
         check = listCheck;
+      }
+      if (check.tooLong === true && !toldTooLong) {
+        toldTooLong = true;
+        logger.warn(
+          'the shard selector is longer than a kube-apiserver accepts (100,000 characters): filtering client-side, every list carries all objects',
+          { ranges: check.merged.length },
+        );
       }
       const sent =
         check.selector === undefined
