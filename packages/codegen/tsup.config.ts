@@ -1,14 +1,8 @@
-import { defineConfig } from 'tsup';
+import { lassoPackageBuild } from '../../tooling/tsup.shared.ts';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', bin: 'src/bin.ts' },
-  format: ['esm'],
-  dts: { entry: { index: 'src/index.ts' } },
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  // Bundling may rename a class that refers to itself; error.name and stacks need the real one.
-  keepNames: true,
-  tsconfig: 'tsconfig.build.json',
-});
+export default lassoPackageBuild(
+  new URL('./package.json', import.meta.url),
+  { index: 'src/index.ts', bin: 'src/bin.ts' },
+  // The command has no declarations: only the library entry does.
+  { dts: { entry: { index: 'src/index.ts' } } },
+);

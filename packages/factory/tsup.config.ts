@@ -1,22 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { lassoPackageBuild } from '../../tooling/tsup.shared.ts';
 
-const { version } = JSON.parse(
-  readFileSync(new URL('./package.json', import.meta.url), 'utf8'),
-) as {
-  version: string;
-};
-
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  // Bundling may rename a class that refers to itself; error.name and stacks need the real one.
-  keepNames: true,
-  tsconfig: 'tsconfig.build.json',
-  define: { __LASSO_VERSION__: JSON.stringify(version) },
+export default lassoPackageBuild(new URL('./package.json', import.meta.url), {
+  index: 'src/index.ts',
 });

@@ -1,24 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { lassoPackageBuild } from '../../tooling/tsup.shared.ts';
 
-const { version } = JSON.parse(
-  readFileSync(new URL('./package.json', import.meta.url), 'utf8'),
-) as {
-  version: string;
-};
-
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  // Bundling renames a class that refers to itself; error.name and stacks need the real one.
-  keepNames: true,
-  tsconfig: 'tsconfig.build.json',
+export default lassoPackageBuild(
+  new URL('./package.json', import.meta.url),
+  { index: 'src/index.ts' },
   // The native driver is loaded at run time, never bundled.
-  external: ['better-sqlite3'],
-  define: { __LASSO_VERSION__: JSON.stringify(version) },
-});
+  { external: ['better-sqlite3'] },
+);
