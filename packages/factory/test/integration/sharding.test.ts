@@ -7,7 +7,7 @@ import { Client, loadKubeConfig } from '@lasso/client';
 import { enqueueOwnerHandler } from '@lasso/controller';
 import type { Logger } from '@lasso/core';
 import { fnv1a64Hex } from '@lasso/core/sharding';
-import { startEnvironment } from '@lasso/envtest';
+import { type Environment, startEnvironment } from '@lasso/envtest';
 import type { ConfigMap, Secret } from 'kubernetes-types/core/v1.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SharedControllerFactory } from '../../src/controller-factory-api.ts';
@@ -48,6 +48,41 @@ function rangeOf(uid: string): number {
   return Math.floor(Number.parseInt(fnv1a64Hex(uid).slice(0, 8), 16) / 2 ** 24);
 }
 
+/**
+ * A replica `identity` of a sharded factory on `ring`, its Leases and cache in the environment's namespace, and
+ * the switch that stops it; closed after the test. Its log wakes `waiter`.
+ */
+async function shardedReplica(
+  env: Environment,
+  ring: string,
+  identity: string,
+  waiter: Waiter,
+): Promise<{ factory: SharedControllerFactory; stop: AbortController }> {
+  const { namespace } = env;
+  const rest = await loadKubeConfig({ path: env.kubeconfigPath });
+  const factory = createSharedControllerFactoryFromConfig(rest, {
+    sharding: {
+      ring,
+      leaseNamespace: namespace,
+      identity,
+      // Generous against a loaded machine (a replica past its renew deadline is fenced); a graceful hand-off
+      // does not wait for either.
+      leaseDurationMs: 6_000,
+      renewDeadlineMs: 4_000,
+      retryPeriodMs: 400,
+    },
+    cache: { defaultNamespace: namespace },
+    gracefulShutdownTimeoutMs: 5_000,
+    logger: ringLogger(waiter),
+  });
+  const stop = new AbortController();
+  cleanups.push(async () => {
+    stop.abort();
+    await factory.close();
+  });
+  return { factory, stop };
+}
+
 const objects = 24;
 
 async function runScenario(options: { shardedListAndWatch?: boolean }): Promise<void> {
@@ -84,27 +119,7 @@ async function runScenario(options: { shardedListAndWatch?: boolean }): Promise<
   const ring = `ring${process.pid % 10_000}x${Math.floor(Math.random() * 1e6)}`;
   const replicas = new Map<string, { factory: SharedControllerFactory; stop: AbortController }>();
   for (const name of ['r1', 'r2', 'r3']) {
-    const rest = await loadKubeConfig({ path: env.kubeconfigPath });
-    const factory = createSharedControllerFactoryFromConfig(rest, {
-      sharding: {
-        ring,
-        leaseNamespace: namespace,
-        identity: name,
-        // Generous against a loaded machine (a replica past its renew deadline is fenced); a graceful hand-off
-        // does not wait for either.
-        leaseDurationMs: 6_000,
-        renewDeadlineMs: 4_000,
-        retryPeriodMs: 400,
-      },
-      cache: { defaultNamespace: namespace },
-      gracefulShutdownTimeoutMs: 5_000,
-      logger: ringLogger(waiter),
-    });
-    const stop = new AbortController();
-    cleanups.push(async () => {
-      stop.abort();
-      await factory.close();
-    });
+    const { factory, stop } = await shardedReplica(env, ring, name, waiter);
     const controller = await factory.forKind(kindFor('v1', 'ConfigMap'));
     controller.registerHandler(stop.signal, 'record', async (key, configMap) => {
       const other = active.get(key);
@@ -245,25 +260,7 @@ describe('sharded controller factories with an owned kind', () => {
     const ring = `owned${process.pid % 10_000}x${Math.floor(Math.random() * 1e6)}`;
     const factories = new Map<string, SharedControllerFactory>();
     for (const name of ['r1', 'r2']) {
-      const rest = await loadKubeConfig({ path: env.kubeconfigPath });
-      const factory = createSharedControllerFactoryFromConfig(rest, {
-        sharding: {
-          ring,
-          leaseNamespace: namespace,
-          identity: name,
-          leaseDurationMs: 6_000,
-          renewDeadlineMs: 4_000,
-          retryPeriodMs: 400,
-        },
-        cache: { defaultNamespace: namespace },
-        gracefulShutdownTimeoutMs: 5_000,
-        logger: ringLogger(waiter),
-      });
-      const stop = new AbortController();
-      cleanups.push(async () => {
-        stop.abort();
-        await factory.close();
-      });
+      const { factory, stop } = await shardedReplica(env, ring, name, waiter);
       const owners = await factory.forKind(kindFor('v1', 'ConfigMap'));
       const children = await factory.forKind(kindFor('v1', 'Secret'));
       children.registerHandler(
