@@ -1,13 +1,37 @@
-// createDispatcher loads undici's classes by file, never its index (4.8 MiB of heap against 1.9 MiB): an import of
-// 'undici' from here fails this file. Requests then need what the index would have added to every Dispatcher:
-// request() for the transport, connect() for a ProxyAgent's CONNECT.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+// createDispatcher loads undici's classes by file, not its index (4.8 MiB of heap against 1.9 MiB), and falls back
+// to the index when a release moved the files. Requests then need what the index would have added to every
+// Dispatcher: request() for the transport, connect() for a ProxyAgent's CONNECT.
+import { createRequire } from 'node:module';
+import { afterEach, describe, expect, it } from 'vitest';
 import { json, type Loopback, startLoopback } from '../../test/helpers/loopback.ts';
 import { type LoopbackProxy, startProxy } from '../../test/helpers/proxy.ts';
-import { createDispatcher } from './dispatcher.ts';
+import { createDispatcher, loadUndiciParts } from './dispatcher.ts';
 
-vi.mock('undici', () => {
-  throw new Error("undici's index was loaded: import its files by path (dispatcher.ts says why)");
+const nodeRequire = createRequire(import.meta.url);
+
+describe('loadUndiciParts', () => {
+  it('loads undici by file, never its index', () => {
+    const asked: string[] = [];
+    const parts = loadUndiciParts((id) => {
+      asked.push(id);
+      return nodeRequire(id);
+    });
+    expect(parts.via).toBe('file');
+    expect(asked).not.toContain('undici');
+    expect(typeof parts.Agent).toBe('function');
+    expect(typeof new parts.Agent().request).toBe('function');
+  });
+
+  it('falls back to the index when a release moved the files', () => {
+    const parts = loadUndiciParts((id) => {
+      if (id !== 'undici') {
+        throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
+      }
+      return nodeRequire(id);
+    });
+    expect(parts.via).toBe('index');
+    expect(parts.Agent).toBe((nodeRequire('undici') as { Agent: unknown }).Agent);
+  });
 });
 
 describe('createDispatcher without undici index', () => {

@@ -1,27 +1,62 @@
 // The undici Agent of a transport: the cluster's TLS, the client certificate and an optional proxy
 // (client-go transport.New / TLSConfigFor, http.Transport.Proxy).
-/// <reference path="./undici-modules.d.ts" />
-// undici's classes by file, not `from 'undici'`: its index loads all of undici (fetch, WebSocket, caches, mocks)
+// undici's classes by file, not through its index: the index loads all of undici (fetch, WebSocket, caches, mocks)
 // and, by touching globalThis.File and Headers, Node's own bundled copy too: 4.8 MiB of heap in every process that
-// imports @lasso/client, against 1.9 MiB for the files below (measured on Node 20; issue 32's per-replica heap).
-// undici 7 has no exports map, so these paths resolve; a version that adds one fails dispatcher.test.ts and the
-// packed-package check, not users. Types still come from the index (`import type` loads nothing).
-import type { Dispatcher } from 'undici';
-import dispatcherApi from 'undici/lib/api/index.js';
-import Agent from 'undici/lib/dispatcher/agent.js';
-import UndiciDispatcher from 'undici/lib/dispatcher/dispatcher.js';
-import ProxyAgent from 'undici/lib/dispatcher/proxy-agent.js';
+// makes a client, against 1.9 MiB for the files below (measured on Node 20; issue 32's per-replica heap). These
+// are undici's internal paths (undici 7 has no exports map): a release that moves or hides them must not break
+// anyone, so they are required at first use and a failure falls back to the whole index (more heap, same
+// behaviour). Types come from the index (`import type` loads nothing).
+// Aliased: bundles that prepend the usual ESM `require` shim must not see a second top-level `createRequire`.
+import { createRequire as createModuleRequire } from 'node:module';
+import type { Dispatcher, Agent as UndiciAgent, ProxyAgent as UndiciProxyAgent } from 'undici';
 import type { RestConfig, TlsConfig } from '../config/rest-config.ts';
 
+/** @internal What createDispatcher needs of undici. */
+export interface UndiciParts {
+  Agent: typeof UndiciAgent;
+  ProxyAgent: typeof UndiciProxyAgent;
+  /** `file`: loaded by path (the light way); `index`: the whole package. */
+  via: 'file' | 'index';
+}
+
+/** @internal A CommonJS `require`. */
+export type RequireFn = (id: string) => unknown;
+
 /**
- * What undici's index does on load and this file must do instead: request() (our transport's call) and connect()
- * (a ProxyAgent's CONNECT to its proxy) are mixed into Dispatcher.prototype there, not defined by the classes.
- * The same functions of the same files, so a program that also imports undici's index gets the same prototype.
+ * @internal undici's Agent and ProxyAgent through `load`: by file, with what undici's index would otherwise mix
+ * into Dispatcher.prototype on load (request() for our transport, connect() for a ProxyAgent's CONNECT: the same
+ * functions of the same file, so a program that also loads the index gets an identical prototype); else the index.
  */
-function installDispatcherApi(): void {
-  if (typeof UndiciDispatcher.prototype.request !== 'function') {
-    Object.assign(UndiciDispatcher.prototype, dispatcherApi);
+export function loadUndiciParts(load: RequireFn): UndiciParts {
+  try {
+    const base = load('undici/lib/dispatcher/dispatcher.js') as typeof Dispatcher;
+    if (typeof base.prototype.request !== 'function') {
+      Object.assign(base.prototype, load('undici/lib/api/index.js') as object);
+    }
+    const Agent = load('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
+    const ProxyAgent = load('undici/lib/dispatcher/proxy-agent.js') as typeof UndiciProxyAgent;
+    if (typeof Agent !== 'function' || typeof ProxyAgent !== 'function') {
+      throw new TypeError('undici files are not the classes expected');
+    }
+    return { Agent, ProxyAgent, via: 'file' };
+  } catch {
+    const whole = load('undici') as {
+      Agent: typeof UndiciAgent;
+      ProxyAgent: typeof UndiciProxyAgent;
+    };
+    return { Agent: whole.Agent, ProxyAgent: whole.ProxyAgent, via: 'index' };
   }
+}
+
+let parts: UndiciParts | undefined;
+
+// A require from this file's URL in ES modules; a CommonJS bundle empties import.meta.url and has its own.
+function undici(): UndiciParts {
+  if (parts === undefined) {
+    const url: unknown = import.meta.url;
+    parts = loadUndiciParts(typeof url === 'string' ? createModuleRequire(url) : require);
+  }
+  return parts;
 }
 
 /**
@@ -29,7 +64,7 @@ function installDispatcherApi(): void {
  * or those with an exec plugin's client certificate), tunnelled through `config.proxyUrl` when set.
  */
 export function createDispatcher(config: RestConfig, tls: TlsConfig | undefined): Dispatcher {
-  installDispatcherApi();
+  const { Agent, ProxyAgent } = undici();
   const connect = {
     ...(tls?.caPem !== undefined ? { ca: tls.caPem } : {}),
     ...(tls?.certPem !== undefined ? { cert: tls.certPem } : {}),

@@ -32,7 +32,9 @@ describe('speaksTls', () => {
   });
 
   it('is false for a plain HTTP server', async () => {
-    const loopback: Loopback = await startLoopback((_request, response) => response.end());
+    const loopback: Loopback = await startLoopback((_request, response) => {
+      response.end();
+    });
     closers.push(() => loopback.close());
     expect(await speaksTls(loopback.url, undefined)).toBe(false);
   });
