@@ -175,11 +175,11 @@ async function setup() {
   const admit = coordinator.admitFor(kind);
   const stop = new AbortController();
   await coordinator.start(stop.signal);
-  const running = informer.run({ signal: stop.signal });
+  await informer.start(stop.signal);
   stops.push(async () => {
     stop.abort();
     for (const call of server.calls) call.complete();
-    await running;
+    await informer.stopped();
   });
   await informer.whenSynced();
   /** Let the reflector and the coordinator's chain run to their next wait. */
