@@ -219,6 +219,72 @@ describe('admit', () => {
   });
 });
 
+describe('deletionObserver and enqueueDeleted', () => {
+  it('tells every event in order and settles a deletion once a reconcile that saw it succeeded', async () => {
+    const recorder = createRecorder();
+    const told: string[] = [];
+    const settledOnce = gate();
+    let fail = 1;
+    const t = setup(
+      async (key, object) => {
+        recorder.handler(key, object);
+        if (object === undefined && fail-- > 0) throw new Error('cleanup failed');
+      },
+      {
+        admit: () => true,
+        deletionObserver: {
+          event: (type, key, object) => told.push(`${type} ${key} ${object?.metadata?.name}`),
+          settled: (key) => {
+            told.push(`settled ${key}`);
+            settledOnce.open();
+          },
+        },
+      },
+    );
+    await t.start();
+    t.informer.add(configMap('a'));
+    await recorder.until((calls) => calls.length === 1);
+    t.informer.delete(configMap('a'));
+    // The first reconcile of the deletion fails: not settled; its retry succeeds: settled.
+    await recorder.until((calls) => calls.length === 2);
+    expect(told).toEqual(['add ns/a a', 'delete ns/a a']);
+    await t.clock.advance(1_000);
+    await recorder.until((calls) => calls.length === 3);
+    await settledOnce.promise;
+    expect(told).toEqual(['add ns/a a', 'delete ns/a a', 'settled ns/a']);
+  });
+
+  it('reconciles a replayed deletion with no object, admitted on its last state, and settles it', async () => {
+    const recorder = createRecorder();
+    const settled: string[] = [];
+    const settledOnce = gate();
+    const t = setup((key, object) => recorder.handler(key, object), {
+      admit: (_key, object) => object.metadata?.name !== 'elsewhere',
+      deletionObserver: {
+        event: () => {},
+        settled: (key) => {
+          settled.push(key);
+          settledOnce.open();
+        },
+      },
+    });
+    await t.start();
+    t.controller.enqueueDeleted('ns/elsewhere', configMap('elsewhere'));
+    t.controller.enqueueDeleted('ns/gone', configMap('gone'));
+    await recorder.until((calls) => calls.length === 1);
+    expect(recorder.calls.map((call) => [call.key, call.object])).toEqual([['ns/gone', undefined]]);
+    await settledOnce.promise;
+    expect(settled).toEqual(['ns/gone']);
+    expect(() => t.controller.enqueueDeleted('ns/x', undefined as never)).toThrow(TypeError);
+  });
+
+  it('throws a TypeError naming the option for an observer without its functions', () => {
+    expect(() => setup(() => {}, { admit: () => true, deletionObserver: {} as never })).toThrow(
+      /deletionObserver must have event and settled/,
+    );
+  });
+});
+
 describe('fence', () => {
   it('aborts every reconcile signal with the fence’s reason, read before or after the fence fell', async () => {
     const fence = new AbortController();

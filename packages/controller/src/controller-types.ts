@@ -123,6 +123,50 @@ export interface HandOffController<T extends KubeObjectLike> extends Controller<
    * ```
    */
   cancelReconciles(predicate: KeyPredicate<T>, reason: unknown): Promise<number>;
+  /**
+   * Reconcile `key` as deleted, `lastState` being its object's last known state: queued as a delete event would
+   * queue it (`admit` decides on `lastState`), and its handler runs with no object unless the informer holds the
+   * key again by then (a sharded replica replaying a deletion it did not see). Needs the `admit` option (without
+   * it a key with no cached object is reconciled anyway).
+   *
+   * @example
+   * ```ts
+   * import type { ConfigMap } from 'kubernetes-types/core/v1.js';
+   * declare const controller: HandOffController<ConfigMap>;
+   * controller.enqueueDeleted('default/settings', { metadata: { name: 'settings', namespace: 'default' } });
+   * ```
+   */
+  enqueueDeleted(key: string, lastState: T): void;
+}
+
+/**
+ * Told, in the order this controller receives them, of its informer's events and of the deletions it settled:
+ * how a sharded replica knows which deletions it has reconciled (see {@link ControllerOptions.deletionObserver}).
+ *
+ * @example
+ * ```ts
+ * import type { DeletionObserver } from '@lasso/controller';
+ * const pending = new Set<string>();
+ * const observer: DeletionObserver = {
+ *   event: (type, key) => {
+ *     if (type === 'delete') pending.add(key);
+ *   },
+ *   settled: (key) => pending.delete(key),
+ * };
+ * ```
+ */
+export interface DeletionObserver {
+  /**
+   * An informer event reached this controller (before any predicate): `object` is the object (the last state of
+   * a deleted one; undefined for a deletion whose final state is unknown and not carried).
+   */
+  event(type: 'add' | 'update' | 'delete', key: string, object: KubeObjectLike | undefined): void;
+  /**
+   * The deletion of `key` is settled here: a reconcile that started after it was seen (with no object) returned
+   * without error (or an ignored one), or the key was given up. Not told for a reconcile cancelled by
+   * `cancelReconciles`, nor for a key `admit` refused or `dropQueued` dropped.
+   */
+  settled(key: string): void;
 }
 
 /** Options of {@link createController} (lasso `controller.Options` plus lasso's injected services). */
@@ -174,6 +218,12 @@ export interface ControllerOptions {
    * or a function read as each reconcile starts, for a fence re-armed with a new signal. Default none.
    */
   fence?: AbortSignal | (() => AbortSignal | undefined) | undefined;
+  /**
+   * Told of every informer event as it reaches this controller and of every deletion settled here (a sharded
+   * factory's deletion watermark). Needs `admit` (deletions are tracked only with it). What it throws is logged.
+   * Default none.
+   */
+  deletionObserver?: DeletionObserver | undefined;
   /** Time source of the queue, its delays, the reconcile timeout and the shutdown bound. Default `systemClock`. */
   clock?: Clock | undefined;
   /** Where failures and lifecycle events are logged. */
@@ -235,6 +285,15 @@ export function checkControllerOptions(options: ControllerOptions, name: string)
   checkDuration(options.reconcileTimeoutMs, 'reconcileTimeoutMs', name, 'timeout');
   if (options.admit !== undefined && typeof options.admit !== 'function') {
     throw new TypeError(`createController(${name}): admit must be a function`);
+  }
+  const observer = options.deletionObserver;
+  if (
+    observer !== undefined &&
+    (typeof observer?.event !== 'function' || typeof observer?.settled !== 'function')
+  ) {
+    throw new TypeError(
+      `createController(${name}): deletionObserver must have event and settled functions`,
+    );
   }
   const fence = options.fence;
   if (fence !== undefined && typeof fence !== 'function' && !(fence instanceof AbortSignal)) {

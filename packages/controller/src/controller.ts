@@ -37,6 +37,7 @@ import {
 } from '@lasso/workqueue';
 import {
   type ControllerOptions,
+  type DeletionObserver,
   checkControllerOptions,
   type EventFilter,
   type FilterableController,
@@ -113,6 +114,7 @@ class ControllerImpl<T extends KubeObjectLike>
   readonly #registration: EventHandlerRegistration;
   readonly #admit: ControllerOptions['admit'];
   readonly #fence: (() => AbortSignal | undefined) | undefined;
+  readonly #observer: DeletionObserver | undefined;
   // With `admit`: the last state of each key whose delete event arrived since it was last reconciled, so a key
   // without a cached object is reconciled only when its deletion was seen here (not another replica's object).
   readonly #deleted = new Map<string, T>();
@@ -187,6 +189,7 @@ class ControllerImpl<T extends KubeObjectLike>
     const fence = options.fence;
     this.#fence = fence instanceof AbortSignal ? () => fence : fence;
     const tracking = this.#admit !== undefined;
+    this.#observer = tracking ? options.deletionObserver : undefined;
     const syncOnlyChanged = options.syncOnlyChangedObjects === true;
     // The predicate event is built only when a filter may refuse it (a handler has predicates).
     this.#registration = informer.addEventHandler(
@@ -195,6 +198,7 @@ class ControllerImpl<T extends KubeObjectLike>
           const key = this.#keyOf(object);
           if (key === undefined) return;
           if (tracking) this.#deleted.delete(key);
+          this.#observe('add', key, object);
           if (this.#filtering() && !this.#accepts({ type: 'create', object })) return;
           this.#queue.add(key);
         },
@@ -203,6 +207,7 @@ class ControllerImpl<T extends KubeObjectLike>
           const key = this.#keyOf(object);
           if (key === undefined) return;
           if (tracking) this.#deleted.delete(key);
+          this.#observe('update', key, object);
           if (this.#filtering() && !this.#accepts({ type: 'update', object, oldObject })) return;
           this.#queue.add(key);
         },
@@ -215,6 +220,7 @@ class ControllerImpl<T extends KubeObjectLike>
             } as const;
             if (tracking && object.object !== undefined)
               this.#deleted.set(object.key, object.object);
+            this.#observe('delete', object.key, object.object);
             if (this.#filtering() && !this.#accepts(event)) return;
             this.#queue.add(object.key);
             return;
@@ -222,6 +228,7 @@ class ControllerImpl<T extends KubeObjectLike>
           const key = this.#keyOf(object);
           if (key === undefined) return;
           if (tracking) this.#deleted.set(key, object);
+          this.#observe('delete', key, object);
           if (
             this.#filtering() &&
             !this.#accepts({ type: 'delete', object, finalStateUnknown: false })
@@ -255,6 +262,39 @@ class ControllerImpl<T extends KubeObjectLike>
 
   enqueueKey(key: string): void {
     this.#queue.add(key);
+  }
+
+  enqueueDeleted(key: string, lastState: T): void {
+    if (typeof key !== 'string' || typeof lastState !== 'object' || lastState === null) {
+      throw new TypeError(
+        `controller ${this.name}: enqueueDeleted takes a key and the object's last state`,
+      );
+    }
+    if (this.#admit !== undefined && this.#informer.getStore().getByKey(key) === undefined) {
+      this.#deleted.set(key, lastState);
+    }
+    this.#queue.add(key);
+  }
+
+  // Tell the deletion observer; a throwing one is logged, never breaks the event's delivery.
+  #observe(type: 'add' | 'update' | 'delete', key: string, object: T | undefined): void {
+    const observer = this.#observer;
+    if (observer === undefined) return;
+    try {
+      observer.event(type, key, object);
+    } catch (error) {
+      this.#logger.error('deletionObserver.event threw', { key, error: errorMessage(error) });
+    }
+  }
+
+  #settled(key: string): void {
+    const observer = this.#observer;
+    if (observer === undefined) return;
+    try {
+      observer.settled(key);
+    } catch (error) {
+      this.#logger.error('deletionObserver.settled threw', { key, error: errorMessage(error) });
+    }
   }
 
   informer(): SharedIndexInformer<T> {
@@ -657,7 +697,7 @@ class ControllerImpl<T extends KubeObjectLike>
   // The key leaves the queue before anything is said: a throwing logger or hook cannot bring it back.
   #giveUp(key: string, error: unknown, retries: number): void {
     this.#queue.forget(key);
-    this.#deleted.delete(key);
+    if (this.#deleted.delete(key)) this.#settled(key);
     this.#giveUps?.inc();
     this.#logger.error(`giving up on '${key}' after ${retries} retries`, {
       key,
@@ -691,7 +731,10 @@ class ControllerImpl<T extends KubeObjectLike>
       this.#queue.forget(key);
       // The deletion this reconcile saw is handled; one seen since stays for the next reconcile.
       const seen = run.deletions.get(key);
-      if (seen !== undefined && this.#deleted.get(key) === seen) this.#deleted.delete(key);
+      if (seen !== undefined && this.#deleted.get(key) === seen) {
+        this.#deleted.delete(key);
+        this.#settled(key);
+      }
       return;
     }
     if (run.stopping && isStopCancellation(error, run.stop.signal.reason)) {

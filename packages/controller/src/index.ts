@@ -5,6 +5,7 @@ export { createController } from './controller.ts';
 export type {
   Controller,
   ControllerOptions,
+  DeletionObserver,
   GiveUp,
   Handler,
   HandOffController,
