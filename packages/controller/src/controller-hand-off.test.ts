@@ -227,7 +227,7 @@ describe('deletionObserver and enqueueDeleted', () => {
     let fail = 1;
     const t = setup(
       async (key, object) => {
-        recorder.handler(key, object);
+        await recorder.handler(key, object);
         if (object === undefined && fail-- > 0) throw new Error('cleanup failed');
       },
       {

@@ -37,8 +37,8 @@ import {
 } from '@lasso/workqueue';
 import {
   type ControllerOptions,
-  type DeletionObserver,
   checkControllerOptions,
+  type DeletionObserver,
   type EventFilter,
   type FilterableController,
   type GiveUp,
