@@ -222,7 +222,13 @@ class SharedControllerFactoryImpl
           (signal) => this.#caches.startGVK(signal, gvk),
           handler,
           {
-            ...(coordinator !== undefined ? { admit, fence: () => coordinator.fence() } : {}),
+            ...(coordinator !== undefined
+              ? {
+                  admit,
+                  fence: () => coordinator.fence(),
+                  deletionObserver: coordinator.deletionObserverFor(queueName),
+                }
+              : {}),
             rateLimiter,
             syncOnlyChangedObjects: this.#syncOnlyChangedObjects,
             gracefulShutdownTimeoutMs: this.#gracefulShutdownTimeoutMs,
@@ -238,6 +244,7 @@ class SharedControllerFactoryImpl
         coordinator?.attach(queueName, {
           controller: built,
           list: () => informer.getStore().list(),
+          listAt: (options) => client.list(undefined, options),
         });
         return built;
       },

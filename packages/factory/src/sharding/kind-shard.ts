@@ -20,7 +20,7 @@
 // the list; a gain released again before it was published is never published.
 
 import type { ShardFilter, ShardFilterSource } from '@lasso/cache';
-import type { KubeObjectLike } from '@lasso/client';
+import type { KubeObjectLike, ListOptions, ObjectList } from '@lasso/client';
 import type { HandOffController } from '@lasso/controller';
 import {
   type Clock,
@@ -32,6 +32,7 @@ import {
 } from '@lasso/core';
 import { fnv1a64Hex, type ShardKey, shardHashSource } from '@lasso/core/sharding';
 import { mergeShardRanges } from './assignment.ts';
+import { DeletionWatermark } from './deletion-watermark.ts';
 import { formatRangeList } from './held-ranges.ts';
 
 /**
@@ -45,6 +46,15 @@ export interface CoordinatedController {
   readonly controller: HandOffController<KubeObjectLike>;
   /** The keys and objects the kind's informer holds now. */
   list(): readonly KubeObjectLike[];
+  /** One page of the kind's objects in every namespace (a deletion replay's list at a watermark). */
+  listAt?(options: ListOptions): Promise<ObjectList<KubeObjectLike>>;
+}
+
+interface ListedWaiter {
+  readonly ranges: ReadonlySet<number>;
+  /** The generation a list must have been made with (or later); undefined until the ranges are published. */
+  generation: number | undefined;
+  readonly resolve: (listed: boolean) => void;
 }
 
 /** What a {@link KindShard} reads of its coordinator. */
@@ -78,6 +88,9 @@ export class KindShard implements ShardFilterSource {
   #waitingSince = 0;
   #bound: TimerHandle | undefined;
   #coalesced: Counter | undefined;
+  readonly #listedWaiters = new Set<ListedWaiter>();
+  /** The deletion watermark of this kind's controller (see deletion-watermark.ts). */
+  readonly watermark = new DeletionWatermark();
   byOwner: boolean;
   controller: CoordinatedController | undefined;
 
@@ -100,8 +113,41 @@ export class KindShard implements ShardFilterSource {
     return () => this.#listeners.delete(listener);
   }
 
+  /** How this kind is hashed. */
+  get key(): ShardKey {
+    return this.#host.key;
+  }
+
+  /**
+   * Resolves true once the informer stored a list made with a filter holding every range of `ranges` (at once
+   * when they are published and no list is in flight), false when one of them is no longer to be published or
+   * `signal` aborts first.
+   */
+  whenListed(ranges: ReadonlySet<number>, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    const applied = [...ranges].every((range) => this.#applied.has(range));
+    if (applied && this.#listing === undefined) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const waiter: ListedWaiter = {
+        ranges,
+        generation: applied ? this.#listing : undefined,
+        resolve: (listed) => {
+          this.#listedWaiters.delete(waiter);
+          signal.removeEventListener('abort', abort);
+          resolve(listed);
+        },
+      };
+      const abort = (): void => waiter.resolve(false);
+      signal.addEventListener('abort', abort, { once: true });
+      this.#listedWaiters.add(waiter);
+    });
+  }
+
   /** The informer stored a list made with the filter of `generation`: gains that waited for it are published. */
   listed(generation: number): void {
+    for (const waiter of [...this.#listedWaiters]) {
+      if (waiter.generation !== undefined && generation >= waiter.generation) waiter.resolve(true);
+    }
     if (this.#listing === undefined || generation < this.#listing) return;
     this.#listing = undefined;
     if (this.#waiting > 0) this.#host.enqueue(() => this.#applyWaiting('listed'));
@@ -155,6 +201,7 @@ export class KindShard implements ShardFilterSource {
   /** Stop waiting (the coordinator closed): no timer left behind. */
   close(): void {
     this.#endWaiting();
+    for (const waiter of [...this.#listedWaiters]) waiter.resolve(false);
   }
 
   /** Nothing waits any more: the number of changes that waited. */
@@ -206,6 +253,16 @@ export class KindShard implements ShardFilterSource {
   #publish(ranges: ReadonlySet<number>): void {
     this.#applied = new Set(ranges);
     this.#filter = this.#build(this.#filter.generation + 1, this.#applied);
+    for (const waiter of [...this.#listedWaiters]) {
+      if (![...waiter.ranges].every((range) => this.#host.publishing.has(range))) {
+        waiter.resolve(false);
+      } else if (
+        waiter.generation === undefined &&
+        [...waiter.ranges].every((range) => this.#applied.has(range))
+      ) {
+        waiter.generation = this.#filter.generation;
+      }
+    }
     for (const listener of [...this.#listeners]) {
       try {
         listener();

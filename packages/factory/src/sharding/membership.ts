@@ -4,6 +4,7 @@
 import type { BuiltinKinds } from '@lasso/client';
 import type { Clock } from '@lasso/core';
 import { decodeHeldRanges, shardHeldAnnotation } from './held-ranges.ts';
+import { shardWatermarksAnnotation } from './watermark-annotation.ts';
 
 /** A `coordination.k8s.io/v1` Lease (kubernetes-types' interface, through @lasso/client). */
 export type Lease = BuiltinKinds['coordination.k8s.io/v1']['Lease'];
@@ -27,6 +28,8 @@ export interface MemberLease {
   readonly durationMs: number;
   /** Ranges the member holds; `'all'` when its annotation could not be read for this ring's range count. */
   readonly held: ReadonlySet<number> | 'all';
+  /** Its deletion watermarks annotation as written (decoded, and checked, only by a member that gains a range). */
+  readonly watermarks?: string | undefined;
 }
 
 /** Read a Lease of the ring; `rangeCount` is this member's, for the held-ranges annotation. */
@@ -38,6 +41,7 @@ export function memberOfLease(lease: Lease, rangeCount: number): MemberLease {
     version: lease.metadata?.resourceVersion ?? JSON.stringify([spec, lease.metadata?.annotations]),
     durationMs: (spec.leaseDurationSeconds ?? 0) * 1000,
     held: decodeHeldRanges(lease.metadata?.annotations?.[shardHeldAnnotation], rangeCount),
+    watermarks: lease.metadata?.annotations?.[shardWatermarksAnnotation],
   };
 }
 

@@ -12,6 +12,7 @@ import {
 } from './membership.ts';
 import type { RingConfig } from './ring-api.ts';
 import type { RingLeaseStore } from './ring-store.ts';
+import { encodeWatermarks, shardWatermarksAnnotation } from './watermark-annotation.ts';
 
 /** How a write ended: written (sent at `sentAt`), or not, and then whether the Lease was found gone. */
 export type WriteOutcome =
@@ -37,6 +38,8 @@ export class OwnLease {
   // was written by this process, whose answer was lost.
   #sent = new Set<string>();
   #waiting = false;
+  /** The deletion watermarks each write publishes (none: the annotation is left as it was). */
+  watermarks: (() => ReadonlyMap<string, string>) | undefined;
 
   constructor(
     config: RingConfig,
@@ -180,6 +183,7 @@ export class OwnLease {
 
   #leaseWith(base: Lease | undefined, held: ReadonlySet<number>): Lease {
     const now = microTime(this.#clock.now());
+    const watermarks = this.watermarks?.();
     const spec: NonNullable<Lease['spec']> = {
       ...(base?.spec ?? {}),
       holderIdentity: this.#config.identity,
@@ -201,6 +205,9 @@ export class OwnLease {
         annotations: {
           ...(base?.metadata?.annotations ?? {}),
           [shardHeldAnnotation]: encodeHeldRanges(held, this.#config.rangeCount),
+          ...(watermarks === undefined
+            ? {}
+            : { [shardWatermarksAnnotation]: encodeWatermarks(watermarks) }),
         },
       },
       spec,

@@ -66,6 +66,12 @@ export interface ShardRingChange {
   readonly gained: readonly number[];
   /** Ranges it must stop acting on now; call {@link ShardRing.released} once every reconcile of them ended. */
   readonly releasing: readonly number[];
+  /**
+   * By gained range: the deletion watermarks annotation of the member that held it before (its acknowledgement,
+   * or its last Lease before a takeover), `undefined` when that Lease had none. A range absent: no previous
+   * holder was seen.
+   */
+  readonly previous?: ReadonlyMap<number, string | undefined> | undefined;
 }
 
 /** The last hand-off this member took part in. */

@@ -2,7 +2,7 @@
 // observer-based expiry, the live members, and the assignment of the ranges among them, logged on every change.
 import type { Clock, Gauge, Logger } from '@lasso/core';
 import { assignShardRanges } from './assignment.ts';
-import { type MemberLease, MemberObservations, memberOfLease } from './membership.ts';
+import { holdsRange, type MemberLease, MemberObservations, memberOfLease } from './membership.ts';
 import type { RingConfig } from './ring-api.ts';
 import type { RingLeaseView } from './ring-store.ts';
 
@@ -15,6 +15,9 @@ export class RingView {
   // Leases deleted as expired (name -> version): ignored until the informer drops them.
   readonly #takenOver = new Map<string, string>();
   readonly #warned = new Set<string>();
+  // By range: the deletion watermarks of the member that held it last, from its Lease as first seen without the
+  // range (its acknowledgement) or as last seen before it went (left, or taken over as expired).
+  readonly #previous = new Map<number, string | undefined>();
   #members: string[] = [];
   #owners: readonly string[] = [];
 
@@ -67,6 +70,7 @@ export class RingView {
         { lease: lease.name },
       );
     }
+    this.#notePrevious(leases);
     this.observations.replace(leases);
     const others = this.observations
       .live()
@@ -84,10 +88,39 @@ export class RingView {
     return desired;
   }
 
+  /**
+   * The watermarks annotation of `range`'s previous holder, forgotten as it is read (a gain); `null` when no
+   * other member was seen giving it up.
+   */
+  takePrevious(range: number): string | undefined | null {
+    if (!this.#previous.has(range)) return null;
+    const watermarks = this.#previous.get(range);
+    this.#previous.delete(range);
+    return watermarks;
+  }
+
+  #notePrevious(leases: readonly MemberLease[]): void {
+    const own = this.#config.leaseName;
+    const names = new Set<string>();
+    for (const lease of leases) {
+      names.add(lease.name);
+      const before = this.observations.get(lease.name);
+      if (lease.name === own || before === undefined || before.held === 'all') continue;
+      for (const range of before.held) {
+        if (!holdsRange(lease, range)) this.#previous.set(range, lease.watermarks);
+      }
+    }
+    for (const gone of this.observations.all()) {
+      if (gone.name === own || names.has(gone.name) || gone.held === 'all') continue;
+      for (const range of gone.held) this.#previous.set(range, gone.watermarks);
+    }
+  }
+
   /** Forget the members (the run ended). */
   reset(): void {
     this.#members = [];
     this.#owners = [];
+    this.#previous.clear();
     this.#membersGauge.set(0);
   }
 

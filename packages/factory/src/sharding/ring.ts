@@ -135,6 +135,14 @@ class Ring implements ShardRing {
     return this.#ranges.owned.has(range);
   }
 
+  /**
+   * @internal Where each write of the own Lease reads the deletion watermarks it publishes (the coordinator's);
+   * sampled as the write is built.
+   */
+  setWatermarkSource(source: () => ReadonlyMap<string, string>): void {
+    this.#own.watermarks = source;
+  }
+
   subscribe(listener: (change: ShardRingChange) => void): () => void {
     if (typeof listener !== 'function') {
       throw new TypeError('subscribe: listener must be a function');
@@ -449,7 +457,12 @@ class Ring implements ShardRing {
     }
     if (gained.length === 0) return;
     this.#logger.info('shard ranges claimed', { ranges: formatRangeList(gained), waitedMs });
-    this.#emit({ gained, releasing: [] });
+    const previous = new Map<number, string | undefined>();
+    for (const range of gained) {
+      const watermarks = this.#view.takePrevious(range);
+      if (watermarks !== null) previous.set(range, watermarks);
+    }
+    this.#emit({ gained, releasing: [], previous });
   }
 }
 

@@ -5,6 +5,7 @@
 import type { ShardFilterSource } from '@lasso/cache';
 import type { KubeObjectLike } from '@lasso/client';
 import {
+  anySignal,
   type Clock,
   defaultLogger,
   errorMessage,
@@ -15,9 +16,21 @@ import {
   type MetricsProvider,
   noopMetricsProvider,
   type StopResult,
+  timeoutSignal,
 } from '@lasso/core';
 import type { ShardKey } from '@lasso/core/sharding';
-import { type CoordinatedController, KindShard, type KindShardHost } from './kind-shard.ts';
+import {
+  previousWatermarks,
+  type ReplayHost,
+  ReplayMetrics,
+  replayDeletions,
+} from './deletion-replay.ts';
+import {
+  type CoordinatedController,
+  gainWaitBoundMs,
+  KindShard,
+  type KindShardHost,
+} from './kind-shard.ts';
 
 export type { CoordinatedController } from './kind-shard.ts';
 
@@ -63,13 +76,20 @@ export interface CoordinatedRing {
   readonly rangeCount: number;
   readonly owned: readonly number[];
   readonly fence: AbortSignal;
-  subscribe(
-    listener: (change: { gained: readonly number[]; releasing: readonly number[] }) => void,
-  ): () => void;
+  subscribe(listener: (change: CoordinatedChange) => void): () => void;
+  /** Where each write of the member's Lease reads the deletion watermarks it publishes. */
+  setWatermarkSource?(source: () => ReadonlyMap<string, string>): void;
   released(ranges: readonly number[]): Promise<void>;
   start(signal: AbortSignal): Promise<void>;
   stopped(): Promise<StopResult>;
   close(): Promise<void>;
+}
+
+/** A change of the ring as the coordinator reads it (`ShardRingChange` of ./ring-api.ts). */
+export interface CoordinatedChange {
+  readonly gained: readonly number[];
+  readonly releasing: readonly number[];
+  readonly previous?: ReadonlyMap<number, string | undefined> | undefined;
 }
 
 /** Options of {@link ShardCoordinator}. */
@@ -105,6 +125,12 @@ export class ShardCoordinator {
   #chain: Promise<void> = Promise.resolve();
   #unsubscribe: (() => void) | undefined;
   #stopCollecting: (() => void) | undefined;
+  readonly #clock: Clock;
+  readonly #replayMetrics: ReplayMetrics;
+  readonly #replayHost: ReplayHost;
+  // Deletion replays under way (they wait for lists, outside the chain of hand-off steps); aborted by close().
+  readonly #replays = new Set<Promise<unknown>>();
+  readonly #closing = new AbortController();
 
   constructor(ring: CoordinatedRing, options: ShardCoordinatorOptions) {
     this.#ring = ring;
@@ -125,6 +151,34 @@ export class ShardCoordinator {
       publishing: this.#published,
       enqueue: (step) => this.#enqueue(async () => step()),
     };
+    this.#clock = options.clock;
+    this.#replayMetrics = new ReplayMetrics(this.#metrics);
+    this.#replayHost = {
+      rangeCount: this.rangeCount,
+      logger: this.logger,
+      metrics: this.#metrics,
+      acting: (range) => this.#acting.has(range),
+    };
+    ring.setWatermarkSource?.(() => this.watermarks());
+  }
+
+  /**
+   * The deletion watermark of each kind whose controller is attached and has one (published in the member's
+   * Lease at each write): every deletion its controller received up to it was settled here.
+   */
+  watermarks(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const shard of this.#kinds.values()) {
+      if (shard.controller === undefined) continue;
+      const watermark = shard.watermark.current();
+      if (watermark !== undefined) out.set(shard.name, watermark);
+    }
+    return out;
+  }
+
+  /** The deletion observer of `kind`'s controller (its watermark). */
+  deletionObserverFor(kind: string): KindShard['watermark'] {
+    return this.#kind(kind).watermark;
   }
 
   /**
@@ -202,6 +256,8 @@ export class ShardCoordinator {
   async close(): Promise<void> {
     await this.#ring.close();
     await this.#chain;
+    this.#closing.abort();
+    await Promise.all([...this.#replays]);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     this.#stopCollecting?.();
@@ -241,13 +297,47 @@ export class ShardCoordinator {
     return shard;
   }
 
-  #onChange(change: { gained: readonly number[]; releasing: readonly number[] }): void {
+  #onChange(change: CoordinatedChange): void {
     const releasing = [...change.releasing];
     const gained = [...change.gained];
     // Stop acting at once: no reconcile of a releasing range starts after the ring said so.
     for (const range of releasing) this.#acting.delete(range);
     if (releasing.length > 0) this.#enqueue(() => this.#release(releasing));
-    if (gained.length > 0) this.#enqueue(async () => this.#gain(gained));
+    if (gained.length > 0) {
+      const previous = change.previous;
+      this.#enqueue(async () => {
+        this.#gain(gained);
+        if (previous !== undefined && previous.size > 0) this.#replay(previous);
+      });
+    }
+  }
+
+  // Replay, per kind, the deletions of gained ranges since their previous holder's watermark (deletion-replay.ts),
+  // once the kind's informer listed them; under the ring's fence (a fenced member acts on nothing).
+  #replay(previous: ReadonlyMap<number, string | undefined>): void {
+    const acting = new Map([...previous].filter(([range]) => this.#acting.has(range)));
+    const fence = this.#ring.fence;
+    for (const { ranges, watermarks } of previousWatermarks(acting, this.logger)) {
+      for (const shard of this.#kinds.values()) {
+        const watermark = watermarks[shard.name];
+        if (watermark === undefined || shard.controller === undefined) continue;
+        const bound = timeoutSignal(this.#clock, 2 * gainWaitBoundMs);
+        const signal = anySignal([fence, this.#closing.signal, bound.signal]);
+        const replay = replayDeletions(
+          this.#replayHost,
+          shard,
+          ranges,
+          watermark,
+          signal.signal,
+          this.#replayMetrics,
+        ).finally(() => {
+          signal.dispose();
+          bound.clear();
+          this.#replays.delete(replay);
+        });
+        this.#replays.add(replay);
+      }
+    }
   }
 
   #enqueue(step: () => Promise<void>): void {
@@ -271,12 +361,25 @@ export class ShardCoordinator {
         ),
       );
       for (const range of moving) this.#published.delete(range);
-      for (const shard of this.#kinds.values()) shard.update();
+      for (const shard of this.#kinds.values()) {
+        shard.watermark.hold();
+        shard.update();
+      }
       this.logger.info('released shard ranges', { ranges: [...moving] });
       this.#countObjects();
     }
     // Ranges gained back meanwhile stay ours; the ring ignores them.
     await this.#ring.released(ranges);
+    // The acknowledgement carried a watermark from before the deletions of these ranges left unsettled here (their
+    // keys were dropped): their new owner replays from it. Later writes need not hold back for them.
+    if (moving.size > 0) {
+      for (const shard of this.#kinds.values()) {
+        shard.watermark.forget(
+          (state) => moving.has(shard.rangeOf(state)) && !this.#acting.has(shard.rangeOf(state)),
+        );
+        shard.watermark.release();
+      }
+    }
   }
 
   // Drop the queued keys and cancel (and await) the reconciles of `shard` whose object `leaving` selects.

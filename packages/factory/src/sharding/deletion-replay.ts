@@ -1,0 +1,196 @@
+// Replaying, on a gain, the deletions that happened while a range was between owners (issue 32, "0 lost final
+// states"). The previous holder published its deletion watermark W per kind (deletion-watermark.ts): every deletion
+// it received up to W was settled there. Once this replica's informer stored its list of the gained ranges, the
+// objects of those ranges that existed at W and are absent now were deleted after W: each is reconciled here as a
+// deletion (its handler runs with no object). A deletion the previous holder did settle after W is reconciled
+// twice, which a deletion reconcile must bear anyway (it is retried after any failure). Best effort: a W already
+// compacted (410) or any failure is logged and counted, and never holds the hand-off.
+import { isGone, type KubeObjectLike, type ObjectList } from '@lasso/client';
+import { type Counter, errorMessage, type Logger, type MetricsProvider } from '@lasso/core';
+import { formatShardSelector } from '@lasso/core/sharding';
+import { mergeShardRanges } from './assignment.ts';
+import { formatRangeList } from './held-ranges.ts';
+import type { KindShard } from './kind-shard.ts';
+import { decodeWatermarks, type Watermarks } from './watermark-annotation.ts';
+
+/** Page size of a replay's list. */
+const pageSize = 500;
+
+/** How a replay ended (the `outcome` label of `lasso_shard_deletion_replays_total`). */
+export type ReplayOutcome = 'replayed' | 'expired' | 'failed' | 'cancelled' | 'unlisted';
+
+/** What a replay needs of its coordinator. */
+export interface ReplayHost {
+  readonly rangeCount: number;
+  readonly logger: Logger;
+  readonly metrics: MetricsProvider;
+  /** True while reconciles of `range` may start here. */
+  acting(range: number): boolean;
+}
+
+/** Per kind: how the counters of replays are made once. */
+export class ReplayMetrics {
+  readonly #metrics: MetricsProvider;
+  readonly #outcomes = new Map<string, Counter>();
+  readonly #keys = new Map<string, Counter>();
+
+  constructor(metrics: MetricsProvider) {
+    this.#metrics = metrics;
+  }
+
+  outcome(kind: string, outcome: ReplayOutcome): void {
+    const name = `${kind}\n${outcome}`;
+    let counter = this.#outcomes.get(name);
+    if (counter === undefined) {
+      counter = this.#metrics.counter({
+        name: 'lasso_shard_deletion_replays_total',
+        help: 'Lists of a gained range at its previous holder’s deletion watermark, by outcome.',
+        labels: { kind, outcome },
+      });
+      this.#outcomes.set(name, counter);
+    }
+    counter.inc();
+  }
+
+  keys(kind: string, count: number): void {
+    let counter = this.#keys.get(kind);
+    if (counter === undefined) {
+      counter = this.#metrics.counter({
+        name: 'lasso_shard_deletions_replayed_total',
+        help: 'Keys reconciled as deleted because a gained range’s replay found them gone since the watermark.',
+        labels: { kind },
+      });
+      this.#keys.set(kind, counter);
+    }
+    counter.inc(count);
+  }
+}
+
+/**
+ * Decode the previous holders' annotations of `previous` (by gained range): by annotation, the ranges and the
+ * watermarks. An annotation that does not decode is logged once here and replays nothing.
+ */
+export function previousWatermarks(
+  previous: ReadonlyMap<number, string | undefined>,
+  logger: Logger,
+): Array<{ readonly ranges: number[]; readonly watermarks: Watermarks }> {
+  const byText = new Map<string, number[]>();
+  for (const [range, text] of previous) {
+    if (text === undefined) continue;
+    const ranges = byText.get(text) ?? [];
+    ranges.push(range);
+    byText.set(text, ranges);
+  }
+  const out: Array<{ ranges: number[]; watermarks: Watermarks }> = [];
+  for (const [text, ranges] of byText) {
+    try {
+      const watermarks = decodeWatermarks(text);
+      if (watermarks !== undefined) out.push({ ranges, watermarks });
+    } catch (error) {
+      logger.warn(
+        'the previous holder of gained shard ranges published unreadable deletion watermarks: no deletion replayed for them',
+        { ranges: formatRangeList(ranges), error: errorMessage(error) },
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * Replay the deletions of `ranges` of `shard`'s kind since `watermark` (see the top of this file). Resolves with
+ * the outcome; never rejects.
+ */
+export async function replayDeletions(
+  host: ReplayHost,
+  shard: KindShard,
+  ranges: readonly number[],
+  watermark: string,
+  signal: AbortSignal,
+  counters: ReplayMetrics,
+): Promise<ReplayOutcome> {
+  const controlled = shard.controller;
+  const attributes = {
+    kind: shard.name,
+    ranges: formatRangeList([...ranges]),
+    resourceVersion: watermark,
+  };
+  const done = (outcome: ReplayOutcome): ReplayOutcome => {
+    counters.outcome(shard.name, outcome);
+    return outcome;
+  };
+  if (controlled === undefined || controlled.listAt === undefined) return done('unlisted');
+  const wanted = new Set(ranges);
+  const listed = await shard.whenListed(wanted, signal);
+  if (!listed) {
+    if (signal.aborted) return done('cancelled');
+    host.logger.warn(
+      'deletions of gained shard ranges not replayed: the informer did not store a list of them in time',
+      attributes,
+    );
+    return done('unlisted');
+  }
+  const selector = shard.byOwner
+    ? undefined
+    : formatShardSelector({
+        key: shard.key,
+        ranges: mergeShardRanges(wanted, host.rangeCount),
+      });
+  const held = new Set<string>();
+  for (const object of controlled.list()) {
+    const key = keyOf(object);
+    if (key !== undefined) held.add(key);
+  }
+  let replayed = 0;
+  let continueToken: string | undefined;
+  try {
+    do {
+      const page: ObjectList<KubeObjectLike> = await controlled.listAt({
+        resourceVersion: watermark,
+        resourceVersionMatch: 'Exact',
+        limit: pageSize,
+        ...(continueToken === undefined ? {} : { continue: continueToken }),
+        ...(selector === undefined ? {} : { shardSelector: selector }),
+        signal,
+      });
+      for (const object of page.items) {
+        const range = shard.rangeOf(object);
+        // Filtered here too: a server that ignores shardSelector (before 1.36) sends every object.
+        if (!wanted.has(range) || !host.acting(range)) continue;
+        const key = keyOf(object);
+        if (key === undefined || held.has(key)) continue;
+        controlled.controller.enqueueDeleted(key, object);
+        replayed++;
+      }
+      const token = page.metadata?.continue;
+      continueToken = typeof token === 'string' && token !== '' ? token : undefined;
+    } while (continueToken !== undefined && !signal.aborted);
+  } catch (error) {
+    if (signal.aborted) return done('cancelled');
+    const expired = isGone(error);
+    host.logger.warn(
+      expired
+        ? 'deletions of gained shard ranges not replayed: the previous holder’s watermark was compacted (410); deletions between owners may be missed'
+        : 'deletions of gained shard ranges not replayed: the list at the previous holder’s watermark failed; deletions between owners may be missed',
+      { ...attributes, replayedBefore: replayed, error: errorMessage(error) },
+    );
+    if (replayed > 0) counters.keys(shard.name, replayed);
+    return done(expired ? 'expired' : 'failed');
+  }
+  if (signal.aborted) return done('cancelled');
+  counters.keys(shard.name, replayed);
+  host.logger.info(
+    'replayed deletions of gained shard ranges since the previous holder’s watermark',
+    {
+      ...attributes,
+      deletions: replayed,
+    },
+  );
+  return done('replayed');
+}
+
+function keyOf(object: KubeObjectLike): string | undefined {
+  const name = object.metadata?.name;
+  if (typeof name !== 'string') return undefined;
+  const namespace = object.metadata?.namespace;
+  return namespace ? `${namespace}/${name}` : name;
+}
