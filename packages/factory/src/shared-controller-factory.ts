@@ -245,6 +245,7 @@ class SharedControllerFactoryImpl
           controller: built,
           list: () => informer.getStore().list(),
           listAt: (options) => client.list(undefined, options),
+          watchFrom: (options) => client.watch(undefined, options),
         });
         return built;
       },

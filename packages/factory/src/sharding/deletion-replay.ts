@@ -17,7 +17,7 @@ import { decodeWatermarks, type Watermarks } from './watermark-annotation.ts';
 const pageSize = 500;
 
 /** How a replay ended (the `outcome` label of `lasso_shard_deletion_replays_total`). */
-export type ReplayOutcome = 'replayed' | 'expired' | 'failed' | 'cancelled' | 'unlisted';
+export type ReplayOutcome = 'replayed' | 'listed' | 'expired' | 'failed' | 'cancelled' | 'unlisted';
 
 /** What a replay needs of its coordinator. */
 export interface ReplayHost {
@@ -97,8 +97,16 @@ export function previousWatermarks(
 }
 
 /**
- * Replay the deletions of `ranges` of `shard`'s kind since `watermark` (see the top of this file). Resolves with
- * the outcome; never rejects.
+ * How long the replay's watch from the watermark runs: the server sends the events since the watermark at once
+ * (history first), then ends the watch after this long.
+ */
+export const replayWatchSeconds = 2;
+
+/**
+ * Replay the deletions of `ranges` of `shard`'s kind since `watermark` (see the top of this file). First a watch
+ * from the watermark: every deletion since, of objects created before or after it. Where the server no longer has
+ * that history (410), a list at the watermark: the objects that existed then and are gone now (a deletion of an
+ * object created after the watermark is then missed, said in the warning). Resolves with the outcome; never rejects.
  */
 export async function replayDeletions(
   host: ReplayHost,
@@ -118,7 +126,9 @@ export async function replayDeletions(
     counters.outcome(shard.name, outcome);
     return outcome;
   };
-  if (controlled === undefined || controlled.listAt === undefined) return done('unlisted');
+  if (controlled?.listAt === undefined || controlled.watchFrom === undefined) {
+    return done('unlisted');
+  }
   const wanted = new Set(ranges);
   const listed = await shard.whenListed(wanted, signal);
   if (!listed) {
@@ -135,49 +145,81 @@ export async function replayDeletions(
         key: shard.key,
         ranges: mergeShardRanges(wanted, host.rangeCount),
       });
-  const held = new Set<string>();
-  for (const object of controlled.list()) {
+  // Key -> last state of each object of the ranges gone since the watermark (undefined: it exists again).
+  const gone = new Map<string, KubeObjectLike | undefined>();
+  const note = (type: string, object: KubeObjectLike): void => {
+    // Filtered here too: a server that ignores shardSelector (before 1.36) sends every object.
+    if (!wanted.has(shard.rangeOf(object))) return;
     const key = keyOf(object);
-    if (key !== undefined) held.add(key);
-  }
-  let replayed = 0;
-  let continueToken: string | undefined;
+    if (key === undefined) return;
+    gone.set(key, type === 'DELETED' ? object : undefined);
+  };
+  let how: 'watch' | 'list' = 'watch';
   try {
-    do {
-      const page: ObjectList<KubeObjectLike> = await controlled.listAt({
+    try {
+      const events = controlled.watchFrom({
         resourceVersion: watermark,
-        resourceVersionMatch: 'Exact',
-        limit: pageSize,
-        ...(continueToken === undefined ? {} : { continue: continueToken }),
+        timeoutSeconds: replayWatchSeconds,
         ...(selector === undefined ? {} : { shardSelector: selector }),
         signal,
       });
-      for (const object of page.items) {
-        const range = shard.rangeOf(object);
-        // Filtered here too: a server that ignores shardSelector (before 1.36) sends every object.
-        if (!wanted.has(range) || !host.acting(range)) continue;
-        const key = keyOf(object);
-        if (key === undefined || held.has(key)) continue;
-        controlled.controller.enqueueDeleted(key, object);
-        replayed++;
+      for await (const event of events) {
+        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') {
+          note(event.type, event.object);
+        }
       }
-      const token = page.metadata?.continue;
-      continueToken = typeof token === 'string' && token !== '' ? token : undefined;
-    } while (continueToken !== undefined && !signal.aborted);
+    } catch (error) {
+      if (!isGone(error) || signal.aborted) throw error;
+      // The history since the watermark is gone: what existed at it and is gone now, at least.
+      how = 'list';
+      gone.clear();
+      let continueToken: string | undefined;
+      do {
+        const page: ObjectList<KubeObjectLike> = await controlled.listAt({
+          resourceVersion: watermark,
+          resourceVersionMatch: 'Exact',
+          limit: pageSize,
+          ...(continueToken === undefined ? {} : { continue: continueToken }),
+          ...(selector === undefined ? {} : { shardSelector: selector }),
+          signal,
+        });
+        for (const object of page.items) note('DELETED', object);
+        const token = page.metadata?.continue;
+        continueToken = typeof token === 'string' && token !== '' ? token : undefined;
+      } while (continueToken !== undefined && !signal.aborted);
+    }
   } catch (error) {
     if (signal.aborted) return done('cancelled');
     const expired = isGone(error);
     host.logger.warn(
       expired
         ? 'deletions of gained shard ranges not replayed: the previous holder’s watermark was compacted (410); deletions between owners may be missed'
-        : 'deletions of gained shard ranges not replayed: the list at the previous holder’s watermark failed; deletions between owners may be missed',
-      { ...attributes, replayedBefore: replayed, error: errorMessage(error) },
+        : 'deletions of gained shard ranges not replayed: the replay at the previous holder’s watermark failed; deletions between owners may be missed',
+      { ...attributes, error: errorMessage(error) },
     );
-    if (replayed > 0) counters.keys(shard.name, replayed);
     return done(expired ? 'expired' : 'failed');
   }
   if (signal.aborted) return done('cancelled');
+  const held = new Set<string>();
+  for (const object of controlled.list()) {
+    const key = keyOf(object);
+    if (key !== undefined) held.add(key);
+  }
+  let replayed = 0;
+  for (const [key, state] of gone) {
+    // Only once the range is acted on here (the admit check says so again when the key is taken).
+    if (state === undefined || held.has(key) || !host.acting(shard.rangeOf(state))) continue;
+    controlled.controller.enqueueDeleted(key, state);
+    replayed++;
+  }
   counters.keys(shard.name, replayed);
+  if (how === 'list') {
+    host.logger.warn(
+      'deletions of gained shard ranges replayed from a list at the previous holder’s watermark (its watch history was compacted): a deletion of an object created after it may be missed',
+      { ...attributes, deletions: replayed },
+    );
+    return done('listed');
+  }
   host.logger.info(
     'replayed deletions of gained shard ranges since the previous holder’s watermark',
     {

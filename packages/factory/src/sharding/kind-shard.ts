@@ -20,7 +20,13 @@
 // the list; a gain released again before it was published is never published.
 
 import type { ShardFilter, ShardFilterSource } from '@lasso/cache';
-import type { KubeObjectLike, ListOptions, ObjectList } from '@lasso/client';
+import type {
+  KubeObjectLike,
+  ListOptions,
+  ObjectList,
+  WatchEvent,
+  WatchOptions,
+} from '@lasso/client';
 import type { HandOffController } from '@lasso/controller';
 import {
   type Clock,
@@ -48,6 +54,8 @@ export interface CoordinatedController {
   list(): readonly KubeObjectLike[];
   /** One page of the kind's objects in every namespace (a deletion replay's list at a watermark). */
   listAt?(options: ListOptions): Promise<ObjectList<KubeObjectLike>>;
+  /** A watch of the kind in every namespace (a deletion replay's watch from a watermark). */
+  watchFrom?(options: WatchOptions): AsyncIterable<WatchEvent<KubeObjectLike>>;
 }
 
 interface ListedWaiter {
