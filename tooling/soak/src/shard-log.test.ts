@@ -154,7 +154,7 @@ describe('ShardLogChecker final state', () => {
     ]);
   });
 
-  it('counts deleted keys whose last reconcile saw the deletion and those whose did not', () => {
+  it('counts deleted keys whose last reconcile saw the deletion, and those whose did not as lost; never-reconciled keys are neither', () => {
     const check = checker();
     check.add([
       ...call('a', 'W:ns/x', '1', 100, 200),
@@ -162,7 +162,12 @@ describe('ShardLogChecker final state', () => {
       ...call('a', 'W:ns/yy', '1', 100, 200),
     ]);
     const result = check.finish(1_000, new Map());
-    expect(result).toMatchObject({ deletionsSeen: 1, deletionsUnseen: 1, lost: [] });
+    expect(result).toMatchObject({
+      deletionsSeen: 1,
+      deletionsUnseen: 1,
+      lostDeletions: [{ key: 'W:ns/yy', last: '1' }],
+      lost: [],
+    });
   });
 });
 

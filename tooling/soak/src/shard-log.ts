@@ -200,8 +200,15 @@ export interface ShardCheckerOptions {
 export interface ShardFinalResult {
   /** Keys that exist at the end whose last reconcile did not see their final resourceVersion (or none ran). */
   lost: Array<{ key: string; final: string; last: string | null | undefined }>;
-  /** Keys deleted by the end whose last reconcile saw the object, not the deletion (informational). */
+  /**
+   * Keys deleted by the end whose last reconcile saw an object, not the deletion: lost deletions (a failure). A key
+   * no replica ever reconciled (created and deleted while no replica acted on its range) is not among them: no
+   * handler saw it exist, so none owed it a cleanup, as for a controller started after the deletion.
+   */
+  lostDeletions: Array<{ key: string; last: string }>;
+  /** How many keys {@link lostDeletions} has. */
   deletionsUnseen: number;
+  /** Keys deleted by the end whose last reconcile saw the deletion. */
   deletionsSeen: number;
   /** Ranges not owned by exactly one live replica at the end, with their owners. */
   rangesBadAtEnd: Array<{ range: number; owners: string[] }>;
@@ -420,18 +427,19 @@ export class ShardLogChecker {
     const lastSeen = this.#lastSeen(now);
     const lost = this.mismatches(finalState, now);
     let deletionsSeen = 0;
-    let deletionsUnseen = 0;
+    const lostDeletions: ShardFinalResult['lostDeletions'] = [];
     for (const [key, last] of lastSeen) {
       if (finalState.has(key)) continue;
       if (last === null) deletionsSeen++;
-      else deletionsUnseen++;
+      else lostDeletions.push({ key, last });
     }
     return {
       outsideOwnership: this.#outsideOwnership(now),
       overlaps: [...this.#overlaps],
       lost,
       deletionsSeen,
-      deletionsUnseen,
+      deletionsUnseen: lostDeletions.length,
+      lostDeletions,
       cut,
       ...this.#ownership(now),
     };

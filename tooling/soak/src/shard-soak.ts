@@ -375,8 +375,17 @@ function printResult(input: {
           .map((l) => `${l.key} final ${l.final} last ${String(l.last)}`)
           .join('; ')}`,
   );
-  report.line(
-    `sharded: deleted keys: ${result.deletionsSeen} whose last reconcile saw the deletion, ${result.deletionsUnseen} deleted while no replica held them (a new owner lists after the object is gone; as a controller started after a deletion, no handler sees it)`,
+  report.check(
+    "sharded: every deleted key's last reconcile saw the deletion (a key no replica ever reconciled is exempt)",
+    result.lostDeletions.length === 0,
+    `${result.deletionsSeen} seen, ${result.lostDeletions.length} lost${
+      result.lostDeletions.length === 0
+        ? ''
+        : `, e.g. ${result.lostDeletions
+            .slice(0, 3)
+            .map((l) => `${l.key} last ${l.last}`)
+            .join('; ')}`
+    }`,
   );
   report.check(
     'sharded: every range has exactly one owner at the end',
