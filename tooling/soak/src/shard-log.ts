@@ -549,7 +549,7 @@ export class ShardLogChecker {
     now: number,
   ): Omit<
     ShardFinalResult,
-    'lost' | 'deletionsSeen' | 'deletionsUnseen' | 'cut' | 'outsideOwnership'
+    'lost' | 'deletionsSeen' | 'deletionsUnseen' | 'lostDeletions' | 'cut' | 'outsideOwnership'
   > {
     const count = this.#options.rangeCount;
     const spans = this.#ownedSpans();
