@@ -1,6 +1,7 @@
 // The deletion watermark's bookkeeping (deletion-watermark.ts), its annotation (watermark-annotation.ts), and the
 // ring carrying it: each write publishes it, and a member that gains a range is told its previous holder's, from
 // an acknowledgement and from a takeover (an in-memory Lease store and a FakeClock).
+import type { KubeObjectLike } from '@lasso/client';
 import { FakeClock } from '@lasso/core/testing';
 import { describe, expect, it } from 'vitest';
 import { type HarnessMember, RingHarness } from './__fixtures__/ring-harness.ts';
@@ -58,8 +59,7 @@ describe('DeletionWatermark', () => {
     w.event('add', 'ns/c', cm('c', '4', 1));
     expect(w.current()).toBe('1');
     w.hold(); // a second hold keeps the first floor
-    const inRange7 = (state: { metadata?: { labels?: Record<string, string> } }) =>
-      state.metadata?.labels?.range === '7';
+    const inRange7 = (state: KubeObjectLike): boolean => state.metadata?.labels?.range === '7';
     expect(w.forget(inRange7)).toBe(1);
     expect(w.current()).toBe('1');
     w.release();
