@@ -19,6 +19,12 @@ const pageSize = 500;
 /** How a replay ended (the `outcome` label of `lasso_shard_deletion_replays_total`). */
 export type ReplayOutcome = 'replayed' | 'listed' | 'expired' | 'failed' | 'cancelled' | 'unlisted';
 
+/** How a replay ended, and the keys it reconciles as deleted (undefined when it did not complete). */
+export interface ReplayResult {
+  readonly outcome: ReplayOutcome;
+  readonly keys: ReadonlySet<string> | undefined;
+}
+
 /** What a replay needs of its coordinator. */
 export interface ReplayHost {
   readonly rangeCount: number;
@@ -115,16 +121,17 @@ export async function replayDeletions(
   watermark: string,
   signal: AbortSignal,
   counters: ReplayMetrics,
-): Promise<ReplayOutcome> {
+  onReplaying?: (keys: ReadonlySet<string>) => void,
+): Promise<ReplayResult> {
   const controlled = shard.controller;
   const attributes = {
     kind: shard.name,
     ranges: formatRangeList([...ranges]),
     resourceVersion: watermark,
   };
-  const done = (outcome: ReplayOutcome): ReplayOutcome => {
+  const done = (outcome: ReplayOutcome, keys?: ReadonlySet<string>): ReplayResult => {
     counters.outcome(shard.name, outcome);
-    return outcome;
+    return { outcome, keys };
   };
   if (controlled?.listAt === undefined || controlled.watchFrom === undefined) {
     return done('unlisted');
@@ -205,20 +212,24 @@ export async function replayDeletions(
     const key = keyOf(object);
     if (key !== undefined) held.add(key);
   }
-  let replayed = 0;
+  const keys = new Set<string>();
   for (const [key, state] of gone) {
     // Only once the range is acted on here (the admit check says so again when the key is taken).
     if (state === undefined || held.has(key) || !host.acting(shard.rangeOf(state))) continue;
-    controlled.controller.enqueueDeleted(key, state);
-    replayed++;
+    keys.add(key);
   }
+  // Counted before they are queued: a reconcile settles each key against this set.
+  const replayed = keys.size;
+  onReplaying?.(keys);
+  for (const key of keys)
+    controlled.controller.enqueueDeleted(key, gone.get(key) as KubeObjectLike);
   counters.keys(shard.name, replayed);
   if (how === 'list') {
     host.logger.warn(
       'deletions of gained shard ranges replayed from a list at the previous holder’s watermark (its watch history was compacted): a deletion of an object created after it may be missed',
       { ...attributes, deletions: replayed },
     );
-    return done('listed');
+    return done('listed', keys);
   }
   host.logger.info(
     'replayed deletions of gained shard ranges since the previous holder’s watermark',
@@ -227,7 +238,7 @@ export async function replayDeletions(
       deletions: replayed,
     },
   );
-  return done('replayed');
+  return done('replayed', keys);
 }
 
 function keyOf(object: KubeObjectLike): string | undefined {

@@ -12,6 +12,7 @@ import {
   decodeWatermarks,
   encodeWatermarks,
   shardWatermarksAnnotation,
+  watermarkFor,
 } from './watermark-annotation.ts';
 
 const cm = (name: string, rv: string, range = 0) => ({
@@ -64,6 +65,46 @@ describe('DeletionWatermark', () => {
     expect(w.current()).toBe('1');
     w.release();
     expect([w.current(), w.pending]).toEqual(['4', 0]);
+  });
+});
+
+describe('DeletionWatermark: an inherited watermark', () => {
+  it('is published for the gained ranges until the replay ended and each replayed deletion settled', () => {
+    const w = new DeletionWatermark();
+    w.event('add', 'ns/a', cm('a', '50'));
+    w.inherit([3, 4], '20');
+    expect([...w.inherited()]).toEqual([
+      [3, '20'],
+      [4, '20'],
+    ]);
+    w.replayed([3, 4], new Set(['ns/x', 'ns/y']));
+    w.settled('ns/x');
+    expect(w.inherited().size).toBe(2);
+    w.settled('ns/y');
+    expect(w.inherited().size).toBe(0);
+    // A replay that failed (logged) or replayed nothing drops it at once; an ack drops a released range's.
+    w.inherit([5], '21');
+    w.replayed([5], undefined);
+    w.inherit([6, 7], '22');
+    w.forget(() => false, [6]);
+    expect([...w.inherited()]).toEqual([[7, '22']]);
+    expect(w.current()).toBe('50');
+  });
+
+  it('is the watermark a gainer uses for those ranges, the kind’s for the others', () => {
+    const text = encodeWatermarks(
+      new Map([
+        ['/v1, Kind=ConfigMap', '90'],
+        ['/v1, Kind=ConfigMap@3-4,9', '20'],
+        ['/v1, Kind=Secret@3', '21'],
+      ]),
+    );
+    const decoded = decodeWatermarks(text) ?? {};
+    expect(watermarkFor(decoded, '/v1, Kind=ConfigMap', 4)).toBe('20');
+    expect(watermarkFor(decoded, '/v1, Kind=ConfigMap', 9)).toBe('20');
+    expect(watermarkFor(decoded, '/v1, Kind=ConfigMap', 5)).toBe('90');
+    expect(watermarkFor(decoded, '/v1, Kind=Secret', 3)).toBe('21');
+    expect(watermarkFor(decoded, '/v1, Kind=Secret', 4)).toBeUndefined();
   });
 });
 

@@ -26,6 +26,12 @@ export class DeletionWatermark implements DeletionObserver {
   #last: string | undefined;
   // Set while a release is on its way to its acknowledgement: W as of when the informer let the ranges go.
   #floor: { readonly value: string | undefined } | undefined;
+  // By gained range: the previous holder's W, published for that range until this replica's replay of it completed
+  // and every deletion it replayed settled here (a deletion between that W and this replica's list is known only to
+  // the replay: a member gaining the range from here before then must replay from that older W).
+  readonly #inherited = new Map<number, string>();
+  // Replays done whose replayed deletions have not all settled: their ranges and the keys left.
+  readonly #replays = new Set<{ readonly ranges: readonly number[]; readonly keys: Set<string> }>();
 
   /** Deletions received and not settled yet. */
   get pending(): number {
@@ -48,6 +54,33 @@ export class DeletionWatermark implements DeletionObserver {
 
   settled(key: string): void {
     this.#pending.delete(key);
+    for (const replay of this.#replays) {
+      if (!replay.keys.delete(key) || replay.keys.size > 0) continue;
+      this.#replays.delete(replay);
+      for (const range of replay.ranges) this.#inherited.delete(range);
+    }
+  }
+
+  /** A replay of `ranges` from the previous holder's `watermark` starts: publish it for them meanwhile. */
+  inherit(ranges: readonly number[], watermark: string): void {
+    for (const range of ranges) this.#inherited.set(range, watermark);
+  }
+
+  /**
+   * The replay of `ranges` (those still acted on here) ended: when it replayed `keys`, the inherited watermark
+   * stays until each of them settled; when it failed (`keys` undefined: logged), it is dropped.
+   */
+  replayed(ranges: readonly number[], keys: ReadonlySet<string> | undefined): void {
+    if (keys !== undefined && keys.size > 0) {
+      this.#replays.add({ ranges, keys: new Set(keys) });
+      return;
+    }
+    for (const range of ranges) this.#inherited.delete(range);
+  }
+
+  /** The inherited watermarks by range (published with the kind's W; see {@link inherit}). */
+  inherited(): ReadonlyMap<number, string> {
+    return this.#inherited;
   }
 
   /**
@@ -81,7 +114,8 @@ export class DeletionWatermark implements DeletionObserver {
    * Forget unsettled deletions `leaving` selects (by last state): ranges released here, once the acknowledgement
    * carrying a W from before them was written; their new owner replays from that W.
    */
-  forget(leaving: (state: KubeObjectLike) => boolean): number {
+  forget(leaving: (state: KubeObjectLike) => boolean, ranges: Iterable<number> = []): number {
+    for (const range of ranges) this.#inherited.delete(range);
     let forgotten = 0;
     for (const [key, entry] of this.#pending) {
       if (entry.state !== undefined && leaving(entry.state)) {

@@ -25,12 +25,14 @@ import {
   ReplayMetrics,
   replayDeletions,
 } from './deletion-replay.ts';
+import { formatRangeList } from './held-ranges.ts';
 import {
   type CoordinatedController,
   gainWaitBoundMs,
   KindShard,
   type KindShardHost,
 } from './kind-shard.ts';
+import { watermarkFor } from './watermark-annotation.ts';
 
 export type { CoordinatedController } from './kind-shard.ts';
 
@@ -172,6 +174,13 @@ export class ShardCoordinator {
       if (shard.controller === undefined) continue;
       const watermark = shard.watermark.current();
       if (watermark !== undefined) out.set(shard.name, watermark);
+      const byVersion = new Map<string, number[]>();
+      for (const [range, version] of shard.watermark.inherited()) {
+        byVersion.set(version, [...(byVersion.get(version) ?? []), range]);
+      }
+      for (const [version, ranges] of byVersion) {
+        out.set(`${shard.name}@${formatRangeList(ranges)}`, version);
+      }
     }
     return out;
   }
@@ -317,25 +326,51 @@ export class ShardCoordinator {
   #replay(previous: ReadonlyMap<number, string | undefined>): void {
     const acting = new Map([...previous].filter(([range]) => this.#acting.has(range)));
     const fence = this.#ring.fence;
-    for (const { ranges, watermarks } of previousWatermarks(acting, this.logger)) {
+    for (const { ranges: all, watermarks } of previousWatermarks(acting, this.logger)) {
       for (const shard of this.#kinds.values()) {
-        const watermark = watermarks[shard.name];
-        if (watermark === undefined || shard.controller === undefined) continue;
-        const bound = timeoutSignal(this.#clock, 2 * gainWaitBoundMs);
-        const signal = anySignal([fence, this.#closing.signal, bound.signal]);
-        const replay = replayDeletions(
-          this.#replayHost,
-          shard,
-          ranges,
-          watermark,
-          signal.signal,
-          this.#replayMetrics,
-        ).finally(() => {
-          signal.dispose();
-          bound.clear();
-          this.#replays.delete(replay);
-        });
-        this.#replays.add(replay);
+        if (shard.controller === undefined) continue;
+        const byWatermark = new Map<string, number[]>();
+        for (const range of all) {
+          const watermark = watermarkFor(watermarks, shard.name, range);
+          if (watermark !== undefined) {
+            byWatermark.set(watermark, [...(byWatermark.get(watermark) ?? []), range]);
+          }
+        }
+        for (const [watermark, ranges] of byWatermark) {
+          shard.watermark.inherit(ranges, watermark);
+          const bound = timeoutSignal(this.#clock, 2 * gainWaitBoundMs);
+          const signal = anySignal([fence, this.#closing.signal, bound.signal]);
+          const replay = replayDeletions(
+            this.#replayHost,
+            shard,
+            ranges,
+            watermark,
+            signal.signal,
+            this.#replayMetrics,
+            // Registered before the keys are queued: a reconcile may settle one at once.
+            (keys) =>
+              shard.watermark.replayed(
+                ranges.filter((range) => this.#acting.has(range)),
+                keys,
+              ),
+          ).then(
+            ({ keys }) => {
+              if (keys === undefined) {
+                shard.watermark.replayed(
+                  ranges.filter((range) => this.#acting.has(range)),
+                  undefined,
+                );
+              }
+            },
+            () => undefined,
+          );
+          const tracked = replay.finally(() => {
+            signal.dispose();
+            bound.clear();
+            this.#replays.delete(tracked);
+          });
+          this.#replays.add(tracked);
+        }
       }
     }
   }
@@ -376,6 +411,7 @@ export class ShardCoordinator {
       for (const shard of this.#kinds.values()) {
         shard.watermark.forget(
           (state) => moving.has(shard.rangeOf(state)) && !this.#acting.has(shard.rangeOf(state)),
+          [...moving].filter((range) => !this.#acting.has(range)),
         );
         shard.watermark.release();
       }

@@ -1,17 +1,44 @@
 // The annotation a shard ring member publishes its deletion watermarks in (deletion-watermark.ts): JSON
-// `{ "<gvkKey>": "<resourceVersion>" }`, bounded, read defensively (another member's Lease is input, not trusted).
+// `{ "<gvkKey>": "<resourceVersion>", "<gvkKey>@<ranges>": "<resourceVersion>" }` (the second form: a watermark it
+// inherited for those ranges, `0-3,7` as in the logs), bounded, read defensively (another member's Lease is input).
 
 /** The annotation of a member Lease holding its deletion watermark per kind. */
 export const shardWatermarksAnnotation = 'lasso.cattle.io/shard-watermarks';
 
 /** At most this many kinds, each key and resourceVersion at most this long: a Lease stays small. */
 const maxKinds = 256;
-const maxKeyLength = 320;
+const maxKeyLength = 1_400;
 const maxVersionLength = 64;
 const maxAnnotationLength = 64 * 1024;
 
 /** Watermarks by kind (gvkKey -> resourceVersion). */
 export type Watermarks = Readonly<Record<string, string>>;
+
+/** The watermark of `kind` for `range`: one inherited for that range, else the kind's. */
+export function watermarkFor(
+  watermarks: Watermarks,
+  kind: string,
+  range: number,
+): string | undefined {
+  for (const [key, version] of Object.entries(watermarks)) {
+    const at = key.lastIndexOf('@');
+    if (at <= 0 || key.slice(0, at) !== kind) continue;
+    if (parseRangeList(key.slice(at + 1)).has(range)) return version;
+  }
+  return watermarks[kind];
+}
+
+function parseRangeList(text: string): Set<number> {
+  const ranges = new Set<number>();
+  for (const part of text.split(',')) {
+    const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(part);
+    if (match === null) continue;
+    const start = Number(match[1]);
+    const end = match[2] === undefined ? start : Number(match[2]);
+    for (let range = start; range <= end && range - start < 65_536; range++) ranges.add(range);
+  }
+  return ranges;
+}
 
 /** Encode `watermarks` (kinds beyond the bounds are left out: their gainers replay nothing, as before). */
 export function encodeWatermarks(watermarks: ReadonlyMap<string, string>): string {
