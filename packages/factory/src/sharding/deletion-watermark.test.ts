@@ -89,6 +89,13 @@ describe('DeletionWatermark: an inherited watermark', () => {
     w.forget(() => false, [6]);
     expect([...w.inherited()]).toEqual([[7, '22']]);
     expect(w.current()).toBe('50');
+    // An earlier replay whose range was released, then gained again, does not drop the newer inheritance.
+    w.inherit([8], '23');
+    w.replayed([8], new Set(['ns/old']));
+    w.forget(() => false, [8]);
+    w.inherit([8], '24');
+    w.settled('ns/old');
+    expect(w.inherited().get(8)).toBe('24');
   });
 
   it('is the watermark a gainer uses for those ranges, the kind’s for the others', () => {

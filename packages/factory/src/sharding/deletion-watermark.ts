@@ -31,7 +31,7 @@ export class DeletionWatermark implements DeletionObserver {
   // the replay: a member gaining the range from here before then must replay from that older W).
   readonly #inherited = new Map<number, string>();
   // Replays done whose replayed deletions have not all settled: their ranges and the keys left.
-  readonly #replays = new Set<{ readonly ranges: readonly number[]; readonly keys: Set<string> }>();
+  readonly #replays = new Set<{ readonly ranges: Set<number>; readonly keys: Set<string> }>();
 
   /** Deletions received and not settled yet. */
   get pending(): number {
@@ -63,7 +63,17 @@ export class DeletionWatermark implements DeletionObserver {
 
   /** A replay of `ranges` from the previous holder's `watermark` starts: publish it for them meanwhile. */
   inherit(ranges: readonly number[], watermark: string): void {
+    this.#detach(ranges);
     for (const range of ranges) this.#inherited.set(range, watermark);
+  }
+
+  // An earlier replay's entry no longer speaks for `ranges` (gained again, or released).
+  #detach(ranges: Iterable<number>): void {
+    for (const range of ranges) {
+      for (const replay of this.#replays) {
+        if (replay.ranges.delete(range) && replay.ranges.size === 0) this.#replays.delete(replay);
+      }
+    }
   }
 
   /**
@@ -71,8 +81,8 @@ export class DeletionWatermark implements DeletionObserver {
    * stays until each of them settled; when it failed (`keys` undefined: logged), it is dropped.
    */
   replayed(ranges: readonly number[], keys: ReadonlySet<string> | undefined): void {
-    if (keys !== undefined && keys.size > 0) {
-      this.#replays.add({ ranges, keys: new Set(keys) });
+    if (keys !== undefined && keys.size > 0 && ranges.length > 0) {
+      this.#replays.add({ ranges: new Set(ranges), keys: new Set(keys) });
       return;
     }
     for (const range of ranges) this.#inherited.delete(range);
@@ -115,7 +125,9 @@ export class DeletionWatermark implements DeletionObserver {
    * carrying a W from before them was written; their new owner replays from that W.
    */
   forget(leaving: (state: KubeObjectLike) => boolean, ranges: Iterable<number> = []): number {
-    for (const range of ranges) this.#inherited.delete(range);
+    const released = [...ranges];
+    this.#detach(released);
+    for (const range of released) this.#inherited.delete(range);
     let forgotten = 0;
     for (const [key, entry] of this.#pending) {
       if (entry.state !== undefined && leaving(entry.state)) {
