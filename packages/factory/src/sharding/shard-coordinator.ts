@@ -2,6 +2,8 @@
 // holds and the admit check its controller runs; on every change of the ring, the release or gain sequence that
 // keeps "a range is acted on by at most one replica at any time".
 
+import { setMaxListeners } from 'node:events';
+
 import type { ShardFilterSource } from '@lasso/cache';
 import type { KubeObjectLike } from '@lasso/client';
 import {
@@ -133,6 +135,9 @@ export class ShardCoordinator {
   // Deletion replays under way (they wait for lists, outside the chain of hand-off steps); aborted by close().
   readonly #replays = new Set<Promise<unknown>>();
   readonly #closing = new AbortController();
+  // The signal every replay of the current fence follows (one listener on the fence and on #closing, not one per
+  // replay: many replays may run at once after a burst of gains).
+  #replayScope: { readonly fence: AbortSignal; readonly stop: AbortController } | undefined;
 
   constructor(ring: CoordinatedRing, options: ShardCoordinatorOptions) {
     this.#ring = ring;
@@ -325,7 +330,7 @@ export class ShardCoordinator {
   // once the kind's informer listed them; under the ring's fence (a fenced member acts on nothing).
   #replay(previous: ReadonlyMap<number, string | undefined>): void {
     const acting = new Map([...previous].filter(([range]) => this.#acting.has(range)));
-    const fence = this.#ring.fence;
+    const scope = this.#replaySignal();
     for (const { ranges: all, watermarks } of previousWatermarks(acting, this.logger)) {
       for (const shard of this.#kinds.values()) {
         if (shard.controller === undefined) continue;
@@ -339,7 +344,7 @@ export class ShardCoordinator {
         for (const [watermark, ranges] of byWatermark) {
           shard.watermark.inherit(ranges, watermark);
           const bound = timeoutSignal(this.#clock, 2 * gainWaitBoundMs);
-          const signal = anySignal([fence, this.#closing.signal, bound.signal]);
+          const signal = anySignal([scope, bound.signal]);
           const replay = replayDeletions(
             this.#replayHost,
             shard,
@@ -373,6 +378,28 @@ export class ShardCoordinator {
         }
       }
     }
+  }
+
+  #replaySignal(): AbortSignal {
+    const fence = this.#ring.fence;
+    const current = this.#replayScope;
+    if (current !== undefined && current.fence === fence) return current.stop.signal;
+    const stop = new AbortController();
+    // Each replay adds a listener or two (its bound, its wait for the list, its watch) while it runs.
+    setMaxListeners(1_000, stop.signal);
+    const closing = this.#closing.signal;
+    const end = (): void => {
+      fence.removeEventListener('abort', end);
+      closing.removeEventListener('abort', end);
+      stop.abort(fence.aborted ? fence.reason : closing.reason);
+    };
+    if (fence.aborted || closing.aborted) end();
+    else {
+      fence.addEventListener('abort', end, { once: true });
+      closing.addEventListener('abort', end, { once: true });
+    }
+    this.#replayScope = { fence, stop };
+    return stop.signal;
   }
 
   #enqueue(step: () => Promise<void>): void {
