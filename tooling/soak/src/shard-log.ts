@@ -427,12 +427,8 @@ export class ShardLogChecker {
     const lastSeen = this.#lastSeen(now);
     const lost = this.mismatches(finalState, now);
     let deletionsSeen = 0;
-    const lostDeletions: ShardFinalResult['lostDeletions'] = [];
-    for (const [key, last] of lastSeen) {
-      if (finalState.has(key)) continue;
-      if (last === null) deletionsSeen++;
-      else lostDeletions.push({ key, last });
-    }
+    for (const [key, last] of lastSeen) if (!finalState.has(key) && last === null) deletionsSeen++;
+    const lostDeletions = this.lostDeletions(finalState, now);
     return {
       outsideOwnership: this.#outsideOwnership(now),
       overlaps: [...this.#overlaps],
@@ -458,6 +454,21 @@ export class ShardLogChecker {
     for (const [key, final] of finalState) {
       const last = lastSeen.get(key);
       if (last !== final) lost.push({ key, final, last });
+    }
+    return lost;
+  }
+
+  /**
+   * Keys absent from `finalState` whose last completed, unaborted call (counted whole) saw an object: deletions no
+   * handler saw yet. A key no call handled is not among them (see {@link ShardFinalResult.lostDeletions}).
+   */
+  lostDeletions(
+    finalState: ReadonlyMap<string, string>,
+    now = Number.POSITIVE_INFINITY,
+  ): ShardFinalResult['lostDeletions'] {
+    const lost: ShardFinalResult['lostDeletions'] = [];
+    for (const [key, last] of this.#lastSeen(now)) {
+      if (!finalState.has(key) && last !== null) lost.push({ key, last });
     }
     return lost;
   }

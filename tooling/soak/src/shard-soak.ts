@@ -222,7 +222,9 @@ export async function runShardSoak(
     const quietAt = wallNow();
     const finalState = await listFinalState(kubeconfigPath);
 
-    // Quiet: every key's last reconcile must catch up with the server and every range find one owner.
+    // Quiet: every key's last reconcile must catch up with the server (its final state, or its deletion: a range's
+    // last owner replays the deletions since its previous holder's watermark, for 2 s after its list) and every
+    // range find one owner.
     const boundMs = leaseTiming.leaseDurationMs + 2_000 + options.convergeWithinS * 1000;
     let convergedAt: number | undefined;
     while (wallNow() - quietAt < options.quietTimeoutS * 1000) {
@@ -230,6 +232,7 @@ export async function runShardSoak(
       const now = wallNow();
       if (
         checker.mismatches(finalState, now).length === 0 &&
+        checker.lostDeletions(finalState, now).length === 0 &&
         checker.rangesWithoutOneOwner(now).length === 0
       ) {
         convergedAt = now;

@@ -92,6 +92,11 @@ export class RingView {
    * The watermarks annotation of `range`'s previous holder, forgotten as it is read (a gain); `null` when no
    * other member was seen giving it up.
    */
+  /** The watermarks annotation of `range`'s previous holder, kept (see {@link takePrevious}). */
+  peekPrevious(range: number): string | undefined {
+    return this.#previous.get(range);
+  }
+
   takePrevious(range: number): string | undefined | null {
     if (!this.#previous.has(range)) return null;
     const watermarks = this.#previous.get(range);

@@ -35,6 +35,7 @@ import { RingFence } from './ring-fence.ts';
 import { createRingMetrics, type RingMetrics } from './ring-metrics.ts';
 import { createClientRingStore, type RingLeaseStore } from './ring-store.ts';
 import { RingView } from './ring-view.ts';
+import { decodeWatermarks, type Watermarks, watermarkFor } from './watermark-annotation.ts';
 
 const sorted = (ranges: Iterable<number>): number[] => [...ranges].sort((a, b) => a - b);
 
@@ -88,6 +89,7 @@ class Ring implements ShardRing {
   #closed = false;
   #wake: (() => void) | undefined;
   #expiryTimer: TimerHandle | undefined;
+  #claimWatermarks: ReadonlyMap<string, string> = new Map();
 
   constructor(
     config: RingConfig,
@@ -140,7 +142,46 @@ class Ring implements ShardRing {
    * sampled as the write is built.
    */
   setWatermarkSource(source: () => ReadonlyMap<string, string>): void {
-    this.#own.watermarks = source;
+    this.#own.watermarks = () => {
+      const out = new Map(this.#claimWatermarks);
+      for (const [key, version] of source()) out.set(key, version);
+      return out;
+    };
+  }
+
+  /**
+   * The previous holders' watermarks of the ranges `claims` (claimed in this write, or claimed and not checked
+   * yet), as `<kind>@<ranges>` entries: published from the claim on, so a member that dies between its gain and its
+   * next write still names, for those ranges, a watermark from before anything it reconciled there (once gained,
+   * the coordinator publishes them itself until its replay settled).
+   */
+  #inheritAtClaim(claims: readonly number[]): void {
+    const byKey = new Map<string, { version: string; ranges: number[] }>();
+    for (const range of new Set([...claims, ...this.#ranges.claiming])) {
+      const text = this.#view.peekPrevious(range);
+      if (text === undefined) continue;
+      let watermarks: Watermarks | undefined;
+      try {
+        watermarks = decodeWatermarks(text);
+      } catch {
+        continue; // logged by the coordinator when the range is gained
+      }
+      if (watermarks === undefined) continue;
+      for (const key of Object.keys(watermarks)) {
+        const kind = key.includes('@') ? key.slice(0, key.lastIndexOf('@')) : key;
+        const version = watermarkFor(watermarks, kind, range);
+        if (version === undefined) continue;
+        const entry = byKey.get(`${kind}\n${version}`) ?? { version, ranges: [] };
+        if (!entry.ranges.includes(range)) entry.ranges.push(range);
+        byKey.set(`${kind}\n${version}`, entry);
+      }
+    }
+    this.#claimWatermarks = new Map(
+      [...byKey].map(([key, { version, ranges }]) => [
+        `${key.slice(0, key.indexOf('\n'))}@${formatRangeList(ranges)}`,
+        version,
+      ]),
+    );
   }
 
   subscribe(listener: (change: ShardRingChange) => void): () => void {
@@ -388,6 +429,7 @@ class Ring implements ShardRing {
       : claimableRanges(this.#ranges.state(this.#own.written), this.#view.others());
     const target = keptRanges(this.#ranges.state(this.#own.written));
     for (const range of claims) target.add(range);
+    this.#inheritAtClaim(claims);
     const now = this.#clock.monotonic();
     const changed = !sameSet(target, this.#own.written);
     const due = now >= this.#lastSentAt + this.#config.retryPeriodMs || !this.#fence.joined;

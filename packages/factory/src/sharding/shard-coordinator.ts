@@ -319,19 +319,23 @@ export class ShardCoordinator {
     if (releasing.length > 0) this.#enqueue(() => this.#release(releasing));
     if (gained.length > 0) {
       const previous = change.previous;
+      // Published from now on (the ring published it with the claim): no write between the gain and the replay
+      // names a later watermark for these ranges.
+      const replays = previous === undefined ? [] : this.#inheritAll(previous);
       this.#enqueue(async () => {
         this.#gain(gained);
-        if (previous !== undefined && previous.size > 0) this.#replay(previous);
+        this.#replay(replays);
       });
     }
   }
 
-  // Replay, per kind, the deletions of gained ranges since their previous holder's watermark (deletion-replay.ts),
-  // once the kind's informer listed them; under the ring's fence (a fenced member acts on nothing).
-  #replay(previous: ReadonlyMap<number, string | undefined>): void {
-    const acting = new Map([...previous].filter(([range]) => this.#acting.has(range)));
-    const scope = this.#replaySignal();
-    for (const { ranges: all, watermarks } of previousWatermarks(acting, this.logger)) {
+  // Per kind and watermark, the gained ranges to replay (previous holders' annotations decoded, unreadable ones
+  // logged), each inherited at once.
+  #inheritAll(
+    previous: ReadonlyMap<number, string | undefined>,
+  ): Array<{ readonly shard: KindShard; readonly ranges: number[]; readonly watermark: string }> {
+    const replays: Array<{ shard: KindShard; ranges: number[]; watermark: string }> = [];
+    for (const { ranges: all, watermarks } of previousWatermarks(previous, this.logger)) {
       for (const shard of this.#kinds.values()) {
         if (shard.controller === undefined) continue;
         const byWatermark = new Map<string, number[]>();
@@ -343,40 +347,59 @@ export class ShardCoordinator {
         }
         for (const [watermark, ranges] of byWatermark) {
           shard.watermark.inherit(ranges, watermark);
-          const bound = timeoutSignal(this.#clock, 2 * gainWaitBoundMs);
-          const signal = anySignal([scope, bound.signal]);
-          const replay = replayDeletions(
-            this.#replayHost,
-            shard,
-            ranges,
-            watermark,
-            signal.signal,
-            this.#replayMetrics,
-            // Registered before the keys are queued: a reconcile may settle one at once.
-            (keys) =>
-              shard.watermark.replayed(
-                ranges.filter((range) => this.#acting.has(range)),
-                keys,
-              ),
-          ).then(
-            ({ keys }) => {
-              if (keys === undefined) {
-                shard.watermark.replayed(
-                  ranges.filter((range) => this.#acting.has(range)),
-                  undefined,
-                );
-              }
-            },
-            () => undefined,
-          );
-          const tracked = replay.finally(() => {
-            signal.dispose();
-            bound.clear();
-            this.#replays.delete(tracked);
-          });
-          this.#replays.add(tracked);
+          replays.push({ shard, ranges, watermark });
         }
       }
+    }
+    return replays;
+  }
+
+  // Replay the deletions of gained ranges since their previous holder's watermark (deletion-replay.ts), once the
+  // kind's informer listed them; under the ring's fence (a fenced member acts on nothing).
+  #replay(
+    replays: ReadonlyArray<{
+      readonly shard: KindShard;
+      readonly ranges: number[];
+      readonly watermark: string;
+    }>,
+  ): void {
+    if (replays.length === 0) return;
+    const scope = this.#replaySignal();
+    for (const { shard, ranges: gained, watermark } of replays) {
+      const ranges = gained.filter((range) => this.#acting.has(range));
+      if (ranges.length === 0) continue;
+      const bound = timeoutSignal(this.#clock, 2 * gainWaitBoundMs);
+      const signal = anySignal([scope, bound.signal]);
+      const replay = replayDeletions(
+        this.#replayHost,
+        shard,
+        ranges,
+        watermark,
+        signal.signal,
+        this.#replayMetrics,
+        // Registered before the keys are queued: a reconcile may settle one at once.
+        (keys) =>
+          shard.watermark.replayed(
+            ranges.filter((range) => this.#acting.has(range)),
+            keys,
+          ),
+      ).then(
+        ({ keys }) => {
+          if (keys === undefined) {
+            shard.watermark.replayed(
+              ranges.filter((range) => this.#acting.has(range)),
+              undefined,
+            );
+          }
+        },
+        () => undefined,
+      );
+      const tracked = replay.finally(() => {
+        signal.dispose();
+        bound.clear();
+        this.#replays.delete(tracked);
+      });
+      this.#replays.add(tracked);
     }
   }
 
