@@ -175,10 +175,14 @@ export async function runShardSoak(
       if (Date.now() - chaosStart >= options.durationS * 1000) break;
       if (round.length === 0)
         round = (['kill', 'stop', 'add', 'remove'] as ChaosKind[]).sort(() => random() - 0.5);
-      let kind = round.shift() as ChaosKind;
+      const drawn = round.shift() as ChaosKind;
+      let kind = drawn;
       if (kind === 'add' && live().length >= maxReplicas) kind = 'remove';
       if (kind === 'remove' && live().length <= minReplicas) kind = 'add';
       if ((kind === 'kill' || kind === 'stop') && active().length <= 1) kind = 'add';
+      // A kind the ring's size ruled out comes next instead (the substitute made it possible): a short run on any
+      // seed still applies every kind, not only the seeds whose rounds happened to fit.
+      if (kind !== drawn) round.unshift(drawn);
       if (kind === 'add') {
         count('add');
         await startReplica();
