@@ -33,6 +33,22 @@ export interface RecordingConfig {
 }
 
 /** A watch request (a streaming list is one too: it goes on as the watch). */
+/** An undici Agent with `config`'s TLS settings and no timeouts of its own: a test's dispatcher to compose on. */
+export function tlsAgentFor(config: RestConfig): Agent {
+  const tls = config.tls;
+  return new Agent({
+    connect: {
+      ...(tls?.caPem !== undefined ? { ca: tls.caPem } : {}),
+      ...(tls?.certPem !== undefined ? { cert: tls.certPem } : {}),
+      ...(tls?.keyPem !== undefined ? { key: tls.keyPem } : {}),
+      ...(tls?.serverName !== undefined ? { servername: tls.serverName } : {}),
+      rejectUnauthorized: tls?.insecureSkipTLSVerify !== true,
+    },
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+}
+
 export function isWatchRequest(path: string): boolean {
   return /[?&]watch=(1|true)(&|$)/.test(path);
 }
@@ -117,18 +133,7 @@ export async function startCluster(): Promise<TestCluster> {
       const base = await loadKubeConfig({ path: env.kubeconfigPath });
       const requests: RecordedRequest[] = [];
       const waiter = new Waiter();
-      const tls = base.tls;
-      const agent = new Agent({
-        connect: {
-          ...(tls?.caPem !== undefined ? { ca: tls.caPem } : {}),
-          ...(tls?.certPem !== undefined ? { cert: tls.certPem } : {}),
-          ...(tls?.keyPem !== undefined ? { key: tls.keyPem } : {}),
-          ...(tls?.serverName !== undefined ? { servername: tls.serverName } : {}),
-          rejectUnauthorized: tls?.insecureSkipTLSVerify !== true,
-        },
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
+      const agent = tlsAgentFor(base);
       const dispatcher = agent.compose((dispatch: Dispatcher['dispatch']) => (options, handler) => {
         requests.push({ method: String(options.method), path: String(options.path) });
         waiter.notify();

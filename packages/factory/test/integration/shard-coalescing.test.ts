@@ -10,12 +10,18 @@ import type { Logger } from '@lasso/core';
 import { fnv1a64Hex } from '@lasso/core/sharding';
 import { startEnvironment } from '@lasso/envtest';
 import type { ConfigMap } from 'kubernetes-types/core/v1.js';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SharedControllerFactory } from '../../src/controller-factory-api.ts';
 import { kindFor } from '../../src/kind.ts';
 import { createSharedControllerFactoryFromConfig } from '../../src/shared-controller-factory.ts';
-import { collectionOf, isListRequest, type RecordingConfig, Waiter } from './helpers.ts';
+import {
+  collectionOf,
+  isListRequest,
+  type RecordingConfig,
+  tlsAgentFor,
+  Waiter,
+} from './helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -75,18 +81,7 @@ function recordingConfig(
 ): RecordingConfig & { lists: ListCounts } {
   const requests: Array<{ method: string; path: string }> = [];
   const lists: ListCounts = { sent: 0, open: 0, failed: 0 };
-  const tls = base.tls;
-  const agent = new Agent({
-    connect: {
-      ...(tls?.caPem !== undefined ? { ca: tls.caPem } : {}),
-      ...(tls?.certPem !== undefined ? { cert: tls.certPem } : {}),
-      ...(tls?.keyPem !== undefined ? { key: tls.keyPem } : {}),
-      ...(tls?.serverName !== undefined ? { servername: tls.serverName } : {}),
-      rejectUnauthorized: tls?.insecureSkipTLSVerify !== true,
-    },
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  });
+  const agent = tlsAgentFor(base);
   const dispatcher = agent.compose((dispatch: Dispatcher['dispatch']) => (options, handler) => {
     const path = String(options.path);
     requests.push({ method: String(options.method), path });
